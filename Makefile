@@ -1,0 +1,98 @@
+# hotprof build. GNU Make, no autotools. Every directory is picked up by wildcard, so adding a
+# file needs no edit here. Layering (DESIGN.md): core <- runtime, analysis, sim <- cli.
+#   make            build everything into build/
+#   make check      build and run every test (unit + end-to-end); ends with "N passed, N failed"
+#   make unit       unit tests only
+#   make bench      run the benchmarks in bench/ (slow)
+#   make demo       profile a bundled workload and print a report
+#   make install PREFIX=/usr/local
+#   make SAN=1      build with ASan+UBSan (tests run this way in CI)
+CC       ?= cc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+PREFIX   ?= /usr/local
+B        := build
+WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+OPT      ?= -O2 -g
+CFLAGS   ?=
+BASEFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -Iinclude -Isrc
+ifeq ($(SAN),1)
+BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDSAN     := -fsanitize=address,undefined
+endif
+ALLCFLAGS := $(BASEFLAGS) $(CFLAGS)
+
+CORE_SRC     := $(wildcard src/core/*.c)
+RUNTIME_SRC  := $(wildcard src/runtime/*.c)
+ANALYSIS_SRC := $(wildcard src/analysis/*.c)
+SIM_SRC      := $(wildcard src/sim/*.c)
+CLI_SRC      := $(wildcard src/cli/*.c)
+UNIT_SRC     := $(wildcard tests/unit/test_*.c)
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+CORE_OBJ     := $(call obj,$(CORE_SRC))
+RUNTIME_OBJ  := $(call obj,$(RUNTIME_SRC))
+ANALYSIS_OBJ := $(call obj,$(ANALYSIS_SRC))
+SIM_OBJ      := $(call obj,$(SIM_SRC))
+CLI_OBJ      := $(call obj,$(CLI_SRC))
+UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+ANALYSIS_LIBS := -ldw -lelf -lz
+RT_LIBS       := -lpthread -ldl
+
+.PHONY: all check unit e2e bench demo install clean
+all: $(B)/bin/hotprof $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN)
+
+# The runtime is never built with sanitizers: it is linked into profiled programs.
+$(B)/src/runtime/%.o: src/runtime/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(OPT) $(WARN) -fPIC -Iinclude -Isrc -fvisibility=hidden -ftls-model=initial-exec $(CFLAGS) -MMD -MP -c $< -o $@
+$(B)/rtcore/%.o: src/core/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(OPT) $(WARN) -fPIC -Iinclude -Isrc -fvisibility=hidden $(CFLAGS) -MMD -MP -c $< -o $@
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -MMD -MP -c $< -o $@
+
+RTCORE_OBJ := $(patsubst src/core/%.c,$(B)/rtcore/%.o,$(CORE_SRC))
+$(B)/lib/libhotprof_core.a: $(CORE_OBJ)
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(B)/lib/libhotprof_rt.a: $(RUNTIME_OBJ) $(RTCORE_OBJ)
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+$(B)/lib/libhotprof_rt.so: $(RUNTIME_OBJ) $(RTCORE_OBJ)
+	@mkdir -p $(dir $@); $(CC) -shared -o $@ $^ $(RT_LIBS)
+$(B)/lib/libhotprof_analysis.a: $(ANALYSIS_OBJ) $(SIM_OBJ)
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+
+$(B)/bin/hotprof: $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
+
+$(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $(LDSAN) -Itests/unit -o $@ $< $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
+
+unit: $(UNIT_BIN)
+	@tests/run_unit.sh $(B)/tests
+
+check: all
+	@tests/run_all.sh
+
+bench: all
+	@bench/run_all.sh
+
+demo: all
+	@scripts/demo.sh
+
+install: all
+	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include/hotprof $(PREFIX)/share/hotprof
+	install -m 755 $(B)/bin/hotprof $(PREFIX)/bin/hotprof
+	install -m 644 $(B)/lib/libhotprof_rt.a $(PREFIX)/lib/
+	install -m 755 $(B)/lib/libhotprof_rt.so $(PREFIX)/lib/
+	install -m 644 include/hotprof/*.h $(PREFIX)/include/hotprof/
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

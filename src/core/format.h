@@ -1,0 +1,96 @@
+/* format.h — the hotprof.data profile file: framing, section types and record layouts.
+ * docs/format.md is the prose version of this file; keep the two in step.
+ *
+ * A file is a 32-byte file header followed by sections. Each section is a 24-byte section header
+ * and `length` payload bytes. Everything is little-endian.
+ *
+ *   file header:    char magic[8] = "HOTPROF\0"; u16 major; u16 minor; u32 header_size (=32);
+ *                   u64 seed; u32 flags; u32 crc32 of the 28 bytes before it
+ *   section header: u32 magic = 'HPSC'; u32 type; u64 length; u32 payload_crc32;
+ *                   u32 crc32 of the 20 bytes before it
+ *
+ * Sections are appended as the run goes (INFO and MODULES at start, then data). Data sections
+ * come in *groups*: a group is every data section after the previous GROUP_END up to and
+ * including the next GROUP_END; a group is a complete, cumulative snapshot. Several sections of
+ * one type inside a group (one per thread, say) add up. A reader uses the last complete group;
+ * sections after it (a run killed mid-write) are ignored with a warning, never a failure.
+ *
+ * Invariants: a reader never trusts a length before checking it against what is left of the
+ * file and against HP_FMT_MAX_SECTION; every payload is CRC-checked before it is decoded.
+ */
+#ifndef HOTPROF_CORE_FORMAT_H
+#define HOTPROF_CORE_FORMAT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_FMT_MAGIC "HOTPROF"          /* 7 chars + NUL = 8 bytes */
+#define HP_FMT_MAJOR 1
+#define HP_FMT_MINOR 0
+#define HP_FMT_FILE_HEADER_SIZE 32u
+#define HP_FMT_SECTION_MAGIC 0x43535048u /* "HPSC" */
+#define HP_FMT_SECTION_HEADER_SIZE 24u
+#define HP_FMT_MAX_SECTION (1ull << 34)  /* 16 GiB: anything larger is corrupt */
+
+enum hp_section_type {
+    HP_SEC_INFO = 1,       /* text: "key=value\n" lines (program, args, mode, pid, hooks, ...) */
+    HP_SEC_MODULES = 2,    /* hp_rec_module records */
+    HP_SEC_FUNCS = 3,      /* hp_rec_func records */
+    HP_SEC_CALLPAIRS = 4,  /* hp_rec_callpair records */
+    HP_SEC_BLOCKMAP = 5,   /* hp_rec_block records: guard id -> pc, flags (static, once) */
+    HP_SEC_BLOCKS = 6,     /* hp_rec_count records: guard id -> executions */
+    HP_SEC_EDGES = 7,      /* hp_rec_edge records */
+    HP_SEC_SUMMARY = 8,    /* u32 profile type, u32 reserved, serialized core summary */
+    HP_SEC_THREAD = 9,     /* u64 thread id, u64 events: opens one thread's sections in a group */
+    HP_SEC_GROUP_END = 10, /* u64 group sequence, u64 flags (HP_GROUP_*), i64 exit status */
+};
+
+enum hp_group_flags {
+    HP_GROUP_FINAL = 1,   /* written at normal exit */
+    HP_GROUP_CRASH = 2,   /* written from a fatal-signal handler; exit status = -signal */
+};
+
+/* Module: where an object was mapped, so addresses resolve after the run (PIE/ASLR, dlopen). */
+typedef struct hp_rec_module {
+    uint64_t base;      /* load bias (dlpi_addr) */
+    uint64_t lo, hi;    /* lowest and one-past-highest mapped address of its PT_LOAD segments */
+    uint32_t path_len;  /* bytes of path that follow (no NUL) */
+    uint32_t buildid_len; /* bytes of GNU build-id that follow the path */
+} hp_rec_module;        /* encoded: u64 base, u64 lo, u64 hi, u32 path_len, u32 buildid_len, path, id */
+
+typedef struct hp_rec_func { uint64_t addr, calls, backedges; } hp_rec_func;
+typedef struct hp_rec_callpair { uint64_t site, callee, count; } hp_rec_callpair; /* site = return address in caller */
+typedef struct hp_rec_block { uint32_t guard, flags; uint64_t pc; } hp_rec_block; /* flags: bit 0 = function entry */
+typedef struct hp_rec_count { uint32_t guard, pad; uint64_t count; } hp_rec_count;
+typedef struct hp_rec_edge { uint32_t from, to; uint64_t count; } hp_rec_edge;
+
+#define HP_REC_FUNC_SIZE 24u
+#define HP_REC_CALLPAIR_SIZE 24u
+#define HP_REC_BLOCK_SIZE 16u
+#define HP_REC_COUNT_SIZE 16u
+#define HP_REC_EDGE_SIZE 16u
+#define HP_REC_MODULE_FIXED 32u
+
+/* Encoders write exactly the documented size into out; decoders read it (no alignment needed). */
+void hp_fmt_file_header(uint8_t out[HP_FMT_FILE_HEADER_SIZE], uint64_t seed, uint32_t flags);
+void hp_fmt_section_header(uint8_t out[HP_FMT_SECTION_HEADER_SIZE], uint32_t type, uint64_t length,
+                           uint32_t payload_crc);
+void hp_fmt_put_func(uint8_t *out, const hp_rec_func *r);
+void hp_fmt_put_callpair(uint8_t *out, const hp_rec_callpair *r);
+void hp_fmt_put_block(uint8_t *out, const hp_rec_block *r);
+void hp_fmt_put_count(uint8_t *out, const hp_rec_count *r);
+void hp_fmt_put_edge(uint8_t *out, const hp_rec_edge *r);
+void hp_fmt_get_func(const uint8_t *in, hp_rec_func *r);
+void hp_fmt_get_callpair(const uint8_t *in, hp_rec_callpair *r);
+void hp_fmt_get_block(const uint8_t *in, hp_rec_block *r);
+void hp_fmt_get_count(const uint8_t *in, hp_rec_count *r);
+void hp_fmt_get_edge(const uint8_t *in, hp_rec_edge *r);
+
+typedef struct hp_fmt_file_info { uint16_t major, minor; uint64_t seed; uint32_t flags; } hp_fmt_file_info;
+typedef struct hp_fmt_section { uint32_t type; uint64_t length; uint32_t payload_crc; } hp_fmt_section;
+
+/* 0 on success; otherwise a static message saying what is wrong. */
+const char *hp_fmt_parse_file_header(const uint8_t *in, size_t len, hp_fmt_file_info *out);
+const char *hp_fmt_parse_section_header(const uint8_t *in, size_t len, hp_fmt_section *out);
+const char *hp_section_type_name(uint32_t type);
+
+#endif
