@@ -1,0 +1,33 @@
+/* cc_hooksets.c — the table of hook sets (see cc_hooksets.h). Function hooks are listed as a
+ * placeholder "@calls" that cli_cc.c replaces by the chosen call-hook flavour:
+ * -finstrument-functions-after-inlining (default: the calls the optimized program really makes,
+ * same inlining as a native build) or -finstrument-functions (source-level calls, inlined ones too). */
+#include "cli/cc_hooksets.h"
+#include <string.h>
+
+#define COV_BLOCKS "-fsanitize-coverage=trace-pc-guard,pc-table"
+
+const hp_hookset hp_hooksets[] = {
+    {"functions", "function entry/exit: hot methods, call pairs",
+     {"@calls", NULL}, {"-finstrument-functions", NULL}, NULL},
+    {"blocks", "functions + basic blocks: back-edges, block and edge counts",
+     {"@calls", COV_BLOCKS, NULL}, {NULL}, "-fsanitize-coverage=trace-pc-guard,pc-table"},
+    {"memory", "blocks + every load and store",
+     {"@calls", COV_BLOCKS ",trace-loads,trace-stores", NULL}, {NULL},
+     "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores"},
+    {"compares", "blocks + compared values (cmp, switch)",
+     {"@calls", COV_BLOCKS ",trace-cmp", NULL}, {NULL}, "-fsanitize-coverage=trace-pc-guard,pc-table"},
+    {"all", "blocks + memory + compares",
+     {"@calls", COV_BLOCKS ",trace-loads,trace-stores,trace-cmp", NULL}, {NULL},
+     "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores"},
+    {NULL, NULL, {NULL}, {NULL}, NULL},
+};
+
+const char *const hp_hookset_default = "blocks";
+
+const hp_hookset *hp_hookset_find(const char *name)
+{
+    for (const hp_hookset *h = hp_hooksets; h->name; h++)
+        if (strcmp(h->name, name) == 0) return h;
+    return NULL;
+}
