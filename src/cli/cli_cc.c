@@ -184,7 +184,9 @@ static int add_runtime(argv_builder *b, char *archive, size_t cap)
                         "  build it with 'make', or set HOTPROF_LIBDIR\n", dir);
         return -1;
     }
+    push(b, "-Wl,--whole-archive");
     push(b, archive);
+    push(b, "-Wl,--no-whole-archive");
     push(b, "-Wl,--export-dynamic-symbol=__cyg_profile_func_*");
     push(b, "-Wl,--export-dynamic-symbol=__sanitizer_cov_*");
     push(b, "-lpthread");
