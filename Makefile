@@ -12,7 +12,7 @@ ifeq ($(origin CC),default)
 CC := gcc
 endif
 PREFIX   ?= /usr/local
-B        := build
+B        ?= build
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT      ?= -O2 -g
 CFLAGS   ?=
@@ -41,7 +41,7 @@ UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 ANALYSIS_LIBS := -ldw -lelf -lz
 RT_LIBS       := -lpthread -ldl
 
-.PHONY: all check unit e2e bench demo install clean
+.PHONY: all check unit unit-bins e2e bench demo install clean
 all: $(B)/bin/hotprof $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN)
 
 # The runtime is never built with sanitizers: it is linked into profiled programs.
@@ -73,8 +73,13 @@ $(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) $(LDSAN) -Itests/unit -o $@ $< $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
 
+unit-bins: $(UNIT_BIN)
+
 unit: $(UNIT_BIN)
 	@tests/run_unit.sh $(B)/tests
+
+e2e: all
+	@tests/run_e2e.sh
 
 check: all
 	@tests/run_all.sh
@@ -93,6 +98,6 @@ install: all
 	install -m 644 include/hotprof/*.h $(PREFIX)/include/hotprof/
 
 clean:
-	rm -rf $(B)
+	rm -rf build build-san
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
