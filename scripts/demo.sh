@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# demo.sh — the bundled demo (`make demo`): builds the bytecode-interpreter workload with
+# `hotprof cc`, profiles it exhaustively with `hotprof run`, and prints `hotprof report`.
+set -eu
+cd "$(dirname "$0")/.."
+hp=build/bin/hotprof
+out=build/demo
+mkdir -p "$out"
+workload=${DEMO_WORKLOAD:-interp}
+echo "== building bench/workloads/$workload.c with: hotprof cc -O2" >&2
+"$hp" cc -O2 -o "$out/$workload" "bench/workloads/$workload.c" -lm -lpthread
+echo "== profiling: hotprof run -o $out/hotprof.data -- $out/$workload" >&2
+"$hp" run -o "$out/hotprof.data" -- "$out/$workload" ${DEMO_SIZE:-}
+echo "== hotprof report $out/hotprof.data --top 15" >&2
+"$hp" report --top 15 "$out/hotprof.data"

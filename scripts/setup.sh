@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# setup.sh — installs the Debian packages hotprof needs to build, test and benchmark, only those
+# that are missing (a no-op when all are present). Needs root (or sudo) when something is missing.
+set -eu
+packages=(make gcc clang libclang-rt-14-dev libdw-dev libelf-dev zlib1g-dev libcapstone-dev
+          libseccomp-dev libprotobuf-c-dev protobuf-c-compiler valgrind python3 hyperfine)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
