@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# test_cc.sh — `hotprof cc` as a compiler wrapper: -c compiles, multi-file links, shared
+# libraries, -O0..-O3, C++, the hook sets' flags, gcc where it can and a clear error where not.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cat > a.c <<'C'
+int helper(int x);
+int lib_twice(int x);
+int main(int argc, char **argv) { (void)argv; int s = 0; for (int i = 0; i < 100 * argc; i++) s += helper(i); return s == 999999 ? 1 : 0; }
+C
+cat > b.c <<'C'
+__attribute__((noinline)) int helper(int x) { return x * 3; }
+C
+cat > lib.c <<'C'
+__attribute__((noinline)) int lib_twice(int x) { return 2 * x; }
+C
+cat > m.c <<'C'
+int lib_twice(int x);
+int main(void) { int s = 0; for (int i = 0; i < 50; i++) s += lib_twice(i); return s == 2450 ? 0 : 1; }
+C
+cat > p.cpp <<'C'
+#include <vector>
+struct Acc { long s = 0; void add(long v) { s += v; } };
+int main() { std::vector<long> v(100, 2); Acc a; for (long x : v) a.add(x); return a.s == 200 ? 0 : 1; }
+C
+for o in -O0 -O1 -O2 -O3; do
+    check "compile and link at $o" "$HP" cc $o -o prog$o a.c b.c
+    check "instrumented program runs at $o" ./prog$o
+done
+check "separate -c compiles" "$HP" cc -O2 -c a.c -o a.o
+check "-c output has function hooks" sh -c "nm a.o | grep -q __cyg_profile_func_enter"
+check "-c output has block hooks" sh -c "nm a.o | grep -q __sanitizer_cov_trace_pc_guard"
+check "-c step links no runtime" sh -c "! nm a.o | grep -q ' T __cyg_profile_func_enter'"
+check "link of objects" sh -c "'$HP' cc -O2 -c b.c -o b.o && '$HP' cc -o prog_obj a.o b.o && ./prog_obj"
+check "linked program carries the runtime" sh -c "nm prog_obj | grep -q ' T __cyg_profile_func_enter'"
+check "shared library builds" "$HP" cc -O2 -shared -fPIC -o libtw.so lib.c
+check "shared library has no runtime of its own" sh -c "nm -D libtw.so | grep -q ' U __cyg_profile_func_enter'"
+check "program linked with the shared library runs" sh -c "'$HP' cc -O2 -o m m.c -L. -ltw -Wl,-rpath,'$T' && ./m"
+check "c++ wrapper" sh -c "'$HP' c++ -O2 -o pp p.cpp && ./pp"
+check "--hooks=memory adds load/store hooks" sh -c "'$HP' cc --hooks=memory -O2 -c a.c -o am.o && nm am.o | grep -q __sanitizer_cov_load4"
+check "--hooks=compares adds compare hooks" sh -c "'$HP' cc --hooks=compares -O2 -c a.c -o ac.o && nm ac.o | grep -q __sanitizer_cov_trace_"
+check "--hooks=functions adds no block hooks" sh -c "'$HP' cc --hooks=functions -O2 -c a.c -o af.o && ! nm af.o | grep -q __sanitizer_cov"
+check "HOTPROF_HOOKS selects the hook set" sh -c "HOTPROF_HOOKS=functions '$HP' cc --print-command -c a.c | grep -qv fsanitize-coverage"
+check "--calls=source uses -finstrument-functions" sh -c "'$HP' cc --calls=source --print-command -c a.c | grep -q -- '-finstrument-functions '"
+check "gcc builds function hooks" sh -c "'$HP' cc --compiler=gcc --hooks=functions -O2 -o pg a.c b.c && ./pg && nm pg | grep -q ' T __cyg_profile_func_enter'"
+check_fails_cleanly "gcc with block hooks is refused clearly" "gcc lacks" "$HP" cc --compiler=gcc --hooks=blocks -c a.c
+check_fails_cleanly "unknown hook set" "unknown hook set" "$HP" cc --hooks=bogus -c a.c
+check_fails_cleanly "missing compiler" "cannot run compiler" "$HP" cc --compiler=/nonexistent/cc -c a.c
+check "compiler errors pass through with its status" sh -c "echo 'int x = ;' > bad.c; ! '$HP' cc -c bad.c 2>/dev/null"
+check "--help lists hook sets" sh -c "'$HP' cc --help | grep -q memory"
