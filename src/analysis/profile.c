@@ -1,0 +1,577 @@
+/* profile.c — reads a hotprof.data file into an hp_profile (see profile.h for what is kept).
+ *
+ * Reading is three passes over bytes already in memory:
+ *   1. scan: check the file header, then walk the sections, checking each header (magic, CRC,
+ *      length against what is left of the file) and each payload CRC; a section cut short by
+ *      the end of the file ends the walk (the tail of a killed run), anything else is an error;
+ *   2. global sections: INFO, MODULES and BLOCKMAP are taken from every complete section;
+ *   3. the last complete group: its data sections are decoded and summed across threads.
+ * Every decoder first checks that the payload has the exact shape its type requires (a multiple
+ * of the record size, a fixed size, module lengths inside the payload), so a record is never
+ * read past its section. Nothing here trusts a length it has not compared with what is left.
+ */
+#define _GNU_SOURCE
+#include "analysis/profile.h"
+#include "analysis/pairmap.h"
+#include "core/bytes.h"
+#include "core/crc32.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct reader {
+    const uint8_t *data;
+    size_t len;
+    hp_profile *p;
+    char *err;
+    size_t errlen;
+    int truncated;           /* the last section was cut short */
+    hp_pairmap funcs, pairs, blocks, edges, blockmap;
+    size_t threads_cap, sections_cap, info_cap, modules_cap;
+} reader;
+
+static int fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(reader *r, const char *fmt, ...)
+{
+    if (!r->errlen) return 0;
+    int n = snprintf(r->err, r->errlen, "%s: ", r->p->name);
+    if (n < 0 || (size_t)n >= r->errlen) return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return 0;
+}
+
+static int out_of_memory(reader *r) { return fail(r, "out of memory"); }
+
+/* Grows *arr (elements of size elem) so that it holds at least n+1 elements. */
+static int reserve(void **arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 1;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    void *a = realloc(*arr, ncap * elem);
+    if (!a) return 0;
+    *arr = a;
+    *cap = ncap;
+    return 1;
+}
+
+static void add_warning(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(reader *r, const char *fmt, ...)
+{
+    hp_profile *p = r->p;
+    char **w = realloc(p->warnings, (p->nwarnings + 1) * sizeof *w);
+    if (!w) return;
+    p->warnings = w;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&w[p->nwarnings], fmt, ap) >= 0) p->nwarnings++;
+    va_end(ap);
+}
+
+/* A NUL-terminated copy of n bytes with control characters replaced by '?'. */
+static char *clean_string(const uint8_t *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (!c) return NULL;
+    for (size_t i = 0; i < n; i++) c[i] = (s[i] < 0x20 || s[i] == 0x7f) ? '?' : (char)s[i];
+    c[n] = 0;
+    return c;
+}
+
+static const uint8_t *payload_of(const reader *r, const hp_section_ref *s)
+{
+    return r->data + s->offset + HP_FMT_SECTION_HEADER_SIZE;
+}
+
+/* ---- pass 1: file header and section walk ---- */
+
+static int check_file_header(reader *r)
+{
+    const char *msg = hp_fmt_parse_file_header(r->data, r->len, &r->p->header);
+    if (!msg) return 1;
+    if (strncmp(msg, "unsupported", 11) == 0)
+        return fail(r, "unsupported profile format version %u (this hotprof reads %d)",
+                    (unsigned)r->p->header.major, HP_FMT_MAJOR);
+    return fail(r, "%s", msg);
+}
+
+static int add_section(reader *r, uint32_t type, uint64_t offset, uint64_t length, int complete)
+{
+    hp_profile *p = r->p;
+    if (!reserve((void **)&p->sections, &r->sections_cap, p->nsections, sizeof *p->sections))
+        return out_of_memory(r);
+    p->sections[p->nsections++] = (hp_section_ref){type, offset, length, -1, complete};
+    return 1;
+}
+
+/* Walks the sections; stops quietly at a section cut short by the end of the file. */
+static int scan_sections(reader *r)
+{
+    size_t off = HP_FMT_FILE_HEADER_SIZE;
+    while (off < r->len) {
+        size_t left = r->len - off, index = r->p->nsections;
+        hp_fmt_section sh;
+        if (left < HP_FMT_SECTION_HEADER_SIZE) {
+            r->truncated = 1;
+            return 1;
+        }
+        const char *msg = hp_fmt_parse_section_header(r->data + off, left, &sh);
+        if (msg) return fail(r, "section %zu at offset %zu: %s", index, off, msg);
+        if (sh.length > left - HP_FMT_SECTION_HEADER_SIZE) {
+            r->truncated = 1;
+            return add_section(r, sh.type, off, sh.length, 0);
+        }
+        const uint8_t *payload = r->data + off + HP_FMT_SECTION_HEADER_SIZE;
+        if (hp_crc32(0, payload, (size_t)sh.length) != sh.payload_crc)
+            return fail(r, "section %zu (%s) checksum mismatch at offset %zu", index,
+                        hp_section_type_name(sh.type), off);
+        if (!add_section(r, sh.type, off, sh.length, 1)) return 0;
+        off += HP_FMT_SECTION_HEADER_SIZE + (size_t)sh.length;
+    }
+    return 1;
+}
+
+/* The size a payload of this type must be a multiple of (fixed: exact size), 0 if free-form. */
+static int payload_shape(uint32_t type, uint64_t *unit, int *fixed)
+{
+    *fixed = 0;
+    switch (type) {
+    case HP_SEC_FUNCS: *unit = HP_REC_FUNC_SIZE; return 1;
+    case HP_SEC_CALLPAIRS: *unit = HP_REC_CALLPAIR_SIZE; return 1;
+    case HP_SEC_BLOCKMAP: *unit = HP_REC_BLOCK_SIZE; return 1;
+    case HP_SEC_BLOCKS: *unit = HP_REC_COUNT_SIZE; return 1;
+    case HP_SEC_EDGES: *unit = HP_REC_EDGE_SIZE; return 1;
+    case HP_SEC_THREAD: *unit = 16; *fixed = 1; return 1;
+    case HP_SEC_GROUP_END: *unit = 24; *fixed = 1; return 1;
+    default: return 0;
+    }
+}
+
+static int check_shapes(reader *r)
+{
+    for (size_t i = 0; i < r->p->nsections; i++) {
+        const hp_section_ref *s = &r->p->sections[i];
+        uint64_t unit;
+        int fixed;
+        if (!s->complete || !payload_shape(s->type, &unit, &fixed)) continue;
+        if (fixed ? s->length != unit : s->length % unit != 0)
+            return fail(r, "section %zu (%s) at offset %" PRIu64 " has a bad length %" PRIu64
+                        " (%s %" PRIu64 ")", i, hp_section_type_name(s->type), s->offset, s->length,
+                        fixed ? "expected" : "not a multiple of", unit);
+        if (s->type == HP_SEC_SUMMARY && s->length < 8)
+            return fail(r, "section %zu (summary) at offset %" PRIu64 " is too short", i, s->offset);
+    }
+    return 1;
+}
+
+/* Numbers the groups; sections after the last GROUP_END keep group -1. Returns the index of the
+ * first section of the last complete group in *first and of its GROUP_END in *end. */
+static void assign_groups(reader *r, size_t *first, size_t *end)
+{
+    hp_profile *p = r->p;
+    size_t start = 0;
+    int g = 0;
+    for (size_t i = 0; i < p->nsections; i++) {
+        if (p->sections[i].type != HP_SEC_GROUP_END || !p->sections[i].complete) continue;
+        for (size_t j = start; j <= i; j++) p->sections[j].group = g;
+        *first = start;
+        *end = i;
+        start = i + 1;
+        g++;
+    }
+    p->ngroups = (size_t)g;
+    p->have_group = g > 0;
+}
+
+static int is_data_section(uint32_t type)
+{
+    return type != HP_SEC_INFO && type != HP_SEC_MODULES && type != HP_SEC_BLOCKMAP;
+}
+
+static void warn_about_tail(reader *r)
+{
+    hp_profile *p = r->p;
+    int tail_data = 0;
+    for (size_t i = 0; i < p->nsections; i++)
+        if (p->sections[i].group < 0 && is_data_section(p->sections[i].type)) tail_data = 1;
+    if (r->truncated)
+        add_warning(r, "%s: the last section is cut short by the end of the file", p->name);
+    if (tail_data || (r->truncated && p->have_group))
+        add_warning(r, "%s: profile ends with an incomplete group (program killed while writing?)", p->name);
+    if (!p->have_group)
+        add_warning(r, "%s: profile holds no complete group of counts (program killed early?)", p->name);
+}
+
+/* ---- pass 2: INFO, MODULES, BLOCKMAP ---- */
+
+static int add_info(reader *r, const uint8_t *line, size_t n)
+{
+    hp_profile *p = r->p;
+    const uint8_t *eq = memchr(line, '=', n);
+    size_t klen = eq ? (size_t)(eq - line) : n;
+    if (!reserve((void **)&p->info, &r->info_cap, p->ninfo, sizeof *p->info)) return out_of_memory(r);
+    char *k = clean_string(line, klen);
+    char *v = eq ? clean_string(eq + 1, n - klen - 1) : clean_string(line, 0);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return out_of_memory(r);
+    }
+    p->info[p->ninfo++] = (hp_info_kv){k, v};
+    return 1;
+}
+
+static int decode_info(reader *r, const uint8_t *in, size_t len)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        const uint8_t *nl = memchr(in + pos, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - (in + pos)) : len - pos;
+        if (n && !add_info(r, in + pos, n)) return 0;
+        pos += n + 1;
+    }
+    return 1;
+}
+
+static int same_module(const hp_module *m, uint64_t base, const uint8_t *path, size_t plen)
+{
+    return m->base == base && strlen(m->path) == plen && memcmp(m->path, path, plen) == 0;
+}
+
+static int add_module(reader *r, const hp_rec_module *rec, const uint8_t *path, const uint8_t *id)
+{
+    hp_profile *p = r->p;
+    for (size_t i = 0; i < p->nmodules; i++)
+        if (same_module(&p->modules[i], rec->base, path, rec->path_len)) return 1;
+    if (!reserve((void **)&p->modules, &r->modules_cap, p->nmodules, sizeof *p->modules))
+        return out_of_memory(r);
+    hp_module m = {rec->base, rec->lo, rec->hi, clean_string(path, rec->path_len), NULL, rec->buildid_len};
+    m.buildid = malloc(rec->buildid_len ? rec->buildid_len : 1);
+    if (!m.path || !m.buildid) {
+        free(m.path);
+        free(m.buildid);
+        return out_of_memory(r);
+    }
+    if (rec->buildid_len) memcpy(m.buildid, id, rec->buildid_len);
+    p->modules[p->nmodules++] = m;
+    return 1;
+}
+
+static int decode_modules(reader *r, size_t index, const hp_section_ref *s)
+{
+    hp_rbuf b = hp_rbuf_make(payload_of(r, s), (size_t)s->length);
+    while (hp_rbuf_left(&b) > 0) {
+        size_t at = b.pos;
+        hp_rec_module rec;
+        rec.base = hp_get_u64(&b);
+        rec.lo = hp_get_u64(&b);
+        rec.hi = hp_get_u64(&b);
+        rec.path_len = hp_get_u32(&b);
+        rec.buildid_len = hp_get_u32(&b);
+        const uint8_t *path = b.ok ? hp_get_bytes(&b, rec.path_len) : NULL;
+        const uint8_t *id = b.ok ? hp_get_bytes(&b, rec.buildid_len) : NULL;
+        if (!b.ok)
+            return fail(r, "section %zu (modules) at offset %" PRIu64 ": module record at byte %zu runs "
+                        "past the end of the section", index, s->offset, at);
+        if (!add_module(r, &rec, path, id)) return 0;
+    }
+    return 1;
+}
+
+static int decode_blockmap(reader *r, const hp_section_ref *s)
+{
+    const uint8_t *in = payload_of(r, s);
+    for (uint64_t off = 0; off < s->length; off += HP_REC_BLOCK_SIZE) {
+        hp_rec_block rec;
+        hp_fmt_get_block(in + off, &rec);
+        hp_pair_item *it = hp_pairmap_get(&r->blockmap, rec.guard, 0);
+        if (!it) return out_of_memory(r);
+        it->v1 = rec.pc;
+        it->v2 = rec.flags;
+    }
+    return 1;
+}
+
+static int decode_globals(reader *r)
+{
+    for (size_t i = 0; i < r->p->nsections; i++) {
+        const hp_section_ref *s = &r->p->sections[i];
+        if (!s->complete) continue;
+        int ok = 1;
+        if (s->type == HP_SEC_INFO) ok = decode_info(r, payload_of(r, s), (size_t)s->length);
+        else if (s->type == HP_SEC_MODULES) ok = decode_modules(r, i, s);
+        else if (s->type == HP_SEC_BLOCKMAP) ok = decode_blockmap(r, s);
+        if (!ok) return 0;
+    }
+    r->p->nblockmap = r->blockmap.count;
+    return 1;
+}
+
+/* ---- pass 3: the last complete group ---- */
+
+/* Adds (a, b) to the values of key (k1, k2). */
+static int accumulate(reader *r, hp_pairmap *m, uint64_t k1, uint64_t k2, uint64_t a, uint64_t b)
+{
+    hp_pair_item *it = hp_pairmap_get(m, k1, k2);
+    if (!it) return out_of_memory(r);
+    it->v1 = hp_sat_add(it->v1, a);
+    it->v2 = hp_sat_add(it->v2, b);
+    return 1;
+}
+
+static int decode_records(reader *r, const hp_section_ref *s)
+{
+    const uint8_t *in = payload_of(r, s);
+    uint64_t unit, n;
+    int fixed;
+    payload_shape(s->type, &unit, &fixed);
+    n = s->length / unit;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *rec = in + i * unit;
+        int ok = 1;
+        if (s->type == HP_SEC_FUNCS) {
+            hp_rec_func f;
+            hp_fmt_get_func(rec, &f);
+            ok = accumulate(r, &r->funcs, f.addr, 0, f.calls, f.backedges);
+        } else if (s->type == HP_SEC_CALLPAIRS) {
+            hp_rec_callpair c;
+            hp_fmt_get_callpair(rec, &c);
+            ok = accumulate(r, &r->pairs, c.site, c.callee, c.count, 0);
+        } else if (s->type == HP_SEC_BLOCKS) {
+            hp_rec_count c;
+            hp_fmt_get_count(rec, &c);
+            ok = accumulate(r, &r->blocks, c.guard, 0, c.count, 0);
+        } else {
+            hp_rec_edge e;
+            hp_fmt_get_edge(rec, &e);
+            ok = accumulate(r, &r->edges, e.from, e.to, e.count, 0);
+        }
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+static int decode_thread(reader *r, const hp_section_ref *s)
+{
+    hp_profile *p = r->p;
+    hp_rbuf b = hp_rbuf_make(payload_of(r, s), (size_t)s->length);
+    if (!reserve((void **)&p->threads, &r->threads_cap, p->nthreads, sizeof *p->threads))
+        return out_of_memory(r);
+    p->threads[p->nthreads].tid = hp_get_u64(&b);
+    p->threads[p->nthreads].events = hp_get_u64(&b);
+    p->nthreads++;
+    return 1;
+}
+
+static void decode_group_end(reader *r, const hp_section_ref *s)
+{
+    hp_rbuf b = hp_rbuf_make(payload_of(r, s), (size_t)s->length);
+    r->p->group_seq = hp_get_u64(&b);
+    r->p->group_flags = hp_get_u64(&b);
+    r->p->exit_status = (int64_t)hp_get_u64(&b);
+}
+
+static int decode_group(reader *r, size_t first, size_t end)
+{
+    for (size_t i = first; i <= end; i++) {
+        const hp_section_ref *s = &r->p->sections[i];
+        switch (s->type) {
+        case HP_SEC_FUNCS: case HP_SEC_CALLPAIRS: case HP_SEC_BLOCKS: case HP_SEC_EDGES:
+            if (!decode_records(r, s)) return 0;
+            break;
+        case HP_SEC_THREAD:
+            if (!decode_thread(r, s)) return 0;
+            break;
+        case HP_SEC_SUMMARY: r->p->nsummaries++; break;
+        case HP_SEC_GROUP_END: decode_group_end(r, s); break;
+        default: break;
+        }
+    }
+    return 1;
+}
+
+/* ---- turning the maps into arrays ---- */
+
+static int export_funcs_pairs(reader *r)
+{
+    hp_profile *p = r->p;
+    p->funcs = calloc(r->funcs.count + 1, sizeof *p->funcs);
+    p->pairs = calloc(r->pairs.count + 1, sizeof *p->pairs);
+    if (!p->funcs || !p->pairs) return out_of_memory(r);
+    for (size_t i = 0; i < r->funcs.count; i++) {
+        const hp_pair_item *it = &r->funcs.items[i];
+        p->funcs[i] = (hp_func_stat){it->k1, it->v1, it->v2};
+    }
+    for (size_t i = 0; i < r->pairs.count; i++) {
+        const hp_pair_item *it = &r->pairs.items[i];
+        p->pairs[i] = (hp_pair_stat){it->k1, it->k2, it->v1};
+    }
+    p->nfuncs = r->funcs.count;
+    p->npairs = r->pairs.count;
+    return 1;
+}
+
+static int export_blocks_edges(reader *r)
+{
+    hp_profile *p = r->p;
+    p->blocks = calloc(r->blocks.count + 1, sizeof *p->blocks);
+    p->edges = calloc(r->edges.count + 1, sizeof *p->edges);
+    if (!p->blocks || !p->edges) return out_of_memory(r);
+    for (size_t i = 0; i < r->blocks.count; i++) {
+        const hp_pair_item *it = &r->blocks.items[i];
+        const hp_pair_item *map = hp_pairmap_find(&r->blockmap, it->k1, 0);
+        p->blocks[i] = (hp_block_stat){(uint32_t)it->k1, map ? (uint32_t)map->v2 : 0, map != NULL,
+                                       map ? map->v1 : 0, it->v1};
+    }
+    for (size_t i = 0; i < r->edges.count; i++) {
+        const hp_pair_item *it = &r->edges.items[i];
+        const hp_pair_item *from = hp_pairmap_find(&r->blockmap, it->k1, 0);
+        const hp_pair_item *to = hp_pairmap_find(&r->blockmap, it->k2, 0);
+        p->edges[i] = (hp_edge_stat){(uint32_t)it->k1, (uint32_t)it->k2, from && to,
+                                     from ? from->v1 : 0, to ? to->v1 : 0, it->v1};
+    }
+    p->nblocks = r->blocks.count;
+    p->nedges = r->edges.count;
+    return 1;
+}
+
+static void free_maps(reader *r)
+{
+    hp_pairmap_free(&r->funcs);
+    hp_pairmap_free(&r->pairs);
+    hp_pairmap_free(&r->blocks);
+    hp_pairmap_free(&r->edges);
+    hp_pairmap_free(&r->blockmap);
+}
+
+static int read_all(reader *r)
+{
+    size_t first = 0, end = 0;
+    if (!check_file_header(r) || !scan_sections(r) || !check_shapes(r)) return 0;
+    assign_groups(r, &first, &end);
+    warn_about_tail(r);
+    if (!decode_globals(r)) return 0;
+    if (r->p->have_group && !decode_group(r, first, end)) return 0;
+    return export_funcs_pairs(r) && export_blocks_edges(r);
+}
+
+hp_profile *hp_profile_read_mem(const uint8_t *data, size_t len, const char *name, char *err, size_t errlen)
+{
+    reader r = {.data = data, .len = len, .err = err, .errlen = errlen};
+    if (errlen) err[0] = 0;
+    r.p = calloc(1, sizeof *r.p);
+    if (!r.p || !(r.p->name = strdup(name ? name : "profile"))) {
+        if (errlen) snprintf(err, errlen, "%s: out of memory", name ? name : "profile");
+        free(r.p);
+        return NULL;
+    }
+    r.p->file_size = len;
+    int ok = read_all(&r);
+    free_maps(&r);
+    if (!ok) {
+        hp_profile_free(r.p);
+        return NULL;
+    }
+    return r.p;
+}
+
+/* Reads the whole file into a malloc'd buffer (works for pipes and /proc files too). */
+static uint8_t *slurp(int fd, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            uint8_t *b = realloc(buf, cap * 2);
+            if (!b) break;
+            buf = b;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got == 0) {
+            *len = n;
+            return buf;
+        }
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) break;
+        n += (size_t)got;
+    }
+    int saved = errno ? errno : ENOMEM;
+    free(buf);
+    errno = saved;
+    return NULL;
+}
+
+hp_profile *hp_profile_read_file(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t len = 0;
+    errno = 0;
+    uint8_t *data = slurp(fd, &len);
+    int saved = errno;
+    close(fd);
+    if (!data) {
+        if (errlen) snprintf(err, errlen, "%s: cannot read: %s", path, strerror(saved));
+        return NULL;
+    }
+    hp_profile *p = hp_profile_read_mem(data, len, path, err, errlen);
+    free(data);
+    return p;
+}
+
+void hp_profile_free(hp_profile *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->ninfo; i++) free(p->info[i].key), free(p->info[i].value);
+    for (size_t i = 0; i < p->nmodules; i++) free(p->modules[i].path), free(p->modules[i].buildid);
+    for (size_t i = 0; i < p->nwarnings; i++) free(p->warnings[i]);
+    free(p->info);
+    free(p->modules);
+    free(p->warnings);
+    free(p->sections);
+    free(p->funcs);
+    free(p->pairs);
+    free(p->blocks);
+    free(p->edges);
+    free(p->threads);
+    free(p->name);
+    free(p);
+}
+
+const char *hp_profile_info(const hp_profile *p, const char *key)
+{
+    for (size_t i = p->ninfo; i-- > 0;)
+        if (strcmp(p->info[i].key, key) == 0) return p->info[i].value;
+    return NULL;
+}
+
+const hp_module *hp_profile_module_at(const hp_profile *p, uint64_t addr)
+{
+    for (size_t i = 0; i < p->nmodules; i++)
+        if (addr >= p->modules[i].lo && addr < p->modules[i].hi) return &p->modules[i];
+    return NULL;
+}
+
+#define SUM_FIELD(arr, n, field)                                                                   \
+    do {                                                                                           \
+        uint64_t s_ = 0;                                                                           \
+        for (size_t i_ = 0; i_ < (n); i_++) s_ = hp_sat_add(s_, (arr)[i_].field);                  \
+        return s_;                                                                                 \
+    } while (0)
+
+uint64_t hp_profile_total_calls(const hp_profile *p) { SUM_FIELD(p->funcs, p->nfuncs, calls); }
+uint64_t hp_profile_total_backedges(const hp_profile *p) { SUM_FIELD(p->funcs, p->nfuncs, backedges); }
+uint64_t hp_profile_total_pairs(const hp_profile *p) { SUM_FIELD(p->pairs, p->npairs, count); }
+uint64_t hp_profile_total_blocks(const hp_profile *p) { SUM_FIELD(p->blocks, p->nblocks, count); }
+uint64_t hp_profile_total_edges(const hp_profile *p) { SUM_FIELD(p->edges, p->nedges, count); }

@@ -1,0 +1,96 @@
+/* profile.h — the in-memory profile that `hotprof report` and `hotprof info` read.
+ *
+ * hp_profile_read_file() loads a whole hotprof.data (format: src/core/format.h, docs/format.md),
+ * checks every header and payload checksum, decodes the records, and keeps:
+ *   - the file header, the INFO key/values, the union of all MODULES sections (deduplicated by
+ *     base+path) and the union of all BLOCKMAP sections (guard -> pc, flags);
+ *   - the *last complete group* (the data sections up to the last GROUP_END), aggregated across
+ *     threads: funcs, call pairs, blocks, edges, and one summary line per thread;
+ *   - the list of every section (type, offset, length, group) and the warnings, for `info`.
+ * Sections after the last GROUP_END, and a section cut short by the end of the file, are ignored
+ * with a warning: a profile of a killed program is still read. Anything else that is wrong
+ * (bad magic, unsupported version, checksum mismatch, a payload of the wrong size) is an error:
+ * NULL is returned and `err` holds one message naming the file, the section and the offset.
+ *
+ * Invariants of a returned profile: every array holds exactly its `n*` elements; strings are
+ * NUL-terminated and contain no control characters (they are replaced by '?'); counts never
+ * wrap (they saturate at UINT64_MAX).
+ */
+#ifndef HOTPROF_ANALYSIS_PROFILE_H
+#define HOTPROF_ANALYSIS_PROFILE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "core/format.h"
+
+typedef struct hp_info_kv { char *key, *value; } hp_info_kv;
+
+typedef struct hp_module {
+    uint64_t base, lo, hi;
+    char *path;
+    uint8_t *buildid;
+    uint32_t buildid_len;
+} hp_module;
+
+typedef struct hp_func_stat { uint64_t addr, calls, backedges; } hp_func_stat;
+typedef struct hp_pair_stat { uint64_t site, callee, count; } hp_pair_stat;
+typedef struct hp_block_stat {
+    uint32_t guard, flags; /* flags from the block map (bit 0 = function entry) */
+    int mapped;            /* 1 if the block map knows this guard (pc is meaningful) */
+    uint64_t pc, count;
+} hp_block_stat;
+typedef struct hp_edge_stat {
+    uint32_t from, to;
+    int mapped;                  /* 1 if both guards are in the block map */
+    uint64_t from_pc, to_pc, count;
+} hp_edge_stat;
+typedef struct hp_thread_stat { uint64_t tid, events; } hp_thread_stat;
+
+typedef struct hp_section_ref {
+    uint32_t type;
+    uint64_t offset, length; /* offset of the section header; payload length */
+    int group;               /* index of the group it belongs to (0-based), -1 if none/tail */
+    int complete;            /* 0 for a section cut short by the end of the file */
+} hp_section_ref;
+
+typedef struct hp_profile {
+    char *name; /* file name used in messages */
+    uint64_t file_size;
+    hp_fmt_file_info header;
+
+    hp_info_kv *info; size_t ninfo;
+    hp_module *modules; size_t nmodules;
+    hp_section_ref *sections; size_t nsections;
+    char **warnings; size_t nwarnings;
+
+    /* the last complete group */
+    int have_group;
+    size_t ngroups; /* complete groups in the file */
+    uint64_t group_seq, group_flags;
+    int64_t exit_status;
+    hp_func_stat *funcs; size_t nfuncs;
+    hp_pair_stat *pairs; size_t npairs;
+    hp_block_stat *blocks; size_t nblocks;
+    hp_edge_stat *edges; size_t nedges;
+    hp_thread_stat *threads; size_t nthreads;
+    size_t nsummaries; /* SUMMARY sections in the group (kept for `info`, not decoded here) */
+    size_t nblockmap;  /* distinct guards in the block map */
+} hp_profile;
+
+/* NULL on error, with the message in err (always NUL-terminated when errlen > 0). */
+hp_profile *hp_profile_read_file(const char *path, char *err, size_t errlen);
+/* Same, from bytes in memory; `name` is used in messages. The bytes are not kept. */
+hp_profile *hp_profile_read_mem(const uint8_t *data, size_t len, const char *name, char *err, size_t errlen);
+void hp_profile_free(hp_profile *p);
+
+/* The value of an INFO key (the last one written wins), or NULL. */
+const char *hp_profile_info(const hp_profile *p, const char *key);
+/* The module whose [lo, hi) holds addr, or NULL. */
+const hp_module *hp_profile_module_at(const hp_profile *p, uint64_t addr);
+/* Totals over the group. */
+uint64_t hp_profile_total_calls(const hp_profile *p);
+uint64_t hp_profile_total_backedges(const hp_profile *p);
+uint64_t hp_profile_total_pairs(const hp_profile *p);
+uint64_t hp_profile_total_blocks(const hp_profile *p);
+uint64_t hp_profile_total_edges(const hp_profile *p);
+
+#endif

@@ -1,0 +1,285 @@
+/* test_reader.c — the profile reader on files built here with format.h's encoders: a good file,
+ * many threads summed, every truncation of a good file, every single-bit flip, a wrong version,
+ * an incomplete last group, bad record shapes. */
+#include "analysis/profbuild.h"
+#include "analysis/profile.h"
+#include "core/crc32.h"
+#include "test.h"
+#include <string.h>
+
+static const uint8_t buildid[4] = {0xde, 0xad, 0xbe, 0xef};
+
+static void add_header_sections(hp_pbuild *b)
+{
+    hp_pbuild_info(b, "program=/bin/demo\nmode=exhaustive\nbad\x01key=v\n");
+    hp_pbuild_module(b, 0x400000, 0x401000, 0x500000, "/bin/demo", buildid, 4);
+    hp_pbuild_module(b, 0x400000, 0x401000, 0x500000, "/bin/demo", buildid, 4); /* duplicate */
+    hp_pbuild_module(b, 0x7f0000000000, 0x7f0000001000, 0x7f0000100000, "/lib/libc.so.6", NULL, 0);
+    hp_rec_block map[2] = {{1, 1, 0x401100}, {2, 0, 0x401120}};
+    hp_pbuild_blockmap(b, map, 2);
+}
+
+/* One group of two threads; counts are scaled by k so successive groups differ. */
+static void add_group(hp_pbuild *b, uint64_t seq, uint64_t k, uint64_t flags, int64_t status)
+{
+    hp_rec_func f1[2] = {{0x401100, 10 * k, 5 * k}, {0x401200, 1 * k, 0}};
+    hp_rec_func f2[1] = {{0x401100, 3 * k, 1 * k}};
+    hp_rec_callpair c[1] = {{0x401150, 0x401200, 7 * k}};
+    hp_rec_count bl[2] = {{1, 0, 100 * k}, {2, 0, 50 * k}};
+    hp_rec_edge e[1] = {{1, 2, 40 * k}};
+    hp_pbuild_thread(b, 1000, 11 * k);
+    hp_pbuild_funcs(b, f1, 2);
+    hp_pbuild_callpairs(b, c, 1);
+    hp_pbuild_blocks(b, bl, 2);
+    hp_pbuild_edges(b, e, 1);
+    hp_pbuild_thread(b, 1001, 3 * k);
+    hp_pbuild_funcs(b, f2, 1);
+    hp_pbuild_callpairs(b, c, 1);
+    hp_pbuild_group_end(b, seq, flags, status);
+}
+
+static const hp_func_stat *find_func(const hp_profile *p, uint64_t addr)
+{
+    for (size_t i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i].addr == addr) return &p->funcs[i];
+    return NULL;
+}
+
+static int has_warning(const hp_profile *p, const char *text)
+{
+    for (size_t i = 0; i < p->nwarnings; i++)
+        if (strstr(p->warnings[i], text)) return 1;
+    return 0;
+}
+
+TEST(reads_a_good_file)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 42);
+    add_header_sections(&b);
+    add_group(&b, 1, 1, HP_GROUP_FINAL, 3);
+    REQUIRE(b.ok);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "good", err, sizeof err);
+    REQUIRE(p != NULL);
+    CHECK_EQ_U64(p->header.seed, 42);
+    CHECK(strcmp(hp_profile_info(p, "program"), "/bin/demo") == 0);
+    CHECK(strcmp(hp_profile_info(p, "mode"), "exhaustive") == 0);
+    CHECK(hp_profile_info(p, "bad?key") != NULL); /* control characters are replaced */
+    CHECK_EQ_U64(p->nmodules, 2);
+    CHECK_EQ_U64(p->modules[0].buildid_len, 4);
+    CHECK(hp_profile_module_at(p, 0x7f0000002000) == &p->modules[1]);
+    CHECK(hp_profile_module_at(p, 0x10) == NULL);
+    CHECK(p->have_group);
+    CHECK_EQ_U64(p->ngroups, 1);
+    CHECK_EQ_U64(p->group_flags, HP_GROUP_FINAL);
+    CHECK_EQ_U64(p->exit_status, 3);
+    CHECK_EQ_U64(p->nthreads, 2);
+    CHECK_EQ_U64(p->nfuncs, 2);
+    const hp_func_stat *f = find_func(p, 0x401100);
+    REQUIRE(f != NULL);
+    CHECK_EQ_U64(f->calls, 13);
+    CHECK_EQ_U64(f->backedges, 6);
+    CHECK_EQ_U64(p->npairs, 1);
+    CHECK_EQ_U64(p->pairs[0].count, 14);
+    CHECK_EQ_U64(p->nblocks, 2);
+    CHECK(p->blocks[0].mapped && p->blocks[0].pc == 0x401100 && p->blocks[0].flags == 1);
+    CHECK_EQ_U64(p->nedges, 1);
+    CHECK(p->edges[0].mapped && p->edges[0].from_pc == 0x401100 && p->edges[0].to_pc == 0x401120);
+    CHECK_EQ_U64(hp_profile_total_calls(p), 14);
+    CHECK_EQ_U64(p->nwarnings, 0);
+    hp_profile_free(p);
+    hp_pbuild_free(&b);
+}
+
+TEST(sums_many_threads)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 1);
+    add_header_sections(&b);
+    for (uint64_t t = 0; t < 200; t++) {
+        hp_rec_func f = {0x401100, t, 2 * t};
+        hp_rec_callpair c = {0x401150 + (t % 3), 0x401200, 1};
+        hp_pbuild_thread(&b, t, t);
+        hp_pbuild_funcs(&b, &f, 1);
+        hp_pbuild_callpairs(&b, &c, 1);
+    }
+    hp_pbuild_group_end(&b, 1, HP_GROUP_FINAL, 0);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "threads", err, sizeof err);
+    REQUIRE(p != NULL);
+    CHECK_EQ_U64(p->nthreads, 200);
+    CHECK_EQ_U64(p->nfuncs, 1);
+    CHECK_EQ_U64(p->funcs[0].calls, 199 * 200 / 2);
+    CHECK_EQ_U64(p->funcs[0].backedges, 199 * 200);
+    CHECK_EQ_U64(p->npairs, 3);
+    CHECK_EQ_U64(hp_profile_total_pairs(p), 200);
+    hp_profile_free(p);
+    hp_pbuild_free(&b);
+}
+
+/* Every prefix of a two-group file reads as an error (only inside the file header), as "no
+ * group", as group 1 or as group 2, according to where the cut falls. */
+TEST(every_truncation_reads_the_previous_group)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 7);
+    add_header_sections(&b);
+    add_group(&b, 1, 1, 0, 0);
+    size_t end1 = b.len;
+    add_group(&b, 2, 2, HP_GROUP_FINAL, 0);
+    REQUIRE(b.ok);
+    int bad = 0;
+    for (size_t len = 0; len <= b.len; len++) {
+        hp_profile *p = hp_profile_read_mem(b.buf, len, "cut", err, sizeof err);
+        if (len < HP_FMT_FILE_HEADER_SIZE) {
+            bad += p != NULL || err[0] == 0;
+            hp_profile_free(p);
+            continue;
+        }
+        if (!p) {
+            fprintf(stderr, "  len %zu: %s\n", len, err);
+            bad++;
+            continue;
+        }
+        uint64_t expect = len == b.len ? 26 : len >= end1 ? 13 : 0;
+        const hp_func_stat *f = find_func(p, 0x401100);
+        bad += (f ? f->calls : 0) != expect;
+        int at_boundary = len == end1 || len == b.len;
+        bad += !at_boundary != (has_warning(p, "incomplete group") || has_warning(p, "no complete group"));
+        hp_profile_free(p);
+    }
+    CHECK_EQ_U64(bad, 0);
+    hp_pbuild_free(&b);
+}
+
+TEST(every_bit_flip_is_an_error)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 7);
+    add_header_sections(&b);
+    add_group(&b, 1, 1, HP_GROUP_FINAL, 0);
+    REQUIRE(b.ok);
+    int accepted = 0, unclear = 0;
+    for (size_t bit = 0; bit < b.len * 8; bit++) {
+        b.buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        hp_profile *p = hp_profile_read_mem(b.buf, b.len, "flip", err, sizeof err);
+        b.buf[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        accepted += p != NULL;
+        unclear += !p && !strstr(err, "checksum") && !strstr(err, "magic");
+        hp_profile_free(p);
+    }
+    CHECK_EQ_U64(accepted, 0);
+    CHECK_EQ_U64(unclear, 0);
+    hp_pbuild_free(&b);
+}
+
+TEST(payload_flip_names_section_and_offset)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 7);
+    hp_pbuild_info(&b, "program=x\n");
+    size_t funcs_at = b.len;
+    add_group(&b, 1, 1, 0, 0);
+    b.buf[b.len - 10] ^= 4; /* inside the GROUP_END payload */
+    CHECK(hp_profile_read_mem(b.buf, b.len, "f.data", err, sizeof err) == NULL);
+    CHECK(strstr(err, "f.data: section 9 (group_end) checksum mismatch at offset") != NULL);
+    CHECK(funcs_at > 0);
+    hp_pbuild_free(&b);
+}
+
+TEST(wrong_version_is_refused)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 7);
+    b.buf[8] = 7; /* major version, then re-seal the header checksum */
+    uint32_t crc = hp_crc32(0, b.buf, 28);
+    for (int i = 0; i < 4; i++) b.buf[28 + i] = (uint8_t)(crc >> (8 * i));
+    CHECK(hp_profile_read_mem(b.buf, b.len, "v.data", err, sizeof err) == NULL);
+    CHECK(strcmp(err, "v.data: unsupported profile format version 7 (this hotprof reads 1)") == 0);
+    memcpy(b.buf, "NOTPROF", 8);
+    CHECK(hp_profile_read_mem(b.buf, b.len, "m.data", err, sizeof err) == NULL);
+    CHECK(strcmp(err, "m.data: not a hotprof profile (bad magic)") == 0);
+    hp_pbuild_free(&b);
+}
+
+TEST(incomplete_last_group_is_ignored)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 7);
+    add_header_sections(&b);
+    add_group(&b, 1, 1, 0, 0);
+    hp_rec_func f = {0x401100, 1000, 0};
+    hp_pbuild_thread(&b, 5, 5);
+    hp_pbuild_funcs(&b, &f, 1);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "inc", err, sizeof err);
+    REQUIRE(p != NULL);
+    CHECK_EQ_U64(find_func(p, 0x401100)->calls, 13);
+    CHECK_EQ_U64(p->nthreads, 2);
+    CHECK(has_warning(p, "profile ends with an incomplete group (program killed while writing?)"));
+    hp_profile_free(p);
+    hp_pbuild_free(&b);
+}
+
+TEST(no_group_is_readable_and_empty)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 7);
+    add_header_sections(&b);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "empty", err, sizeof err);
+    REQUIRE(p != NULL);
+    CHECK(!p->have_group);
+    CHECK_EQ_U64(p->nfuncs, 0);
+    CHECK(has_warning(p, "no complete group"));
+    hp_profile_free(p);
+    hp_pbuild_free(&b);
+}
+
+TEST(bad_record_shapes_are_errors)
+{
+    hp_pbuild b;
+    char err[256];
+    uint8_t junk[25] = {0};
+    hp_pbuild_init(&b, 7);
+    hp_pbuild_section(&b, HP_SEC_FUNCS, junk, 25);
+    hp_pbuild_group_end(&b, 1, 0, 0);
+    CHECK(hp_profile_read_mem(b.buf, b.len, "s", err, sizeof err) == NULL);
+    CHECK(strstr(err, "section 0 (funcs) at offset 32 has a bad length 25") != NULL);
+    hp_pbuild_free(&b);
+
+    uint8_t mod[40] = {0};
+    mod[24] = 200; /* path_len runs past the payload */
+    hp_pbuild_init(&b, 7);
+    hp_pbuild_section(&b, HP_SEC_MODULES, mod, sizeof mod);
+    CHECK(hp_profile_read_mem(b.buf, b.len, "m", err, sizeof err) == NULL);
+    CHECK(strstr(err, "runs past the end") != NULL);
+    hp_pbuild_free(&b);
+}
+
+TEST(missing_file_is_a_clear_error)
+{
+    char err[256];
+    CHECK(hp_profile_read_file("/nonexistent/hotprof.data", err, sizeof err) == NULL);
+    CHECK(strcmp(err, "/nonexistent/hotprof.data: cannot open: No such file or directory") == 0);
+}
+
+int main(void)
+{
+    RUN(reads_a_good_file);
+    RUN(sums_many_threads);
+    RUN(every_truncation_reads_the_previous_group);
+    RUN(every_bit_flip_is_an_error);
+    RUN(payload_flip_names_section_and_offset);
+    RUN(wrong_version_is_refused);
+    RUN(incomplete_last_group_is_ignored);
+    RUN(no_group_is_readable_and_empty);
+    RUN(bad_record_shapes_are_errors);
+    RUN(missing_file_is_a_clear_error);
+    return test_main_end();
+}
