@@ -1,0 +1,403 @@
+/* countmin.c — Count-Min with conservative update + indexed top-k min-heap. See countmin.h.
+ *
+ * Memory layout of a Count-Min summary inside the caller's buffer:
+ *   hp_countmin header | uint32_t counters[HP_CM_ROWS][width] | hp_topheap (entries, index)
+ * Serialized form (little-endian): kind u32, version u32, seed u64, width u32, heap cap u32,
+ * total u64, counters (rows * width u32), heap size u32, then (key u64, count u64) per entry.
+ */
+#include "core/countmin.h"
+#include <string.h>
+#include "core/bytes.h"
+#include "core/hash.h"
+#include "core/rng.h"
+
+/* ================= hp_topheap ================= */
+
+static hp_topentry *heap_e(const hp_topheap *h) { return (hp_topentry *)(void *)((uint8_t *)(uintptr_t)h + sizeof *h); }
+static uint32_t *heap_idx(const hp_topheap *h) { return (uint32_t *)(void *)(heap_e(h) + h->cap); }
+
+static uint32_t idx_size_for(uint32_t cap)
+{
+    uint32_t s = 4;
+    while (s < 2u * cap) s <<= 1;
+    return s;
+}
+
+size_t hp_topheap_bytes(uint32_t cap)
+{
+    return sizeof(hp_topheap) + (size_t)cap * sizeof(hp_topentry) + (size_t)idx_size_for(cap) * sizeof(uint32_t);
+}
+
+uint32_t hp_topheap_cap_for(size_t bytes)
+{
+    uint32_t cap = 0;
+    while (cap < (1u << 24) && hp_topheap_bytes(cap + 1) <= bytes) cap++;
+    return cap;
+}
+
+hp_topheap *hp_topheap_init(void *mem, uint32_t cap)
+{
+    hp_topheap *h = (hp_topheap *)mem;
+    h->cap = cap;
+    h->idx_mask = idx_size_for(cap) - 1;
+    h->reserved = 0;
+    hp_topheap_clear(h);
+    return h;
+}
+
+void hp_topheap_clear(hp_topheap *h)
+{
+    h->n = 0;
+    memset(heap_idx(h), 0, (size_t)(h->idx_mask + 1) * sizeof(uint32_t));
+}
+
+const hp_topentry *hp_topheap_entries(const hp_topheap *h) { return heap_e(h); }
+
+/* Index slot holding key, or the empty slot where it would go. */
+static uint32_t idx_probe(const hp_topheap *h, uint64_t key)
+{
+    const uint32_t *idx = heap_idx(h);
+    const hp_topentry *e = heap_e(h);
+    uint32_t s = (uint32_t)hp_mix64(key) & h->idx_mask;
+    while (idx[s] && e[idx[s] - 1].key != key) s = (s + 1) & h->idx_mask;
+    return s;
+}
+
+long hp_topheap_find(const hp_topheap *h, uint64_t key)
+{
+    uint32_t v = heap_idx(h)[idx_probe(h, key)];
+    return v ? (long)v - 1 : -1;
+}
+
+/* Backward-shift deletion of index slot s (linear probing stays tombstone-free). */
+static void idx_delete(hp_topheap *h, uint32_t s)
+{
+    uint32_t *idx = heap_idx(h);
+    const hp_topentry *e = heap_e(h);
+    uint32_t hole = s, j = s;
+    for (;;) {
+        j = (j + 1) & h->idx_mask;
+        if (!idx[j]) break;
+        uint32_t home = (uint32_t)hp_mix64(e[idx[j] - 1].key) & h->idx_mask;
+        /* move j into the hole unless its home lies cyclically in (hole, j] */
+        int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!stays) { idx[hole] = idx[j]; hole = j; }
+    }
+    idx[hole] = 0;
+}
+
+/* Place entry v at heap position pos and point its index slot there. */
+static void heap_place(hp_topheap *h, uint32_t pos, hp_topentry v, uint32_t slot)
+{
+    heap_e(h)[pos] = v;
+    heap_idx(h)[slot] = pos + 1;
+}
+
+static void sift_down(hp_topheap *h, uint32_t pos)
+{
+    hp_topentry *e = heap_e(h);
+    hp_topentry v = e[pos];
+    uint32_t vslot = idx_probe(h, v.key);
+    for (;;) {
+        uint32_t c = 2 * pos + 1;
+        if (c >= h->n) break;
+        if (c + 1 < h->n && e[c + 1].count < e[c].count) c++;
+        if (e[c].count >= v.count) break;
+        heap_place(h, pos, e[c], idx_probe(h, e[c].key));
+        pos = c;
+    }
+    heap_place(h, pos, v, vslot);
+}
+
+static void sift_up(hp_topheap *h, uint32_t pos)
+{
+    hp_topentry *e = heap_e(h);
+    hp_topentry v = e[pos];
+    uint32_t vslot = idx_probe(h, v.key);
+    while (pos > 0) {
+        uint32_t p = (pos - 1) / 2;
+        if (e[p].count <= v.count) break;
+        heap_place(h, pos, e[p], idx_probe(h, e[p].key));
+        pos = p;
+    }
+    heap_place(h, pos, v, vslot);
+}
+
+uint64_t hp_topheap_floor(const hp_topheap *h)
+{
+    return h->n < h->cap || h->cap == 0 ? 0 : heap_e(h)[0].count;
+}
+
+int hp_topheap_push(hp_topheap *h, uint64_t key, uint64_t count)
+{
+    if (h->n >= h->cap) return -1;
+    uint32_t s = idx_probe(h, key);
+    if (heap_idx(h)[s]) return -1;
+    hp_topentry v = {key, count};
+    heap_place(h, h->n, v, s);
+    h->n++;
+    sift_up(h, h->n - 1);
+    return 0;
+}
+
+void hp_topheap_offer(hp_topheap *h, uint64_t key, uint64_t count)
+{
+    if (h->cap == 0) return;
+    uint32_t s = idx_probe(h, key);
+    uint32_t v = heap_idx(h)[s];
+    hp_topentry *e = heap_e(h);
+    if (v) {
+        if (count > e[v - 1].count) { e[v - 1].count = count; sift_down(h, v - 1); }
+        return;
+    }
+    if (h->n < h->cap) { hp_topheap_push(h, key, count); return; }
+    if (count <= e[0].count) return;
+    idx_delete(h, idx_probe(h, e[0].key));
+    hp_topentry nv = {key, count};
+    heap_place(h, 0, nv, idx_probe(h, key));
+    sift_down(h, 0);
+}
+
+void hp_topheap_recount(hp_topheap *h, uint64_t (*reestimate)(const void *, uint64_t), const void *ctx)
+{
+    hp_topentry *e = heap_e(h);
+    for (uint32_t i = 0; i < h->n; i++) e[i].count = reestimate(ctx, e[i].key);
+    for (uint32_t i = h->n / 2; i-- > 0;) sift_down(h, i);
+}
+
+static int entry_before(hp_topentry a, hp_topentry b)
+{
+    return a.count > b.count || (a.count == b.count && a.key < b.key);
+}
+
+size_t hp_topheap_sorted(const hp_topheap *h, hp_topentry *out, size_t k)
+{
+    size_t m = 0;
+    const hp_topentry *e = heap_e(h);
+    for (uint32_t i = 0; i < h->n; i++) {
+        if (m == k && (k == 0 || !entry_before(e[i], out[m - 1]))) continue;
+        size_t j = m < k ? m++ : m - 1;
+        while (j > 0 && entry_before(e[i], out[j - 1])) { out[j] = out[j - 1]; j--; }
+        out[j] = e[i];
+    }
+    return m;
+}
+
+/* ================= Count-Min, conservative update ================= */
+
+#define CM_VERSION 1u
+
+struct hp_countmin {
+    uint32_t width, heap_cap;
+    uint64_t seed, total;
+    uint64_t row_seed[HP_CM_ROWS];
+    /* followed by uint32_t counters[HP_CM_ROWS * width], then the hp_topheap */
+};
+
+static uint32_t *cm_counters(const hp_countmin *cm) { return (uint32_t *)(void *)((uint8_t *)(uintptr_t)cm + sizeof *cm); }
+static size_t cm_counter_bytes(uint32_t width) { return (size_t)HP_CM_ROWS * width * sizeof(uint32_t); }
+static hp_topheap *cm_heap(const hp_countmin *cm)
+{
+    size_t off = sizeof *cm + cm_counter_bytes(cm->width);
+    off = (off + 7) & ~(size_t)7;
+    return (hp_topheap *)(void *)((uint8_t *)(uintptr_t)cm + off);
+}
+static size_t cm_bytes(uint32_t width, uint32_t heap_cap)
+{
+    size_t off = (sizeof(hp_countmin) + cm_counter_bytes(width) + 7) & ~(size_t)7;
+    return off + hp_topheap_bytes(heap_cap);
+}
+
+uint32_t hp_countmin_width(const hp_countmin *cm) { return cm->width; }
+uint32_t hp_countmin_heap_cap(const hp_countmin *cm) { return cm->heap_cap; }
+const hp_topheap *hp_countmin_heap(const hp_countmin *cm) { return cm_heap(cm); }
+
+static hp_countmin *cm_place(void *mem, size_t budget, uint64_t seed, uint32_t width, uint32_t heap_cap)
+{
+    if (!mem || width == 0 || cm_bytes(width, heap_cap) > budget) return NULL;
+    hp_countmin *cm = (hp_countmin *)mem;
+    cm->width = width;
+    cm->heap_cap = heap_cap;
+    cm->seed = seed;
+    cm->total = 0;
+    uint64_t sm = seed;
+    for (int r = 0; r < HP_CM_ROWS; r++) cm->row_seed[r] = hp_splitmix64(&sm);
+    memset(cm_counters(cm), 0, cm_counter_bytes(width));
+    hp_topheap_init(cm_heap(cm), heap_cap);
+    return cm;
+}
+
+/* Heap share first, then as many counter columns as the rest allows. */
+static void cm_shape(size_t budget, uint32_t *width, uint32_t *heap_cap)
+{
+    *heap_cap = hp_topheap_cap_for(budget / HP_CM_HEAP_SHARE);
+    size_t rest = budget > sizeof(hp_countmin) + hp_topheap_bytes(*heap_cap) + 8
+                      ? budget - sizeof(hp_countmin) - hp_topheap_bytes(*heap_cap) - 8 : 0;
+    size_t w = rest / (HP_CM_ROWS * sizeof(uint32_t));
+    *width = w > (1u << 28) ? (1u << 28) : (uint32_t)w;
+}
+
+hp_countmin *hp_countmin_init(void *mem, size_t budget, uint64_t seed)
+{
+    uint32_t width, heap_cap;
+    cm_shape(budget, &width, &heap_cap);
+    if (heap_cap == 0) return NULL;
+    return cm_place(mem, budget, seed, width, heap_cap);
+}
+
+static void cm_slots(const hp_countmin *cm, uint64_t key, uint32_t slot[HP_CM_ROWS])
+{
+    for (int r = 0; r < HP_CM_ROWS; r++)
+        slot[r] = (uint32_t)r * cm->width + hp_reduce(hp_mix64(key ^ cm->row_seed[r]), cm->width);
+}
+
+static uint32_t cm_min(const uint32_t *c, const uint32_t slot[HP_CM_ROWS])
+{
+    uint32_t m = c[slot[0]];
+    for (int r = 1; r < HP_CM_ROWS; r++) if (c[slot[r]] < m) m = c[slot[r]];
+    return m;
+}
+
+uint64_t hp_countmin_estimate(const hp_countmin *cm, uint64_t key)
+{
+    uint32_t slot[HP_CM_ROWS];
+    cm_slots(cm, key, slot);
+    return cm_min(cm_counters(cm), slot);
+}
+
+void hp_countmin_update(hp_countmin *cm, uint64_t key, uint64_t weight)
+{
+    if (weight == 0) return;
+    uint32_t slot[HP_CM_ROWS];
+    uint32_t *c = cm_counters(cm);
+    cm_slots(cm, key, slot);
+    uint64_t raised = (uint64_t)cm_min(c, slot) + weight;
+    uint32_t target = raised > UINT32_MAX ? UINT32_MAX : (uint32_t)raised;
+    for (int r = 0; r < HP_CM_ROWS; r++)
+        if (c[slot[r]] < target) c[slot[r]] = target;
+    cm->total += weight;
+    hp_topheap_offer(cm_heap(cm), key, target);
+}
+
+static uint64_t cm_reestimate(const void *ctx, uint64_t key) { return hp_countmin_estimate((const hp_countmin *)ctx, key); }
+
+int hp_countmin_merge(hp_countmin *dst, const hp_countmin *src)
+{
+    if (dst->width != src->width || dst->heap_cap != src->heap_cap || dst->seed != src->seed) return -1;
+    uint32_t *d = cm_counters(dst);
+    const uint32_t *s = cm_counters(src);
+    for (size_t i = 0; i < (size_t)HP_CM_ROWS * dst->width; i++) {
+        uint64_t v = (uint64_t)d[i] + s[i];
+        d[i] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+    }
+    dst->total += src->total;
+    hp_topheap_recount(cm_heap(dst), cm_reestimate, dst);
+    const hp_topheap *sh = cm_heap(src);
+    const hp_topentry *se = hp_topheap_entries(sh);
+    for (uint32_t i = 0; i < sh->n; i++) hp_topheap_offer(cm_heap(dst), se[i].key, hp_countmin_estimate(dst, se[i].key));
+    return 0;
+}
+
+/* ---- vtable glue ---- */
+
+static void cm_fill(const hp_countmin *cm, uint64_t key, uint64_t est, hp_estimate *out)
+{
+    out->key = key;
+    out->count = est;
+    out->lower = 0;
+    out->upper = est >= UINT32_MAX ? UINT64_MAX : est;
+}
+
+static void *vt_init(void *mem, size_t budget, uint64_t seed) { return hp_countmin_init(mem, budget, seed); }
+static void vt_update(void *s, uint64_t key, uint64_t w) { hp_countmin_update((hp_countmin *)s, key, w); }
+
+static size_t vt_topk(const void *s, hp_estimate *out, size_t k)
+{
+    const hp_countmin *cm = (const hp_countmin *)s;
+    const hp_topheap *h = cm_heap(cm);
+    const hp_topentry *e = hp_topheap_entries(h);
+    size_t m = 0;
+    /* insertion into out, ordered by current estimate (heap counts can lag after merges) */
+    for (uint32_t i = 0; i < h->n; i++) {
+        hp_estimate v;
+        cm_fill(cm, e[i].key, hp_countmin_estimate(cm, e[i].key), &v);
+        if (m == k && (k == 0 || v.count <= out[m - 1].count)) continue;
+        size_t j = m < k ? m++ : m - 1;
+        while (j > 0 && (v.count > out[j - 1].count || (v.count == out[j - 1].count && v.key < out[j - 1].key))) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = v;
+    }
+    return m;
+}
+
+static int vt_query(const void *s, uint64_t key, hp_estimate *out)
+{
+    const hp_countmin *cm = (const hp_countmin *)s;
+    cm_fill(cm, key, hp_countmin_estimate(cm, key), out);
+    return hp_topheap_find(cm_heap(cm), key) >= 0;
+}
+
+static int vt_merge(void *d, const void *s) { return hp_countmin_merge((hp_countmin *)d, (const hp_countmin *)s); }
+
+static size_t vt_serialized_size(const void *s)
+{
+    const hp_countmin *cm = (const hp_countmin *)s;
+    return 4 + 4 + 8 + 4 + 4 + 8 + cm_counter_bytes(cm->width) + 4 + (size_t)cm_heap(cm)->n * 16;
+}
+
+static size_t vt_serialize(const void *s, void *buf, size_t cap)
+{
+    const hp_countmin *cm = (const hp_countmin *)s;
+    hp_wbuf w = hp_wbuf_make(buf, cap);
+    hp_put_u32(&w, HP_SUMMARY_COUNTMIN_CU);
+    hp_put_u32(&w, CM_VERSION);
+    hp_put_u64(&w, cm->seed);
+    hp_put_u32(&w, cm->width);
+    hp_put_u32(&w, cm->heap_cap);
+    hp_put_u64(&w, cm->total);
+    const uint32_t *c = cm_counters(cm);
+    for (size_t i = 0; i < (size_t)HP_CM_ROWS * cm->width; i++) hp_put_u32(&w, c[i]);
+    const hp_topheap *h = cm_heap(cm);
+    const hp_topentry *e = hp_topheap_entries(h);
+    hp_put_u32(&w, h->n);
+    for (uint32_t i = 0; i < h->n; i++) { hp_put_u64(&w, e[i].key); hp_put_u64(&w, e[i].count); }
+    return w.ok ? w.len : 0;
+}
+
+static void *vt_deserialize(void *mem, size_t budget, const void *buf, size_t len)
+{
+    hp_rbuf r = hp_rbuf_make(buf, len);
+    if (hp_get_u32(&r) != HP_SUMMARY_COUNTMIN_CU || hp_get_u32(&r) != CM_VERSION) return NULL;
+    uint64_t seed = hp_get_u64(&r);
+    uint32_t width = hp_get_u32(&r), heap_cap = hp_get_u32(&r);
+    uint64_t total = hp_get_u64(&r);
+    if (!r.ok || width == 0 || width > (1u << 28) || heap_cap == 0 || heap_cap > (1u << 24)) return NULL;
+    if (hp_rbuf_left(&r) < cm_counter_bytes(width) + 4) return NULL;
+    hp_countmin *cm = cm_place(mem, budget, seed, width, heap_cap);
+    if (!cm) return NULL;
+    cm->total = total;
+    uint32_t *c = cm_counters(cm);
+    for (size_t i = 0; i < (size_t)HP_CM_ROWS * width; i++) c[i] = hp_get_u32(&r);
+    uint32_t n = hp_get_u32(&r);
+    if (!r.ok || n > heap_cap || hp_rbuf_left(&r) != (size_t)n * 16) return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t key = hp_get_u64(&r), count = hp_get_u64(&r);
+        if (count > hp_countmin_estimate(cm, key) || hp_topheap_push(cm_heap(cm), key, count) != 0) return NULL;
+    }
+    return r.ok ? cm : NULL;
+}
+
+static size_t vt_bytes_used(const void *s)
+{
+    const hp_countmin *cm = (const hp_countmin *)s;
+    return cm_bytes(cm->width, cm->heap_cap);
+}
+
+static uint64_t vt_total(const void *s) { return ((const hp_countmin *)s)->total; }
+
+const hp_summary_vt hp_countmin_cu_vt = {
+    "countmin", HP_SUMMARY_COUNTMIN_CU, vt_init, vt_update, vt_topk, vt_query, vt_merge,
+    vt_serialized_size, vt_serialize, vt_deserialize, vt_bytes_used, vt_total,
+};
