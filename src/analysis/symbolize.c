@@ -1,0 +1,232 @@
+/* symbolize.c — address -> {function, start, module, file, line} with libdwfl in offline mode.
+ *
+ * Each recorded module is reported with dwfl_report_elf(add_p_vaddr = true, base = the load bias
+ * the runtime recorded), so an address of the profiled run maps to the same place in the file.
+ * The cache is a pairmap from address to an index into `syms`; the strings of a cached symbol
+ * are owned by the symbolizer (libdwfl's may move when the Dwfl is closed).
+ *
+ * Demangling: hotprof links no C++ runtime. If __cxa_demangle is already in the process, or
+ * libstdc++.so.6 can be dlopen()ed, it is used; otherwise names stay mangled and
+ * hp_sym_left_mangled() says so, for the report to tell the user.
+ */
+#define _GNU_SOURCE
+#include "analysis/symbolize.h"
+#include "analysis/pairmap.h"
+#include <dlfcn.h>
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+struct hp_symbolizer {
+    Dwfl *dwfl;
+    const hp_module *modules;
+    size_t nmodules;
+    hp_pairmap cache; /* addr -> index into syms */
+    hp_symbol *syms;
+    size_t nsyms, syms_cap;
+    char **warnings;
+    size_t nwarnings;
+    int demangler_state; /* 0 not looked for, 1 found, -1 not found */
+    demangle_fn demangle;
+    int left_mangled;
+};
+
+static void sym_warn(hp_symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sym_warn(hp_symbolizer *s, const char *fmt, ...)
+{
+    char **w = realloc(s->warnings, (s->nwarnings + 1) * sizeof *w);
+    if (!w) return;
+    s->warnings = w;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&w[s->nwarnings], fmt, ap) >= 0) s->nwarnings++;
+    va_end(ap);
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+static int is_pseudo_module(const char *path)
+{
+    return path[0] == '[' || strncmp(path, "linux-vdso", 10) == 0 || strncmp(path, "linux-gate", 10) == 0;
+}
+
+static void check_build_id(hp_symbolizer *s, Dwfl_Module *mod, const hp_module *m)
+{
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    if (!m->buildid_len) return;
+    int n = dwfl_module_build_id(mod, &bits, &vaddr);
+    if (n <= 0)
+        sym_warn(s, "%s: the file has no build-id, the profile recorded one; symbols may be wrong", m->path);
+    else if ((uint32_t)n != m->buildid_len || memcmp(bits, m->buildid, m->buildid_len) != 0)
+        sym_warn(s, "%s: build-id differs from the profiled run (file rebuilt since?); symbols may be wrong",
+                 m->path);
+}
+
+static void report_module(hp_symbolizer *s, const hp_module *m)
+{
+    if (!m->path[0] || is_pseudo_module(m->path)) return;
+    Dwfl_Module *mod = dwfl_report_elf(s->dwfl, m->path, m->path, -1, m->base, true);
+    if (!mod) {
+        sym_warn(s, "%s: cannot load symbols (%s); its addresses print as module+offset", m->path,
+                 dwfl_errmsg(-1));
+        return;
+    }
+    check_build_id(s, mod, m);
+}
+
+hp_symbolizer *hp_sym_open(const hp_module *modules, size_t nmodules)
+{
+    hp_symbolizer *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->modules = modules;
+    s->nmodules = nmodules;
+    s->dwfl = dwfl_begin(&offline_callbacks);
+    if (!s->dwfl) {
+        sym_warn(s, "cannot start libdwfl (%s); addresses print as numbers", dwfl_errmsg(-1));
+        return s;
+    }
+    dwfl_report_begin(s->dwfl);
+    for (size_t i = 0; i < nmodules; i++) report_module(s, &modules[i]);
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    return s;
+}
+
+void hp_sym_close(hp_symbolizer *s)
+{
+    if (!s) return;
+    if (s->dwfl) dwfl_end(s->dwfl);
+    for (size_t i = 0; i < s->nsyms; i++) {
+        free((char *)s->syms[i].function);
+        free((char *)s->syms[i].file);
+    }
+    for (size_t i = 0; i < s->nwarnings; i++) free(s->warnings[i]);
+    free(s->syms);
+    free(s->warnings);
+    hp_pairmap_free(&s->cache);
+    free(s);
+}
+
+static demangle_fn find_demangler(hp_symbolizer *s)
+{
+    if (s->demangler_state == 0) {
+        void *f = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+        if (!f) {
+            void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+            if (h) f = dlsym(h, "__cxa_demangle");
+        }
+        s->demangle = (demangle_fn)f;
+        s->demangler_state = f ? 1 : -1;
+    }
+    return s->demangle;
+}
+
+/* A malloc'd copy of name, demangled when it is a C++ name and a demangler exists. */
+static char *readable_name(hp_symbolizer *s, const char *name)
+{
+    if (strncmp(name, "_Z", 2) == 0) {
+        demangle_fn demangle = find_demangler(s);
+        int status = -1;
+        char *d = demangle ? demangle(name, NULL, NULL, &status) : NULL;
+        if (d && status == 0) return d;
+        free(d);
+        if (!demangle) s->left_mangled = 1;
+    }
+    return strdup(name);
+}
+
+static const hp_module *recorded_module(const hp_symbolizer *s, uint64_t addr)
+{
+    for (size_t i = 0; i < s->nmodules; i++)
+        if (addr >= s->modules[i].lo && addr < s->modules[i].hi) return &s->modules[i];
+    return NULL;
+}
+
+static void resolve(hp_symbolizer *s, hp_symbol *sym)
+{
+    Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, sym->addr) : NULL;
+    if (!mod) return;
+    GElf_Off off = 0;
+    GElf_Sym es;
+    const char *name = dwfl_module_addrinfo(mod, sym->addr, &off, &es, NULL, NULL, NULL);
+    if (name && name[0]) {
+        sym->function = readable_name(s, name);
+        sym->func_start = sym->addr - off;
+    }
+    Dwfl_Line *line = dwfl_module_getsrc(mod, sym->addr);
+    int lineno = 0;
+    const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    if (src) {
+        sym->file = strdup(src);
+        sym->line = lineno;
+    }
+}
+
+const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr)
+{
+    hp_pair_item *it = hp_pairmap_get(&s->cache, addr, 0);
+    if (!it) return NULL;
+    if (it->v2) return &s->syms[it->v1];
+    if (s->nsyms == s->syms_cap) {
+        size_t cap = s->syms_cap ? s->syms_cap * 2 : 64;
+        hp_symbol *n = realloc(s->syms, cap * sizeof *n);
+        if (!n) return NULL;
+        s->syms = n;
+        s->syms_cap = cap;
+    }
+    hp_symbol *sym = &s->syms[s->nsyms];
+    *sym = (hp_symbol){.addr = addr, .module = recorded_module(s, addr)};
+    resolve(s, sym);
+    it->v1 = s->nsyms++;
+    it->v2 = 1;
+    return sym;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void hp_sym_name(const hp_symbol *sym, char *buf, size_t n)
+{
+    if (sym->function)
+        snprintf(buf, n, "%s", sym->function);
+    else if (sym->module && sym->module->path[0])
+        snprintf(buf, n, "%s+0x%" PRIx64, base_name(sym->module->path), sym->addr - sym->module->base);
+    else
+        snprintf(buf, n, "0x%" PRIx64, sym->addr);
+}
+
+/* The last two components of a path: "src/main.c" rather than the whole build directory. */
+static const char *short_path(const char *path)
+{
+    const char *last = strrchr(path, '/');
+    if (!last || last == path) return path;
+    const char *p = last - 1;
+    while (p > path && *p != '/') p--;
+    return *p == '/' ? p + 1 : p;
+}
+
+void hp_sym_where(const hp_symbol *sym, char *buf, size_t n)
+{
+    if (sym->file && sym->line > 0)
+        snprintf(buf, n, "%s:%d", short_path(sym->file), sym->line);
+    else if (sym->file)
+        snprintf(buf, n, "%s", short_path(sym->file));
+    else if (n)
+        buf[0] = 0;
+}
+
+size_t hp_sym_nwarnings(const hp_symbolizer *s) { return s->nwarnings; }
+const char *hp_sym_warning(const hp_symbolizer *s, size_t i) { return i < s->nwarnings ? s->warnings[i] : NULL; }
+int hp_sym_left_mangled(const hp_symbolizer *s) { return s->left_mangled; }
