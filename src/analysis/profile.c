@@ -4,7 +4,9 @@
  *   1. scan: check the file header, then walk the sections, checking each header (magic, CRC,
  *      length against what is left of the file) and each payload CRC; a section cut short by
  *      the end of the file ends the walk (the tail of a killed run), anything else is an error;
- *   2. global sections: INFO, MODULES and BLOCKMAP are taken from every complete section;
+ *   2. global sections: MODULES and BLOCKMAP are taken from every complete section, INFO from
+ *      every complete section up to the last GROUP_END (the runtime writes one per group; a key
+ *      written again takes its new value);
  *   3. the last complete group: its data sections are decoded and summed across threads.
  * Every decoder first checks that the payload has the exact shape its type requires (a multiple
  * of the record size, a fixed size, module lengths inside the payload), so a record is never
@@ -32,6 +34,7 @@ typedef struct reader {
     size_t errlen;
     int truncated;           /* the last section was cut short */
     hp_pairmap funcs, pairs, blocks, edges, blockmap;
+    hp_pairmap infokeys;     /* hash of an INFO key -> 1 + its index in p->info */
     size_t threads_cap, sections_cap, info_cap, modules_cap;
 } reader;
 
@@ -211,21 +214,41 @@ static void warn_about_tail(reader *r)
 
 /* ---- pass 2: INFO, MODULES, BLOCKMAP ---- */
 
-static int add_info(reader *r, const uint8_t *line, size_t n)
+static uint64_t hash_string(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    while (*s) h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+    return h;
+}
+
+/* Sets key to value: a key seen before (per-group INFO repeats them) keeps its place and takes
+ * the new value. Takes ownership of k and v. */
+static int set_info(reader *r, char *k, char *v)
 {
     hp_profile *p = r->p;
+    hp_pair_item *it = hp_pairmap_get(&r->infokeys, hash_string(k), 0);
+    if (!it) return free(k), free(v), out_of_memory(r);
+    if (it->v1 && strcmp(p->info[it->v1 - 1].key, k) == 0) {
+        free(p->info[it->v1 - 1].value);
+        p->info[it->v1 - 1].value = v;
+        free(k);
+        return 1;
+    }
+    if (!reserve((void **)&p->info, &r->info_cap, p->ninfo, sizeof *p->info))
+        return free(k), free(v), out_of_memory(r);
+    p->info[p->ninfo++] = (hp_info_kv){k, v};
+    if (!it->v1) it->v1 = p->ninfo; /* on a hash collision the first key keeps the slot */
+    return 1;
+}
+
+static int add_info(reader *r, const uint8_t *line, size_t n)
+{
     const uint8_t *eq = memchr(line, '=', n);
     size_t klen = eq ? (size_t)(eq - line) : n;
-    if (!reserve((void **)&p->info, &r->info_cap, p->ninfo, sizeof *p->info)) return out_of_memory(r);
     char *k = clean_string(line, klen);
     char *v = eq ? clean_string(eq + 1, n - klen - 1) : clean_string(line, 0);
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return out_of_memory(r);
-    }
-    p->info[p->ninfo++] = (hp_info_kv){k, v};
-    return 1;
+    if (!k || !v) return free(k), free(v), out_of_memory(r);
+    return set_info(r, k, v);
 }
 
 static int decode_info(reader *r, const uint8_t *in, size_t len)
@@ -305,6 +328,8 @@ static int decode_globals(reader *r)
         const hp_section_ref *s = &r->p->sections[i];
         if (!s->complete) continue;
         int ok = 1;
+        int in_tail = r->p->have_group && s->group < 0;
+        if (s->type == HP_SEC_INFO && in_tail) continue; /* belongs to the incomplete group */
         if (s->type == HP_SEC_INFO) ok = decode_info(r, payload_of(r, s), (size_t)s->length);
         else if (s->type == HP_SEC_MODULES) ok = decode_modules(r, i, s);
         else if (s->type == HP_SEC_BLOCKMAP) ok = decode_blockmap(r, s);
@@ -449,6 +474,7 @@ static void free_maps(reader *r)
     hp_pairmap_free(&r->blocks);
     hp_pairmap_free(&r->edges);
     hp_pairmap_free(&r->blockmap);
+    hp_pairmap_free(&r->infokeys);
 }
 
 static int read_all(reader *r)

@@ -58,6 +58,7 @@ TEST(reads_a_good_file)
     char err[256];
     hp_pbuild_init(&b, 42);
     add_header_sections(&b);
+    hp_pbuild_info(&b, "mode=exhaustive\nthreads=2\n"); /* a key written again keeps its place */
     add_group(&b, 1, 1, HP_GROUP_FINAL, 3);
     REQUIRE(b.ok);
     hp_profile *p = hp_profile_read_mem(b.buf, b.len, "good", err, sizeof err);
@@ -66,6 +67,8 @@ TEST(reads_a_good_file)
     CHECK(strcmp(hp_profile_info(p, "program"), "/bin/demo") == 0);
     CHECK(strcmp(hp_profile_info(p, "mode"), "exhaustive") == 0);
     CHECK(hp_profile_info(p, "bad?key") != NULL); /* control characters are replaced */
+    CHECK_EQ_U64(p->ninfo, 4);
+    CHECK(strcmp(p->info[1].key, "mode") == 0);
     CHECK_EQ_U64(p->nmodules, 2);
     CHECK_EQ_U64(p->modules[0].buildid_len, 4);
     CHECK(hp_profile_module_at(p, 0x7f0000002000) == &p->modules[1]);
@@ -217,11 +220,13 @@ TEST(incomplete_last_group_is_ignored)
     hp_rec_func f = {0x401100, 1000, 0};
     hp_pbuild_thread(&b, 5, 5);
     hp_pbuild_funcs(&b, &f, 1);
+    hp_pbuild_info(&b, "mode=from-the-incomplete-group\n");
     hp_profile *p = hp_profile_read_mem(b.buf, b.len, "inc", err, sizeof err);
     REQUIRE(p != NULL);
     CHECK_EQ_U64(find_func(p, 0x401100)->calls, 13);
     CHECK_EQ_U64(p->nthreads, 2);
     CHECK(has_warning(p, "profile ends with an incomplete group (program killed while writing?)"));
+    CHECK(strcmp(hp_profile_info(p, "mode"), "exhaustive") == 0);
     hp_profile_free(p);
     hp_pbuild_free(&b);
 }

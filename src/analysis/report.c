@@ -1,0 +1,553 @@
+/* report.c — renders a profile as the `hotprof report` text or JSON (see report.h).
+ *
+ * Each table is built the same way: compute an order (an index permutation of the profile's
+ * array, via qsort_r with a context holding the sort key and, for name sorts, the symbolized
+ * names), keep the first `top` rows, symbolize only those rows, then print. Text columns that
+ * hold names are sized to their longest entry, capped so a row fits 100 columns; longer names
+ * are cut with "..". JSON carries full names and every string goes through hp_json_string().
+ */
+#define _GNU_SOURCE
+#include "analysis/report.h"
+#include "analysis/pairmap.h"
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_MAX_COL 36
+#define WHERE_MAX_COL 28
+
+int hp_report_parse_sort(const char *word, hp_sort_key *out)
+{
+    static const char *const words[] = {"heat", "calls", "backedges", "name"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(word, words[i]) == 0) return *out = (hp_sort_key)i, 0;
+    return -1;
+}
+
+int hp_report_parse_format(const char *word, hp_report_format *out)
+{
+    if (strcmp(word, "text") == 0) return *out = HP_FORMAT_TEXT, 0;
+    if (strcmp(word, "json") == 0) return *out = HP_FORMAT_JSON, 0;
+    return -1;
+}
+
+/* ---- ordering ---- */
+
+typedef struct order_ctx {
+    const hp_profile *p;
+    hp_sort_key key;
+    char **names; /* per element, only for HP_SORT_NAME */
+} order_ctx;
+
+static uint64_t heat_of(const hp_func_stat *f) { return hp_sat_add(f->calls, f->backedges); }
+
+static int cmp_u64_desc(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
+static int cmp_u64_asc(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+static int cmp_funcs(const void *a, const void *b, void *arg)
+{
+    const order_ctx *c = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const hp_func_stat *f = &c->p->funcs[i], *g = &c->p->funcs[j];
+    int r = 0;
+    switch (c->key) {
+    case HP_SORT_HEAT: r = cmp_u64_desc(heat_of(f), heat_of(g)); break;
+    case HP_SORT_CALLS: r = cmp_u64_desc(f->calls, g->calls); break;
+    case HP_SORT_BACKEDGES: r = cmp_u64_desc(f->backedges, g->backedges); break;
+    case HP_SORT_NAME: r = strcmp(c->names[i], c->names[j]); break;
+    }
+    if (!r && c->key != HP_SORT_HEAT) r = cmp_u64_desc(heat_of(f), heat_of(g));
+    return r ? r : cmp_u64_asc(f->addr, g->addr);
+}
+
+static int cmp_pairs(const void *a, const void *b, void *arg)
+{
+    const order_ctx *c = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const hp_pair_stat *x = &c->p->pairs[i], *y = &c->p->pairs[j];
+    int r = c->key == HP_SORT_NAME ? strcmp(c->names[i], c->names[j]) : 0;
+    if (!r) r = cmp_u64_desc(x->count, y->count);
+    if (!r) r = cmp_u64_asc(x->site, y->site);
+    return r ? r : cmp_u64_asc(x->callee, y->callee);
+}
+
+/* names[i] = printable name of addr_of(i), for name sorts. */
+static char **symbolized_names(hp_symbolizer *s, size_t n, uint64_t (*addr_of)(const hp_profile *, size_t),
+                               const hp_profile *p)
+{
+    char **names = calloc(n + 1, sizeof *names);
+    for (size_t i = 0; names && i < n; i++) {
+        char buf[512] = "";
+        const hp_symbol *sym = hp_sym_lookup(s, addr_of(p, i));
+        if (sym) hp_sym_name(sym, buf, sizeof buf);
+        names[i] = strdup(buf);
+        if (!names[i]) {
+            while (i--) free(names[i]);
+            free(names);
+            return NULL;
+        }
+    }
+    return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++) free(names[i]);
+    free(names);
+}
+
+static uint64_t func_addr(const hp_profile *p, size_t i) { return p->funcs[i].addr; }
+static uint64_t pair_caller(const hp_profile *p, size_t i) { return p->pairs[i].site ? p->pairs[i].site - 1 : 0; }
+
+static int order_by(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order, size_t n,
+                    uint64_t (*addr_of)(const hp_profile *, size_t),
+                    int (*cmp)(const void *, const void *, void *))
+{
+    order_ctx c = {p, key, NULL};
+    if (key == HP_SORT_NAME && !(c.names = symbolized_names(s, n, addr_of, p))) return -1;
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    qsort_r(order, n, sizeof *order, cmp, &c);
+    free_names(c.names, n);
+    return 0;
+}
+
+int hp_report_order_funcs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order)
+{
+    return order_by(p, s, key, order, p->nfuncs, func_addr, cmp_funcs);
+}
+
+int hp_report_order_pairs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order)
+{
+    return order_by(p, s, key, order, p->npairs, pair_caller, cmp_pairs);
+}
+
+static int cmp_blocks(const void *a, const void *b, void *arg)
+{
+    const hp_profile *p = arg;
+    const hp_block_stat *x = &p->blocks[*(const size_t *)a], *y = &p->blocks[*(const size_t *)b];
+    int r = cmp_u64_desc(x->count, y->count);
+    return r ? r : cmp_u64_asc(x->guard, y->guard);
+}
+
+static int cmp_edges(const void *a, const void *b, void *arg)
+{
+    const hp_profile *p = arg;
+    const hp_edge_stat *x = &p->edges[*(const size_t *)a], *y = &p->edges[*(const size_t *)b];
+    int r = cmp_u64_desc(x->count, y->count);
+    if (!r) r = cmp_u64_asc(x->from, y->from);
+    return r ? r : cmp_u64_asc(x->to, y->to);
+}
+
+static size_t *identity_order(size_t n)
+{
+    size_t *order = malloc((n + 1) * sizeof *order);
+    for (size_t i = 0; order && i < n; i++) order[i] = i;
+    return order;
+}
+
+/* ---- shared pieces ---- */
+
+typedef struct run_state { const char *state; int64_t status; int signal; } run_state;
+
+static run_state run_state_of(const hp_profile *p)
+{
+    if (!p->have_group) return (run_state){"empty", 0, 0};
+    if (p->group_flags & HP_GROUP_CRASH)
+        return (run_state){"crashed", p->exit_status, p->exit_status < 0 ? (int)-p->exit_status : 0};
+    if (p->group_flags & HP_GROUP_FINAL) return (run_state){"exited", p->exit_status, 0};
+    return (run_state){"cut_short", 0, 0};
+}
+
+static const char *signal_name(int sig)
+{
+    const char *abbrev = sig > 0 && sig < 65 ? sigabbrev_np(sig) : NULL;
+    return abbrev ? abbrev : "?";
+}
+
+static const char *info_or(const hp_profile *p, const char *key, const char *fallback)
+{
+    const char *v = hp_profile_info(p, key);
+    return v && v[0] ? v : fallback;
+}
+
+static double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
+
+static size_t rows_of(size_t n, const hp_report_opts *o) { return o->top && o->top < n ? o->top : n; }
+
+/* Prints s in exactly `width` columns: padded, or cut with "..". */
+static void print_cell(FILE *out, const char *s, int width)
+{
+    int len = (int)strlen(s);
+    if (len <= width) fprintf(out, "%-*s", width, s);
+    else fprintf(out, "%.*s..", width - 2, s);
+}
+
+static int clamp_width(size_t w, int lo, int hi) { return w < (size_t)lo ? lo : w > (size_t)hi ? hi : (int)w; }
+
+typedef struct row_sym { char name[512], where[512]; const hp_symbol *sym; } row_sym;
+
+static void describe(hp_symbolizer *s, uint64_t addr, row_sym *r)
+{
+    r->sym = hp_sym_lookup(s, addr);
+    if (r->sym) {
+        hp_sym_name(r->sym, r->name, sizeof r->name);
+        hp_sym_where(r->sym, r->where, sizeof r->where);
+    } else {
+        snprintf(r->name, sizeof r->name, "0x%" PRIx64, addr);
+        r->where[0] = 0;
+    }
+}
+
+/* ---- text ---- */
+
+static void text_header(FILE *out, const hp_profile *p)
+{
+    run_state rs = run_state_of(p);
+    const char *args = info_or(p, "args", "");
+    fprintf(out, "hotprof report: %s\n", p->name);
+    fprintf(out, "  program  %s%s%s\n", info_or(p, "program", "(unknown)"), args[0] ? " " : "", args);
+    fprintf(out, "  mode     %-12s  seed %" PRIu64 "  threads %zu  groups %zu\n", info_or(p, "mode", "(unknown)"),
+            p->header.seed, p->nthreads, p->ngroups);
+    fprintf(out, "  totals   %" PRIu64 " calls, %" PRIu64 " back-edges, %" PRIu64 " call-pair events"
+            " (%zu functions, %zu call pairs)\n", hp_profile_total_calls(p), hp_profile_total_backedges(p),
+            hp_profile_total_pairs(p), p->nfuncs, p->npairs);
+    if (!strcmp(rs.state, "crashed"))
+        fprintf(out, "  run      CRASHED: killed by signal %d (SIG%s); counts up to the crash\n", rs.signal,
+                signal_name(rs.signal));
+    else if (!strcmp(rs.state, "exited"))
+        fprintf(out, "  run      exited with status %" PRId64 "\n", rs.status);
+    else if (!strcmp(rs.state, "cut_short"))
+        fprintf(out, "  run      CUT SHORT: no final snapshot (program killed or still running); "
+                "counts from snapshot %" PRIu64 "\n", p->group_seq);
+    else
+        fprintf(out, "  run      NO DATA: the profile holds no complete snapshot of counts\n");
+}
+
+/* Widths of the name and where columns over rows [0, n) of a table (first pass). */
+typedef uint64_t (*addr_fn)(const hp_profile *, size_t);
+
+static void column_widths(const hp_profile *p, hp_symbolizer *s, const size_t *order, size_t n, addr_fn addr_of,
+                          int *wname, int *wwhere)
+{
+    size_t name = 8, where = 9;
+    for (size_t i = 0; i < n; i++) {
+        row_sym r;
+        describe(s, addr_of(p, order[i]), &r);
+        if (strlen(r.name) > name) name = strlen(r.name);
+        if (strlen(r.where) > where) where = strlen(r.where);
+    }
+    *wname = clamp_width(name, 8, NAME_MAX_COL);
+    *wwhere = clamp_width(where, 9, WHERE_MAX_COL);
+}
+
+static void text_methods(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                         const size_t *order)
+{
+    static const char *const by[] = {"heat", "calls", "back-edges", "name"};
+    size_t n = rows_of(p->nfuncs, o);
+    uint64_t total = hp_sat_add(hp_profile_total_calls(p), hp_profile_total_backedges(p));
+    int wname, wwhere;
+    column_widths(p, s, order, n, func_addr, &wname, &wwhere);
+    fprintf(out, "\nHot methods (heat = calls + back-edges): %zu of %zu, by %s\n", n, p->nfuncs, by[o->sort]);
+    fprintf(out, "%4s %12s %6s %12s %10s  %-*s  %s\n", "rank", "heat", "%", "calls", "back-edges", wname,
+            "function", "file:line");
+    for (size_t i = 0; i < n; i++) {
+        const hp_func_stat *f = &p->funcs[order[i]];
+        row_sym r;
+        describe(s, f->addr, &r);
+        fprintf(out, "%4zu %12" PRIu64 " %5.1f%% %12" PRIu64 " %10" PRIu64 "  ", i + 1, heat_of(f),
+                percent(heat_of(f), total), f->calls, f->backedges);
+        print_cell(out, r.name, wname);
+        fprintf(out, "  %s\n", r.where);
+    }
+    if (!n) fprintf(out, "  (no method counts in this profile)\n");
+}
+
+static void text_pairs(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                       const size_t *order)
+{
+    size_t n = rows_of(p->npairs, o);
+    uint64_t total = hp_profile_total_pairs(p);
+    int wname, wwhere;
+    column_widths(p, s, order, n, pair_caller, &wname, &wwhere);
+    if (wname > 28) wname = 28;
+    fprintf(out, "\nHot call pairs: %zu of %zu, by %s\n", n, p->npairs, o->sort == HP_SORT_NAME ? "caller name" : "count");
+    fprintf(out, "%12s %6s  %-*s  %-*s  %s\n", "count", "%", wname, "caller", wwhere, "call site", "callee");
+    for (size_t i = 0; i < n; i++) {
+        const hp_pair_stat *c = &p->pairs[order[i]];
+        row_sym caller, callee;
+        describe(s, pair_caller(p, order[i]), &caller);
+        describe(s, c->callee, &callee);
+        fprintf(out, "%12" PRIu64 " %5.1f%%  ", c->count, percent(c->count, total));
+        print_cell(out, caller.name, wname);
+        fputs("  ", out);
+        print_cell(out, caller.where, wwhere);
+        fprintf(out, "  %s\n", callee.name);
+    }
+    if (!n) fprintf(out, "  (no call-pair counts in this profile)\n");
+}
+
+static uint64_t block_pc(const hp_profile *p, size_t i) { return p->blocks[i].pc; }
+static uint64_t edge_from_pc(const hp_profile *p, size_t i) { return p->edges[i].from_pc; }
+
+static void text_blocks(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                        const size_t *order)
+{
+    size_t n = rows_of(p->nblocks, o);
+    uint64_t total = hp_profile_total_blocks(p);
+    int wname, wwhere;
+    column_widths(p, s, order, n, block_pc, &wname, &wwhere);
+    fprintf(out, "\nHot blocks: %zu of %zu, by count\n", n, p->nblocks);
+    fprintf(out, "%4s %12s %6s  %-18s  %-*s  %s\n", "rank", "count", "%", "pc", wname, "function", "file:line");
+    for (size_t i = 0; i < n; i++) {
+        const hp_block_stat *b = &p->blocks[order[i]];
+        row_sym r = {.name = "?", .where = ""};
+        char pc[32];
+        if (b->mapped) describe(s, b->pc, &r), snprintf(pc, sizeof pc, "0x%" PRIx64, b->pc);
+        else snprintf(pc, sizeof pc, "guard %" PRIu32, b->guard);
+        fprintf(out, "%4zu %12" PRIu64 " %5.1f%%  %-18s  ", i + 1, b->count, percent(b->count, total), pc);
+        print_cell(out, r.name, wname);
+        fprintf(out, "  %s\n", r.where);
+    }
+    if (!n) fprintf(out, "  (no block counts in this profile)\n");
+}
+
+static void text_edges(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                       const size_t *order)
+{
+    size_t n = rows_of(p->nedges, o);
+    uint64_t total = hp_profile_total_edges(p);
+    int wname, wwhere;
+    column_widths(p, s, order, n, edge_from_pc, &wname, &wwhere);
+    if (wname > 24) wname = 24;
+    fprintf(out, "\nHot edges: %zu of %zu, by count\n", n, p->nedges);
+    fprintf(out, "%12s %6s  %-29s  %-*s  %s\n", "count", "%", "from -> to", wname, "function", "file:line (from)");
+    for (size_t i = 0; i < n; i++) {
+        const hp_edge_stat *e = &p->edges[order[i]];
+        row_sym r = {.name = "?", .where = ""};
+        char fromto[64];
+        if (e->mapped) {
+            describe(s, e->from_pc, &r);
+            snprintf(fromto, sizeof fromto, "0x%" PRIx64 " -> 0x%" PRIx64, e->from_pc, e->to_pc);
+        } else {
+            snprintf(fromto, sizeof fromto, "guard %" PRIu32 " -> %" PRIu32, e->from, e->to);
+        }
+        fprintf(out, "%12" PRIu64 " %5.1f%%  %-29s  ", e->count, percent(e->count, total), fromto);
+        print_cell(out, r.name, wname);
+        fprintf(out, "  %s\n", r.where);
+    }
+    if (!n) fprintf(out, "  (no edge counts in this profile)\n");
+}
+
+/* ---- JSON ---- */
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629), 0 if it is not one. */
+static int utf8_length(const unsigned char *s)
+{
+    unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f; /* no surrogates */
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+    if (!n || s[1] < lo || s[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+    return n;
+}
+
+void hp_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        int n;
+        if (*c == '"' || *c == '\\') fprintf(out, "\\%c", *c);
+        else if (*c == '\n') fputs("\\n", out);
+        else if (*c == '\t') fputs("\\t", out);
+        else if (*c < 0x20 || *c == 0x7f) fprintf(out, "\\u%04x", *c);
+        else if (*c < 0x80) fputc(*c, out);
+        else if ((n = utf8_length(c)) > 0) fwrite(c, 1, (size_t)n, out), c += n - 1;
+        else fputc('?', out); /* not UTF-8: keep the output valid JSON */
+    }
+    fputc('"', out);
+}
+
+static void json_symbol(FILE *out, hp_symbolizer *s, const char *prefix, uint64_t addr)
+{
+    row_sym r;
+    describe(s, addr, &r);
+    fprintf(out, "\"%saddr\": \"0x%" PRIx64 "\", \"%sfunction\": ", prefix, addr, prefix);
+    hp_json_string(out, r.name);
+    fprintf(out, ", \"%sfile\": ", prefix);
+    if (r.sym && r.sym->file) hp_json_string(out, r.sym->file);
+    else fputs("null", out);
+    fprintf(out, ", \"%sline\": %d", prefix, r.sym ? r.sym->line : 0);
+}
+
+static void json_kv_string(FILE *out, const char *key, const char *value)
+{
+    fprintf(out, "  \"%s\": ", key);
+    if (value) hp_json_string(out, value);
+    else fputs("null", out);
+    fputs(",\n", out);
+}
+
+static void json_header(FILE *out, const hp_profile *p)
+{
+    run_state rs = run_state_of(p);
+    fputs("{\n", out);
+    json_kv_string(out, "file", p->name);
+    json_kv_string(out, "program", hp_profile_info(p, "program"));
+    json_kv_string(out, "args", hp_profile_info(p, "args"));
+    json_kv_string(out, "mode", hp_profile_info(p, "mode"));
+    fprintf(out, "  \"seed\": %" PRIu64 ",\n  \"threads\": %zu,\n  \"groups\": %zu,\n", p->header.seed, p->nthreads,
+            p->ngroups);
+    fprintf(out, "  \"run\": {\"state\": \"%s\", \"exit_status\": %" PRId64 ", \"signal\": %d},\n", rs.state,
+            rs.status, rs.signal);
+    fprintf(out, "  \"totals\": {\"calls\": %" PRIu64 ", \"backedges\": %" PRIu64 ", \"call_pairs\": %" PRIu64
+            ", \"blocks\": %" PRIu64 ", \"edges\": %" PRIu64 ", \"functions\": %zu},\n", hp_profile_total_calls(p),
+            hp_profile_total_backedges(p), hp_profile_total_pairs(p), hp_profile_total_blocks(p),
+            hp_profile_total_edges(p), p->nfuncs);
+}
+
+static void json_methods(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                         const size_t *order)
+{
+    size_t n = rows_of(p->nfuncs, o);
+    uint64_t total = hp_sat_add(hp_profile_total_calls(p), hp_profile_total_backedges(p));
+    fputs("  \"methods\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        const hp_func_stat *f = &p->funcs[order[i]];
+        fprintf(out, "%s\n    {\"rank\": %zu, \"heat\": %" PRIu64 ", \"percent\": %.2f, \"calls\": %" PRIu64
+                ", \"backedges\": %" PRIu64 ", ", i ? "," : "", i + 1, heat_of(f), percent(heat_of(f), total),
+                f->calls, f->backedges);
+        json_symbol(out, s, "", f->addr);
+        fputs("}", out);
+    }
+    fputs(n ? "\n  ]" : "]", out);
+}
+
+static void json_pairs(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                       const size_t *order)
+{
+    size_t n = rows_of(p->npairs, o);
+    uint64_t total = hp_profile_total_pairs(p);
+    fputs(",\n  \"call_pairs\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        const hp_pair_stat *c = &p->pairs[order[i]];
+        fprintf(out, "%s\n    {\"count\": %" PRIu64 ", \"percent\": %.2f, \"site\": \"0x%" PRIx64 "\", ",
+                i ? "," : "", c->count, percent(c->count, total), c->site);
+        json_symbol(out, s, "caller_", pair_caller(p, order[i]));
+        fputs(", ", out);
+        json_symbol(out, s, "callee_", c->callee);
+        fputs("}", out);
+    }
+    fputs(n ? "\n  ]" : "]", out);
+}
+
+static void json_blocks(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                        const size_t *order)
+{
+    size_t n = rows_of(p->nblocks, o);
+    uint64_t total = hp_profile_total_blocks(p);
+    fputs(",\n  \"blocks\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        const hp_block_stat *b = &p->blocks[order[i]];
+        fprintf(out, "%s\n    {\"rank\": %zu, \"guard\": %" PRIu32 ", \"count\": %" PRIu64 ", \"percent\": %.2f, "
+                "\"function_entry\": %s", i ? "," : "", i + 1, b->guard, b->count,
+                percent(b->count, total), (b->flags & 1) ? "true" : "false");
+        if (b->mapped) fputs(", ", out), json_symbol(out, s, "", b->pc);
+        fputs("}", out);
+    }
+    fputs(n ? "\n  ]" : "]", out);
+}
+
+static void json_edges(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
+                       const size_t *order)
+{
+    size_t n = rows_of(p->nedges, o);
+    uint64_t total = hp_profile_total_edges(p);
+    fputs(",\n  \"edges\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        const hp_edge_stat *e = &p->edges[order[i]];
+        fprintf(out, "%s\n    {\"count\": %" PRIu64 ", \"percent\": %.2f, \"from_guard\": %" PRIu32
+                ", \"to_guard\": %" PRIu32, i ? "," : "", e->count, percent(e->count, total),
+                e->from, e->to);
+        if (e->mapped) {
+            fprintf(out, ", \"to_addr\": \"0x%" PRIx64 "\", ", e->to_pc);
+            json_symbol(out, s, "from_", e->from_pc);
+        }
+        fputs("}", out);
+    }
+    fputs(n ? "\n  ]" : "]", out);
+}
+
+static void json_warnings(FILE *out, const hp_profile *p, hp_symbolizer *s)
+{
+    size_t k = 0;
+    fputs(",\n  \"warnings\": [", out);
+    for (size_t i = 0; i < p->nwarnings; i++, k++)
+        fputs(k ? ", " : "", out), hp_json_string(out, p->warnings[i]);
+    for (size_t i = 0; i < hp_sym_nwarnings(s); i++, k++)
+        fputs(k ? ", " : "", out), hp_json_string(out, hp_sym_warning(s, i));
+    if (hp_sym_left_mangled(s))
+        fputs(k ? ", " : "", out), hp_json_string(out, "C++ names are shown mangled (no __cxa_demangle found)");
+    fputs("]\n}\n", out);
+}
+
+/* ---- driver ---- */
+
+typedef struct orders { size_t *funcs, *pairs, *blocks, *edges; } orders;
+
+static void free_orders(orders *ord)
+{
+    free(ord->funcs);
+    free(ord->pairs);
+    free(ord->blocks);
+    free(ord->edges);
+}
+
+static int make_orders(const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o, orders *ord)
+{
+    ord->funcs = malloc((p->nfuncs + 1) * sizeof(size_t));
+    ord->pairs = malloc((p->npairs + 1) * sizeof(size_t));
+    ord->blocks = identity_order(p->nblocks);
+    ord->edges = identity_order(p->nedges);
+    if (!ord->funcs || !ord->pairs || !ord->blocks || !ord->edges) return -1;
+    if (hp_report_order_funcs(p, s, o->sort, ord->funcs) || hp_report_order_pairs(p, s, o->sort, ord->pairs))
+        return -1;
+    qsort_r(ord->blocks, p->nblocks, sizeof(size_t), cmp_blocks, (void *)p);
+    qsort_r(ord->edges, p->nedges, sizeof(size_t), cmp_edges, (void *)p);
+    return 0;
+}
+
+static void write_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o, const orders *ord)
+{
+    text_header(out, p);
+    text_methods(out, p, s, o, ord->funcs);
+    text_pairs(out, p, s, o, ord->pairs);
+    if (o->blocks) text_blocks(out, p, s, o, ord->blocks);
+    if (o->edges) text_edges(out, p, s, o, ord->edges);
+    if (hp_sym_left_mangled(s)) fputs("\nnote: C++ names are shown mangled (no __cxa_demangle found)\n", out);
+}
+
+static void write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o, const orders *ord)
+{
+    json_header(out, p);
+    json_methods(out, p, s, o, ord->funcs);
+    json_pairs(out, p, s, o, ord->pairs);
+    if (o->blocks) json_blocks(out, p, s, o, ord->blocks);
+    if (o->edges) json_edges(out, p, s, o, ord->edges);
+    json_warnings(out, p, s);
+}
+
+int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+{
+    orders ord = {0};
+    int rc = make_orders(p, s, o, &ord);
+    if (rc == 0 && o->format == HP_FORMAT_JSON) write_json(out, p, s, o, &ord);
+    else if (rc == 0) write_text(out, p, s, o, &ord);
+    free_orders(&ord);
+    return rc == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,0 +1,42 @@
+/* report.h — the `hotprof report` output: hot methods, hot call pairs, and optionally hot blocks
+ * and edges, as aligned text (fits 100 columns) or as one JSON object.
+ *
+ * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
+ * return address, so the caller and the call-site line are looked up at site - 1.
+ * Ordering is total and deterministic: ties fall back to the address (then the callee).
+ */
+#ifndef HOTPROF_ANALYSIS_REPORT_H
+#define HOTPROF_ANALYSIS_REPORT_H
+#include <stddef.h>
+#include <stdio.h>
+#include "analysis/profile.h"
+#include "analysis/symbolize.h"
+
+typedef enum hp_sort_key { HP_SORT_HEAT, HP_SORT_CALLS, HP_SORT_BACKEDGES, HP_SORT_NAME } hp_sort_key;
+typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON } hp_report_format;
+
+typedef struct hp_report_opts {
+    size_t top;            /* rows per table; 0 = all */
+    hp_sort_key sort;
+    hp_report_format format;
+    int blocks, edges;     /* also print the hot blocks / edges tables */
+} hp_report_opts;
+
+#define HP_REPORT_DEFAULT_TOP 20
+
+/* 0 on success, -1 on an unknown word. */
+int hp_report_parse_sort(const char *word, hp_sort_key *out);
+int hp_report_parse_format(const char *word, hp_report_format *out);
+
+/* Writes the whole report; 0 on success, -1 if out of memory or the stream failed. */
+int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+
+/* Fills order[0..p->nfuncs) with the indexes of p->funcs in report order (for tests and tools);
+ * 0 on success, -1 out of memory. */
+int hp_report_order_funcs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order);
+int hp_report_order_pairs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order);
+
+/* Writes s as a JSON string literal (quotes included), escaping what JSON requires. */
+void hp_json_string(FILE *out, const char *s);
+
+#endif
