@@ -1,0 +1,191 @@
+/* hooks.c — the compiler hooks: -finstrument-functions and -fsanitize-coverage callbacks.
+ *
+ * Every hook starts with the same fast path: load the thread's state from initial-exec TLS and
+ * return unless it is active (one predictable branch). Then, exhaustively:
+ *   func_enter(fn, site): calls(fn)++, pair(site, fn)++, push a shadow frame {fn, last_pc = 0}.
+ *   func_exit(fn): pop to the topmost frame of fn within HP_UNWIND_SEARCH frames (frames skipped
+ *                  by longjmp or a C++ throw are dropped with it); an unmatched exit is ignored.
+ *   trace_pc_guard(g): blocks[*g]++, edge(prev, *g)++, and the back-edge rule: a non-entry block
+ *                  whose start pc is below the top frame's last block pc counts one back-edge for
+ *                  that frame's function; entry blocks (pc-table flag bit 0) never count and do
+ *                  not move the frame. Blocks with no frame pushed use the thread pseudo-frame.
+ *   load/store/cmp/switch/div/gep hooks: count into the thread totals.
+ * Guard ids are global (1..N, assigned in trace_pc_guard_init under a spin lock); pcs_init fills
+ * the global guard -> {pc, flags} map (hp_g_bmap) for the guards of the preceding init call.
+ *
+ * Hook signatures are those clang 14 emits (checked with nm -u on a test compiled with
+ * trace-pc-guard,pc-table,trace-loads,trace-stores,trace-cmp and, for div/gep, trace-div,trace-gep).
+ *
+ * Async-signal-safety: hooks run in whatever context the program runs code, including its
+ * signal handlers; they touch only the thread's own state and use mmap on growth. A signal
+ * handler interrupting a hook's table growth on the same thread may lose that handler's events
+ * (documented limit). guard_init/pcs_init take a spin lock and are called from constructors.
+ */
+#define _GNU_SOURCE
+#include "runtime/rt.h"
+#include <sched.h>
+
+hp_bmap *hp_g_bmap;
+uint32_t hp_g_guards;
+
+static int g_guard_lock;
+static uint32_t *g_last_guard_start, *g_last_guard_stop; /* range of the last guard_init */
+
+#define FAST_THREAD(t)                                                                             \
+    hp_thread *t = hp_tls;                                                                         \
+    if (HP_UNLIKELY(!t || !t->active) && !(t = hp_thread_slow())) return
+
+/* ---------------------------------------------------------------- calls */
+
+HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+    FAST_THREAD(t);
+    uint64_t fn = (uint64_t)(uintptr_t)this_fn;
+    hp_tab *before = t->funcs;
+    hp_slot *f = hp_tab_get(&t->funcs, fn, 0);
+    HP_BUMP(&f->v1);
+    HP_BUMP(&hp_tab_get(&t->pairs, fn, (uint64_t)(uintptr_t)call_site)->v1);
+    HP_BUMP(&t->tot.calls);
+    if (HP_UNLIKELY(t->funcs != before)) hp_frames_rebind(t);
+    uint64_t d = t->depth + 1;
+    t->depth = d;
+    if (HP_LIKELY(d < HP_STACK_FRAMES)) {
+        hp_frame *fr = &t->stack[d];
+        fr->fn = fn;
+        fr->last_pc = 0;
+        fr->backedges = &f->v2;
+    }
+}
+
+static HP_NOINST void func_exit_search(hp_thread *t, uint64_t fn)
+{
+    uint64_t d = t->depth;
+    if (d >= HP_STACK_FRAMES) { t->depth = d - 1; return; } /* untracked overflow frames */
+    uint64_t lowest = d > HP_UNWIND_SEARCH ? d - HP_UNWIND_SEARCH : 1;
+    for (uint64_t k = d; k >= lowest; k--)
+        if (t->stack[k].fn == fn) { t->depth = k - 1; return; }
+    /* no frame of fn: an exit whose enter we never saw; leave the stack alone */
+}
+
+HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+    FAST_THREAD(t);
+    uint64_t d = t->depth;
+    if (HP_LIKELY(d - 1 < HP_STACK_FRAMES - 1 && t->stack[d].fn == (uint64_t)(uintptr_t)this_fn)) {
+        t->depth = d - 1;
+        return;
+    }
+    if (d) func_exit_search(t, (uint64_t)(uintptr_t)this_fn);
+}
+
+/* ---------------------------------------------------------------- blocks */
+
+static inline HP_NOINST void block_backedge(hp_thread *t, uint32_t id)
+{
+    hp_bmap *m = HP_LOAD_ACQ(&hp_g_bmap);
+    if (HP_UNLIKELY(!m || id >= m->cap)) return;
+    uint64_t pc = m->e[id].pc;
+    if (!pc || (m->e[id].flags & 1)) return; /* unknown pc, or a function entry block */
+    hp_frame *fr = hp_top_frame(t);
+    if (pc <= fr->last_pc) { /* back to its own start or below: a taken back-edge */
+        HP_BUMP(fr->backedges);
+        HP_BUMP(&t->tot.backedges);
+    }
+    fr->last_pc = pc;
+}
+
+HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+    FAST_THREAD(t);
+    uint32_t id = *guard;
+    hp_counts *c = t->blocks;
+    if (HP_UNLIKELY(id >= c->cap) && (c = hp_blocks_grow(t, id))->cap <= id) return;
+    HP_BUMP(&c->c[id]);
+    HP_BUMP(&t->tot.blocks);
+    uint32_t prev = t->prev_guard;
+    t->prev_guard = id;
+    if (HP_LIKELY(prev && id)) HP_BUMP(&hp_tab_get(&t->edges, (uint64_t)prev << 32 | id, 0)->v1);
+    block_backedge(t, id);
+}
+
+static HP_NOINST void guard_lock(void)
+{
+    while (__atomic_exchange_n(&g_guard_lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
+}
+static HP_NOINST void guard_unlock(void) { __atomic_store_n(&g_guard_lock, 0, __ATOMIC_RELEASE); }
+
+/* Make hp_g_bmap hold ids 0..need-1 (copy + publish; the old map stays mapped). */
+static HP_NOINST void bmap_reserve(uint64_t need)
+{
+    hp_bmap *old = hp_g_bmap;
+    if (old && old->cap >= need) return;
+    uint64_t cap = 1024;
+    while (cap < need) cap *= 2;
+    hp_bmap *m = hp_map(sizeof(hp_bmap) + cap * sizeof(hp_bentry));
+    if (!m) return;
+    m->cap = cap;
+    for (uint64_t i = 0; old && i < old->cap; i++) m->e[i] = old->e[i];
+    HP_STORE_REL(&hp_g_bmap, m);
+}
+
+HP_API void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
+{
+    if (start == stop) return;
+    guard_lock();
+    uint32_t next = hp_g_guards;
+    for (uint32_t *g = start; g < stop; g++)
+        if (*g == 0) *g = ++next;
+    bmap_reserve((uint64_t)next + 1);
+    HP_STORE_REL(&hp_g_guards, next);
+    g_last_guard_start = start;
+    g_last_guard_stop = stop;
+    guard_unlock();
+    hp_modules_refresh(); /* a new instrumented module: remember where it is mapped */
+}
+
+HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *pcs_end)
+{
+    guard_lock();
+    hp_bmap *m = hp_g_bmap;
+    size_t n = (size_t)(pcs_end - pcs_beg) / 2;
+    size_t guards = g_last_guard_start ? (size_t)(g_last_guard_stop - g_last_guard_start) : 0;
+    for (size_t i = 0; m && i < n && i < guards; i++) {
+        uint32_t id = g_last_guard_start[i];
+        if (id >= m->cap) continue;
+        HP_STORE_RLX(&m->e[id].flags, (uint64_t)pcs_beg[2 * i + 1]);
+        HP_STORE_RLX(&m->e[id].pc, (uint64_t)pcs_beg[2 * i]);
+    }
+    guard_unlock();
+}
+
+/* ---------------------------------------------------------------- memory and compare hooks */
+
+#define COUNT_HOOK(name, field, params)                                                            \
+    HP_API void name params                                                                        \
+    {                                                                                              \
+        FAST_THREAD(t);                                                                            \
+        HP_BUMP(&t->tot.field);                                                                    \
+    }
+
+COUNT_HOOK(__sanitizer_cov_load1, loads, (uint8_t *addr))
+COUNT_HOOK(__sanitizer_cov_load2, loads, (uint16_t *addr))
+COUNT_HOOK(__sanitizer_cov_load4, loads, (uint32_t *addr))
+COUNT_HOOK(__sanitizer_cov_load8, loads, (uint64_t *addr))
+COUNT_HOOK(__sanitizer_cov_load16, loads, (__int128 *addr))
+COUNT_HOOK(__sanitizer_cov_store1, stores, (uint8_t *addr))
+COUNT_HOOK(__sanitizer_cov_store2, stores, (uint16_t *addr))
+COUNT_HOOK(__sanitizer_cov_store4, stores, (uint32_t *addr))
+COUNT_HOOK(__sanitizer_cov_store8, stores, (uint64_t *addr))
+COUNT_HOOK(__sanitizer_cov_store16, stores, (__int128 *addr))
+COUNT_HOOK(__sanitizer_cov_trace_cmp1, cmps, (uint8_t a, uint8_t b))
+COUNT_HOOK(__sanitizer_cov_trace_cmp2, cmps, (uint16_t a, uint16_t b))
+COUNT_HOOK(__sanitizer_cov_trace_cmp4, cmps, (uint32_t a, uint32_t b))
+COUNT_HOOK(__sanitizer_cov_trace_cmp8, cmps, (uint64_t a, uint64_t b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp1, cmps, (uint8_t a, uint8_t b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp2, cmps, (uint16_t a, uint16_t b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp4, cmps, (uint32_t a, uint32_t b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp8, cmps, (uint64_t a, uint64_t b))
+COUNT_HOOK(__sanitizer_cov_trace_switch, cmps, (uint64_t val, uint64_t *cases))
+COUNT_HOOK(__sanitizer_cov_trace_div4, cmps, (uint32_t val))
+COUNT_HOOK(__sanitizer_cov_trace_div8, cmps, (uint64_t val))
+COUNT_HOOK(__sanitizer_cov_trace_gep, cmps, (uintptr_t idx))

@@ -1,0 +1,171 @@
+/* rt.h — libhotprof_rt internals shared by the runtime's files (not installed, not public).
+ *
+ * What it holds:
+ *   - hp_tab: a per-thread open-addressing hash table (linear probing, power-of-two capacity,
+ *     load <= 1/2) of 32-byte slots {k1, k2, v1, v2}, living in one mmap'd block. k1 == 0 marks
+ *     an empty slot, so every key stored here has a nonzero k1 (function address, callee, or an
+ *     edge key whose "from" guard is nonzero).
+ *   - hp_counts: a per-thread array of block counts indexed by guard id; hp_bmap: the global
+ *     guard id -> {pc, flags} map filled by __sanitizer_cov_pcs_init.
+ *   - hp_thread: one thread's whole state (tables, shadow stack, totals), mmap'd on the thread's
+ *     first event, pushed on a lock-free list and never freed.
+ *
+ * Invariants:
+ *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
+ *     profile writer: hotprof_flush, the exit destructor, a fatal-signal handler) only read.
+ *   - A table or array that grows is copied into a fresh mmap'd block, then the new pointer is
+ *     published with release semantics; the old block is never unmapped, so a concurrent reader
+ *     always walks a complete, consistent array (it may miss the latest increments, never more).
+ *   - A new slot's values are written before its k1 (release store): a reader that sees k1 sees
+ *     the slot's key and counts.
+ *   - Nothing in a hook fast path allocates, locks or calls; slow paths (first event of a
+ *     thread, table growth) use only mmap.
+ *
+ * Every function of the runtime is marked HP_NOINST (no_instrument_function). The runtime is
+ * never compiled with -finstrument-functions or -fsanitize-coverage (see Makefile), but the mark
+ * keeps it safe if someone adds those flags to CFLAGS.
+ *
+ * Async-signal-safety: the inline helpers here only touch memory; hp_tab_slow_get and the grow
+ * functions call mmap (a plain system call), so they are async-signal-safe in practice.
+ */
+#ifndef HOTPROF_RUNTIME_RT_H
+#define HOTPROF_RUNTIME_RT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_NOINST __attribute__((no_instrument_function))
+#define HP_API __attribute__((visibility("default"), no_instrument_function))
+#define HP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define HP_LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define HP_LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define HP_STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define HP_STORE_RLX(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+/* Owner-only increment that other threads may read concurrently: one plain add on x86. */
+#define HP_BUMP(p) HP_STORE_RLX((p), HP_LOAD_RLX(p) + 1)
+
+/* ---------------------------------------------------------------- tables */
+
+typedef struct hp_slot { uint64_t k1, k2, v1, v2; } hp_slot;
+
+typedef struct hp_tab {
+    uint64_t mask;  /* capacity - 1 */
+    uint32_t shift; /* 64 - log2(capacity), for multiplicative hashing */
+    uint32_t pad;
+    uint64_t used;  /* occupied slots (owner only) */
+    uint64_t pad2;
+    hp_slot s[];
+} hp_tab;
+
+#define HP_TAB_INITIAL 64u
+
+static inline HP_NOINST uint64_t hp_tab_hash(const hp_tab *t, uint64_t k1, uint64_t k2)
+{
+    return ((k1 ^ (k2 * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull) >> t->shift;
+}
+
+/* Inserts (k1, k2) with zero counts; grows *tabp first when needed. NULL only if mmap fails. */
+hp_slot *hp_tab_slow_get(hp_tab **tabp, uint64_t k1, uint64_t k2);
+hp_tab *hp_tab_new(uint64_t capacity);
+
+/* The slot of (k1, k2), inserting it if absent. k1 must be nonzero. */
+static inline HP_NOINST hp_slot *hp_tab_get(hp_tab **tabp, uint64_t k1, uint64_t k2)
+{
+    hp_tab *t = *tabp;
+    for (uint64_t i = hp_tab_hash(t, k1, k2);; i = (i + 1) & t->mask) {
+        hp_slot *s = &t->s[i];
+        if (HP_LIKELY(s->k1 == k1 && s->k2 == k2)) return s;
+        if (s->k1 == 0) return hp_tab_slow_get(tabp, k1, k2);
+    }
+}
+
+/* ---------------------------------------------------------------- block arrays */
+
+typedef struct hp_counts { uint64_t cap; uint64_t pad; uint64_t c[]; } hp_counts;
+typedef struct hp_bentry { uint64_t pc; uint64_t flags; } hp_bentry;
+typedef struct hp_bmap { uint64_t cap; uint64_t pad; hp_bentry e[]; } hp_bmap;
+
+extern hp_bmap *hp_g_bmap;         /* published with release; read with acquire */
+extern uint32_t hp_g_guards;       /* highest guard id assigned so far */
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct hp_frame {
+    uint64_t fn;         /* function of this activation (0 for the thread pseudo-frame) */
+    uint64_t last_pc;    /* start pc of the last non-entry block executed in it */
+    uint64_t *backedges; /* where its back-edges are counted (FUNCS slot v2, or the orphan counter) */
+} hp_frame;
+
+#define HP_STACK_FRAMES (1u << 17) /* shadow frames per thread (virtual; touched pages only) */
+#define HP_UNWIND_SEARCH 256u      /* frames func_exit searches for its function (longjmp, throw) */
+
+typedef struct hp_totals {
+    uint64_t calls, blocks, backedges, loads, stores, cmps;
+} hp_totals;
+
+typedef struct hp_thread {
+    uint32_t active;      /* 0: hooks return at once (stopped, off, forked child) */
+    uint32_t prev_guard;  /* guard of the last block, for edges (0 = none yet) */
+    uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
+    hp_frame *stack;      /* [0] is the pseudo-frame; real frames are 1..depth */
+    hp_counts *blocks;    /* per guard id executions */
+    hp_tab *funcs;        /* k1 = fn, v1 = calls, v2 = back-edges */
+    hp_tab *pairs;        /* k1 = callee, k2 = call site, v1 = count */
+    hp_tab *edges;        /* k1 = from << 32 | to, v1 = count */
+    hp_totals tot;
+    uint64_t orphan_backedges; /* back-edges seen outside any tracked frame */
+    hp_frame overflow;    /* stands for every frame deeper than the shadow stack */
+    uint64_t tid;
+    struct hp_thread *next; /* global list link, immutable once published */
+} hp_thread;
+
+extern __thread hp_thread *hp_tls;
+extern hp_thread *hp_g_threads;     /* list head, lock-free push, never popped */
+
+/* Slow path of every hook: the thread's state if it should record, else NULL. */
+hp_thread *hp_thread_slow(void);
+hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id);
+void hp_frames_rebind(hp_thread *t);
+void hp_threads_set_active(uint32_t active);
+void hp_threads_reset_counts(void);
+
+static inline HP_NOINST hp_frame *hp_top_frame(hp_thread *t)
+{
+    return t->depth < HP_STACK_FRAMES ? &t->stack[t->depth] : &t->overflow;
+}
+
+/* ---------------------------------------------------------------- global control */
+
+extern int hp_g_recording; /* set once init decided to record (mode != off) */
+extern int hp_g_stopped;   /* final group written or fork child: hooks record nothing */
+
+int hp_rt_ensure_init(void); /* 1 if this process records */
+void *hp_map(size_t bytes);  /* mmap anonymous, zeroed; NULL on failure */
+
+/* ---------------------------------------------------------------- modules (modules.c) */
+
+/* Rebuild the cumulative module list (every module seen so far). Not signal-safe. */
+void hp_modules_refresh(void);
+/* The encoded MODULES payload of the last refresh (async-signal-safe). */
+const uint8_t *hp_modules_payload(size_t *len);
+void hp_main_exe_path(char *out, size_t cap);
+
+/* ---------------------------------------------------------------- writer (writer.c) */
+
+typedef struct hp_group_stats { uint64_t threads, calls, blocks; } hp_group_stats;
+enum { HP_WRITE_OK = 0, HP_WRITE_BUSY = -1, HP_WRITE_DONE = -2, HP_WRITE_IOERR = -3 };
+
+/* Writes the file header, INFO and MODULES to fd (async-signal-safe). 0 on success. */
+int hp_write_start(int fd, const char *info, size_t info_len, uint64_t seed);
+/* Writes one group; final != 0 also makes it the last one. Async-signal-safe. */
+int hp_write_group(uint64_t flags, int64_t status, int final, hp_group_stats *st);
+void hp_writer_reset_after_fork(int fd);
+
+/* ---------------------------------------------------------------- small async-safe text */
+
+size_t hp_fmt_u64(char *out, uint64_t v);       /* decimal, no NUL; returns length */
+size_t hp_fmt_hex(char *out, uint64_t v);       /* 0x..., no NUL */
+void hp_say(const char *const *parts, size_t n); /* write the parts to stderr in one write */
+
+#endif

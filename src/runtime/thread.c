@@ -1,0 +1,178 @@
+/* thread.c — per-thread recording state: hash tables, block-count arrays, the thread list.
+ *
+ * A thread's hp_thread is created on its first hook event (hp_thread_slow), entirely from
+ * mmap'd memory, and pushed on hp_g_threads with a CAS loop. It is never freed or unlinked, so
+ * a thread that exits early is still written at exit. See rt.h for the table invariants (grow by
+ * copy + release publish, never unmap). Nothing here calls malloc.
+ *
+ * Async-signal-safe: hp_tab_*, hp_blocks_grow, hp_frames_rebind, hp_threads_set_active,
+ * hp_threads_reset_counts (memory and mmap only). hp_thread_slow may run the one-time process
+ * init (rt_init.c), which is not signal-safe, but only on a thread's very first event.
+ */
+#define _GNU_SOURCE
+#include "runtime/rt.h"
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__thread hp_thread *hp_tls;
+hp_thread *hp_g_threads;
+static hp_thread hp_inactive_thread; /* active == 0: what hp_tls points to when not recording */
+
+#define HP_ALTSTACK_BYTES (64u * 1024u)
+
+HP_NOINST void *hp_map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---------------------------------------------------------------- tables */
+
+HP_NOINST hp_tab *hp_tab_new(uint64_t capacity)
+{
+    hp_tab *t = hp_map(sizeof(hp_tab) + capacity * sizeof(hp_slot));
+    if (!t) return NULL;
+    t->mask = capacity - 1;
+    t->shift = (uint32_t)(64 - __builtin_ctzll(capacity));
+    return t;
+}
+
+/* Place (k1,k2) with its values into a table known to have room (no k1 duplicate). */
+static HP_NOINST hp_slot *tab_place(hp_tab *t, uint64_t k1, uint64_t k2, uint64_t v1, uint64_t v2)
+{
+    uint64_t i = hp_tab_hash(t, k1, k2);
+    while (t->s[i].k1 != 0) i = (i + 1) & t->mask;
+    hp_slot *s = &t->s[i];
+    s->k2 = k2;
+    HP_STORE_RLX(&s->v1, v1);
+    HP_STORE_RLX(&s->v2, v2);
+    HP_STORE_REL(&s->k1, k1);
+    t->used++;
+    return s;
+}
+
+static HP_NOINST hp_tab *tab_grow(hp_tab **tabp)
+{
+    hp_tab *old = *tabp;
+    hp_tab *t = hp_tab_new((old->mask + 1) * 2);
+    if (!t) return NULL;
+    for (uint64_t i = 0; i <= old->mask; i++) {
+        hp_slot *s = &old->s[i];
+        if (s->k1) tab_place(t, s->k1, s->k2, s->v1, s->v2);
+    }
+    HP_STORE_REL(tabp, t); /* the old block stays mapped for concurrent readers */
+    return t;
+}
+
+HP_NOINST hp_slot *hp_tab_slow_get(hp_tab **tabp, uint64_t k1, uint64_t k2)
+{
+    static hp_slot sink; /* absorbs counts if mmap ever fails; never written out */
+    hp_tab *t = *tabp;
+    if ((t->used + 1) * 2 > t->mask + 1 && !(t = tab_grow(tabp))) return &sink;
+    return tab_place(t, k1, k2, 0, 0);
+}
+
+/* ---------------------------------------------------------------- block counts */
+
+static HP_NOINST uint64_t pow2_at_least(uint64_t n)
+{
+    uint64_t c = 1024;
+    while (c < n) c *= 2;
+    return c;
+}
+
+HP_NOINST hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id)
+{
+    hp_counts *old = t->blocks;
+    uint64_t want = (uint64_t)id + 1;
+    uint64_t known = (uint64_t)HP_LOAD_RLX(&hp_g_guards) + 1;
+    hp_counts *c = hp_map(sizeof(hp_counts) + pow2_at_least(want > known ? want : known) * 8);
+    if (!c) return old; /* caller re-checks cap and drops the event */
+    c->cap = pow2_at_least(want > known ? want : known);
+    for (uint64_t i = 0; old && i < old->cap; i++) c->c[i] = HP_LOAD_RLX(&old->c[i]);
+    HP_STORE_REL(&t->blocks, c);
+    return c;
+}
+
+/* ---------------------------------------------------------------- frames */
+
+/* After the FUNCS table moved, point every tracked frame at its function's new slot. */
+HP_NOINST void hp_frames_rebind(hp_thread *t)
+{
+    uint64_t top = t->depth < HP_STACK_FRAMES ? t->depth : HP_STACK_FRAMES - 1;
+    for (uint64_t d = 1; d <= top; d++)
+        t->stack[d].backedges = &hp_tab_get(&t->funcs, t->stack[d].fn, 0)->v2;
+}
+
+/* ---------------------------------------------------------------- thread list */
+
+static HP_NOINST void install_altstack(void)
+{
+    stack_t old;
+    if (sigaltstack(NULL, &old) == 0 && !(old.ss_flags & SS_DISABLE)) return; /* program has one */
+    void *mem = hp_map(HP_ALTSTACK_BYTES);
+    if (!mem) return;
+    stack_t ss = {.ss_sp = mem, .ss_size = HP_ALTSTACK_BYTES, .ss_flags = 0};
+    sigaltstack(&ss, NULL);
+}
+
+static HP_NOINST hp_thread *thread_create(void)
+{
+    hp_thread *t = hp_map(sizeof *t);
+    if (!t) return NULL;
+    t->stack = hp_map(HP_STACK_FRAMES * sizeof(hp_frame));
+    t->funcs = hp_tab_new(HP_TAB_INITIAL);
+    t->pairs = hp_tab_new(HP_TAB_INITIAL);
+    t->edges = hp_tab_new(HP_TAB_INITIAL * 4);
+    if (!t->stack || !t->funcs || !t->pairs || !t->edges) return NULL;
+    hp_blocks_grow(t, 0);
+    if (!t->blocks) return NULL;
+    t->stack[0].backedges = &t->orphan_backedges;
+    t->overflow.backedges = &t->orphan_backedges;
+    t->tid = (uint64_t)syscall(SYS_gettid);
+    install_altstack();
+    hp_thread *head = HP_LOAD_RLX(&hp_g_threads);
+    do t->next = head;
+    while (!__atomic_compare_exchange_n(&hp_g_threads, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    t->active = !HP_LOAD_ACQ(&hp_g_stopped);
+    return t;
+}
+
+HP_NOINST hp_thread *hp_thread_slow(void)
+{
+    hp_thread *t = hp_tls;
+    if (t) return t->active ? t : NULL; /* inactive (stopped, off) or a re-check after init */
+    if (!hp_rt_ensure_init() || HP_LOAD_ACQ(&hp_g_stopped)) {
+        hp_tls = &hp_inactive_thread;
+        return NULL;
+    }
+    t = thread_create();
+    hp_tls = t ? t : &hp_inactive_thread;
+    return t && t->active ? t : NULL;
+}
+
+HP_NOINST void hp_threads_set_active(uint32_t active)
+{
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) HP_STORE_RLX(&t->active, active);
+}
+
+static HP_NOINST void tab_zero_counts(hp_tab *t)
+{
+    for (uint64_t i = 0; i <= t->mask; i++) t->s[i].v1 = t->s[i].v2 = 0;
+}
+
+/* In a fork child that follows the fork: forget the parent's counts (keys and frames stay). */
+HP_NOINST void hp_threads_reset_counts(void)
+{
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
+        tab_zero_counts(t->funcs);
+        tab_zero_counts(t->pairs);
+        tab_zero_counts(t->edges);
+        memset(t->blocks->c, 0, t->blocks->cap * 8);
+        memset(&t->tot, 0, sizeof t->tot);
+        t->orphan_backedges = 0;
+    }
+}
