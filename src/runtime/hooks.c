@@ -6,7 +6,7 @@
  *   func_exit(fn): pop to the topmost frame of fn within HP_UNWIND_SEARCH frames (frames skipped
  *                  by longjmp or a C++ throw are dropped with it); an unmatched exit is ignored.
  *   trace_pc_guard(g): blocks[*g]++, edge(prev, *g)++, and the back-edge rule: a non-entry block
- *                  whose start pc is below the top frame's last block pc counts one back-edge for
+ *                  whose start pc is at or below the top frame's last block pc counts one back-edge for
  *                  that frame's function; entry blocks (pc-table flag bit 0) never count and do
  *                  not move the frame. Blocks with no frame pushed use the thread pseudo-frame.
  *   load/store/cmp/switch/div/gep hooks: count into the thread totals.

@@ -3,7 +3,7 @@
  * hp_modules_refresh walks dl_iterate_phdr and appends, to a cumulative list, one hp_rec_module
  * record (format.h) per module not seen before (same base, lo and path): load bias, the span of
  * its PT_LOAD segments, its path (the main program's real path from /proc/self/exe when the
- * loader gives an empty name) and its GNU build-id from PT_NOTE. A module dlclose'd later keeps
+ * loader gives an empty name; a relative dlopen path made absolute) and its GNU build-id from PT_NOTE. A module dlclose'd later keeps
  * its record, so addresses recorded while it was mapped still resolve.
  *
  * The list lives in an mmap'd block; a refresh builds a new block and publishes it with release
@@ -19,7 +19,9 @@
 #include "core/bytes.h"
 #include "core/format.h"
 #include <elf.h>
+#include <limits.h>
 #include <link.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -82,7 +84,15 @@ static HP_NOINST int list_has(const mod_list *m, uint64_t base, uint64_t lo, con
     return 0;
 }
 
-typedef struct walk { mod_list *m; size_t need; char exe[4096]; } walk;
+typedef struct walk { mod_list *m; size_t need; char exe[4096], real[PATH_MAX]; } walk;
+
+/* The loader's name for a module, made absolute when it is relative (a dlopen("./x.so")). */
+static HP_NOINST const char *module_path(walk *w, const char *name)
+{
+    if (!name || !name[0]) return w->exe;
+    if (name[0] == '/' || !strchr(name, '/')) return name; /* absolute, or vdso-like */
+    return realpath(name, w->real) ? w->real : name;
+}
 
 static HP_NOINST int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -96,7 +106,7 @@ static HP_NOINST int add_module(struct dl_phdr_info *info, size_t size, void *ar
         if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
     }
     if (hi == 0) return 0;
-    const char *path = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : w->exe;
+    const char *path = module_path(w, info->dlpi_name);
     uint32_t path_len = (uint32_t)strlen(path), id_len;
     const uint8_t *id = find_build_id(info, &id_len);
     size_t rec = HP_REC_MODULE_FIXED + path_len + id_len;
