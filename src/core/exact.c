@@ -222,10 +222,15 @@ size_t hp_exact_serialize(const hp_exact *e, void *buf, size_t cap)
     hp_put_u64(&w, e->total);
     hp_put_u64(&w, e->dropped);
     hp_put_u64(&w, e->used);
-    for (uint64_t i = 0; i < e->nslots && w.ok; i++) {
-        if (e->slots[i].count == 0) continue;
-        hp_put_u64(&w, e->slots[i].key);
-        hp_put_u64(&w, e->slots[i].count);
+    /* Slot order from just after an empty slot: re-inserting in this order rebuilds the same
+     * layout, so serialized bytes are canonical and probe lengths survive a round trip. */
+    uint64_t start = 0;
+    while (e->slots[start].count != 0) start++; /* exists: used <= 3/4 of nslots */
+    for (uint64_t j = 1; j <= e->nslots && w.ok; j++) {
+        const hp_exact_slot *s = &e->slots[(start + j) & e->mask];
+        if (s->count == 0) continue;
+        hp_put_u64(&w, s->key);
+        hp_put_u64(&w, s->count);
     }
     return w.ok ? w.len : 0;
 }
