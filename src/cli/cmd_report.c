@@ -1,0 +1,94 @@
+/* cmd_report.c — `hotprof report [options] [FILE]`: read a profile, symbolize, print the hot
+ * methods and call pairs (and blocks/edges on request) as text or JSON on stdout. Warnings of
+ * the reader and the symbolizer go to stderr so that JSON on stdout stays clean.
+ */
+#include "analysis/profile.h"
+#include "analysis/report.h"
+#include "analysis/symbolize.h"
+#include "cli/commands.h"
+#include <stdlib.h>
+
+static const hp_command_desc report_desc = {
+    "report", "[options] [FILE]",
+    "Print what is hot in a profile (default FILE: " HP_DEFAULT_PROFILE "): methods by HPS heat\n"
+    "(calls + loop back-edges) and call pairs, with function names and file:line.",
+    "Call pairs are (call site, callee); the caller and the call-site line are found from the\n"
+    "return address minus one. A run that crashed or was cut short is reported with the counts\n"
+    "it recorded up to then, and the header says so.\n"};
+
+typedef struct report_args {
+    uint64_t top;
+    const char *sort, *format;
+    int blocks, edges;
+} report_args;
+
+static void init_options(hp_option *opts, report_args *a)
+{
+    hp_option table[] = {
+        {HP_OPT_UINT, 't', "top", &a->top, "N", "rows per table (default 20; 0 = all)"},
+        {HP_OPT_STRING, 's', "sort", &a->sort, "KEY", "methods by heat|calls|backedges|name (default heat)"},
+        {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
+        {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
+        {HP_OPT_FLAG, 0, "edges", &a->edges, NULL, "also list the hottest block-to-block edges"},
+        {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) opts[i] = table[i];
+}
+
+void cmd_report_usage(FILE *out)
+{
+    report_args a = {0};
+    hp_option opts[8];
+    init_options(opts, &a);
+    hp_print_usage(out, &report_desc, opts);
+}
+
+static int options_to_report(const report_args *a, hp_report_opts *o)
+{
+    o->top = (size_t)a->top;
+    o->blocks = a->blocks;
+    o->edges = a->edges;
+    if (hp_report_parse_sort(a->sort, &o->sort))
+        return hp_usage_error(&report_desc, "unknown sort key '%s' (heat, calls, backedges, name)", a->sort);
+    if (hp_report_parse_format(a->format, &o->format))
+        return hp_usage_error(&report_desc, "unknown format '%s' (text, json)", a->format);
+    return 0;
+}
+
+static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
+{
+    for (size_t i = 0; i < p->nwarnings; i++) fprintf(stderr, "hotprof: warning: %s\n", p->warnings[i]);
+    for (size_t i = 0; i < hp_sym_nwarnings(s); i++) fprintf(stderr, "hotprof: warning: %s\n", hp_sym_warning(s, i));
+}
+
+int cmd_report(int argc, char **argv)
+{
+    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", 0, 0};
+    hp_option opts[8];
+    hp_report_opts ro;
+    char **pos, err[512];
+    int npos;
+    init_options(opts, &a);
+    int rc = hp_parse_options(&report_desc, opts, argc, argv, HP_PARSE_PERMUTE, &pos, &npos);
+    if (rc) return rc == HP_PARSE_HELP ? 0 : 2;
+    if (npos > 1) return hp_usage_error(&report_desc, "one profile at a time (got '%s' and '%s')", pos[0], pos[1]);
+    if (options_to_report(&a, &ro)) return 2;
+    const char *path = npos ? pos[0] : HP_DEFAULT_PROFILE;
+    hp_profile *p = hp_profile_read_file(path, err, sizeof err);
+    if (!p) {
+        fprintf(stderr, "hotprof: %s\n", err);
+        return 1;
+    }
+    hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
+    if (!s) {
+        fprintf(stderr, "hotprof: out of memory\n");
+        hp_profile_free(p);
+        return 1;
+    }
+    rc = hp_report_write(stdout, p, s, &ro);
+    print_warnings(p, s);
+    if (rc || fflush(stdout)) fprintf(stderr, "hotprof: cannot write the report\n");
+    hp_sym_close(s);
+    hp_profile_free(p);
+    return rc ? 1 : 0;
+}

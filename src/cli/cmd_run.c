@@ -1,0 +1,195 @@
+/* cmd_run.c — `hotprof run [options] -- PROG ARGS...`: runs a program built with `hotprof cc`
+ * and tells its runtime where and how to profile through the environment:
+ *   HOTPROF_OUTPUT (absolute path), HOTPROF_MODE, HOTPROF_SEED, HOTPROF_QUIET; HOTPROF_CLAIMED is
+ *   removed so the program's runtime claims the output afresh.
+ * The program's exit status passes through (128+N when killed by signal N). A program that
+ * finished without writing a profile (not built with `hotprof cc`) is an error, and a profile
+ * already in place from an earlier run is never deleted: "written" means the file changed.
+ * The seed is random unless given, and printed, so a run can be repeated.
+ */
+#define _GNU_SOURCE
+#include "cli/commands.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const hp_command_desc run_desc = {
+    "run", "[options] [--] PROGRAM [ARGS...]",
+    "Run PROGRAM (built with 'hotprof cc') and write its profile.",
+    "The program's exit status is passed through; if it is killed by signal N, hotprof exits\n"
+    "with 128+N and keeps the profile it wrote up to then. If the program wrote no profile,\n"
+    "hotprof says so and exits with 1 (or the program's non-zero status).\n"
+    "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
+    "HOTPROF_QUIET (with --quiet); HOTPROF_CLAIMED is removed.\n"};
+
+typedef struct run_args {
+    const char *output, *mode, *seed_text;
+    uint64_t seed;
+    int quiet;
+} run_args;
+
+static void init_options(hp_option *opts, run_args *a)
+{
+    hp_option table[] = {
+        {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_DEFAULT_PROFILE ")"},
+        {HP_OPT_STRING, 'm', "mode", &a->mode, "MODE", "exhaustive|off (default exhaustive)"},
+        {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
+        {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
+        {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) opts[i] = table[i];
+}
+
+void cmd_run_usage(FILE *out)
+{
+    run_args a = {0};
+    hp_option opts[8];
+    init_options(opts, &a);
+    hp_print_usage(out, &run_desc, opts);
+}
+
+static uint64_t random_seed(void)
+{
+    uint64_t seed = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed) seed = 0;
+        close(fd);
+    }
+    if (!seed) seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    return seed;
+}
+
+/* The output as an absolute path, so a program that changes directory still writes it here. */
+static char *absolute_output(const char *output)
+{
+    char *abs = NULL, cwd[4096];
+    if (output[0] == '/') return strdup(output);
+    if (!getcwd(cwd, sizeof cwd)) return strdup(output);
+    return asprintf(&abs, "%s/%s", cwd, output) < 0 ? NULL : abs;
+}
+
+static int set_environment(const run_args *a, const char *output)
+{
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, a->seed);
+    unsetenv("HOTPROF_CLAIMED");
+    if (a->quiet) setenv("HOTPROF_QUIET", "1", 1);
+    return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
+}
+
+/* Child: exec the program; on failure report errno through the close-on-exec pipe. */
+static void exec_child(char **argv, int report_fd)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    execvp(argv[0], argv);
+    int err = errno;
+    if (write(report_fd, &err, sizeof err) < 0) _exit(127);
+    _exit(127);
+}
+
+/* Starts argv; returns the child's wait status in *status, or an errno from exec/fork. */
+static int run_program(char **argv, int *status)
+{
+    int fds[2], err = 0;
+    if (pipe2(fds, O_CLOEXEC) < 0) return errno;
+    pid_t pid = fork();
+    if (pid < 0) {
+        err = errno;
+        close(fds[0]), close(fds[1]);
+        return err;
+    }
+    if (pid == 0) exec_child(argv, fds[1]);
+    close(fds[1]);
+    void (*old_int)(int) = signal(SIGINT, SIG_IGN), (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
+    ssize_t got;
+    while ((got = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR) {}
+    if (got != (ssize_t)sizeof err) err = 0;
+    close(fds[0]);
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+    signal(SIGINT, old_int);
+    signal(SIGQUIT, old_quit);
+    return err;
+}
+
+typedef struct file_stamp { int exists; dev_t dev; ino_t ino; off_t size; struct timespec mtime; } file_stamp;
+
+static file_stamp stamp_of(const char *path)
+{
+    struct stat st;
+    file_stamp s = {0};
+    if (stat(path, &st) == 0) s = (file_stamp){1, st.st_dev, st.st_ino, st.st_size, st.st_mtim};
+    return s;
+}
+
+static int profile_written(const file_stamp *before, const char *path)
+{
+    file_stamp after = stamp_of(path);
+    if (!after.exists) return 0;
+    if (!before->exists) return 1;
+    return after.dev != before->dev || after.ino != before->ino || after.size != before->size ||
+           after.mtime.tv_sec != before->mtime.tv_sec || after.mtime.tv_nsec != before->mtime.tv_nsec;
+}
+
+static int finish(const run_args *a, char *program, int status, int written, const char *output)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char *abbrev = sigabbrev_np(sig);
+        fprintf(stderr, "hotprof: program killed by signal %d (SIG%s); %s %s\n", sig, abbrev ? abbrev : "?",
+                written ? "profile kept in" : "no profile written to", output);
+        return 128 + sig;
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (!written && strcmp(a->mode, "off") != 0) {
+        fprintf(stderr, "hotprof: '%s' finished but wrote no profile to %s: it was not built with hotprof's hooks\n"
+                "hint: rebuild it with 'hotprof cc' (for example: make CC=\"hotprof cc\" CXX=\"hotprof c++\")\n",
+                program, output);
+        return code ? code : 1;
+    }
+    if (!a->quiet && written) fprintf(stderr, "hotprof: profile written to %s; see 'hotprof report %s'\n", output, output);
+    return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_args a = {HP_DEFAULT_PROFILE, "exhaustive", NULL, 0, 0};
+    hp_option opts[8];
+    char **pos;
+    int npos, status = 0;
+    init_options(opts, &a);
+    int rc = hp_parse_options(&run_desc, opts, argc, argv, HP_PARSE_STOP_AT_POSITIONAL, &pos, &npos);
+    if (rc) return rc == HP_PARSE_HELP ? 0 : 2;
+    if (!npos) return hp_usage_error(&run_desc, "no program to run (hotprof run -- PROGRAM ARGS...)");
+    if (strcmp(a.mode, "exhaustive") && strcmp(a.mode, "off"))
+        return hp_usage_error(&run_desc, "unknown mode '%s' (exhaustive, off)", a.mode);
+    if (a.seed_text && hp_parse_u64(a.seed_text, &a.seed))
+        return hp_usage_error(&run_desc, "option '--seed' wants a non-negative number, not '%s'", a.seed_text);
+    if (!a.seed_text) a.seed = random_seed();
+    if (!a.quiet) fprintf(stderr, "hotprof: seed %" PRIu64 "\n", a.seed);
+    char *output = absolute_output(a.output);
+    if (!output || set_environment(&a, output)) {
+        fprintf(stderr, "hotprof: out of memory\n");
+        free(output);
+        return 1;
+    }
+    file_stamp before = stamp_of(output);
+    pos[npos] = NULL;
+    int err = run_program(pos, &status);
+    if (err) {
+        fprintf(stderr, "hotprof: cannot run '%s': %s\n", pos[0], strerror(err));
+        free(output);
+        return err == ENOENT ? 127 : 126;
+    }
+    rc = finish(&a, pos[0], status, profile_written(&before, output), a.output);
+    free(output);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* options.h — option parsing shared by every `hotprof` subcommand (in the style of perf's
+ * parse-options): a command describes its options in a table, and one parser handles
+ * `--long VALUE`, `--long=VALUE`, `-s VALUE`, `-sVALUE`, `--` and `--help`, prints one clear
+ * message for a mistake, and prints the usage for `hotprof help CMD` from the same table.
+ *
+ * Invariant: a parse either succeeds with every value stored, or stores a message on stderr
+ * and reports HP_PARSE_ERROR (exit status 2 by convention); nothing is half-applied that the
+ * command then uses.
+ */
+#ifndef HOTPROF_CLI_OPTIONS_H
+#define HOTPROF_CLI_OPTIONS_H
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum hp_opt_kind {
+    HP_OPT_END = 0,
+    HP_OPT_FLAG,   /* value: int *, set to 1 */
+    HP_OPT_STRING, /* value: const char **, pointing into argv */
+    HP_OPT_UINT,   /* value: uint64_t *, decimal or 0x hex */
+} hp_opt_kind;
+
+typedef struct hp_option {
+    hp_opt_kind kind;
+    char short_name;       /* 0 if none */
+    const char *long_name; /* without the leading "--" */
+    void *value;
+    const char *arg_name;  /* "FILE", "N": for usage */
+    const char *help;
+} hp_option;
+
+typedef struct hp_command_desc {
+    const char *name;     /* "report" */
+    const char *synopsis; /* "[options] [FILE]" */
+    const char *summary;  /* one line */
+    const char *details;  /* paragraphs after the options, or NULL */
+} hp_command_desc;
+
+enum { HP_PARSE_OK = 0, HP_PARSE_HELP = 1, HP_PARSE_ERROR = 2 };
+enum { HP_PARSE_PERMUTE = 0, HP_PARSE_STOP_AT_POSITIONAL = 1 };
+
+/* Parses argv[1..argc). Positional arguments are gathered into (*pos)[0..*npos): with
+ * HP_PARSE_STOP_AT_POSITIONAL, the first positional and everything after it (after "--" too)
+ * is positional; otherwise options and positionals may mix until "--". Returns HP_PARSE_*; on
+ * HP_PARSE_HELP the usage has been printed to stdout. */
+int hp_parse_options(const hp_command_desc *cmd, hp_option *opts, int argc, char **argv, int mode,
+                     char ***pos, int *npos);
+void hp_print_usage(FILE *out, const hp_command_desc *cmd, const hp_option *opts);
+/* A decimal or 0x-hex number with nothing around it: 0, or -1 if text is not one. */
+int hp_parse_u64(const char *text, uint64_t *out);
+/* "hotprof CMD: message" + the hint line, on stderr; returns HP_PARSE_ERROR. */
+int hp_usage_error(const hp_command_desc *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
