@@ -204,9 +204,10 @@ static void describe(hp_symbolizer *s, uint64_t addr, row_sym *r)
 static void text_header(FILE *out, const hp_profile *p)
 {
     run_state rs = run_state_of(p);
-    const char *args = info_or(p, "args", "");
+    const char *args = hp_profile_info(p, "args");
     fprintf(out, "hotprof report: %s\n", p->name);
-    fprintf(out, "  program  %s%s%s\n", info_or(p, "program", "(unknown)"), args[0] ? " " : "", args);
+    fprintf(out, "  program  %s\n", info_or(p, "program", "(unknown)"));
+    if (args && args[0]) fprintf(out, "  command  %s\n", args);
     fprintf(out, "  mode     %-12s  seed %" PRIu64 "  threads %zu  groups %zu\n", info_or(p, "mode", "(unknown)"),
             p->header.seed, p->nthreads, p->ngroups);
     fprintf(out, "  totals   %" PRIu64 " calls, %" PRIu64 " back-edges, %" PRIu64 " call-pair events"

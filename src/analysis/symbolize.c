@@ -13,6 +13,7 @@
 #include "analysis/symbolize.h"
 #include "analysis/pairmap.h"
 #include <dlfcn.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -151,6 +152,25 @@ static const hp_module *recorded_module(const hp_symbolizer *s, uint64_t addr)
     return NULL;
 }
 
+/* Line table lookup for objects without .debug_aranges (clang emits none by default, and
+ * libdw before 0.191 then finds no CU): walk the units and ask each whether it holds the pc. */
+static const char *source_by_unit_scan(Dwfl_Module *mod, uint64_t addr, int *lineno)
+{
+    Dwarf_Addr bias;
+    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+    Dwarf_CU *cu = NULL;
+    Dwarf_Die cudie;
+    uint8_t unit_type;
+    if (!dw) return NULL;
+    while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
+        if (dwarf_haspc(&cudie, addr - bias) <= 0) continue;
+        Dwarf_Line *line = dwarf_getsrc_die(&cudie, addr - bias);
+        if (!line || dwarf_lineno(line, lineno) != 0) return NULL;
+        return dwarf_linesrc(line, NULL, NULL);
+    }
+    return NULL;
+}
+
 static void resolve(hp_symbolizer *s, hp_symbol *sym)
 {
     Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, sym->addr) : NULL;
@@ -164,7 +184,8 @@ static void resolve(hp_symbolizer *s, hp_symbol *sym)
     }
     Dwfl_Line *line = dwfl_module_getsrc(mod, sym->addr);
     int lineno = 0;
-    const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
+                           : source_by_unit_scan(mod, sym->addr, &lineno);
     if (src) {
         sym->file = strdup(src);
         sym->line = lineno;

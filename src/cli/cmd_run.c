@@ -155,7 +155,6 @@ static int finish(const run_args *a, char *program, int status, int written, con
                 program, output);
         return code ? code : 1;
     }
-    if (!a->quiet && written) fprintf(stderr, "hotprof: profile written to %s; see 'hotprof report %s'\n", output, output);
     return code;
 }
 
