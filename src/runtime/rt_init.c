@@ -24,7 +24,6 @@
 #include "runtime/rt.h"
 #include "core/bytes.h"
 #include "core/format.h"
-#include "core/rng.h"
 #include "hotprof/hotprof.h"
 #include "hotprof/version.h"
 #include <errno.h>
@@ -233,7 +232,11 @@ static HP_NOINST uint64_t default_seed(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     uint64_t s = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 32);
-    return hp_splitmix64(&s);
+    /* splitmix64 finalizer, inline: calling core/rng.c would drag libm into every program */
+    s += 0x9e3779b97f4a7c15ull;
+    s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ull;
+    s = (s ^ (s >> 27)) * 0x94d049bb133111ebull;
+    return s ^ (s >> 31);
 }
 
 static HP_NOINST int env_flag(const char *name)
