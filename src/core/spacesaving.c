@@ -291,12 +291,18 @@ static void counter_swap(ss_counter *k, uint32_t a, uint32_t b)
     k[b] = t;
 }
 
+/* Total order (count, then key), so a rebuild is the same whatever order counters came in. */
+static int counter_after(const ss_counter *a, const ss_counter *b)
+{
+    return a->count != b->count ? a->count > b->count : a->key > b->key;
+}
+
 static void sift_down_max(ss_counter *k, uint32_t n, uint32_t i)
 {
     for (;;) {
         uint32_t big = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && k[l].count > k[big].count) big = l;
-        if (r < n && k[r].count > k[big].count) big = r;
+        if (l < n && counter_after(&k[l], &k[big])) big = l;
+        if (r < n && counter_after(&k[r], &k[big])) big = r;
         if (big == i) return;
         counter_swap(k, i, big);
         i = big;

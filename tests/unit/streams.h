@@ -38,17 +38,28 @@ static inline uint64_t stream_rank_key(uint32_t rank)
     return hp_mix64((uint64_t)rank * 0x9e3779b97f4a7c15ull + 12345);
 }
 
-static inline int stream_cmp_u32_desc(const void *a, const void *b)
+static inline int stream_cmp_u32_asc(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? 1 : x > y ? -1 : 0;
+    return x < y ? -1 : x > y;
 }
-static inline int stream_cmp_u32_asc(const void *a, const void *b) { return -stream_cmp_u32_desc(a, b); }
 
-static inline void stream_reorder(uint32_t *ranks, size_t n, int order)
+/* Sorts ranks (all < distinct) by counting: ascending, or descending if desc. */
+static inline void stream_sort_ranks(uint32_t *ranks, size_t n, uint32_t distinct, int desc)
 {
-    if (order == ORDER_COLD_FIRST || order == ORDER_ALTERNATING) qsort(ranks, n, 4, stream_cmp_u32_desc);
-    if (order == ORDER_HOT_FIRST) qsort(ranks, n, 4, stream_cmp_u32_asc);
+    size_t *count = calloc(distinct, sizeof(size_t)), at = 0;
+    for (size_t i = 0; i < n; i++) count[ranks[i]]++;
+    for (uint32_t j = 0; j < distinct; j++) {
+        uint32_t r = desc ? distinct - 1 - j : j;
+        for (size_t c = 0; c < count[r]; c++) ranks[at++] = r;
+    }
+    free(count);
+}
+
+static inline void stream_reorder(uint32_t *ranks, size_t n, uint32_t distinct, int order)
+{
+    if (order == ORDER_COLD_FIRST || order == ORDER_ALTERNATING) stream_sort_ranks(ranks, n, distinct, 1);
+    if (order == ORDER_HOT_FIRST) stream_sort_ranks(ranks, n, distinct, 0);
     if (order == ORDER_BURSTS) /* each window of 10^4 items grouped by key: runs of one key */
         for (size_t i = 0; i < n; i += 10000) qsort(ranks + i, n - i < 10000 ? n - i : 10000, 4, stream_cmp_u32_asc);
     if (order == ORDER_ALTERNATING) { /* cold half and hot half interleaved */
@@ -77,7 +88,7 @@ static inline stream stream_zipf(size_t n, uint32_t distinct, double alpha, uint
         }
         ranks[i] = lo;
     }
-    stream_reorder(ranks, n, order);
+    stream_reorder(ranks, n, distinct, order);
     for (size_t i = 0; i < n; i++) s.keys[i] = stream_rank_key(ranks[i]);
     free(cdf);
     free(ranks);
