@@ -108,17 +108,31 @@ uint64_t hp_round_estimate(double x)
     return (uint64_t)(x + 0.5);
 }
 
+/* Poisson confidence limits for the mean given `count` events (Wilson–Hilferty approximation to
+ * the exact Garwood chi-square limits; slightly conservative for small counts), each side
+ * missing with probability about Phi(-z). */
+static double poisson_lower(uint64_t count, double z)
+{
+    if (count == 0) return 0;
+    double c = (double)count, t = 1 - 1 / (9 * c) - z / (3 * sqrt(c));
+    return t > 0 ? c * t * t * t : 0;
+}
+
+static double poisson_upper(uint64_t count, double z)
+{
+    double c = (double)count + 1, t = 1 - 1 / (9 * c) + z / (3 * sqrt(c));
+    return c * t * t * t;
+}
+
 void hp_concise_interval(uint64_t count, double tau, uint64_t total, hp_estimate *out)
 {
-    const double z = HP_CONCISE_Z;
     out->count = hp_round_estimate((double)count * tau);
     if (tau <= 1.0) { /* nothing was ever thinned: exact */
         out->lower = out->upper = count;
         return;
     }
-    double mid = sqrt((double)count + z * z / 4), lo = mid - z / 2, hi = mid + z / 2;
-    uint64_t lower = lo > 0 ? (uint64_t)floor(tau * lo * lo) : 0;
-    uint64_t upper = hp_round_estimate(ceil(tau * hi * hi));
+    uint64_t lower = (uint64_t)floor(tau * poisson_lower(count, HP_CONCISE_Z));
+    uint64_t upper = hp_round_estimate(ceil(tau * poisson_upper(count, HP_CONCISE_Z)));
     out->lower = lower > count ? lower : count;
     out->upper = upper < total ? upper : total;
     if (out->upper < out->lower) out->upper = out->lower;

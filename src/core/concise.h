@@ -5,9 +5,11 @@
  * update that is not sampled costs a decrement and no lookup. A sampled key already held gets
  * count+1, else a new entry with count 1. When more than N entries would be held, tau is raised to
  * tau*f and each count is thinned by binomial(count, 1/f), dropping zeros, until at most N remain.
- * Estimate = count * tau (unbiased). Interval: z = 3 score interval of a Poisson count,
- *   tau * (sqrt(count + z^2/4) -+ z/2)^2, clipped to [count, total]; it holds with probability
- *   about 99.7% per key (count >= lower and total >= upper are certain).
+ * Estimate = count * tau (unbiased). Interval: the count of a key seen t times is
+ *   Binomial(t, 1/tau), taken as Poisson(t/tau); [lower, upper] = tau * the two-sided z = 3 Poisson
+ *   confidence limits for that mean (Wilson–Hilferty form of Garwood's exact limits), clipped to
+ *   [count, total]. For any fixed key it holds with probability >= 99.7% (each side misses with
+ *   probability <= 0.135%); lower >= count and upper <= total are certain.
  * Parameters: N (entries; from the budget, or explicit — DCPI's per-PC value lists use N = 16) and
  * f (default max(N/(N-1), 1.05); DCPI uses N/(N-1) = 16/15).
  *
@@ -47,7 +49,7 @@ void hp_gm_list_compact(hp_gm_list *l);
 double hp_gm_default_factor(uint32_t cap);
 /* Validates parameters read from untrusted input. */
 int hp_gm_params_ok(uint32_t cap, double f, double tau);
-/* The z = 3 score interval for count samples at threshold tau, clipped to [count, total]. */
+/* The z = 3 Poisson interval for `count` samples at threshold tau, clipped to [count, total]. */
 void hp_concise_interval(uint64_t count, double tau, uint64_t total, hp_estimate *out);
 uint64_t hp_round_estimate(double x); /* rounds, saturating at UINT64_MAX */
 
