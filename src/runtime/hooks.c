@@ -2,7 +2,8 @@
  *
  * Every hook starts with the same fast path: load the thread's state from initial-exec TLS and
  * return unless it is active (one predictable branch). Then, exhaustively:
- *   func_enter(fn, site): calls(fn)++, pair(site, fn)++, push a shadow frame {fn, last_pc = 0}.
+ *   func_enter(fn, site): pair(fn, site)++ (the writer sums pairs into per-function calls), push
+ *                  a shadow frame {fn, site, last_pc = 0} whose back-edges count in that pair.
  *   func_exit(fn): pop to the topmost frame of fn within HP_UNWIND_SEARCH frames (frames skipped
  *                  by longjmp or a C++ throw are dropped with it); an unmatched exit is ignored.
  *   trace_pc_guard(g): blocks[*g]++, edge(prev, *g)++, and the back-edge rule: a non-entry block
@@ -40,20 +41,20 @@ static uint32_t *g_last_guard_start, *g_last_guard_stop; /* range of the last gu
 HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
 {
     FAST_THREAD(t);
-    uint64_t fn = (uint64_t)(uintptr_t)this_fn;
-    hp_tab *before = t->funcs;
-    hp_slot *f = hp_tab_get(&t->funcs, fn, 0);
-    HP_BUMP(&f->v1);
-    HP_BUMP(&hp_tab_get(&t->pairs, fn, (uint64_t)(uintptr_t)call_site)->v1);
+    uint64_t fn = (uint64_t)(uintptr_t)this_fn, site = (uint64_t)(uintptr_t)call_site;
+    hp_tab *before = t->pairs;
+    hp_slot *pair = hp_tab_get(&t->pairs, fn, site);
+    HP_BUMP(&pair->v1);
     HP_BUMP(&t->tot.calls);
-    if (HP_UNLIKELY(t->funcs != before)) hp_frames_rebind(t);
+    if (HP_UNLIKELY(t->pairs != before)) hp_frames_rebind(t);
     uint64_t d = t->depth + 1;
     t->depth = d;
     if (HP_LIKELY(d < HP_STACK_FRAMES)) {
         hp_frame *fr = &t->stack[d];
         fr->fn = fn;
+        fr->site = site;
         fr->last_pc = 0;
-        fr->backedges = &f->v2;
+        fr->backedges = &pair->v2;
     }
 }
 

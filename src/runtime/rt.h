@@ -3,8 +3,10 @@
  * What it holds:
  *   - hp_tab: a per-thread open-addressing hash table (linear probing, power-of-two capacity,
  *     load <= 1/2) of 32-byte slots {k1, k2, v1, v2}, living in one mmap'd block. k1 == 0 marks
- *     an empty slot, so every key stored here has a nonzero k1 (function address, callee, or an
- *     edge key whose "from" guard is nonzero).
+ *     an empty slot, so every key stored here has a nonzero k1 (a callee, or an edge key whose
+ *     "from" guard is nonzero). Hot methods are not a table of their own: a call pair slot also
+ *     counts the back-edges of the activations it started, and the writer sums pairs by callee
+ *     into FUNCS records (one hash lookup per call instead of two).
  *   - hp_counts: a per-thread array of block counts indexed by guard id; hp_bmap: the global
  *     guard id -> {pc, flags} map filled by __sanitizer_cov_pcs_init.
  *   - hp_thread: one thread's whole state (tables, shadow stack, totals), mmap'd on the thread's
@@ -93,8 +95,9 @@ extern uint32_t hp_g_guards;       /* highest guard id assigned so far */
 
 typedef struct hp_frame {
     uint64_t fn;         /* function of this activation (0 for the thread pseudo-frame) */
+    uint64_t site;       /* its call site: (fn, site) is its CALLPAIRS slot */
     uint64_t last_pc;    /* start pc of the last non-entry block executed in it */
-    uint64_t *backedges; /* where its back-edges are counted (FUNCS slot v2, or the orphan counter) */
+    uint64_t *backedges; /* where its back-edges are counted (pair slot v2, or the orphan counter) */
 } hp_frame;
 
 #define HP_STACK_FRAMES (1u << 17) /* shadow frames per thread (virtual; touched pages only) */
@@ -110,8 +113,7 @@ typedef struct hp_thread {
     uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
     hp_frame *stack;      /* [0] is the pseudo-frame; real frames are 1..depth */
     hp_counts *blocks;    /* per guard id executions */
-    hp_tab *funcs;        /* k1 = fn, v1 = calls, v2 = back-edges */
-    hp_tab *pairs;        /* k1 = callee, k2 = call site, v1 = count */
+    hp_tab *pairs;        /* k1 = callee, k2 = call site, v1 = calls, v2 = back-edges in them */
     hp_tab *edges;        /* k1 = from << 32 | to, v1 = count */
     hp_totals tot;
     uint64_t orphan_backedges; /* back-edges seen outside any tracked frame */

@@ -99,12 +99,12 @@ HP_NOINST hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id)
 
 /* ---------------------------------------------------------------- frames */
 
-/* After the FUNCS table moved, point every tracked frame at its function's new slot. */
+/* After the pairs table moved, point every tracked frame at its pair's new slot. */
 HP_NOINST void hp_frames_rebind(hp_thread *t)
 {
     uint64_t top = t->depth < HP_STACK_FRAMES ? t->depth : HP_STACK_FRAMES - 1;
     for (uint64_t d = 1; d <= top; d++)
-        t->stack[d].backedges = &hp_tab_get(&t->funcs, t->stack[d].fn, 0)->v2;
+        t->stack[d].backedges = &hp_tab_get(&t->pairs, t->stack[d].fn, t->stack[d].site)->v2;
 }
 
 /* ---------------------------------------------------------------- thread list */
@@ -124,10 +124,9 @@ static HP_NOINST hp_thread *thread_create(void)
     hp_thread *t = hp_map(sizeof *t);
     if (!t) return NULL;
     t->stack = hp_map(HP_STACK_FRAMES * sizeof(hp_frame));
-    t->funcs = hp_tab_new(HP_TAB_INITIAL);
     t->pairs = hp_tab_new(HP_TAB_INITIAL);
     t->edges = hp_tab_new(HP_TAB_INITIAL * 4);
-    if (!t->stack || !t->funcs || !t->pairs || !t->edges) return NULL;
+    if (!t->stack || !t->pairs || !t->edges) return NULL;
     hp_blocks_grow(t, 0);
     if (!t->blocks) return NULL;
     t->stack[0].backedges = &t->orphan_backedges;
@@ -168,7 +167,6 @@ static HP_NOINST void tab_zero_counts(hp_tab *t)
 HP_NOINST void hp_threads_reset_counts(void)
 {
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
-        tab_zero_counts(t->funcs);
         tab_zero_counts(t->pairs);
         tab_zero_counts(t->edges);
         memset(t->blocks->c, 0, t->blocks->cap * 8);

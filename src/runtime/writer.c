@@ -1,11 +1,12 @@
 /* writer.c — the profile writer: file header, INFO, MODULES and data groups (format.h).
  *
  * Everything here is async-signal-safe: it runs at exit, from hotprof_flush and from the
- * fatal-signal handler. It never allocates: records are encoded with format.h's encoders into
+ * fatal-signal handler. It never calls malloc: records are encoded with format.h's encoders into
  * one static 64 KiB buffer and written with pwrite(). A section is written as a zeroed header
  * placeholder, then its payload (streamed, CRC and length accumulated as it goes), then the real
  * header is pwrite()n over the placeholder. Live counters therefore cannot make a section's CRC
- * disagree with its payload, and a process killed mid-section leaves a header the reader
+ * disagree with its payload (FUNCS sums the call pairs by callee in an mmap'd scratch table:
+ * mmap/munmap are plain system calls), and a process killed mid-section leaves a header the reader
  * rejects (bad magic), i.e. an incomplete last group, which the reader ignores.
  *
  * Invariants: one writer at a time (g_writer_owner holds the writing thread's id); after a final
@@ -20,6 +21,7 @@
 #include "core/format.h"
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,17 +209,14 @@ static HP_NOINST uint64_t thread_events(const hp_thread *t)
            HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps);
 }
 
-enum tab_kind { TAB_FUNCS, TAB_PAIRS, TAB_EDGES };
+enum tab_kind { TAB_PAIRS, TAB_EDGES };
 
 static HP_NOINST void put_slot(enum tab_kind kind, const hp_slot *s, uint64_t k1)
 {
     uint8_t rec[24];
     uint64_t v1 = HP_LOAD_RLX(&s->v1), v2 = HP_LOAD_RLX(&s->v2);
-    if (kind == TAB_FUNCS && (v1 || v2)) {
-        hp_rec_func r = {k1, v1, v2};
-        hp_fmt_put_func(rec, &r);
-        sec_put(rec, HP_REC_FUNC_SIZE);
-    } else if (kind == TAB_PAIRS && v1) {
+    (void)v2;
+    if (kind == TAB_PAIRS && v1) {
         hp_rec_callpair r = {s->k2, k1, v1};
         hp_fmt_put_callpair(rec, &r);
         sec_put(rec, HP_REC_CALLPAIR_SIZE);
@@ -237,6 +236,37 @@ static HP_NOINST void write_table(uint32_t type, hp_tab *const *tabp, enum tab_k
         if (k1) put_slot(kind, &t->s[i], k1);
     }
     sec_end();
+}
+
+static HP_NOINST void put_func(uint64_t addr, uint64_t calls, uint64_t backedges)
+{
+    uint8_t rec[HP_REC_FUNC_SIZE];
+    hp_rec_func r = {addr, calls, backedges};
+    hp_fmt_put_func(rec, &r);
+    sec_put(rec, sizeof rec);
+}
+
+/* FUNCS: the thread's call pairs summed by callee, in a scratch table mmap'd for the occasion
+ * (a syscall, fine in a signal handler). If mmap fails, one record per pair: records of one
+ * key add up in a group (format.h), so the file means the same, only longer. */
+static HP_NOINST void write_funcs(const hp_thread *t)
+{
+    hp_tab *pairs = HP_LOAD_ACQ(&t->pairs);
+    hp_tab *sum = hp_tab_new(pairs->mask + 1); /* distinct callees <= pairs used <= capacity/2 */
+    sec_begin(HP_SEC_FUNCS);
+    for (uint64_t i = 0; i <= pairs->mask; i++) {
+        const hp_slot *s = &pairs->s[i];
+        uint64_t k1 = HP_LOAD_ACQ(&s->k1), v1 = HP_LOAD_RLX(&s->v1), v2 = HP_LOAD_RLX(&s->v2);
+        if (!k1 || !(v1 || v2)) continue;
+        if (!sum) { put_func(k1, v1, v2); continue; }
+        hp_slot *f = hp_tab_get(&sum, k1, 0);
+        f->v1 += v1;
+        f->v2 += v2;
+    }
+    for (uint64_t i = 0; sum && i <= sum->mask; i++)
+        if (sum->s[i].k1) put_func(sum->s[i].k1, sum->s[i].v1, sum->s[i].v2);
+    sec_end();
+    if (sum) munmap(sum, sizeof(hp_tab) + (sum->mask + 1) * sizeof(hp_slot));
 }
 
 static HP_NOINST void write_blocks(const hp_thread *t)
@@ -261,7 +291,7 @@ static HP_NOINST void write_thread(const hp_thread *t, uint64_t events)
     hp_put_u64(&w, t->tid);
     hp_put_u64(&w, events);
     sec_whole(HP_SEC_THREAD, rec, sizeof rec);
-    write_table(HP_SEC_FUNCS, &t->funcs, TAB_FUNCS);
+    write_funcs(t);
     write_table(HP_SEC_CALLPAIRS, &t->pairs, TAB_PAIRS);
     write_blocks(t);
     write_table(HP_SEC_EDGES, &t->edges, TAB_EDGES);
