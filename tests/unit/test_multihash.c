@@ -1,0 +1,362 @@
+/* test_multihash.c — the interval multi-hash profiler against exact per-interval counts.
+ * Checks:
+ *  - one table with enough counters (no two keys of the stream share a counter, verified):
+ *    the report of every interval equals the exact set {f >= T} with exact counts, for every
+ *    combination of shielding / retaining / C0-C1 / R0-R1;
+ *  - R0, unsaturated counters: in an interval with no dropped promotion and no evicted
+ *    replaceable entry, every true candidate is reported with count >= its true count
+ *    (4 tables x 512 counters, C0 and C1, Zipf streams);
+ *  - C1 reports no fewer true positives than C0 on the same streams (summed over intervals);
+ *  - scripted streams for shielding (with R1) and retaining, hand-derived from Section 5;
+ *  - hash: counter index in range, deterministic per seed, tables differ;
+ *  - area formula on the paper's configuration; invalid parameters rejected. */
+#include <stdlib.h>
+#include "core/multihash.h"
+#include "test.h"
+#include "zipf.h"
+
+static hp_multihash_params base_params(void)
+{
+    hp_multihash_params p = {4, 2048, 32, 0.01, 10000, 1, 1, 0, 1, 1};
+    return p;
+}
+
+static hp_multihash *make(const hp_multihash_params *p)
+{
+    size_t n = hp_multihash_bytes(p);
+    void *mem = n ? malloc(n) : NULL;
+    hp_multihash *mh = hp_multihash_init(mem, n, p);
+    if (!mh) free(mem);
+    return mh;
+}
+
+static int reported(const hp_multihash *mh, uint64_t key, uint64_t *count)
+{
+    const hp_multihash_candidate *c;
+    size_t n = hp_multihash_report(mh, &c);
+    for (size_t i = 0; i < n; i++) if (c[i].key == key) { *count = c[i].count; return 1; }
+    return 0;
+}
+
+/* Per-interval comparison counters. */
+typedef struct cmp_result { uint64_t tp, fp, fn, exact_counts, intervals, clean_intervals, missed_in_clean, under_in_clean; } cmp_result;
+
+static void compare_interval(const hp_multihash *mh, const hp_exact_map *ex, uint64_t T, cmp_result *r)
+{
+    hp_multihash_stats st = hp_multihash_last_stats(mh);
+    int clean = st.dropped == 0 && st.evicted == 0;
+    r->intervals++;
+    r->clean_intervals += clean;
+    for (size_t i = 0; i <= ex->mask; i++) {
+        if (!ex->used[i] || ex->counts[i] < T) continue;
+        uint64_t c;
+        if (reported(mh, ex->keys[i], &c)) {
+            r->tp++;
+            r->exact_counts += c == ex->counts[i];
+            if (clean && c < ex->counts[i]) r->under_in_clean++;
+        } else {
+            r->fn++;
+            if (clean) r->missed_in_clean++;
+        }
+    }
+    const hp_multihash_candidate *c;
+    size_t n = hp_multihash_report(mh, &c);
+    for (size_t i = 0; i < n; i++) if (hp_exact_get(ex, c[i].key) < T) r->fp++;
+}
+
+static cmp_result run(const hp_multihash_params *p, const uint64_t *keys, size_t n)
+{
+    cmp_result r = {0};
+    hp_multihash *mh = make(p);
+    if (!mh) { r.intervals = UINT64_MAX; return r; }
+    uint64_t T = hp_multihash_threshold_count(p);
+    hp_exact_map ex;
+    hp_exact_init(&ex, p->interval_length);
+    for (size_t i = 0; i < n; i++) {
+        hp_exact_add(&ex, keys[i], 1);
+        if (hp_multihash_update(mh, keys[i])) { compare_interval(mh, &ex, T, &r); hp_exact_clear(&ex); }
+    }
+    hp_exact_free(&ex);
+    free(mh);
+    return r;
+}
+
+/* True when no two distinct keys of the stream share a counter of table 0. */
+static int stream_collision_free(const hp_multihash_params *p, const uint64_t *keys, size_t n)
+{
+    hp_multihash *mh = make(p);
+    if (!mh) return 0;
+    uint32_t per = p->total_counters / p->n_tables;
+    uint64_t *owner = calloc(per, 8);
+    uint8_t *used = calloc(per, 1);
+    int ok = 1;
+    for (size_t i = 0; i < n && ok; i++) {
+        uint32_t ix = hp_multihash_index(mh, 0, keys[i]);
+        if (used[ix] && owner[ix] != keys[i]) ok = 0;
+        used[ix] = 1;
+        owner[ix] = keys[i];
+    }
+    free(owner); free(used); free(mh);
+    return ok;
+}
+
+TEST(one_table_enough_counters_is_exact)
+{
+    /* 300 distinct keys, one table of 2^20 counters; the hash seed is the first one for which
+     * no two keys of the stream share a counter (the precondition of exactness). */
+    size_t n = 200000;
+    uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, n, 300, 1.0, 61);
+    /* keys 0 and UINT64_MAX always share a counter under the paper's hash (see
+     * paper_hash_structural_alias); move them off that structure for this test */
+    for (size_t i = 0; i < n; i++) keys[i] ^= 0x0123456789abcdefull;
+    hp_multihash_params p = {1, 1u << 20, 32, 0.01, 10000, 1, 1, 0, 1, 1};
+    while (p.seed < 200 && !stream_collision_free(&p, keys, n)) p.seed++;
+    REQUIRE(stream_collision_free(&p, keys, n));
+    for (int combo = 0; combo < 16; combo++) {
+        p.shield = combo & 1; p.retain = (combo >> 1) & 1; p.conservative = (combo >> 2) & 1; p.reset = (combo >> 3) & 1;
+        cmp_result r = run(&p, keys, n);
+        CHECK_EQ_U64(r.intervals, n / 10000);
+        CHECK_EQ_U64(r.clean_intervals, r.intervals);
+        CHECK_EQ_U64(r.fp, 0);
+        CHECK_EQ_U64(r.fn, 0);
+        CHECK(r.tp > 0);
+        CHECK_EQ_U64(r.exact_counts, r.tp);
+    }
+    free(keys);
+}
+
+TEST(no_false_negative_without_drops_r0)
+{
+    const double alphas[] = {0.8, 1.0, 1.2, 1.5};
+    size_t n = 1000000;
+    for (int a = 0; a < 4; a++) {
+        uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, n, 100000, alphas[a], 71 + a);
+        for (int cu = 0; cu < 2; cu++) {
+            hp_multihash_params p = base_params();
+            p.conservative = cu;
+            cmp_result r = run(&p, keys, n);
+            CHECK_EQ_U64(r.intervals, n / 10000);
+            CHECK(r.clean_intervals > 0);
+            CHECK_EQ_U64(r.missed_in_clean, 0);
+            CHECK_EQ_U64(r.under_in_clean, 0);
+        }
+        free(keys);
+    }
+}
+
+TEST(conservative_update_no_fewer_true_positives)
+{
+    const double alphas[] = {0.8, 1.0, 1.2, 1.5};
+    size_t n = 1000000;
+    for (int a = 0; a < 4; a++) {
+        uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, n, 100000, alphas[a], 81 + a);
+        for (int tables = a == 1 ? 1 : 4; tables <= 4; tables *= 4) { /* 1 table once, 4 (paper's best) always */
+            hp_multihash_params p = base_params();
+            p.n_tables = (uint32_t)tables;
+            p.conservative = 0;
+            cmp_result c0 = run(&p, keys, n);
+            p.conservative = 1;
+            cmp_result c1 = run(&p, keys, n);
+            CHECK(c1.tp >= c0.tp);
+            CHECK(c1.fp <= c0.fp);
+        }
+        free(keys);
+    }
+    /* adversarial orders too */
+    uint64_t *keys = hp_stream_make(HP_STREAM_BURSTS, n, 100000, 1.0, 91);
+    hp_multihash_params p = base_params();
+    p.conservative = 0;
+    cmp_result c0 = run(&p, keys, n);
+    p.conservative = 1;
+    cmp_result c1 = run(&p, keys, n);
+    CHECK(c1.tp >= c0.tp);
+    free(keys);
+}
+
+/* Section 5.2 shielding with R1, one counter shared by all keys, T = ceil(0.03 * 100) = 3.
+ * A x3: counter 1,2,3 -> A promoted with count 3, counter reset to 0. A x5 more: A's entry
+ * reaches 8. Shielded, the counter stays 0 and B (once) leaves it at 1 < 3: report {A:8}.
+ * Unshielded, A's 5 updates also raise the counter to 5; B makes it 6 >= 3 and is promoted
+ * with count 6 (a false positive through aliasing): report {A:8, B:6}. */
+TEST(shielding_scripted)
+{
+    for (int shield = 0; shield < 2; shield++) {
+        hp_multihash_params p = {1, 1, 8, 0.03, 100, shield, 0, 1, 0, 1};
+        hp_multihash *mh = make(&p);
+        REQUIRE(mh != NULL);
+        CHECK_EQ_U64(hp_multihash_threshold_count(&p), 3);
+        for (int i = 0; i < 8; i++) hp_multihash_update(mh, 0xA);
+        CHECK_EQ_U64(hp_multihash_counter(mh, 0, 0), shield ? 0 : 5);
+        hp_multihash_update(mh, 0xB);
+        CHECK(hp_multihash_end_interval(mh) == 1);
+        const hp_multihash_candidate *c;
+        size_t n = hp_multihash_report(mh, &c);
+        CHECK_EQ_U64(n, shield ? 1 : 2);
+        CHECK(c[0].key == 0xA && c[0].count == 8);
+        if (!shield && n == 2) CHECK(c[1].key == 0xB && c[1].count == 6);
+        free(mh);
+    }
+}
+
+/* Section 5.4.1 retaining, one shared counter, T = ceil(0.25 * 12) = 3, 4 entries, R0 C0.
+ * Interval 1: A x3 -> A promoted, report {A:3}. Interval 2: A x3, X x1.
+ * Retaining: A is held as replaceable with count 0; its 3 updates are shielded (counter stays
+ * 0) and bring it to 3 -> non-replaceable again; X makes the counter 1 < 3. Report {A:3}.
+ * Without retaining: A x3 raise the counter to 3 -> A promoted (count 3); X makes it 4 >= 3
+ * and is promoted with count 4 (false positive). Report {X:4, A:3}. */
+TEST(retaining_scripted)
+{
+    for (int retain = 0; retain < 2; retain++) {
+        hp_multihash_params p = {1, 1, 8, 0.25, 12, 1, retain, 0, 0, 1};
+        hp_multihash *mh = make(&p);
+        REQUIRE(mh != NULL);
+        CHECK_EQ_U64(hp_multihash_acc_entries(&p), 4);
+        for (int i = 0; i < 3; i++) hp_multihash_update(mh, 0xA);
+        hp_multihash_end_interval(mh);
+        CHECK(hp_multihash_acc_state(mh, 0xA) == (retain ? HP_MH_REPLACEABLE : HP_MH_ABSENT));
+        for (int i = 0; i < 3; i++) hp_multihash_update(mh, 0xA);
+        CHECK_EQ_U64(hp_multihash_counter(mh, 0, 0), retain ? 0 : 3);
+        hp_multihash_update(mh, 0xF);
+        hp_multihash_end_interval(mh);
+        const hp_multihash_candidate *c;
+        size_t n = hp_multihash_report(mh, &c);
+        CHECK_EQ_U64(n, retain ? 1 : 2);
+        if (retain) CHECK(c[0].key == 0xA && c[0].count == 3);
+        else if (n == 2) CHECK(c[0].key == 0xF && c[0].count == 4 && c[1].key == 0xA && c[1].count == 3);
+        free(mh);
+    }
+}
+
+/* Retained entries are replaceable: with 4 entries all retained, each new promotion takes
+ * the first replaceable entry. Interval 2 = E x3, A x3, B x3, C x3 (one table, 4096 counters,
+ * keys collision-free): E evicts A, A evicts B, B evicts C, C evicts D; D, never reaching T,
+ * is flushed at the end. Report {A,B,C,E} with 3 each, 4 evictions. */
+TEST(retained_entries_are_replaceable)
+{
+    hp_multihash_params p = {1, 4096, 16, 0.25, 12, 1, 1, 0, 1, 5};
+    uint64_t k[5] = {0xA, 0xB, 0xC, 0xD, 0xE};
+    REQUIRE(stream_collision_free(&p, k, 5));
+    hp_multihash *mh = make(&p);
+    REQUIRE(mh != NULL);
+    for (int i = 0; i < 12; i++) hp_multihash_update(mh, k[i / 3]);
+    CHECK_EQ_U64(hp_multihash_report(mh, &(const hp_multihash_candidate *){0}), 4);
+    uint64_t second[4] = {0xE, 0xA, 0xB, 0xC};
+    int ended = 0;
+    for (int i = 0; i < 12; i++) ended = hp_multihash_update(mh, second[i / 3]);
+    CHECK(ended == 1);
+    const hp_multihash_candidate *c;
+    size_t n = hp_multihash_report(mh, &c);
+    CHECK_EQ_U64(n, 4);
+    uint64_t want[4] = {0xA, 0xB, 0xC, 0xE};
+    for (size_t i = 0; i < n && i < 4; i++) CHECK(c[i].key == want[i] && c[i].count == 3);
+    CHECK_EQ_U64(hp_multihash_last_stats(mh).evicted, 4);
+    CHECK(hp_multihash_acc_state(mh, 0xD) == HP_MH_ABSENT);
+    CHECK(hp_multihash_acc_state(mh, 0xE) == HP_MH_REPLACEABLE);
+    free(mh);
+}
+
+/* Accumulator full of non-replaceable entries: the next promotion is dropped. */
+TEST(full_accumulator_drops)
+{
+    hp_multihash_params p = {1, 4096, 16, 0.25, 100, 1, 0, 0, 1, 5};
+    uint64_t k[5] = {1, 2, 3, 4, 5};
+    REQUIRE(stream_collision_free(&p, k, 5));
+    hp_multihash *mh = make(&p);
+    REQUIRE(mh != NULL);
+    CHECK_EQ_U64(hp_multihash_threshold_count(&p), 25);
+    for (int i = 0; i < 100; i++) hp_multihash_update(mh, k[i % 5]); /* 20 each: none reaches 25 */
+    CHECK_EQ_U64(hp_multihash_report(mh, &(const hp_multihash_candidate *){0}), 0);
+    hp_multihash_params q = {1, 4096, 16, 0.1, 100, 1, 0, 0, 1, 5}; /* T = 10, 10 entries */
+    free(mh);
+    mh = make(&q);
+    REQUIRE(mh != NULL);
+    for (int i = 0; i < 100; i++) hp_multihash_update(mh, k[i % 5]);
+    CHECK_EQ_U64(hp_multihash_report(mh, &(const hp_multihash_candidate *){0}), 5);
+    CHECK_EQ_U64(hp_multihash_last_stats(mh).dropped, 0);
+    free(mh);
+}
+
+TEST(hash_properties)
+{
+    hp_multihash_params p = base_params();
+    p.total_counters = 2000; /* 500 per table, not a power of two */
+    hp_multihash *a = make(&p), *b = make(&p);
+    p.seed = 2;
+    hp_multihash *c = make(&p);
+    REQUIRE(a && b && c);
+    int in_range = 1, same = 1, differs = 0, tables_differ = 0;
+    for (uint64_t k = 0; k < 20000; k++) {
+        uint64_t key = k * 0x9e3779b97f4a7c15ull;
+        for (uint32_t j = 0; j < 4; j++) {
+            uint32_t ix = hp_multihash_index(a, j, key);
+            if (ix >= 500) in_range = 0;
+            if (ix != hp_multihash_index(b, j, key)) same = 0;
+            if (ix != hp_multihash_index(c, j, key)) differs = 1;
+        }
+        if (hp_multihash_index(a, 0, key) != hp_multihash_index(a, 1, key)) tables_differ = 1;
+    }
+    CHECK(in_range);
+    CHECK(same);
+    CHECK(differs);
+    CHECK(tables_differ);
+    free(a); free(b); free(c);
+}
+
+/* flip(randomize(hi)) ^ randomize(lo) is 0 whenever lo == bswap32(hi), because byte-wise
+ * substitution commutes with byte reversal: such keys (0 and UINT64_MAX among them) share
+ * counter 0 in every table, whatever the seed. A property of the paper's hash, kept. */
+TEST(paper_hash_structural_alias)
+{
+    hp_multihash_params p = base_params();
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+        p.seed = seed;
+        hp_multihash *mh = make(&p);
+        REQUIRE(mh != NULL);
+        for (uint32_t j = 0; j < 4; j++) {
+            CHECK_EQ_U64(hp_multihash_index(mh, j, 0), 0);
+            CHECK_EQ_U64(hp_multihash_index(mh, j, UINT64_MAX), 0);
+            CHECK_EQ_U64(hp_multihash_index(mh, j, 0x12345678ull << 32 | 0x78563412ull), 0);
+        }
+        free(mh);
+    }
+}
+
+/* 4 tables x 512 16-bit counters = 4096 bytes; 100 entries x (64 + 14 + 2) bits = 1000 bytes
+ * (10000 needs 14 bits). */
+TEST(area_and_parameters)
+{
+    hp_multihash_params p = base_params();
+    p.counter_bits = 16;
+    CHECK_EQ_U64(hp_multihash_acc_entries(&p), 100);
+    CHECK_EQ_U64(hp_multihash_threshold_count(&p), 100);
+    CHECK_EQ_U64(hp_multihash_area_bytes(&p), 5096);
+    p.threshold = 0.001;
+    p.interval_length = 1000000;
+    CHECK_EQ_U64(hp_multihash_acc_entries(&p), 1000);
+    CHECK_EQ_U64(hp_multihash_threshold_count(&p), 1000);
+    hp_multihash_params bad = base_params();
+    bad.counter_bits = 6; /* T = 100 > 63 */
+    CHECK(make(&bad) == NULL);
+    bad = base_params(); bad.n_tables = 0;
+    CHECK(hp_multihash_bytes(&bad) == 0);
+    bad = base_params(); bad.threshold = 0;
+    CHECK(hp_multihash_bytes(&bad) == 0);
+    bad = base_params();
+    static uint8_t small[64];
+    CHECK(hp_multihash_init(small, sizeof small, &bad) == NULL);
+}
+
+int main(void)
+{
+    RUN(one_table_enough_counters_is_exact);
+    RUN(no_false_negative_without_drops_r0);
+    RUN(conservative_update_no_fewer_true_positives);
+    RUN(shielding_scripted);
+    RUN(retaining_scripted);
+    RUN(retained_entries_are_replaceable);
+    RUN(full_accumulator_drops);
+    RUN(hash_properties);
+    RUN(paper_hash_structural_alias);
+    RUN(area_and_parameters);
+    return test_main_end();
+}
