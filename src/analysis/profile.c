@@ -3,7 +3,8 @@
  * Reading is three passes over bytes already in memory:
  *   1. scan: check the file header, then walk the sections, checking each header (magic, CRC,
  *      length against what is left of the file) and each payload CRC; a section cut short by
- *      the end of the file ends the walk (the tail of a killed run), anything else is an error;
+ *      the end of the file, or whose header is still the writer's all-zero placeholder, ends
+ *      the walk (the tail of a killed run); anything else is an error;
  *   2. global sections: MODULES and BLOCKMAP are taken from every complete section, INFO from
  *      every complete section up to the last GROUP_END (the runtime writes one per group; a key
  *      written again takes its new value);
@@ -125,7 +126,17 @@ static int add_section(reader *r, uint32_t type, uint64_t offset, uint64_t lengt
     return 1;
 }
 
-/* Walks the sections; stops quietly at a section cut short by the end of the file. */
+/* The runtime writes a section's header as 24 zero bytes first and overwrites it once the
+ * payload is complete: a zero header is a section the writer never finished. */
+static int is_placeholder(const uint8_t *h)
+{
+    for (unsigned i = 0; i < HP_FMT_SECTION_HEADER_SIZE; i++)
+        if (h[i]) return 0;
+    return 1;
+}
+
+/* Walks the sections; stops quietly at a section cut short by the end of the file or left
+ * unfinished by the writer (zero header). */
 static int scan_sections(reader *r)
 {
     size_t off = HP_FMT_FILE_HEADER_SIZE;
@@ -135,6 +146,10 @@ static int scan_sections(reader *r)
         if (left < HP_FMT_SECTION_HEADER_SIZE) {
             r->truncated = 1;
             return 1;
+        }
+        if (is_placeholder(r->data + off)) { /* the writer was stopped inside this section */
+            r->truncated = 1;
+            return add_section(r, 0, off, left - HP_FMT_SECTION_HEADER_SIZE, 0);
         }
         const char *msg = hp_fmt_parse_section_header(r->data + off, left, &sh);
         if (msg) return fail(r, "section %zu at offset %zu: %s", index, off, msg);
@@ -216,7 +231,7 @@ static void warn_about_tail(reader *r)
     for (size_t i = 0; i < p->nsections; i++)
         if (p->sections[i].group < 0 && is_data_section(p->sections[i].type)) tail_data = 1;
     if (r->truncated)
-        add_warning(r, "%s: the last section is cut short by the end of the file", p->name);
+        add_warning(r, "%s: the last section is unfinished (cut short, or its header never written)", p->name);
     if (tail_data || (r->truncated && p->have_group))
         add_warning(r, "%s: profile ends with an incomplete group (program killed while writing?)", p->name);
     if (!p->have_group)

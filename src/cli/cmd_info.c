@@ -48,7 +48,7 @@ static void print_sections(const hp_profile *p)
         if (s->group >= 0) snprintf(group, sizeof group, "%d", s->group);
         else snprintf(group, sizeof group, "-");
         printf("  %5zu %12" PRIu64 "  %-10s %12" PRIu64 "  %s%s\n", i, s->offset, hp_section_type_name(s->type),
-               s->length, group, s->complete ? "" : "  (cut short by end of file)");
+               s->length, group, s->complete ? "" : "  (unfinished: cut short or header never written)");
     }
 }
 

@@ -231,6 +231,33 @@ TEST(incomplete_last_group_is_ignored)
     hp_pbuild_free(&b);
 }
 
+TEST(unfinished_section_placeholder_ends_the_file)
+{
+    hp_pbuild b;
+    char err[256];
+    uint8_t placeholder[24 + 40] = {0};
+    hp_pbuild_init(&b, 7);
+    add_header_sections(&b);
+    add_group(&b, 1, 1, 0, 0);
+    hp_pbuild_thread(&b, 5, 5);
+    for (size_t i = 24; i < sizeof placeholder; i++) placeholder[i] = (uint8_t)(i * 37); /* payload so far */
+    REQUIRE(b.ok);
+    uint8_t *file = malloc(b.len + sizeof placeholder);
+    REQUIRE(file != NULL);
+    memcpy(file, b.buf, b.len);
+    memcpy(file + b.len, placeholder, sizeof placeholder);
+    hp_profile *p = hp_profile_read_mem(file, b.len + sizeof placeholder, "ph", err, sizeof err);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_U64(find_func(p, 0x401100)->calls, 13);
+        CHECK(has_warning(p, "incomplete group"));
+        CHECK(has_warning(p, "unfinished"));
+    }
+    hp_profile_free(p);
+    free(file);
+    hp_pbuild_free(&b);
+}
+
 TEST(no_group_is_readable_and_empty)
 {
     hp_pbuild b;
@@ -283,6 +310,7 @@ int main(void)
     RUN(payload_flip_names_section_and_offset);
     RUN(wrong_version_is_refused);
     RUN(incomplete_last_group_is_ignored);
+    RUN(unfinished_section_placeholder_ends_the_file);
     RUN(no_group_is_readable_and_empty);
     RUN(bad_record_shapes_are_errors);
     RUN(missing_file_is_a_clear_error);
