@@ -32,9 +32,14 @@ uint32_t hp_g_guards;
 static int g_guard_lock;
 static uint32_t *g_last_guard_start, *g_last_guard_stop; /* range of the last guard_init */
 
+/* A thread's first event creates its state; an inactive state (off, stopped, fork child) never
+ * becomes active again, so it returns without a call. */
 #define FAST_THREAD(t)                                                                             \
     hp_thread *t = hp_tls;                                                                         \
-    if (HP_UNLIKELY(!t || !t->active) && !(t = hp_thread_slow())) return
+    if (HP_UNLIKELY(!t)) {                                                                         \
+        if (!(t = hp_thread_slow())) return;                                                       \
+    } else if (HP_UNLIKELY(!t->active))                                                            \
+    return
 
 /* ---------------------------------------------------------------- calls */
 

@@ -142,7 +142,7 @@ static inline HP_NOINST hp_frame *hp_top_frame(hp_thread *t)
 extern int hp_g_recording; /* set once init decided to record (mode != off) */
 extern int hp_g_stopped;   /* final group written or fork child: hooks record nothing */
 
-int hp_rt_ensure_init(void); /* 1 if this process records */
+int hp_rt_ensure_init(void); /* 1 if this process records, 0 if not, -1 if called inside init */
 void *hp_map(size_t bytes);  /* mmap anonymous, zeroed; NULL on failure */
 
 /* ---------------------------------------------------------------- modules (modules.c) */

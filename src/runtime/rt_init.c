@@ -304,7 +304,7 @@ HP_NOINST int hp_rt_ensure_init(void)
         HP_STORE_REL(&g_init_state, 2);
         return hp_g_recording;
     }
-    if (HP_LOAD_RLX(&g_init_owner) == my_tid()) return 0; /* a hook inside our own init */
+    if (HP_LOAD_RLX(&g_init_owner) == my_tid()) return -1; /* a hook inside our own init */
     while (HP_LOAD_ACQ(&g_init_state) != 2) sched_yield();
     return hp_g_recording;
 }
@@ -327,7 +327,7 @@ __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
 
 HP_API int hotprof_flush(void)
 {
-    if (!hp_rt_ensure_init() || HP_LOAD_ACQ(&hp_g_stopped)) return -1;
+    if (hp_rt_ensure_init() <= 0 || HP_LOAD_ACQ(&hp_g_stopped)) return -1;
     hp_modules_refresh();
     return hp_write_group(0, 0, 0, NULL) == HP_WRITE_OK ? 0 : -1;
 }

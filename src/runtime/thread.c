@@ -144,7 +144,9 @@ HP_NOINST hp_thread *hp_thread_slow(void)
 {
     hp_thread *t = hp_tls;
     if (t) return t->active ? t : NULL; /* inactive (stopped, off) or a re-check after init */
-    if (!hp_rt_ensure_init() || HP_LOAD_ACQ(&hp_g_stopped)) {
+    int recording = hp_rt_ensure_init();
+    if (recording < 0) return NULL; /* a hook inside our own init: skip it, decide later */
+    if (!recording || HP_LOAD_ACQ(&hp_g_stopped)) {
         hp_tls = &hp_inactive_thread;
         return NULL;
     }
