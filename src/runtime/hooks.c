@@ -10,6 +10,9 @@
  *                  whose start pc is at or below the top frame's last block pc counts one back-edge for
  *                  that frame's function; entry blocks (pc-table flag bit 0) never count and do
  *                  not move the frame. Blocks with no frame pushed use the thread pseudo-frame.
+ *                  A block whose function (known from the pc-table) is a few frames below the
+ *                  top drops the frames above it: they were unwound without exit hooks (clang's
+ *                  -finstrument-functions calls no exit hook when an exception unwinds).
  *   load/store/cmp/switch/div/gep hooks: count into the thread totals.
  * Guard ids are global (1..N, assigned in trace_pc_guard_init under a spin lock); pcs_init fills
  * the global guard -> {pc, flags} map (hp_g_bmap) for the guards of the preceding init call.
@@ -86,13 +89,31 @@ HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 
 /* ---------------------------------------------------------------- blocks */
 
+/* The block's function is not the top frame's. If its frame is a little further down, the
+ * frames above it were left without an exit hook (a C++ exception, longjmp): drop them. If it
+ * has no frame (a function built without call hooks), the block counts against the top frame. */
+static HP_NOINST hp_frame *resync_frame(hp_thread *t, uint64_t fn)
+{
+    uint64_t d = t->depth;
+    if (d == 0 || d >= HP_STACK_FRAMES) return hp_top_frame(t);
+    uint64_t lowest = d > HP_RESYNC_SEARCH ? d - HP_RESYNC_SEARCH : 1;
+    for (uint64_t k = d - 1; k >= lowest; k--)
+        if (t->stack[k].fn == fn) {
+            t->depth = k;
+            return &t->stack[k];
+        }
+    return &t->stack[d];
+}
+
 static inline HP_NOINST void block_backedge(hp_thread *t, uint32_t id)
 {
     hp_bmap *m = HP_LOAD_ACQ(&hp_g_bmap);
     if (HP_UNLIKELY(!m || id >= m->cap)) return;
-    uint64_t pc = m->e[id].pc;
-    if (!pc || (m->e[id].flags & 1)) return; /* unknown pc, or a function entry block */
+    const hp_bentry *e = &m->e[id];
+    uint64_t pc = e->pc;
+    if (!pc || (e->flags & 1)) return; /* unknown pc, or a function entry block */
     hp_frame *fr = hp_top_frame(t);
+    if (HP_UNLIKELY(fr->fn != e->fn)) fr = resync_frame(t, e->fn);
     if (pc <= fr->last_pc) { /* back to its own start or below: a taken back-edge */
         HP_BUMP(fr->backedges);
         HP_BUMP(&t->tot.backedges);
@@ -155,11 +176,15 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
     hp_bmap *m = hp_g_bmap;
     size_t n = (size_t)(pcs_end - pcs_beg) / 2;
     size_t guards = g_last_guard_start ? (size_t)(g_last_guard_stop - g_last_guard_start) : 0;
+    uint64_t fn = 0;
     for (size_t i = 0; m && i < n && i < guards; i++) {
         uint32_t id = g_last_guard_start[i];
+        uint64_t pc = (uint64_t)pcs_beg[2 * i], flags = (uint64_t)pcs_beg[2 * i + 1];
+        if (flags & 1) fn = pc; /* a function's entry block opens its run of blocks */
         if (id >= m->cap) continue;
-        HP_STORE_RLX(&m->e[id].flags, (uint64_t)pcs_beg[2 * i + 1]);
-        HP_STORE_RLX(&m->e[id].pc, (uint64_t)pcs_beg[2 * i]);
+        HP_STORE_RLX(&m->e[id].flags, flags);
+        HP_STORE_RLX(&m->e[id].fn, fn);
+        HP_STORE_RLX(&m->e[id].pc, pc);
     }
     guard_unlock();
 }

@@ -85,7 +85,10 @@ static inline HP_NOINST hp_slot *hp_tab_get(hp_tab **tabp, uint64_t k1, uint64_t
 /* ---------------------------------------------------------------- block arrays */
 
 typedef struct hp_counts { uint64_t cap; uint64_t pad; uint64_t c[]; } hp_counts;
-typedef struct hp_bentry { uint64_t pc; uint64_t flags; } hp_bentry;
+/* pc and flags from the pc-table; fn = the pc of the entry block of the function the block is
+ * in (pc-table lists each function's entry block first, and its pc is the function's address,
+ * i.e. what -finstrument-functions passes as this_fn). */
+typedef struct hp_bentry { uint64_t pc, flags, fn, pad; } hp_bentry;
 typedef struct hp_bmap { uint64_t cap; uint64_t pad; hp_bentry e[]; } hp_bmap;
 
 extern hp_bmap *hp_g_bmap;         /* published with release; read with acquire */
@@ -102,6 +105,7 @@ typedef struct hp_frame {
 
 #define HP_STACK_FRAMES (1u << 17) /* shadow frames per thread (virtual; touched pages only) */
 #define HP_UNWIND_SEARCH 256u      /* frames func_exit searches for its function (longjmp, throw) */
+#define HP_RESYNC_SEARCH 64u       /* frames a block searches for its function's frame (after a throw) */
 
 typedef struct hp_totals {
     uint64_t calls, blocks, backedges, loads, stores, cmps;
