@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NAME_MAX_COL 36
+#define LINE_COLS 100    /* a text row never exceeds this */
 #define WHERE_MAX_COL 28
+#define NAME_MIN_COL 12
 
 int hp_report_parse_sort(const char *word, hp_sort_key *out)
 {
@@ -183,6 +184,13 @@ static void print_cell(FILE *out, const char *s, int width)
     else fprintf(out, "%.*s..", width - 2, s);
 }
 
+/* Prints s as the last cell of a row: no padding, cut with ".." beyond width. */
+static void print_last_cell(FILE *out, const char *s, int width)
+{
+    if ((int)strlen(s) <= width) fprintf(out, "%s\n", s);
+    else fprintf(out, "%.*s..\n", width > 2 ? width - 2 : 0, s);
+}
+
 static int clamp_width(size_t w, int lo, int hi) { return w < (size_t)lo ? lo : w > (size_t)hi ? hi : (int)w; }
 
 typedef struct row_sym { char name[512], where[512]; const hp_symbol *sym; } row_sym;
@@ -210,9 +218,10 @@ static void text_header(FILE *out, const hp_profile *p)
     if (args && args[0]) fprintf(out, "  command  %s\n", args);
     fprintf(out, "  mode     %-12s  seed %" PRIu64 "  threads %zu  groups %zu\n", info_or(p, "mode", "(unknown)"),
             p->header.seed, p->nthreads, p->ngroups);
-    fprintf(out, "  totals   %" PRIu64 " calls, %" PRIu64 " back-edges, %" PRIu64 " call-pair events"
-            " (%zu functions, %zu call pairs)\n", hp_profile_total_calls(p), hp_profile_total_backedges(p),
-            hp_profile_total_pairs(p), p->nfuncs, p->npairs);
+    fprintf(out, "  totals   %" PRIu64 " calls, %" PRIu64 " back-edges, %" PRIu64 " call-pair events\n",
+            hp_profile_total_calls(p), hp_profile_total_backedges(p), hp_profile_total_pairs(p));
+    fprintf(out, "  distinct %zu functions, %zu call pairs, %zu blocks, %zu edges\n", p->nfuncs, p->npairs,
+            p->nblocks, p->nedges);
     if (!strcmp(rs.state, "crashed"))
         fprintf(out, "  run      CRASHED: killed by signal %d (SIG%s); counts up to the crash\n", rs.signal,
                 signal_name(rs.signal));
@@ -225,11 +234,13 @@ static void text_header(FILE *out, const hp_profile *p)
         fprintf(out, "  run      NO DATA: the profile holds no complete snapshot of counts\n");
 }
 
-/* Widths of the name and where columns over rows [0, n) of a table (first pass). */
+/* Widths of the name and where columns over rows [0, n) of a table (a first pass), so that a row
+ * of `fixed` columns + name + 2 + where fits LINE_COLS. `names` > 1 splits the room for names
+ * between that many name columns (call pairs: caller and callee). */
 typedef uint64_t (*addr_fn)(const hp_profile *, size_t);
 
 static void column_widths(const hp_profile *p, hp_symbolizer *s, const size_t *order, size_t n, addr_fn addr_of,
-                          int *wname, int *wwhere)
+                          int fixed, int *wname, int *wwhere)
 {
     size_t name = 8, where = 9;
     for (size_t i = 0; i < n; i++) {
@@ -238,8 +249,12 @@ static void column_widths(const hp_profile *p, hp_symbolizer *s, const size_t *o
         if (strlen(r.name) > name) name = strlen(r.name);
         if (strlen(r.where) > where) where = strlen(r.where);
     }
-    *wname = clamp_width(name, 8, NAME_MAX_COL);
     *wwhere = clamp_width(where, 9, WHERE_MAX_COL);
+    *wname = clamp_width(name, 8, LINE_COLS - fixed - 2 - *wwhere);
+    if (*wname < NAME_MIN_COL) {
+        *wname = NAME_MIN_COL;
+        *wwhere = LINE_COLS - fixed - 2 - NAME_MIN_COL;
+    }
 }
 
 static void text_methods(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
@@ -249,7 +264,7 @@ static void text_methods(FILE *out, const hp_profile *p, hp_symbolizer *s, const
     size_t n = rows_of(p->nfuncs, o);
     uint64_t total = hp_sat_add(hp_profile_total_calls(p), hp_profile_total_backedges(p));
     int wname, wwhere;
-    column_widths(p, s, order, n, func_addr, &wname, &wwhere);
+    column_widths(p, s, order, n, func_addr, 50, &wname, &wwhere);
     fprintf(out, "\nHot methods (heat = calls + back-edges): %zu of %zu, by %s\n", n, p->nfuncs, by[o->sort]);
     fprintf(out, "%4s %12s %6s %12s %10s  %-*s  %s\n", "rank", "heat", "%", "calls", "back-edges", wname,
             "function", "file:line");
@@ -260,7 +275,8 @@ static void text_methods(FILE *out, const hp_profile *p, hp_symbolizer *s, const
         fprintf(out, "%4zu %12" PRIu64 " %5.1f%% %12" PRIu64 " %10" PRIu64 "  ", i + 1, heat_of(f),
                 percent(heat_of(f), total), f->calls, f->backedges);
         print_cell(out, r.name, wname);
-        fprintf(out, "  %s\n", r.where);
+        fputs("  ", out);
+        print_last_cell(out, r.where, wwhere);
     }
     if (!n) fprintf(out, "  (no method counts in this profile)\n");
 }
@@ -271,8 +287,8 @@ static void text_pairs(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
     size_t n = rows_of(p->npairs, o);
     uint64_t total = hp_profile_total_pairs(p);
     int wname, wwhere;
-    column_widths(p, s, order, n, pair_caller, &wname, &wwhere);
-    if (wname > 28) wname = 28;
+    column_widths(p, s, order, n, pair_caller, 21 + 2 + 24, &wname, &wwhere); /* 24: room for the callee */
+    int wcallee = LINE_COLS - 21 - wname - 2 - wwhere - 2;
     fprintf(out, "\nHot call pairs: %zu of %zu, by %s\n", n, p->npairs, o->sort == HP_SORT_NAME ? "caller name" : "count");
     fprintf(out, "%12s %6s  %-*s  %-*s  %s\n", "count", "%", wname, "caller", wwhere, "call site", "callee");
     for (size_t i = 0; i < n; i++) {
@@ -284,7 +300,8 @@ static void text_pairs(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
         print_cell(out, caller.name, wname);
         fputs("  ", out);
         print_cell(out, caller.where, wwhere);
-        fprintf(out, "  %s\n", callee.name);
+        fputs("  ", out);
+        print_last_cell(out, callee.name, wcallee);
     }
     if (!n) fprintf(out, "  (no call-pair counts in this profile)\n");
 }
@@ -298,7 +315,7 @@ static void text_blocks(FILE *out, const hp_profile *p, hp_symbolizer *s, const 
     size_t n = rows_of(p->nblocks, o);
     uint64_t total = hp_profile_total_blocks(p);
     int wname, wwhere;
-    column_widths(p, s, order, n, block_pc, &wname, &wwhere);
+    column_widths(p, s, order, n, block_pc, 46, &wname, &wwhere);
     fprintf(out, "\nHot blocks: %zu of %zu, by count\n", n, p->nblocks);
     fprintf(out, "%4s %12s %6s  %-18s  %-*s  %s\n", "rank", "count", "%", "pc", wname, "function", "file:line");
     for (size_t i = 0; i < n; i++) {
@@ -309,7 +326,8 @@ static void text_blocks(FILE *out, const hp_profile *p, hp_symbolizer *s, const 
         else snprintf(pc, sizeof pc, "guard %" PRIu32, b->guard);
         fprintf(out, "%4zu %12" PRIu64 " %5.1f%%  %-18s  ", i + 1, b->count, percent(b->count, total), pc);
         print_cell(out, r.name, wname);
-        fprintf(out, "  %s\n", r.where);
+        fputs("  ", out);
+        print_last_cell(out, r.where, wwhere);
     }
     if (!n) fprintf(out, "  (no block counts in this profile)\n");
 }
@@ -320,10 +338,9 @@ static void text_edges(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
     size_t n = rows_of(p->nedges, o);
     uint64_t total = hp_profile_total_edges(p);
     int wname, wwhere;
-    column_widths(p, s, order, n, edge_from_pc, &wname, &wwhere);
-    if (wname > 24) wname = 24;
+    column_widths(p, s, order, n, edge_from_pc, 54, &wname, &wwhere);
     fprintf(out, "\nHot edges: %zu of %zu, by count\n", n, p->nedges);
-    fprintf(out, "%12s %6s  %-29s  %-*s  %s\n", "count", "%", "from -> to", wname, "function", "file:line (from)");
+    fprintf(out, "%12s %6s  %-32s  %-*s  %s\n", "count", "%", "from -> to", wname, "function", "file:line (from)");
     for (size_t i = 0; i < n; i++) {
         const hp_edge_stat *e = &p->edges[order[i]];
         row_sym r = {.name = "?", .where = ""};
@@ -334,9 +351,10 @@ static void text_edges(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
         } else {
             snprintf(fromto, sizeof fromto, "guard %" PRIu32 " -> %" PRIu32, e->from, e->to);
         }
-        fprintf(out, "%12" PRIu64 " %5.1f%%  %-29s  ", e->count, percent(e->count, total), fromto);
+        fprintf(out, "%12" PRIu64 " %5.1f%%  %-32s  ", e->count, percent(e->count, total), fromto);
         print_cell(out, r.name, wname);
-        fprintf(out, "  %s\n", r.where);
+        fputs("  ", out);
+        print_last_cell(out, r.where, wwhere);
     }
     if (!n) fprintf(out, "  (no edge counts in this profile)\n");
 }
