@@ -191,8 +191,16 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
 
 /* ---------------------------------------------------------------- memory and compare hooks */
 
+/* gcc would fold these identical bodies into jump thunks (identical code folding): one more
+ * jump per event, and tools such as callgrind then count two hooks per event. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define HP_NO_ICF __attribute__((noipa))
+#else
+#define HP_NO_ICF
+#endif
+
 #define COUNT_HOOK(name, field, params)                                                            \
-    HP_API void name params                                                                        \
+    HP_API HP_NO_ICF void name params                                                              \
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
         HP_BUMP(&t->tot.field);                                                                    \
