@@ -9,8 +9,8 @@
  *   the items with >= 0.1% of the events and the mean relative count error of the items the
  *   summary reports above that line (hp_heavy_compare).
  * Ground truth: a sorted copy of the stream (run lengths), so it is independent of every summary.
- * Summaries are found by weak reference, so the bench links (and says what is missing) while the
- * set in src/core is incomplete. Prints a table and writes CSV (bench/results/summaries.csv).
+ * Summaries come from the registry (hp_summaries[]). Prints a table and writes CSV
+ * (bench/results/summaries.csv) and checks the targets at the end.
  * Invariant: accuracy is read before the hot-key loop, which would perturb the hot key's count.
  */
 #define _GNU_SOURCE
@@ -23,33 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#pragma weak hp_exact_vt
-#pragma weak hp_concise_vt
-#pragma weak hp_counting_vt
-#pragma weak hp_spacesaving_vt
-#pragma weak hp_countmin_cu_vt
-#pragma weak hp_misragries_vt
-#pragma weak hp_heavykeeper_vt
-#pragma weak hp_valuelist_llvm_vt
-#pragma weak hp_valuelist_gcc_vt
-#pragma weak hp_tnv_vt
-extern const hp_summary_vt hp_exact_vt, hp_concise_vt, hp_counting_vt, hp_spacesaving_vt,
-    hp_countmin_cu_vt, hp_misragries_vt, hp_heavykeeper_vt, hp_valuelist_llvm_vt,
-    hp_valuelist_gcc_vt, hp_tnv_vt;
-
 typedef struct named_vt { const char *name; const hp_summary_vt *vt; } named_vt;
 
-static size_t list_summaries(named_vt *out)
+/* Every summary of the registry (summary_registry.c). */
+static size_t list_summaries(named_vt *out, size_t cap)
 {
-    const named_vt all[] = {
-        {"exact", &hp_exact_vt},           {"concise", &hp_concise_vt},
-        {"counting", &hp_counting_vt},     {"spacesaving", &hp_spacesaving_vt},
-        {"countmin_cu", &hp_countmin_cu_vt}, {"misragries", &hp_misragries_vt},
-        {"heavykeeper", &hp_heavykeeper_vt}, {"valuelist_llvm", &hp_valuelist_llvm_vt},
-        {"valuelist_gcc", &hp_valuelist_gcc_vt}, {"tnv", &hp_tnv_vt},
-    };
-    size_t n = sizeof all / sizeof all[0];
-    for (size_t i = 0; i < n; i++) out[i] = all[i];
+    size_t n = 0;
+    for (; hp_summaries[n] && n < cap; n++) out[n] = (named_vt){hp_summaries[n]->name, hp_summaries[n]};
     return n;
 }
 
@@ -258,12 +238,8 @@ int main(int argc, char **argv)
 {
     bench_opts o;
     if (parse_opts(&o, argc, argv, "bench/results/summaries.csv")) return 2;
-    named_vt all[16], vts[16];
-    size_t n_all = list_summaries(all), n_vts = 0;
-    for (size_t i = 0; i < n_all; i++) {
-        if (all[i].vt) vts[n_vts++] = all[i];
-        else printf("note: summary %s is not in libhotprof_core yet: skipped\n", all[i].name);
-    }
+    named_vt vts[32];
+    size_t n_vts = list_summaries(vts, 32);
     printf("seed 0x%llx, %zu items per Zipf stream, universe %u ranks\n",
            (unsigned long long)o.seed, o.items, o.universe);
     FILE *csv = fopen(o.csv_path, "w");
