@@ -91,8 +91,9 @@ const char *hp_fmt_parse_file_header(const uint8_t *in, size_t len, hp_fmt_file_
     if (len < HP_FMT_FILE_HEADER_SIZE) return "file is too short to be a hotprof profile";
     if (memcmp(in, HP_FMT_MAGIC, 8) != 0) return "not a hotprof profile (bad magic)";
     hp_rbuf b = hp_rbuf_make(in + 8, HP_FMT_FILE_HEADER_SIZE - 8);
-    out->major = (uint16_t)(hp_get_u8(&b) | hp_get_u8(&b) << 8);
-    out->minor = (uint16_t)(hp_get_u8(&b) | hp_get_u8(&b) << 8);
+    const uint8_t *ver = hp_get_bytes(&b, 4);
+    out->major = (uint16_t)(ver[0] | ver[1] << 8);
+    out->minor = (uint16_t)(ver[2] | ver[3] << 8);
     uint32_t header_size = hp_get_u32(&b);
     out->seed = hp_get_u64(&b);
     out->flags = hp_get_u32(&b);
