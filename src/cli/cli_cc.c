@@ -191,6 +191,7 @@ static int add_runtime(argv_builder *b, char *archive, size_t cap)
     push(b, "-Wl,--export-dynamic-symbol=__sanitizer_cov_*");
     push(b, "-lpthread");
     push(b, "-ldl");
+    push(b, "-lm");
     return 0;
 }
 
@@ -214,6 +215,11 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         user[nuser++] = argv[i];
     }
     const char *compiler = choose_compiler(&o);
+    if (!on_path(compiler)) {
+        fprintf(stderr, "hotprof cc: cannot run compiler '%s': not found (set --compiler= or HOTPROF_COMPILER)\n",
+                compiler);
+        return 127;
+    }
     cc_args_shape shape = classify(nuser, user);
     argv_builder b = {NULL, 0, 0};
     static char archive[PATH_MAX];

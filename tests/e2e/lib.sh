@@ -14,12 +14,12 @@ fail() { echo "FAIL $1${2:+: $2}"; }
 check() { local name=$1; shift; if "$@" >"$T/.out" 2>&1; then ok "$name"; else fail "$name" "$(tail -n 5 "$T/.out")"; fi; }
 # check_eq NAME GOT WANT
 check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi; }
-# check_fails_cleanly NAME PATTERN CMD... : CMD must exit 1..125, print PATTERN on stderr in one
+# check_fails_cleanly NAME PATTERN CMD... : CMD must exit 1..127, print PATTERN on stderr in one
 # message, and not crash (no signal, no sanitizer report).
 check_fails_cleanly() {
     local name=$1 pattern=$2; shift 2
     "$@" >"$T/.out" 2>"$T/.err"; local rc=$?
-    if [ $rc -eq 0 ] || [ $rc -gt 125 ]; then fail "$name" "exit status $rc"; return; fi
+    if [ $rc -eq 0 ] || [ $rc -gt 127 ]; then fail "$name" "exit status $rc"; return; fi
     if grep -qE 'Sanitizer|runtime error|Segmentation|core dumped' "$T/.err"; then fail "$name" "$(head -n 3 "$T/.err")"; return; fi
     if ! grep -qiE "$pattern" "$T/.err"; then fail "$name" "stderr lacks /$pattern/: $(head -n 3 "$T/.err")"; return; fi
     ok "$name"

@@ -18,6 +18,10 @@ cat > m.c <<'C'
 int lib_twice(int x);
 int main(void) { int s = 0; for (int i = 0; i < 50; i++) s += lib_twice(i); return s == 2450 ? 0 : 1; }
 C
+cat > mem.c <<'C'
+int g[100];
+int main(int argc, char **argv) { (void)argv; for (int i = 0; i < argc; i++) g[i] += g[i + 1]; return g[3]; }
+C
 cat > p.cpp <<'C'
 #include <vector>
 struct Acc { long s = 0; void add(long v) { s += v; } };
@@ -37,7 +41,7 @@ check "shared library builds" "$HP" cc -O2 -shared -fPIC -o libtw.so lib.c
 check "shared library has no runtime of its own" sh -c "nm -D libtw.so | grep -q ' U __cyg_profile_func_enter'"
 check "program linked with the shared library runs" sh -c "'$HP' cc -O2 -o m m.c -L. -ltw -Wl,-rpath,'$T' && ./m"
 check "c++ wrapper" sh -c "'$HP' c++ -O2 -o pp p.cpp && ./pp"
-check "--hooks=memory adds load/store hooks" sh -c "'$HP' cc --hooks=memory -O2 -c a.c -o am.o && nm am.o | grep -q __sanitizer_cov_load4"
+check "--hooks=memory adds load/store hooks" sh -c "'$HP' cc --hooks=memory -O2 -c mem.c -o am.o && nm am.o | grep -q __sanitizer_cov_load4"
 check "--hooks=compares adds compare hooks" sh -c "'$HP' cc --hooks=compares -O2 -c a.c -o ac.o && nm ac.o | grep -q __sanitizer_cov_trace_"
 check "--hooks=functions adds no block hooks" sh -c "'$HP' cc --hooks=functions -O2 -c a.c -o af.o && ! nm af.o | grep -q __sanitizer_cov"
 check "HOTPROF_HOOKS selects the hook set" sh -c "HOTPROF_HOOKS=functions '$HP' cc --print-command -c a.c | grep -qv fsanitize-coverage"
@@ -46,5 +50,6 @@ check "gcc builds function hooks" sh -c "'$HP' cc --compiler=gcc --hooks=functio
 check_fails_cleanly "gcc with block hooks is refused clearly" "gcc lacks" "$HP" cc --compiler=gcc --hooks=blocks -c a.c
 check_fails_cleanly "unknown hook set" "unknown hook set" "$HP" cc --hooks=bogus -c a.c
 check_fails_cleanly "missing compiler" "cannot run compiler" "$HP" cc --compiler=/nonexistent/cc -c a.c
+check_fails_cleanly "missing compiler with --hooks=functions" "cannot run compiler" "$HP" cc --hooks=functions --compiler=/nonexistent/gcc -c a.c
 check "compiler errors pass through with its status" sh -c "echo 'int x = ;' > bad.c; ! '$HP' cc -c bad.c 2>/dev/null"
 check "--help lists hook sets" sh -c "'$HP' cc --help | grep -q memory"
