@@ -132,7 +132,7 @@ static demangle_fn find_demangler(hp_symbolizer *s)
 }
 
 /* A malloc'd copy of name, demangled when it is a C++ name and a demangler exists. */
-static char *readable_name(hp_symbolizer *s, const char *name)
+char *hp_sym_demangle(hp_symbolizer *s, const char *name)
 {
     if (strncmp(name, "_Z", 2) == 0) {
         demangle_fn demangle = find_demangler(s);
@@ -179,7 +179,7 @@ static void resolve(hp_symbolizer *s, hp_symbol *sym)
     GElf_Sym es;
     const char *name = dwfl_module_addrinfo(mod, sym->addr, &off, &es, NULL, NULL, NULL);
     if (name && name[0]) {
-        sym->function = readable_name(s, name);
+        sym->function = hp_sym_demangle(s, name);
         sym->func_start = sym->addr - off;
     }
     Dwfl_Line *line = dwfl_module_getsrc(mod, sym->addr);

@@ -37,6 +37,10 @@ void hp_sym_name(const hp_symbol *sym, char *buf, size_t n);
 /* "file:line" (file shortened to its last two path components), or "" when unknown. */
 void hp_sym_where(const hp_symbol *sym, char *buf, size_t n);
 
+/* A malloc'd readable form of a symbol name: demangled if it is a C++ name ("_Z...") and a
+ * demangler was found, else a copy. NULL only when memory runs out. */
+char *hp_sym_demangle(hp_symbolizer *s, const char *name);
+
 size_t hp_sym_nwarnings(const hp_symbolizer *s);
 const char *hp_sym_warning(const hp_symbolizer *s, size_t i);
 /* 1 once a mangled C++ name was met and no __cxa_demangle could be found: names are mangled. */

@@ -76,6 +76,19 @@ static char *absolute_output(const char *output)
     return asprintf(&abs, "%s/%s", cwd, output) < 0 ? NULL : abs;
 }
 
+/* 0 if a file can be created or replaced at path; otherwise prints why and returns -1. */
+static int check_writable(const char *path)
+{
+    char *dir = strdup(path);
+    if (!dir) return -1;
+    char *slash = strrchr(dir, '/');
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    int ok = access(slash ? dir : ".", W_OK | X_OK) == 0 && (access(path, F_OK) != 0 || access(path, W_OK) == 0);
+    if (!ok) fprintf(stderr, "hotprof: cannot write the profile %s: %s\n", path, strerror(errno));
+    free(dir);
+    return ok ? 0 : -1;
+}
+
 static int set_environment(const run_args *a, const char *output)
 {
     char seed[32];
@@ -177,6 +190,10 @@ int cmd_run(int argc, char **argv)
     char *output = absolute_output(a.output);
     if (!output || set_environment(&a, output)) {
         fprintf(stderr, "hotprof: out of memory\n");
+        free(output);
+        return 1;
+    }
+    if (check_writable(output)) {
         free(output);
         return 1;
     }

@@ -1,11 +1,13 @@
 /* test_symbolize.c — the symbolizer on this test binary itself (/proc/self/exe at its real load
  * bias, with its real build-id): a known function resolves to its name, this file and a line
  * inside the function; an address outside every module prints as a number; a module whose file
- * is missing or whose build-id differs gives one warning and module+offset names. */
+ * is missing or whose build-id differs gives one warning and module+offset names; C++ names are
+ * demangled. */
 #define _GNU_SOURCE
 #include "analysis/symbolize.h"
 #include "test.h"
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -129,6 +131,24 @@ TEST(missing_module_and_wrong_build_id_warn_once)
     hp_sym_close(s);
 }
 
+/* libstdc++.so.6 is installed wherever hotprof builds (clang and gcc need it), so the
+ * demangler is found through dlopen although this test links no C++ runtime. */
+TEST(cxx_names_are_demangled_and_c_names_kept)
+{
+    hp_symbolizer *s = hp_sym_open(NULL, 0);
+    REQUIRE(s != NULL);
+    char *d = hp_sym_demangle(s, "_ZNK2ns3Box5twiceEi");
+    char *c = hp_sym_demangle(s, "known_function");
+    char *bad = hp_sym_demangle(s, "_Z_not_a_mangled_name");
+    REQUIRE(d && c && bad);
+    CHECK(strcmp(d, "ns::Box::twice(int) const") == 0);
+    CHECK(strcmp(c, "known_function") == 0);
+    CHECK(strcmp(bad, "_Z_not_a_mangled_name") == 0);
+    CHECK(!hp_sym_left_mangled(s));
+    free(d), free(c), free(bad);
+    hp_sym_close(s);
+}
+
 int main(void)
 {
     volatile int x = 3;
@@ -136,5 +156,6 @@ int main(void)
     RUN(resolves_a_known_function_of_this_test);
     RUN(address_outside_every_module_is_a_number);
     RUN(missing_module_and_wrong_build_id_warn_once);
+    RUN(cxx_names_are_demangled_and_c_names_kept);
     return test_main_end();
 }
