@@ -141,7 +141,8 @@ uint32_t hp_multihash_index(const hp_multihash *mh, uint32_t table, uint64_t key
     const uint8_t *r = rtab(mh, table);
     uint32_t npc = flip32(randomize32(r, (uint32_t)(key >> 32)));
     uint32_t nv = randomize32(r, (uint32_t)key);
-    return xorfold(npc ^ nv, mh->fold_bits) % mh->per_table;
+    uint32_t folded = xorfold(npc ^ nv, mh->fold_bits);
+    return folded < mh->per_table ? folded : folded % mh->per_table; /* power-of-two sizes never divide */
 }
 
 uint32_t hp_multihash_counter(const hp_multihash *mh, uint32_t table, uint32_t index)

@@ -140,5 +140,8 @@ int main(void)
     RUN(conservative_update_exact_for_lone_key);
     RUN(merge_halves_keeps_guarantee);
     RUN(serialize_roundtrip_and_corruption);
+    if (getenv("HP_BENCH")) {
+        hp_bench_vt(&hp_countmin_cu_vt);
+    }
     return test_main_end();
 }

@@ -130,5 +130,8 @@ int main(void)
     RUN(adversarial_no_overestimate);
     RUN(decay_scripted);
     RUN(serialize_roundtrip_and_corruption);
+    if (getenv("HP_BENCH")) {
+        hp_bench_vt(&hp_heavykeeper_vt);
+    }
     return test_main_end();
 }

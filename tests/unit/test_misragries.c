@@ -139,5 +139,8 @@ int main(void)
     RUN(hand_trace_purge_by_median);
     RUN(merge_four_parts_keeps_bounds);
     RUN(serialize_roundtrip_and_corruption);
+    if (getenv("HP_BENCH")) {
+        hp_bench_vt(&hp_misragries_vt);
+    }
     return test_main_end();
 }

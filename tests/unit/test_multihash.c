@@ -11,6 +11,7 @@
  *  - hash: counter index in range, deterministic per seed, tables differ;
  *  - area formula on the paper's configuration; invalid parameters rejected. */
 #include <stdlib.h>
+#include "core/metrics.h"
 #include "core/multihash.h"
 #include "test.h"
 #include "zipf.h"
@@ -346,6 +347,64 @@ TEST(area_and_parameters)
     CHECK(hp_multihash_init(small, sizeof small, &bad) == NULL);
 }
 
+/* HP_BENCH: throughput of the paper's configuration and its mean weighted error E (Eq. 1,
+ * computed by metrics.c) on Zipf streams of 10^6 events. Informational, prints only. */
+static double mean_error(const hp_multihash_params *p, const uint64_t *keys, size_t n)
+{
+    hp_multihash *mh = make(p);
+    uint64_t T = hp_multihash_threshold_count(p);
+    hp_exact_map ex;
+    hp_exact_init(&ex, p->interval_length);
+    hp_metric_item *perfect = malloc(p->interval_length * sizeof *perfect);
+    hp_metric_item *hw = malloc(hp_multihash_acc_entries(p) * sizeof *hw);
+    hp_metric_item *scratch = malloc((p->interval_length + hp_multihash_acc_entries(p)) * sizeof *scratch);
+    double *errs = malloc((n / p->interval_length + 1) * sizeof *errs);
+    size_t ni = 0;
+    for (size_t i = 0; i < n; i++) {
+        hp_exact_add(&ex, keys[i], 1);
+        if (!hp_multihash_update(mh, keys[i])) continue;
+        size_t np = 0;
+        for (size_t s = 0; s <= ex.mask; s++)
+            if (ex.used[s]) { perfect[np].key = ex.keys[s]; perfect[np].weight = (double)ex.counts[s]; np++; }
+        const hp_multihash_candidate *c;
+        size_t nh = hp_multihash_report(mh, &c);
+        for (size_t j = 0; j < nh; j++) { hw[j].key = c[j].key; hw[j].weight = (double)c[j].count; }
+        hp_multihash_error e;
+        hp_multihash_interval_error(perfect, np, hw, nh, (double)T, scratch, &e);
+        errs[ni++] = e.total;
+        hp_exact_clear(&ex);
+    }
+    double m = hp_multihash_mean_error(errs, ni);
+    free(perfect); free(hw); free(scratch); free(errs); free(mh);
+    hp_exact_free(&ex);
+    return m;
+}
+
+static void bench(void)
+{
+    hp_multihash_params p = base_params(); /* 4 tables, 2048 counters, 10000 / 1%, C1 R0, retain */
+    for (int hot = 0; hot < 2; hot++) {
+        hp_multihash *mh = make(&p);
+        double t0 = hp_bench_now();
+        for (size_t i = 0; i < 4000000; i++) hp_multihash_update(mh, hot ? 42 : hp_mix64(i + 1));
+        printf("  bench multihash 4x512 %s %.1f M upd/s\n", hot ? "hot  " : "worst", 4.0 / (hp_bench_now() - t0));
+        free(mh);
+    }
+    const double alphas[] = {0.8, 1.0, 1.2, 1.5};
+    for (int a = 0; a < 4; a++) {
+        uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, 1000000, 100000, alphas[a], 101 + a);
+        for (int tables = 1; tables <= 8; tables *= 2) {
+            hp_multihash_params q = p;
+            q.n_tables = (uint32_t)tables;
+            double c1 = mean_error(&q, keys, 1000000);
+            q.conservative = 0;
+            double c0 = mean_error(&q, keys, 1000000);
+            printf("  error zipf %.1f  %d tables  C1 R0 P1 %.4f   C0 R0 P1 %.4f\n", alphas[a], tables, c1, c0);
+        }
+        free(keys);
+    }
+}
+
 int main(void)
 {
     RUN(one_table_enough_counters_is_exact);
@@ -358,5 +417,6 @@ int main(void)
     RUN(hash_properties);
     RUN(paper_hash_structural_alias);
     RUN(area_and_parameters);
+    if (getenv("HP_BENCH")) bench();
     return test_main_end();
 }

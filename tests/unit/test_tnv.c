@@ -110,5 +110,8 @@ int main(void)
     RUN(hand_trace_lfu_and_clear);
     RUN(bounds_on_streams);
     RUN(serialize_roundtrip_and_corruption);
+    if (getenv("HP_BENCH")) {
+        hp_bench_vt(&hp_tnv_vt);
+    }
     return test_main_end();
 }

@@ -170,5 +170,9 @@ int main(void)
     RUN(majority_survives_one_slot);
     RUN(bounds_on_streams);
     RUN(serialize_roundtrip_and_corruption);
+    if (getenv("HP_BENCH")) {
+        hp_bench_vt(&hp_valuelist_llvm_vt);
+        hp_bench_vt(&hp_valuelist_gcc_vt);
+    }
     return test_main_end();
 }

@@ -245,3 +245,39 @@ static inline size_t hp_vt_corruption_run(const hp_summary_vt *vt, const void *s
     free(a); free(c); free(mem);
     return accepted;
 }
+
+/* ---- throughput probe (run by the summary tests when HP_BENCH is set in the environment) ----
+ * Updates per second through the vtable at a given budget: "worst" = every key distinct
+ * (misses, evictions, purges), "hot" = one key repeated. Prints one line per budget. */
+#include <stdio.h>
+#include <time.h>
+
+static inline double hp_bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline double hp_bench_rate(const hp_summary_vt *vt, size_t budget, int hot, size_t n)
+{
+    void *mem = malloc(budget);
+    void *s = vt->init(mem, budget, 1);
+    if (!s) { free(mem); return 0; }
+    double t0 = hp_bench_now();
+    for (size_t i = 0; i < n; i++) vt->update(s, hot ? 42 : hp_mix64(i + 1), 1);
+    double dt = hp_bench_now() - t0;
+    volatile uint64_t sink = vt->total(s);
+    (void)sink;
+    free(mem);
+    return (double)n / dt;
+}
+
+static inline void hp_bench_vt(const hp_summary_vt *vt)
+{
+    const size_t budgets[] = {4096, 16384, 65536};
+    for (int b = 0; b < 3; b++) {
+        double worst = hp_bench_rate(vt, budgets[b], 0, 4000000), hot = hp_bench_rate(vt, budgets[b], 1, 4000000);
+        printf("  bench %-15s %6zu B  worst %7.1f M upd/s  hot %7.1f M upd/s\n", vt->name, budgets[b], worst / 1e6, hot / 1e6);
+    }
+}
