@@ -156,7 +156,8 @@ static int scan_sections(reader *r)
     return 1;
 }
 
-/* The size a payload of this type must be a multiple of (fixed: exact size), 0 if free-form. */
+/* 1 and the record size a payload of this type must be a multiple of (*fixed: its exact size);
+ * 0 for free-form payloads (INFO, MODULES, SUMMARY, unknown types). */
 static int payload_shape(uint32_t type, uint64_t *unit, int *fixed)
 {
     *fixed = 0;
@@ -178,13 +179,14 @@ static int check_shapes(reader *r)
         const hp_section_ref *s = &r->p->sections[i];
         uint64_t unit;
         int fixed;
-        if (!s->complete || !payload_shape(s->type, &unit, &fixed)) continue;
+        if (!s->complete) continue;
+        if (s->type == HP_SEC_SUMMARY && s->length < 8)
+            return fail(r, "section %zu (summary) at offset %" PRIu64 " is too short", i, s->offset);
+        if (!payload_shape(s->type, &unit, &fixed)) continue;
         if (fixed ? s->length != unit : s->length % unit != 0)
             return fail(r, "section %zu (%s) at offset %" PRIu64 " has a bad length %" PRIu64
                         " (%s %" PRIu64 ")", i, hp_section_type_name(s->type), s->offset, s->length,
                         fixed ? "expected" : "not a multiple of", unit);
-        if (s->type == HP_SEC_SUMMARY && s->length < 8)
-            return fail(r, "section %zu (summary) at offset %" PRIu64 " is too short", i, s->offset);
     }
     return 1;
 }

@@ -285,6 +285,12 @@ TEST(bad_record_shapes_are_errors)
     CHECK(strstr(err, "section 0 (funcs) at offset 32 has a bad length 25") != NULL);
     hp_pbuild_free(&b);
 
+    hp_pbuild_init(&b, 7);
+    hp_pbuild_section(&b, HP_SEC_SUMMARY, junk, 7);
+    CHECK(hp_profile_read_mem(b.buf, b.len, "u", err, sizeof err) == NULL);
+    CHECK(strstr(err, "section 0 (summary) at offset 32 is too short") != NULL);
+    hp_pbuild_free(&b);
+
     uint8_t mod[40] = {0};
     mod[24] = 200; /* path_len runs past the payload */
     hp_pbuild_init(&b, 7);
