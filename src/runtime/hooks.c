@@ -66,7 +66,7 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
     }
 }
 
-static HP_NOINST void func_exit_search(hp_thread *t, uint64_t fn)
+static HP_NOINST __attribute__((noinline, cold)) void func_exit_search(hp_thread *t, uint64_t fn)
 {
     uint64_t d = t->depth;
     if (d >= HP_STACK_FRAMES) { t->depth = d - 1; return; } /* untracked overflow frames */
@@ -92,10 +92,9 @@ HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 /* The block's function is not the top frame's. If its frame is a little further down, the
  * frames above it were left without an exit hook (a C++ exception, longjmp): drop them. If it
  * has no frame (a function built without call hooks), the block counts against the top frame. */
-static HP_NOINST hp_frame *resync_frame(hp_thread *t, uint64_t fn)
+static HP_NOINST __attribute__((noinline, cold)) hp_frame *resync_frame(hp_thread *t, uint64_t fn)
 {
-    uint64_t d = t->depth;
-    if (d == 0 || d >= HP_STACK_FRAMES) return hp_top_frame(t);
+    uint64_t d = t->depth; /* 1 <= d < HP_STACK_FRAMES: checked by the caller */
     uint64_t lowest = d > HP_RESYNC_SEARCH ? d - HP_RESYNC_SEARCH : 1;
     for (uint64_t k = d - 1; k >= lowest; k--)
         if (t->stack[k].fn == fn) {
@@ -113,7 +112,7 @@ static inline HP_NOINST void block_backedge(hp_thread *t, uint32_t id)
     uint64_t pc = e->pc;
     if (!pc || (e->flags & 1)) return; /* unknown pc, or a function entry block */
     hp_frame *fr = hp_top_frame(t);
-    if (HP_UNLIKELY(fr->fn != e->fn)) fr = resync_frame(t, e->fn);
+    if (HP_UNLIKELY(fr->fn != e->fn) && t->depth - 1 < HP_STACK_FRAMES - 1) fr = resync_frame(t, e->fn);
     if (pc <= fr->last_pc) { /* back to its own start or below: a taken back-edge */
         HP_BUMP(fr->backedges);
         HP_BUMP(&t->tot.backedges);

@@ -44,8 +44,13 @@
 #define HP_LOAD_RLX(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define HP_STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define HP_STORE_RLX(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-/* Owner-only increment that other threads may read concurrently: one plain add on x86. */
-#define HP_BUMP(p) HP_STORE_RLX((p), HP_LOAD_RLX(p) + 1)
+/* Owner-only increment that other threads may read concurrently: one plain add on x86.
+ * A function, not a macro, so that its argument (often a table lookup) is evaluated once. */
+static inline __attribute__((no_instrument_function)) void hp_bump(uint64_t *p)
+{
+    HP_STORE_RLX(p, HP_LOAD_RLX(p) + 1);
+}
+#define HP_BUMP(p) hp_bump(p)
 
 /* ---------------------------------------------------------------- tables */
 
