@@ -14,7 +14,7 @@ make -s build/lib/libhotprof_core.a
 make -s -C bench/summaries
 mkdir -p bench/results
 pin=""
-if command -v taskset >/dev/null 2>&1; then pin="taskset -c 0"; fi
+if command -v taskset >/dev/null 2>&1; then pin="taskset -c $(($(nproc) - 1))"; fi
 $pin build/bench/summaries/bench_summaries --csv bench/results/summaries.csv "$@"
 if [ -x build/bench/summaries/bench_multihash ]; then
     $pin build/bench/summaries/bench_multihash --csv bench/results/multihash.csv "$@"
