@@ -40,8 +40,8 @@ uint32_t hp_gm_list_cap_for(size_t bytes)
     return lo;
 }
 
-hp_gm_entry *hp_gm_list_entries(const hp_gm_list *l) { return (hp_gm_entry *)(l + 1); }
-static uint32_t *list_index(const hp_gm_list *l) { return (uint32_t *)(hp_gm_list_entries(l) + l->cap + 1); }
+static uint32_t *list_index(const hp_gm_list *l) { return hp_gm_list_index(l); }
+static uint32_t *list_slot(const hp_gm_list *l, uint64_t key) { return hp_gm_list_slot(l, key); }
 
 void hp_gm_list_init(hp_gm_list *l, uint32_t cap)
 {
@@ -50,22 +50,6 @@ void hp_gm_list_init(hp_gm_list *l, uint32_t cap)
     l->nslots = slots_for_cap(cap);
     l->mask = l->nslots - 1;
     memset(list_index(l), 0, (size_t)l->nslots * 4);
-}
-
-/* The index slot that holds key, or the empty slot where it would go. */
-static uint32_t *list_slot(const hp_gm_list *l, uint64_t key)
-{
-    const hp_gm_entry *e = hp_gm_list_entries(l);
-    uint32_t *idx = list_index(l);
-    uint32_t i = (uint32_t)hp_mix64(key) & l->mask;
-    while (idx[i] != 0 && e[idx[i] - 1].key != key) i = (i + 1) & l->mask;
-    return &idx[i];
-}
-
-hp_gm_entry *hp_gm_list_find(const hp_gm_list *l, uint64_t key)
-{
-    uint32_t s = *list_slot(l, key);
-    return s ? &hp_gm_list_entries(l)[s - 1] : NULL;
 }
 
 hp_gm_entry *hp_gm_list_add(hp_gm_list *l, uint64_t key, uint64_t count)

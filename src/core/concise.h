@@ -20,6 +20,7 @@
 #define HOTPROF_CORE_CONCISE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "core/exact.h"
 #include "core/rng.h"
 #include "core/summary.h"
 
@@ -39,8 +40,23 @@ typedef struct hp_gm_list {
 size_t hp_gm_list_bytes(uint32_t cap); /* list header + arrays */
 uint32_t hp_gm_list_cap_for(size_t bytes); /* largest cap whose list fits in bytes, 0 if none */
 void hp_gm_list_init(hp_gm_list *l, uint32_t cap);
-hp_gm_entry *hp_gm_list_entries(const hp_gm_list *l);
-hp_gm_entry *hp_gm_list_find(const hp_gm_list *l, uint64_t key);
+static inline hp_gm_entry *hp_gm_list_entries(const hp_gm_list *l) { return (hp_gm_entry *)(l + 1); }
+static inline uint32_t *hp_gm_list_index(const hp_gm_list *l) { return (uint32_t *)(hp_gm_list_entries(l) + l->cap + 1); }
+/* The index slot that holds key, or the empty slot where it would go. */
+static inline uint32_t *hp_gm_list_slot(const hp_gm_list *l, uint64_t key)
+{
+    const hp_gm_entry *e = hp_gm_list_entries(l);
+    uint32_t *idx = hp_gm_list_index(l);
+    uint32_t i = (uint32_t)hp_mix64(key) & l->mask;
+    while (idx[i] != 0 && e[idx[i] - 1].key != key) i = (i + 1) & l->mask;
+    return &idx[i];
+}
+/* The entry holding key, or NULL. */
+static inline hp_gm_entry *hp_gm_list_find(const hp_gm_list *l, uint64_t key)
+{
+    uint32_t s = *hp_gm_list_slot(l, key);
+    return s ? &hp_gm_list_entries(l)[s - 1] : NULL;
+}
 /* Appends key (which must be absent) with count; the caller keeps n <= cap + 1. */
 hp_gm_entry *hp_gm_list_add(hp_gm_list *l, uint64_t key, uint64_t count);
 /* Removes entries whose count is 0 and rebuilds the index. */

@@ -31,7 +31,8 @@ int hp_exact_update(hp_exact *e, uint64_t key, uint64_t weight);
 int hp_exact_query(const hp_exact *e, uint64_t key, hp_estimate *out);
 uint64_t hp_exact_count(const hp_exact *e, uint64_t key);
 size_t hp_exact_topk(const hp_exact *e, hp_estimate *out, size_t k);
-/* dst += src; keys that do not fit go to dst's dropped weight. Returns 0, or -1 if anything dropped. */
+/* dst += src; keys that do not fit go to dst's dropped weight. The merge is always done; returns
+ * -1 (and dst is full()) if weight was lost, here or earlier in src, or if dst == src. */
 int hp_exact_merge(hp_exact *dst, const hp_exact *src);
 size_t hp_exact_serialized_size(const hp_exact *e);
 size_t hp_exact_serialize(const hp_exact *e, void *buf, size_t cap);

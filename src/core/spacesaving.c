@@ -134,7 +134,13 @@ static void counter_place(hp_spacesaving *s, uint32_t c, uint64_t count, uint32_
 /* Moves counter c to `count` >= its current count. */
 static void counter_set_count(hp_spacesaving *s, uint32_t c, uint64_t count)
 {
-    uint32_t old = counters(s)[c].bucket;
+    ss_counter *k = &counters(s)[c];
+    ss_bucket *b = buckets(s);
+    uint32_t old = k->bucket;
+    if (k->prev == NIL && k->next == NIL && (b[old].next == NIL || b[b[old].next].count > count)) {
+        b[old].count = k->count = count; /* alone, and the order is kept: relabel the bucket */
+        return;
+    }
     uint32_t emptied = counter_detach(s, c);
     counter_place(s, c, count, buckets(s)[old].count <= count ? old : NIL);
     if (emptied != NIL && buckets(s)[emptied].head == NIL) bucket_free(s, emptied);
