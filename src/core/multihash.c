@@ -10,6 +10,7 @@
 #include "core/multihash.h"
 #include <math.h>
 #include <string.h>
+#include "core/bytes.h"
 #include "core/hash.h"
 #include "core/rng.h"
 
@@ -330,4 +331,115 @@ hp_multihash *hp_multihash_init(void *mem, size_t budget, const hp_multihash_par
     mh->T = T;
     fill_random_tables(mh);
     return mh;
+}
+
+/* ---- serialization ---- */
+
+#define MH_VERSION 1u
+
+static void put_stats(hp_wbuf *w, const hp_multihash_stats *s)
+{
+    hp_put_u64(w, s->interval); hp_put_u64(w, s->events); hp_put_u64(w, s->promoted);
+    hp_put_u64(w, s->dropped); hp_put_u64(w, s->evicted);
+}
+
+static hp_multihash_stats get_stats(hp_rbuf *r)
+{
+    hp_multihash_stats s;
+    s.interval = hp_get_u64(r); s.events = hp_get_u64(r); s.promoted = hp_get_u64(r);
+    s.dropped = hp_get_u64(r); s.evicted = hp_get_u64(r);
+    return s;
+}
+
+size_t hp_multihash_serialized_size(const hp_multihash *mh)
+{
+    size_t params = 4 * 4 + 8 + 8 + 4 + 8;
+    return 8 + params + 2 * 40 + 16 + (size_t)mh->p.n_tables * mh->per_table * 4 + (size_t)mh->acc_n * 20 +
+           (size_t)mh->report_n * 16;
+}
+
+size_t hp_multihash_serialize(const hp_multihash *mh, void *buf, size_t cap)
+{
+    hp_wbuf w = hp_wbuf_make(buf, cap);
+    const hp_multihash_params *p = &mh->p;
+    uint64_t tbits;
+    memcpy(&tbits, &p->threshold, 8);
+    hp_put_u32(&w, HP_MULTIHASH_FORMAT_ID);
+    hp_put_u32(&w, MH_VERSION);
+    hp_put_u32(&w, p->n_tables); hp_put_u32(&w, p->total_counters); hp_put_u32(&w, p->counter_bits);
+    hp_put_u32(&w, (p->shield ? 1u : 0u) | (p->retain ? 2u : 0u) | (p->reset ? 4u : 0u) | (p->conservative ? 8u : 0u));
+    hp_put_u64(&w, tbits); hp_put_u64(&w, p->interval_length);
+    hp_put_u32(&w, (uint32_t)mh->report_n); hp_put_u64(&w, p->seed);
+    put_stats(&w, &mh->cur);
+    put_stats(&w, &mh->last);
+    hp_put_u64(&w, mh->intervals);
+    hp_put_u64(&w, 0); /* reserved */
+    const uint32_t *c = counters(mh);
+    for (size_t i = 0; i < (size_t)p->n_tables * mh->per_table; i++) hp_put_u32(&w, c[i]);
+    const mh_acc *a = acc(mh);
+    for (uint32_t i = 0; i < mh->acc_n; i++) { hp_put_u64(&w, a[i].key); hp_put_u64(&w, a[i].count); hp_put_u32(&w, a[i].state); }
+    const hp_multihash_candidate *r = report(mh);
+    for (uint64_t i = 0; i < mh->report_n; i++) { hp_put_u64(&w, r[i].key); hp_put_u64(&w, r[i].count); }
+    return w.ok ? w.len : 0;
+}
+
+/* Accumulator entries: state known; absent ones hold count 0; active ones >= T, replaceable
+ * ones < T (they turn active at T); no key twice. Rebuilds the index as it goes. */
+static int read_accumulator(hp_multihash *mh, hp_rbuf *r)
+{
+    mh_acc *a = acc(mh);
+    for (uint32_t i = 0; i < mh->acc_n; i++) {
+        a[i].key = hp_get_u64(r);
+        a[i].count = hp_get_u64(r);
+        a[i].state = hp_get_u32(r);
+        if (!r->ok || a[i].state > HP_MH_REPLACEABLE) return 0;
+        if (a[i].state == HP_MH_ABSENT && a[i].count != 0) return 0;
+        if (a[i].state == HP_MH_ACTIVE && (a[i].count < mh->T || a[i].count > mh->p.interval_length)) return 0;
+        if (a[i].state == HP_MH_REPLACEABLE && a[i].count >= mh->T) return 0;
+        if (a[i].state == HP_MH_ABSENT) continue;
+        uint32_t s = idx_probe(mh, a[i].key);
+        if (acc_idx(mh)[s]) return 0;
+        acc_idx(mh)[s] = i + 1;
+    }
+    return 1;
+}
+
+static int read_report(hp_multihash *mh, hp_rbuf *r, uint32_t n)
+{
+    hp_multihash_candidate *c = report(mh);
+    for (uint32_t i = 0; i < n; i++) {
+        c[i].key = hp_get_u64(r);
+        c[i].count = hp_get_u64(r);
+        if (c[i].count < mh->T || c[i].count > mh->p.interval_length) return 0;
+        if (i > 0 && c[i].count > c[i - 1].count) return 0;
+    }
+    mh->report_n = n;
+    return r->ok;
+}
+
+hp_multihash *hp_multihash_deserialize(void *mem, size_t budget, const void *buf, size_t len)
+{
+    hp_rbuf r = hp_rbuf_make(buf, len);
+    if (hp_get_u32(&r) != HP_MULTIHASH_FORMAT_ID || hp_get_u32(&r) != MH_VERSION) return NULL;
+    hp_multihash_params p;
+    p.n_tables = hp_get_u32(&r); p.total_counters = hp_get_u32(&r); p.counter_bits = hp_get_u32(&r);
+    uint32_t flags = hp_get_u32(&r);
+    uint64_t tbits = hp_get_u64(&r);
+    memcpy(&p.threshold, &tbits, 8);
+    p.interval_length = hp_get_u64(&r);
+    uint32_t report_n = hp_get_u32(&r);
+    p.seed = hp_get_u64(&r);
+    p.shield = flags & 1; p.retain = (flags >> 1) & 1; p.reset = (flags >> 2) & 1; p.conservative = (flags >> 3) & 1;
+    if (!r.ok || flags > 15 || !params_valid(&p)) return NULL;
+    hp_multihash *mh = hp_multihash_init(mem, budget, &p);
+    if (!mh || report_n > mh->acc_n || hp_rbuf_left(&r) != hp_multihash_serialized_size(mh) - r.pos + (size_t)report_n * 16) return NULL;
+    mh->cur = get_stats(&r);
+    mh->last = get_stats(&r);
+    mh->intervals = hp_get_u64(&r);
+    if (hp_get_u64(&r) != 0 || mh->cur.events >= p.interval_length || mh->cur.interval != mh->intervals) return NULL;
+    uint32_t *c = counters(mh);
+    for (size_t i = 0; i < (size_t)p.n_tables * mh->per_table; i++)
+        if ((c[i] = hp_get_u32(&r)) > mh->counter_max) return NULL;
+    if (!read_accumulator(mh, &r) || !read_report(mh, &r, report_n)) return NULL;
+    return r.ok && hp_rbuf_left(&r) == 0 ? mh : NULL;
 }

@@ -77,6 +77,15 @@ size_t hp_multihash_report(const hp_multihash *mh, const hp_multihash_candidate 
 hp_multihash_stats hp_multihash_last_stats(const hp_multihash *mh);
 uint64_t hp_multihash_intervals(const hp_multihash *mh);
 
+/* Serialized form (little-endian, validated field by field; corrupt input -> NULL):
+ * format id u32 (HP_MULTIHASH_FORMAT_ID), version u32, the parameters, the running and last
+ * interval statistics, counters, accumulator entries, last report. A deserialized profiler
+ * continues exactly where the serialized one stood. */
+#define HP_MULTIHASH_FORMAT_ID 0x484d5048u /* "HPMH" */
+size_t hp_multihash_serialized_size(const hp_multihash *mh);
+size_t hp_multihash_serialize(const hp_multihash *mh, void *buf, size_t cap); /* 0 if cap too small */
+hp_multihash *hp_multihash_deserialize(void *mem, size_t budget, const void *buf, size_t len);
+
 /* Introspection for tests and the hardware model. */
 uint32_t hp_multihash_index(const hp_multihash *mh, uint32_t table, uint64_t key);
 uint32_t hp_multihash_counter(const hp_multihash *mh, uint32_t table, uint32_t index);

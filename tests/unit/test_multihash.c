@@ -303,6 +303,59 @@ TEST(hash_properties)
     free(a); free(b); free(c);
 }
 
+/* Serialize mid-interval, deserialize elsewhere, feed both the rest of the stream: every later
+ * report and statistic is identical. Truncations and bit flips never crash. */
+TEST(serialize_roundtrip_and_corruption)
+{
+    size_t n = 60000;
+    uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, n, 2000, 1.0, 111);
+    hp_multihash_params p = base_params();
+    p.total_counters = 256;
+    hp_multihash *a = make(&p);
+    REQUIRE(a != NULL);
+    for (size_t i = 0; i < n / 2 + 1234; i++) hp_multihash_update(a, keys[i]);
+    size_t len = hp_multihash_serialized_size(a), budget = hp_multihash_bytes(&p);
+    uint8_t *buf = malloc(len), *flip = malloc(len);
+    void *mem = malloc(budget);
+    CHECK(hp_multihash_serialize(a, buf, len - 1) == 0);
+    REQUIRE(hp_multihash_serialize(a, buf, len) == len);
+    hp_multihash *b = hp_multihash_deserialize(mem, budget, buf, len);
+    REQUIRE(b != NULL);
+    int same = 1;
+    for (size_t i = n / 2 + 1234; i < n; i++) {
+        int ea = hp_multihash_update(a, keys[i]), eb = hp_multihash_update(b, keys[i]);
+        if (ea != eb) same = 0;
+        if (!ea) continue;
+        const hp_multihash_candidate *ca, *cb;
+        size_t na = hp_multihash_report(a, &ca), nb = hp_multihash_report(b, &cb);
+        if (na != nb || memcmp(ca, cb, na * sizeof *ca) != 0) same = 0;
+        hp_multihash_stats sa = hp_multihash_last_stats(a), sb = hp_multihash_last_stats(b);
+        if (memcmp(&sa, &sb, sizeof sa) != 0) same = 0;
+    }
+    CHECK(same);
+    CHECK(hp_multihash_deserialize(mem, budget - 1, buf, len) == NULL);
+    size_t accepted = 0;
+    for (size_t cut = 0; cut < len; cut += 7) accepted += hp_multihash_deserialize(mem, budget, buf, cut) != NULL;
+    CHECK_EQ_U64(accepted, 0);
+    hp_rng rng;
+    hp_rng_seed(&rng, 3);
+    size_t accepted_bad = 0;
+    for (int i = 0; i < 3000; i++) {
+        memcpy(flip, buf, len);
+        size_t bit = hp_rng_below(&rng, len * 8);
+        flip[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        hp_multihash *c = hp_multihash_deserialize(mem, budget, flip, len);
+        if (!c) continue;
+        accepted++;
+        for (int j = 0; j < 9000; j++) hp_multihash_update(c, keys[j]); /* crosses an interval end */
+        const hp_multihash_candidate *cc;
+        size_t nc = hp_multihash_report(c, &cc);
+        for (size_t j = 0; j < nc; j++) if (cc[j].count < hp_multihash_threshold_count(&p)) accepted_bad++;
+    }
+    CHECK_EQ_U64(accepted_bad, 0); /* an accepted state still reports only counts >= T */
+    free(buf); free(flip); free(mem); free(a); free(keys);
+}
+
 /* flip(randomize(hi)) ^ randomize(lo) is 0 whenever lo == bswap32(hi), because byte-wise
  * substitution commutes with byte reversal: such keys (0 and UINT64_MAX among them) share
  * counter 0 in every table, whatever the seed. A property of the paper's hash, kept. */
@@ -415,6 +468,7 @@ int main(void)
     RUN(retained_entries_are_replaceable);
     RUN(full_accumulator_drops);
     RUN(hash_properties);
+    RUN(serialize_roundtrip_and_corruption);
     RUN(paper_hash_structural_alias);
     RUN(area_and_parameters);
     if (getenv("HP_BENCH")) bench();
