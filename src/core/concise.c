@@ -82,7 +82,13 @@ int hp_gm_params_ok(uint32_t cap, double f, double tau)
 {
     if (cap < HP_GM_MIN_CAP || cap > HP_GM_MAX_CAP) return 0;
     if (!(f > 1.0 && f <= 1024.0)) return 0; /* also rejects NaN */
-    return tau >= 1.0 && tau <= 1e300;
+    return tau >= 1.0 && tau <= HP_GM_MAX_TAU;
+}
+
+double hp_gm_next_tau(double tau, double f)
+{
+    double next = tau * f;
+    return next < HP_GM_MAX_TAU ? next : HP_GM_MAX_TAU;
 }
 
 uint64_t hp_round_estimate(double x)
@@ -115,7 +121,7 @@ void hp_concise_interval(uint64_t count, double tau, uint64_t total, hp_estimate
         out->lower = out->upper = count;
         return;
     }
-    uint64_t lower = (uint64_t)floor(tau * poisson_lower(count, HP_CONCISE_Z));
+    uint64_t lower = hp_round_estimate(floor(tau * poisson_lower(count, HP_CONCISE_Z)));
     uint64_t upper = hp_round_estimate(ceil(tau * poisson_upper(count, HP_CONCISE_Z)));
     out->lower = lower > count ? lower : count;
     out->upper = upper < total ? upper : total;
@@ -175,8 +181,8 @@ static void thin_binomial(hp_concise *c, double keep)
 static void concise_make_room(hp_concise *c)
 {
     while (c->list.n > c->list.cap) {
-        double tau2 = c->tau * c->f;
-        thin_binomial(c, c->tau / tau2);
+        double tau2 = hp_gm_next_tau(c->tau, c->f);
+        thin_binomial(c, tau2 > c->tau ? c->tau / tau2 : 0.0);
         c->tau = tau2;
     }
     c->p = 1.0 / c->tau;

@@ -36,6 +36,7 @@ typedef struct hp_gm_list {
 
 #define HP_GM_MIN_CAP 2u
 #define HP_GM_MAX_CAP (1u << 28)
+#define HP_GM_MAX_TAU 1e300 /* past this (only hostile input gets there) thinning empties the list */
 
 size_t hp_gm_list_bytes(uint32_t cap); /* list header + arrays */
 uint32_t hp_gm_list_cap_for(size_t bytes); /* largest cap whose list fits in bytes, 0 if none */
@@ -61,6 +62,8 @@ static inline hp_gm_entry *hp_gm_list_find(const hp_gm_list *l, uint64_t key)
 hp_gm_entry *hp_gm_list_add(hp_gm_list *l, uint64_t key, uint64_t count);
 /* Removes entries whose count is 0 and rebuilds the index. */
 void hp_gm_list_compact(hp_gm_list *l);
+/* The next threshold tau * f, capped at HP_GM_MAX_TAU. */
+double hp_gm_next_tau(double tau, double f);
 /* Default growth factor for a list of N entries: max(N/(N-1), 1.05). */
 double hp_gm_default_factor(uint32_t cap);
 /* Validates parameters read from untrusted input. */

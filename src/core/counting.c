@@ -75,7 +75,14 @@ static void thin_to(hp_counting *c, double tau2)
 
 static void counting_make_room(hp_counting *c)
 {
-    while (c->list.n > c->list.cap) thin_to(c, c->tau * c->f);
+    while (c->list.n > c->list.cap) {
+        double tau2 = hp_gm_next_tau(c->tau, c->f);
+        if (tau2 > c->tau) thin_to(c, tau2);
+        else { /* at the cap: empty the list */
+            c->list.n = 0;
+            hp_gm_list_compact(&c->list);
+        }
+    }
     c->p = 1.0 / c->tau;
     c->skip = hp_rng_geometric(&c->rng, c->p);
 }

@@ -257,6 +257,35 @@ TEST(concise_corrupt_input)
     stream_free(&s);
 }
 
+/* Hostile but well-formed input: tau at its cap, counts and total at UINT64_MAX, f at its cap.
+ * Everything must saturate rather than overflow (UBSan checks the float-to-int casts). */
+TEST(concise_extreme_values)
+{
+    uint64_t mem[512];
+    uint8_t buf[4096];
+    hp_concise *c = hp_concise_init_ex(mem, sizeof mem, 4, 0, 1);
+    REQUIRE(c != NULL);
+    for (uint64_t i = 0; i < 4; i++) hp_concise_update(c, i, 1);
+    size_t len = hp_concise_serialize(c, buf, sizeof buf);
+    REQUIRE(len == 88 + 4 * 16);
+    double tau = HP_GM_MAX_TAU, f = 1024.0;
+    memcpy(buf + 16, &f, 8); /* little-endian host assumed, as on x86-64 */
+    memcpy(buf + 24, &tau, 8);
+    memset(buf + 32, 0xff, 8); /* total */
+    for (int i = 0; i < 4; i++) memset(buf + 88 + 16 * i + 8, 0xff, 8);
+    hp_concise *d = hp_concise_deserialize(mem, sizeof mem, buf, len);
+    REQUIRE(d != NULL);
+    hp_estimate top[8], q;
+    size_t k = hp_concise_topk(d, top, 8), bad = 0;
+    for (size_t i = 0; i < k; i++) bad += top[i].lower > top[i].upper || top[i].upper != UINT64_MAX;
+    for (uint64_t i = 0; i < 1000; i++) hp_concise_update(d, 100 + i, UINT64_MAX / 3);
+    hp_concise_query(d, 100, &q);
+    bad += q.lower > q.upper;
+    CHECK_EQ_U64(bad, 0);
+    CHECK(hp_concise_tau(d) <= HP_GM_MAX_TAU);
+    CHECK_EQ_U64(hp_concise_total(d), UINT64_MAX);
+}
+
 TEST(concise_parameters)
 {
     static uint64_t mem[1024];
@@ -290,6 +319,7 @@ int main(int argc, char **argv)
     RUN(concise_per_pc_value_list);
     RUN(concise_roundtrip_and_continuation);
     RUN(concise_corrupt_input);
+    RUN(concise_extreme_values);
     RUN(concise_parameters);
     return test_main_end();
 }
