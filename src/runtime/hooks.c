@@ -95,12 +95,15 @@ HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 static HP_NOINST __attribute__((noinline, cold)) hp_frame *resync_frame(hp_thread *t, uint64_t fn)
 {
     uint64_t d = t->depth; /* 1 <= d < HP_STACK_FRAMES: checked by the caller */
+    if (t->frameless_fn == fn && t->frameless_depth == d) return &t->stack[d]; /* searched already */
     uint64_t lowest = d > HP_RESYNC_SEARCH ? d - HP_RESYNC_SEARCH : 1;
     for (uint64_t k = d - 1; k >= lowest; k--)
         if (t->stack[k].fn == fn) {
             t->depth = k;
             return &t->stack[k];
         }
+    t->frameless_fn = fn;
+    t->frameless_depth = d;
     return &t->stack[d];
 }
 

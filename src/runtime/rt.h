@@ -127,6 +127,7 @@ typedef struct hp_thread {
     hp_totals tot;
     uint64_t orphan_backedges; /* back-edges seen outside any tracked frame */
     hp_frame overflow;    /* stands for every frame deeper than the shadow stack */
+    uint64_t frameless_fn, frameless_depth; /* last block function found on no frame, and where */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
 } hp_thread;
