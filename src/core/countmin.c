@@ -30,9 +30,13 @@ size_t hp_topheap_bytes(uint32_t cap)
 
 uint32_t hp_topheap_cap_for(size_t bytes)
 {
-    uint32_t cap = 0;
-    while (cap < (1u << 24) && hp_topheap_bytes(cap + 1) <= bytes) cap++;
-    return cap;
+    uint32_t lo = 0, hi = 1u << 24; /* hp_topheap_bytes grows with cap: binary search */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+        if (hp_topheap_bytes(mid) <= bytes) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
 }
 
 hp_topheap *hp_topheap_init(void *mem, uint32_t cap)
