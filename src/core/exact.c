@@ -1,9 +1,11 @@
 /* exact.c — Exact summary: open addressing with linear probing over (key, count) slots.
  *
- * Layout in the caller's memory: struct hp_exact, then `nslots` slots (a power of two).
+ * Layout in the caller's memory: struct hp_exact, then `nslots` slots (any number >= 8, so the
+ * whole budget is used; the home slot is hp_mix64(key) scaled to [0, nslots) by a multiply-high).
  * Invariants: a slot is empty iff count == 0; used <= max_used = 3/4 of nslots; every key appears
- * in at most one slot and is reachable from its home slot hp_mix64(key) & mask without crossing
- * an empty slot (nothing is ever deleted, so no tombstones); sum(counts) + dropped == total.
+ * in at most one slot and is reachable from its home slot, probing forward with wrap-around,
+ * without crossing an empty slot (nothing is ever deleted, so no tombstones);
+ * sum(counts) + dropped == total.
  * Also holds hp_topk_select, the heap-based partial selection every summary's topk() uses.
  */
 #include "core/exact.h"
@@ -13,7 +15,7 @@
 typedef struct hp_exact_slot { uint64_t key, count; } hp_exact_slot;
 
 struct hp_exact {
-    uint64_t nslots, mask, max_used, used;
+    uint64_t nslots, max_used, used, pad;
     uint64_t total, dropped;
     hp_exact_slot slots[];
 };
@@ -97,22 +99,19 @@ static void *align_up(void *mem, size_t *budget)
 static hp_exact *exact_place(void *mem, size_t budget, uint64_t nslots)
 {
     hp_exact *e = align_up(mem, &budget);
-    if (!e || nslots < EXACT_MIN_SLOTS || nslots > EXACT_MAX_SLOTS || (nslots & (nslots - 1)))
-        return NULL;
+    if (!e || nslots < EXACT_MIN_SLOTS || nslots > EXACT_MAX_SLOTS) return NULL;
     if (budget < hp_exact_bytes_for(nslots)) return NULL;
     memset(e, 0, hp_exact_bytes_for(nslots));
     e->nslots = nslots;
-    e->mask = nslots - 1;
     e->max_used = nslots / 4 * 3;
     return e;
 }
 
 static uint64_t slots_for_budget(size_t budget)
 {
-    uint64_t n = EXACT_MIN_SLOTS;
-    if (budget < hp_exact_bytes_for(n)) return 0;
-    while (n < EXACT_MAX_SLOTS && hp_exact_bytes_for(n * 2) <= budget) n *= 2;
-    return n;
+    if (budget < hp_exact_bytes_for(EXACT_MIN_SLOTS)) return 0;
+    uint64_t n = (budget - sizeof(hp_exact)) / sizeof(hp_exact_slot);
+    return n < EXACT_MAX_SLOTS ? n : EXACT_MAX_SLOTS;
 }
 
 hp_exact *hp_exact_init(void *mem, size_t budget)
@@ -126,12 +125,10 @@ hp_exact *hp_exact_init(void *mem, size_t budget)
 /* The slot holding key, or the empty slot where it would go. */
 static inline hp_exact_slot *exact_find(const hp_exact *e, uint64_t key)
 {
-    uint64_t i = hp_mix64(key) & e->mask;
-    const hp_exact_slot *s = &e->slots[i];
-    while (s->count != 0 && s->key != key) {
-        i = (i + 1) & e->mask;
-        s = &e->slots[i];
-    }
+    const hp_exact_slot *s = &e->slots[(uint64_t)(((__uint128_t)hp_mix64(key) * e->nslots) >> 64)];
+    const hp_exact_slot *end = e->slots + e->nslots;
+    while (s->count != 0 && s->key != key)
+        if (++s == end) s = e->slots;
     return (hp_exact_slot *)s;
 }
 
@@ -227,7 +224,7 @@ size_t hp_exact_serialize(const hp_exact *e, void *buf, size_t cap)
     uint64_t start = 0;
     while (e->slots[start].count != 0) start++; /* exists: used <= 3/4 of nslots */
     for (uint64_t j = 1; j <= e->nslots && w.ok; j++) {
-        const hp_exact_slot *s = &e->slots[(start + j) & e->mask];
+        const hp_exact_slot *s = &e->slots[(start + j) % e->nslots];
         if (s->count == 0) continue;
         hp_put_u64(&w, s->key);
         hp_put_u64(&w, s->count);
@@ -260,7 +257,7 @@ hp_exact *hp_exact_deserialize(void *mem, size_t budget, const void *buf, size_t
     uint64_t nslots = hp_get_u64(&r), total = hp_get_u64(&r), dropped = hp_get_u64(&r);
     uint64_t n = hp_get_u64(&r);
     if (!r.ok || kind != HP_SUMMARY_EXACT || version != HP_EXACT_VERSION) return NULL;
-    if (nslots < EXACT_MIN_SLOTS || nslots > EXACT_MAX_SLOTS || (nslots & (nslots - 1))) return NULL;
+    if (nslots < EXACT_MIN_SLOTS || nslots > EXACT_MAX_SLOTS) return NULL;
     if (n > nslots / 4 * 3 || hp_rbuf_left(&r) != n * 16) return NULL;
     hp_exact *e = exact_place(mem, budget, nslots);
     if (!e) return NULL;

@@ -1,7 +1,7 @@
 /* exact.h — Exact: every key counted exactly, in a fixed open-addressing table (the ground truth).
  *
- * The table lives in the caller's memory: a header followed by a power-of-two array of
- * (key, count) slots, linear probing, keys mixed by hp_mix64. A slot is empty iff its count is 0,
+ * The table lives in the caller's memory: a header followed by as many (key, count) slots as the
+ * budget holds, linear probing, keys mixed by hp_mix64. A slot is empty iff its count is 0,
  * so every 64-bit key (0 and UINT64_MAX included) can be stored; zero-weight updates store nothing.
  * At most 3/4 of the slots are used. When the table is full, an update for a new key is dropped:
  * its weight goes to `dropped`, hp_exact_full() turns true and update returns -1. Invariant:
@@ -24,7 +24,7 @@ extern const hp_summary_vt hp_exact_vt;
 
 /* Places a table with as many slots as fit in budget (at least 8); NULL if budget is too small. */
 hp_exact *hp_exact_init(void *mem, size_t budget);
-/* Bytes needed for a table of `slots` slots (a power of two >= 8). */
+/* Bytes needed for a table of `slots` slots (>= 8). */
 size_t hp_exact_bytes_for(size_t slots);
 /* Adds weight to key; returns 0 if counted, -1 if dropped because the table is full. */
 int hp_exact_update(hp_exact *e, uint64_t key, uint64_t weight);
