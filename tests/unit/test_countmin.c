@@ -118,6 +118,46 @@ TEST(merge_halves_keeps_guarantee)
     free(keys);
 }
 
+/* hp_topheap under random offers from a small key universe (many hits, evictions, index
+ * deletions): after every offer the index finds every entry at its slot, heap order holds,
+ * no key is held twice, and an offer above the previous floor leaves its key held with a count
+ * >= the offer. */
+static int heap_consistent(const hp_topheap *h)
+{
+    const hp_topentry *e = hp_topheap_entries(h);
+    for (uint32_t i = 0; i < h->n; i++) {
+        if (hp_topheap_find(h, e[i].key) != (long)i) return 0;
+        if (i > 0 && e[(i - 1) / 2].count > e[i].count) return 0;
+    }
+    return h->n <= h->cap;
+}
+
+TEST(topheap_random_operations)
+{
+    static uint64_t mem[512];
+    hp_rng rng;
+    hp_rng_seed(&rng, 8);
+    int ok = 1;
+    for (uint32_t cap = 1; cap <= 17; cap += 4) {
+        hp_topheap *h = hp_topheap_init(mem, cap);
+        REQUIRE(hp_topheap_bytes(cap) <= sizeof mem);
+        for (int i = 0; i < 20000 && ok; i++) {
+            uint64_t key = hp_rng_below(&rng, 40) * 0x9e3779b97f4a7c15ull, count = 1 + hp_rng_below(&rng, 1000);
+            uint64_t floor = hp_topheap_floor(h);
+            hp_topheap_offer(h, key, count);
+            long pos = hp_topheap_find(h, key);
+            if (!heap_consistent(h)) ok = 0;
+            if (count > floor && (pos < 0 || hp_topheap_entries(h)[pos].count < count)) ok = 0;
+        }
+        hp_topentry out[17];
+        size_t k = hp_topheap_sorted(h, out, 17);
+        CHECK_EQ_U64(k, h->n);
+        for (size_t i = 1; i < k; i++) if (out[i].count > out[i - 1].count) ok = 0;
+    }
+    CHECK(ok);
+    CHECK_EQ_U64(hp_topheap_cap_for(hp_topheap_bytes(100)), 100);
+}
+
 TEST(serialize_roundtrip_and_corruption)
 {
     uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, 100000, 5000, 1.0, 11);
@@ -139,6 +179,7 @@ int main(void)
     RUN(adversarial_never_underestimates);
     RUN(conservative_update_exact_for_lone_key);
     RUN(merge_halves_keeps_guarantee);
+    RUN(topheap_random_operations);
     RUN(serialize_roundtrip_and_corruption);
     if (getenv("HP_BENCH")) {
         hp_bench_vt(&hp_countmin_cu_vt);
