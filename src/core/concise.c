@@ -1,7 +1,8 @@
 /* concise.c — Gibbons–Matias concise samples, and the hp_gm_list they share with counting samples.
  *
  * Layout in the caller's memory: struct hp_concise whose last member is the hp_gm_list, then
- * the list's cap+1 entries, then its index of nslots uint32 (entry index + 1, 0 = empty).
+ * the list's cap+1 entries, then its index of nslots = 2*(cap+1) uint32 (entry index + 1,
+ * 0 = empty; home slot = hp_mix64(key) scaled to [0, nslots), linear probing with wrap-around).
  * Invariants between updates: list.n <= list.cap; every count > 0; keys distinct; each key is
  * reachable from its home slot by linear probing; p == 1/tau; tau >= 1 only grows; `skip` is
  * the number of coming occurrences (of any key) that will not be sampled. Each occurrence seen
@@ -15,12 +16,7 @@
 
 /* ---- hp_gm_list ---- */
 
-static uint32_t slots_for_cap(uint32_t cap)
-{
-    uint32_t s = 4;
-    while (s < 2 * (cap + 1)) s *= 2;
-    return s;
-}
+static uint32_t slots_for_cap(uint32_t cap) { return 2 * (cap + 1); }
 
 size_t hp_gm_list_bytes(uint32_t cap)
 {
@@ -48,7 +44,7 @@ void hp_gm_list_init(hp_gm_list *l, uint32_t cap)
     l->cap = cap;
     l->n = 0;
     l->nslots = slots_for_cap(cap);
-    l->mask = l->nslots - 1;
+    l->pad = 0;
     memset(list_index(l), 0, (size_t)l->nslots * 4);
 }
 

@@ -30,8 +30,8 @@ typedef struct hp_gm_entry { uint64_t key, count; } hp_gm_entry;
 typedef struct hp_gm_list {
     uint32_t cap;    /* N: at most N entries between updates, N+1 while one is being added */
     uint32_t n;      /* entries held */
-    uint32_t nslots; /* index size, a power of two >= 2 * (cap + 1) */
-    uint32_t mask;
+    uint32_t nslots; /* index size: 2 * (cap + 1), so the index is at most half full */
+    uint32_t pad;
 } hp_gm_list;
 
 #define HP_GM_MIN_CAP 2u
@@ -48,8 +48,9 @@ static inline uint32_t *hp_gm_list_slot(const hp_gm_list *l, uint64_t key)
 {
     const hp_gm_entry *e = hp_gm_list_entries(l);
     uint32_t *idx = hp_gm_list_index(l);
-    uint32_t i = (uint32_t)hp_mix64(key) & l->mask;
-    while (idx[i] != 0 && e[idx[i] - 1].key != key) i = (i + 1) & l->mask;
+    uint32_t i = (uint32_t)(((__uint128_t)hp_mix64(key) * l->nslots) >> 64);
+    while (idx[i] != 0 && e[idx[i] - 1].key != key)
+        if (++i == l->nslots) i = 0;
     return &idx[i];
 }
 /* The entry holding key, or NULL. */

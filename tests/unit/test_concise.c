@@ -2,7 +2,7 @@
  * Checks: exact answers while the list never filled (tau = 1); the stated interval
  * (z = 3, ~99.7%) holds for all but a fraction of keys consistent with it, over Zipf alphas
  * {0.8,1,1.2,1.5}, uniform noise, adversarial orders and many seeds (all keys, and the held keys
- * separately); count*tau is unbiased (mean over 300 seeds within 4 standard errors of the true
+ * separately); count*tau is unbiased (mean over 300-1000 seeds within 4.5 standard errors of the true
  * count, for the hottest keys and the stream length), also with weighted updates and after a
  * merge of two halves; the per-PC configuration (N = 16, f = 16/15) finds the hot values; round
  * trip (and identical continuation, the RNG state travels); corrupt input; parameter checks.
@@ -99,7 +99,9 @@ TEST(concise_intervals_hold_at_stated_rate)
     rate_check(&r, "concise");
 }
 
-/* Mean of `est` over seeds within 4 standard errors (+1 for rounding) of `want`. */
+/* Mean of `est` over seeds within 4.5 standard errors (+1 for rounding) of `want`. 4.5, not 3:
+ * 13 means are compared per call, and an estimate of a key seen ~tau times is a lumpy,
+ * right-skewed multiple of tau, so the normal approximation of the mean is loose in the tail. */
 static int unbiased(const double *est, size_t n, double want)
 {
     double mean = 0, var = 0;
@@ -107,21 +109,21 @@ static int unbiased(const double *est, size_t n, double want)
     mean /= n;
     for (size_t i = 0; i < n; i++) var += (est[i] - mean) * (est[i] - mean);
     double se = sqrt(var / (n - 1) / n);
-    if (!(fabs(mean - want) <= 4 * se + 1)) {
+    if (!(fabs(mean - want) <= 4.5 * se + 1)) {
         printf("  biased? mean %.1f want %.1f se %.2f\n", mean, want, se);
         return 0;
     }
     return 1;
 }
 
-#define SEEDS 300
+#define MAX_SEEDS 1000
 #define WATCH 12
 
-/* Feeds `s` (weights w, or 1) into SEEDS summaries of `budget` (two halves merged if `merge`)
+/* Feeds `s` (weights w, or 1) into `seeds` summaries of `budget` (two halves merged if `merge`)
  * and checks that the estimates of the WATCH hottest keys and of the length are unbiased. */
-static void check_unbiased(const stream *s, const uint64_t *w, size_t budget, int merge)
+static void check_unbiased(const stream *s, const uint64_t *w, size_t budget, int merge, size_t seeds)
 {
-    static double est[WATCH + 1][SEEDS];
+    static double est[WATCH + 1][MAX_SEEDS];
     truth t = {0};
     size_t tb = hp_exact_bytes_for((size_t)1 << 18);
     t.mem = malloc(tb);
@@ -130,7 +132,7 @@ static void check_unbiased(const stream *s, const uint64_t *w, size_t budget, in
     hp_estimate top[WATCH];
     hp_exact_topk(t.e, top, WATCH);
     void *m1 = malloc(budget), *m2 = malloc(budget);
-    for (uint64_t seed = 0; seed < SEEDS; seed++) {
+    for (uint64_t seed = 0; seed < seeds && seed < MAX_SEEDS; seed++) {
         hp_concise *a = hp_concise_init(m1, budget, seed), *b = hp_concise_init(m2, budget, seed + 1000);
         size_t half = merge ? s->n / 2 : s->n;
         for (size_t i = 0; i < s->n; i++) hp_concise_update(i < half ? a : b, s->keys[i], w ? w[i] : 1);
@@ -144,8 +146,8 @@ static void check_unbiased(const stream *s, const uint64_t *w, size_t budget, in
         CHECK(hp_concise_tau(a) > 1.0);
     }
     size_t biased = 0;
-    for (int k = 0; k < WATCH; k++) biased += !unbiased(est[k], SEEDS, (double)top[k].count);
-    biased += !unbiased(est[WATCH], SEEDS, (double)hp_exact_total(t.e));
+    for (int k = 0; k < WATCH; k++) biased += !unbiased(est[k], seeds, (double)top[k].count);
+    biased += !unbiased(est[WATCH], seeds, (double)hp_exact_total(t.e));
     CHECK_EQ_U64(biased, 0);
     free(m1); free(m2); free(t.mem);
 }
@@ -153,7 +155,7 @@ static void check_unbiased(const stream *s, const uint64_t *w, size_t budget, in
 TEST(concise_estimates_unbiased)
 {
     stream s = stream_zipf(100000, 10000, 1.0, 70, ORDER_RANDOM);
-    check_unbiased(&s, NULL, 1024, 0);
+    check_unbiased(&s, NULL, 1024, 0, 1000);
     stream_free(&s);
 }
 
@@ -164,7 +166,7 @@ TEST(concise_weighted_updates_unbiased)
     hp_rng g;
     hp_rng_seed(&g, 72);
     for (size_t i = 0; i < s.n; i++) w[i] = 1 + hp_rng_below(&g, i % 50 ? 20 : 3000);
-    check_unbiased(&s, w, 1024, 0);
+    check_unbiased(&s, w, 1024, 0, 300);
     free(w);
     stream_free(&s);
 }
@@ -172,7 +174,7 @@ TEST(concise_weighted_updates_unbiased)
 TEST(concise_merge_unbiased_and_bounded)
 {
     stream s = stream_zipf(100000, 10000, 1.2, 73, ORDER_COLD_FIRST);
-    check_unbiased(&s, NULL, 1024, 1);
+    check_unbiased(&s, NULL, 1024, 1, 1000);
     stream_free(&s);
     rate r = {0, 0, 0, 0};
     stream big = stream_zipf(1000000, 100000, 1.0, 74, ORDER_ALTERNATING);
