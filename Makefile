@@ -69,9 +69,9 @@ $(B)/bin/hotprof: $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_
 	@mkdir -p $(dir $@)
 	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
 
-$(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a tests/unit/test.h
+$(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(LDSAN) -Itests/unit -o $@ $< $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
+	$(CC) $(ALLCFLAGS) $(LDSAN) -Itests/unit -MMD -MP -o $@ $< $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
 
 unit-bins: $(UNIT_BIN)
 
