@@ -5,7 +5,7 @@
 #include "cli/cc_hooksets.h"
 #include <string.h>
 
-#define COV_BLOCKS "-fsanitize-coverage=trace-pc-guard,pc-table"
+#define COV_BLOCKS "-fsanitize-coverage=trace-pc-guard,pc-table,no-prune"
 
 const hp_hookset hp_hooksets[] = {
     {"functions", "function entry/exit: hot methods, call pairs",
