@@ -21,9 +21,10 @@ typedef struct bench_opts {
     size_t hot_reps;      /* updates in the hot-key loop */
     const char *csv_path;
     const char *keys_path; /* optional recorded stream */
+    const char *only;      /* NULL, or a comma-separated list of summary names to run */
 } bench_opts;
 
-/* Parses --items N --large --universe N --seed N --hot-reps N --csv PATH --keys PATH.
+/* Parses --items N --large --universe N --seed N --hot-reps N --csv PATH --keys PATH --only LIST.
  * default_csv is used when --csv is absent. Returns 0, or -1 after printing usage. */
 int parse_opts(bench_opts *o, int argc, char **argv, const char *default_csv);
 
@@ -45,6 +46,6 @@ int truth_build(truth *t, const uint64_t *keys, size_t n);
 double truth_count(const truth *t, uint64_t key); /* 0 when absent */
 void truth_free(truth *t);
 
-double now_seconds(void);
+double now_seconds(void); /* CPU time of the calling thread, in seconds */
 
 #endif

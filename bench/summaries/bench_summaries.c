@@ -25,11 +25,27 @@
 
 typedef struct named_vt { const char *name; const hp_summary_vt *vt; } named_vt;
 
-/* Every summary of the registry (summary_registry.c). */
-static size_t list_summaries(named_vt *out, size_t cap)
+/* 1 if `name` is one of the comma-separated names in `list` (NULL: every name). */
+static int name_listed(const char *list, const char *name)
+{
+    if (!list) return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && !strncmp(p, name, n)) return 1;
+        p += n + (end != NULL);
+    }
+    return 0;
+}
+
+/* Every summary of the registry (summary_registry.c), or those named by --only. */
+static size_t list_summaries(named_vt *out, size_t cap, const char *only)
 {
     size_t n = 0;
-    for (; hp_summaries[n] && n < cap; n++) out[n] = (named_vt){hp_summaries[n]->name, hp_summaries[n]};
+    for (size_t i = 0; hp_summaries[i] && n < cap; i++)
+        if (name_listed(only, hp_summaries[i]->name))
+            out[n++] = (named_vt){hp_summaries[i]->name, hp_summaries[i]};
     return n;
 }
 
@@ -267,7 +283,7 @@ int main(int argc, char **argv)
     bench_opts o;
     if (parse_opts(&o, argc, argv, "bench/results/summaries.csv")) return 2;
     named_vt vts[32];
-    size_t n_vts = list_summaries(vts, 32);
+    size_t n_vts = list_summaries(vts, 32, o.only);
     printf("seed 0x%llx, %zu items per Zipf stream, universe %u ranks\n",
            (unsigned long long)o.seed, o.items, o.universe);
     FILE *csv = fopen(o.csv_path, "w");
