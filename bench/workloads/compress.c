@@ -3,7 +3,9 @@
  *
  * Holds: a generated pseudo-English text (Zipf-like word choice from a random
  * vocabulary); an LZ77 matcher over a 32 KiB window with hash chains on
- * 3-byte prefixes; deflate-style length and distance codes with extra bits;
+ * 3-byte prefixes, the match finder and chain limit picked per pass from a
+ * level table of function pointers (like zlib's configuration_table: a fast
+ * level that tries the newest candidate only, and a thorough one); deflate-style length and distance codes with extra bits;
  * per-block (64 Ki symbols) Huffman codes built with a binary min-heap and
  * made canonical; an MSB-first bit writer; and a decoder that walks the
  * canonical code bit by bit (like zlib's puff) and replays matches.
@@ -12,7 +14,7 @@
  * compressed form is smaller than the text. Prints "ok <checksum>" (a hash of
  * the compressed bytes) and exits 0, or an error and exits 1.
  *
- * Usage: compress [size]   size = kilobytes of text (compressed twice).
+ * Usage: compress [size]   size = kilobytes of text (compressed at both levels).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,14 +30,16 @@
 #define HSIZE (1 << HBITS)
 #define MIN_MATCH 3
 #define MAX_MATCH 258
-#define MAX_CHAIN 96
 #define NLIT 286
 #define NDIST 30
 #define MAXBITS 31
 #define BLOCK_SYMS 65536
 #define END_BLOCK 256
 
-typedef struct { uint16_t len, val; } lzsym;   /* len 0: literal val; else match (len, dist val) */
+typedef struct { uint16_t len, val; } lzsym;
+typedef struct chains chains;
+typedef int (*match_fn)(const chains *c, const uint8_t *t, size_t pos, size_t n, int *dist);
+typedef struct { const char *name; match_fn find; } level;   /* len 0: literal val; else match (len, dist val) */
 typedef struct { uint8_t *buf; size_t cap, n; uint64_t acc; int nbits; } bitwriter;
 typedef struct { const uint8_t *buf; size_t n, pos; int bit; } bitreader;
 typedef struct { int count[MAXBITS + 1]; int symbol[NLIT]; } huffdec;
@@ -63,11 +67,13 @@ static uint64_t rng_next(void)
 
 static unsigned rnd(unsigned n) { return (unsigned)(rng_next() % n); }
 
-static void die(const char *msg)
+static void die_at(const char *msg, const char *detail)
 {
-    fprintf(stderr, "compress: %s\n", msg);
+    fprintf(stderr, "compress: %s %s\n", msg, detail);
     exit(1);
 }
+
+static void die(const char *msg) { die_at(msg, ""); }
 
 /* ---- input text ---- */
 #define VOCAB 3000
@@ -114,7 +120,7 @@ static int dist_code(int dist)
 }
 
 /* ---- LZ77 with hash chains ---- */
-typedef struct { int head[HSIZE]; int prev[WSIZE]; } chains;
+struct chains { int head[HSIZE]; int prev[WSIZE]; int max_chain; };
 
 static unsigned hash3(const uint8_t *p)
 {
@@ -141,7 +147,7 @@ static int longest_match(const chains *c, const uint8_t *t, size_t pos, size_t n
 {
     int best = 0, max = n - pos < MAX_MATCH ? (int)(n - pos) : MAX_MATCH;
     int cand = c->head[hash3(t + pos)], limit = (int)pos - WSIZE, last = (int)pos;
-    for (int chain = MAX_CHAIN; cand >= 0 && cand > limit && cand < last && chain > 0; chain--) {
+    for (int chain = c->max_chain; cand >= 0 && cand > limit && cand < last && chain > 0; chain--) {
         int l = match_len(t + cand, t + pos, max);
         if (l > best) {
             best = l;
@@ -155,13 +161,26 @@ static int longest_match(const chains *c, const uint8_t *t, size_t pos, size_t n
     return best;
 }
 
-static size_t lz77(const uint8_t *t, size_t n, lzsym *out, chains *c)
+/* Fast level: only the newest candidate with the same hash. */
+static int newest_match(const chains *c, const uint8_t *t, size_t pos, size_t n, int *dist)
+{
+    int cand = c->head[hash3(t + pos)];
+    int max = n - pos < MAX_MATCH ? (int)(n - pos) : MAX_MATCH;
+    if (cand < 0 || cand >= (int)pos || (int)pos - cand >= WSIZE)
+        return 0;
+    *dist = (int)pos - cand;
+    return match_len(t + cand, t + pos, max);
+}
+
+static const level levels[] = { { "fast", newest_match }, { "best", longest_match } };
+
+static size_t lz77(const uint8_t *t, size_t n, lzsym *out, chains *c, match_fn find)
 {
     size_t ns = 0, pos = 0;
     for (int i = 0; i < HSIZE; i++)
         c->head[i] = -1;
     while (pos < n) {
-        int dist = 0, len = pos + MIN_MATCH <= n ? longest_match(c, t, pos, n, &dist) : 0;
+        int dist = 0, len = pos + MIN_MATCH <= n ? find(c, t, pos, n, &dist) : 0;
         if (len >= MIN_MATCH) {
             out[ns++] = (lzsym){ (uint16_t)len, (uint16_t)dist };
             for (size_t end = pos + (size_t)len; pos < end; pos++)
@@ -359,9 +378,10 @@ static void encode_block(bitwriter *w, const lzsym *s, size_t n, int final)
     put_sym(w, &le, END_BLOCK);
 }
 
-static size_t compress(const uint8_t *t, size_t n, uint8_t *out, size_t cap, lzsym *syms, chains *c)
+static size_t compress(const uint8_t *t, size_t n, uint8_t *out, size_t cap, lzsym *syms, chains *c,
+                       const level *lv)
 {
-    size_t ns = lz77(t, n, syms, c);
+    size_t ns = lz77(t, n, syms, c, lv->find);
     bitwriter w = { out, cap, 0, 0, 0 };
     for (size_t i = 0; i < ns || i == 0; i += BLOCK_SYMS) {
         size_t len = ns - i < BLOCK_SYMS ? ns - i : BLOCK_SYMS;
@@ -477,13 +497,15 @@ int main(int argc, char **argv)
     make_vocab();
     size_t n = make_text(text, cap);
     uint64_t h = 0xcbf29ce484222325ull;
+    c->max_chain = 128;
     for (int pass = 0; pass < PASSES; pass++) {
-        size_t zn = compress(text, n, z, zcap, syms, c);
+        size_t zn = compress(text, n, z, zcap, syms, c, &levels[pass % 2]);
         size_t bn = decompress(z, zn, back, cap);
+        const char *name = levels[pass % 2].name;
         if (bn != n || memcmp(back, text, n) != 0)
-            die("FAILED: decompressed output differs from input");
+            die_at("FAILED: decompressed output differs from input at level", name);
         if (zn >= n)
-            die("FAILED: output is not smaller than input");
+            die_at("FAILED: output is not smaller than input at level", name);
         h = hash_bytes(z, zn, h) ^ zn;
         memset(back, 0, n);
     }

@@ -23,7 +23,7 @@
 #define ROWS 6
 #define WIN_SCORE 100000
 #define INF 1000000
-#define POSITIONS 11
+#define POSITIONS 8
 #define CHECK_DEPTH 5
 #define DEFAULT_DEPTH 11
 
