@@ -20,18 +20,28 @@ closes the table.
 import argparse
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-QUICK_SIZES = {"fft": "200", "heapsort": "400000", "lexgen": "200", "compress": "1600",
-               "gametree": "9", "interp": "25", "nbody": "600", "mt_work": "300000"}
+QUICK_SIZES = {"fft": "200", "heapsort": "400000", "lexgen": "100", "compress": "1600",
+               "gametree": "9", "interp": "18", "nbody": "600", "mt_work": "300000"}
 
 
 def log(msg):
     print("[overhead %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+CURRENT = []   # the child being timed, killed if we are interrupted
+
+
+def on_signal(signum, frame):
+    for proc in CURRENT:
+        proc.kill()
+    sys.exit(128 + signum)
 
 
 def run_once(argv, timeout):
@@ -39,6 +49,7 @@ def run_once(argv, timeout):
     with tempfile.TemporaryFile() as out:
         start = time.monotonic()
         proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        CURRENT[:] = [proc]
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
@@ -49,6 +60,7 @@ def run_once(argv, timeout):
                 break
             time.sleep(0.005)
         wall = time.monotonic() - start
+        CURRENT.clear()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = out.read().decode(errors="replace")
@@ -164,6 +176,8 @@ def main():
     ap.add_argument("--workloads", required=True)
     ap.add_argument("--csv", required=True)
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     hooks = args.hooks.split()
     workloads = args.workloads.split()
     variants = ["native"] + hooks
