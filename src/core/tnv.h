@@ -13,6 +13,11 @@
  * its own weight, so count <= true count (lower = count), and
  * true count <= total - (sum of the other listed counts) (upper).
  * Merge is not supported (replacement and clearing are order-dependent): merge() returns -1.
+ *
+ * Cost: a value index and an LFU min-heap ordered by (count, table position) find the listed
+ * value and the victim in O(log N) without scanning the table (tnv.c); the clear is O(N^2) worst
+ * case (stable insertion sort) once per K updates. Memory: hp_tnv_bytes(N) = 40 + 20 N + 2 S
+ * bytes, S = the power of two >= 2N index slots (N = 50: 1296 bytes).
  */
 #ifndef HOTPROF_CORE_TNV_H
 #define HOTPROF_CORE_TNV_H

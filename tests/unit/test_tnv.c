@@ -49,6 +49,67 @@ TEST(hand_trace_lfu_and_clear)
     CHECK_EQ_U64(e.upper, 14 - 5); /* total minus listed counts; true G is 2 */
 }
 
+/* The paper's table, written as plainly as possible (linear scans), to check the indexed one. */
+typedef struct ref_tnv { uint32_t n, k, used, since; hp_tnv_entry e[64]; } ref_tnv;
+
+static void ref_update(ref_tnv *r, uint64_t value, uint64_t weight)
+{
+    uint32_t i = 0;
+    while (i < r->used && r->e[i].value != value) i++;
+    if (i < r->used) r->e[i].count += weight;
+    else {
+        if (r->used < r->n) i = r->used++;
+        else {
+            i = 0;
+            for (uint32_t j = 1; j < r->used; j++) if (r->e[j].count < r->e[i].count) i = j;
+        }
+        r->e[i] = (hp_tnv_entry){value, weight};
+    }
+    if (++r->since < r->k) return;
+    r->since = 0;
+    for (uint32_t a = 1; a < r->used; a++) {
+        hp_tnv_entry v = r->e[a];
+        uint32_t b = a;
+        while (b > 0 && r->e[b - 1].count < v.count) { r->e[b] = r->e[b - 1]; b--; }
+        r->e[b] = v;
+    }
+    if (r->used > r->n - r->n / 2) r->used = r->n - r->n / 2;
+}
+
+/* The indexed table equals the plain one after every update: sizes 1..64, several clear
+ * intervals, weights 1..4, few and many distinct values. */
+TEST(indexed_matches_plain_scan)
+{
+    static uint8_t big[8192];
+    const uint32_t sizes[] = {1, 2, 3, 4, 7, 16, 50, 64};
+    const uint32_t intervals[] = {1, 5, 37, 2000};
+    hp_rng rng;
+    hp_rng_seed(&rng, 99);
+    int same = 1;
+    for (int a = 0; a < 8 && same; a++) {
+        for (int b = 0; b < 4 && same; b++) {
+            hp_tnv *t = hp_tnv_init(big, sizeof big, sizes[a], intervals[b]);
+            REQUIRE(t != NULL);
+            ref_tnv r = {sizes[a], intervals[b], 0, 0, {{0, 0}}};
+            uint64_t universe = 1 + hp_rng_next(&rng) % (4u * sizes[a] + 3);
+            for (int i = 0; i < 20000 && same; i++) {
+                uint64_t v = hp_rng_next(&rng) % universe, w = 1 + (i % 7 == 0 ? hp_rng_next(&rng) % 4 : 0);
+                hp_tnv_update(t, v, w);
+                ref_update(&r, v, w);
+                const hp_tnv_entry *e;
+                same = hp_tnv_entries(t, &e) == r.used;
+                for (uint32_t j = 0; same && j < r.used; j++)
+                    same = e[j].value == r.e[j].value && e[j].count == r.e[j].count;
+                for (uint32_t j = 0; same && j < r.used; j++) {
+                    hp_estimate est;
+                    same = hp_tnv_vt.query(t, r.e[j].value, &est) == 1 && est.count == r.e[j].count;
+                }
+            }
+        }
+    }
+    CHECK(same);
+}
+
 static int bounds_hold(const hp_tnv *t, const hp_exact_map *ex)
 {
     for (size_t i = 0; i <= ex->mask; i++) {
@@ -108,6 +169,7 @@ TEST(serialize_roundtrip_and_corruption)
 int main(void)
 {
     RUN(hand_trace_lfu_and_clear);
+    RUN(indexed_matches_plain_scan);
     RUN(bounds_on_streams);
     RUN(serialize_roundtrip_and_corruption);
     if (getenv("HP_BENCH")) {
