@@ -143,6 +143,13 @@ static HP_NOINST void guard_lock(void)
 }
 static HP_NOINST void guard_unlock(void) { __atomic_store_n(&g_guard_lock, 0, __ATOMIC_RELEASE); }
 
+
+HP_NOINST void hp_locks_reset_after_fork(void)
+{
+    guard_unlock();
+    hp_modules_lock_reset();
+}
+
 /* Make hp_g_bmap hold ids 0..need-1 (copy + publish; the old map stays mapped). */
 static HP_NOINST void bmap_reserve(uint64_t need)
 {

@@ -38,6 +38,8 @@ HP_NOINST void hp_main_exe_path(char *out, size_t cap)
     out[n > 0 ? n : 0] = 0;
 }
 
+HP_NOINST void hp_modules_lock_reset(void) { __atomic_store_n(&g_mods_lock, 0, __ATOMIC_RELEASE); }
+
 HP_NOINST const uint8_t *hp_modules_payload(size_t *len)
 {
     mod_list *m = HP_LOAD_ACQ(&g_mods);

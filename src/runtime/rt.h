@@ -141,6 +141,8 @@ hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id);
 void hp_frames_rebind(hp_thread *t);
 void hp_threads_set_active(uint32_t active);
 void hp_threads_reset_counts(void);
+/* In a fork child: release the guard and module locks (their holders did not survive). */
+void hp_locks_reset_after_fork(void);
 
 static inline HP_NOINST hp_frame *hp_top_frame(hp_thread *t)
 {
@@ -161,6 +163,7 @@ void *hp_map(size_t bytes);  /* mmap anonymous, zeroed; NULL on failure */
 void hp_modules_refresh(void);
 /* The encoded MODULES payload of the last refresh (async-signal-safe). */
 const uint8_t *hp_modules_payload(size_t *len);
+void hp_modules_lock_reset(void); /* fork child only */
 void hp_main_exe_path(char *out, size_t cap);
 
 /* ---------------------------------------------------------------- writer (writer.c) */

@@ -10,7 +10,9 @@
  *      while init runs are kept (recording needs only per-thread memory, not the file).
  *   2. At normal exit our destructor (priority 101: among the last of its object) writes the
  *      final group (GROUP_END flags FINAL, status = exit status when on_exit saw it, else 0).
- *   3. A fatal signal writes the same group with flags CRASH and status -signo from the handler,
+ *   3. A fatal signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGHUP,
+ *      SIGQUIT, SIGPIPE; only those still at their default action at init) writes the same
+ *      group with flags CRASH and status -signo from the handler,
  *      restores the default action and re-raises, so the exit status stays the program's.
  *   4. fork() without exec: the child stops recording and never writes, unless
  *      HOTPROF_FOLLOW_FORK=1, in which case it zeroes its counts and writes <output>.<pid>.
@@ -48,7 +50,10 @@ static uint64_t g_seed;
 static char g_base[4096]; /* HOTPROF_OUTPUT with %p expanded */
 static char g_path[4200]; /* the file this process writes */
 static char g_info[16384];
-static const int g_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+/* Signals whose default action ends the process: the profile is written before it does.
+ * SIGPIPE is here because `prog | head` would otherwise lose the whole profile. */
+static const int g_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,  SIGABRT,
+                                      SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
 
 /* ---------------------------------------------------------------- small helpers */
 
@@ -212,11 +217,17 @@ static HP_NOINST void fork_child(void)
         hp_writer_reset_after_fork(-1);
         return;
     }
+    hp_locks_reset_after_fork(); /* a parent thread may have held one at fork: it is gone */
     hp_threads_reset_counts();
     if (hp_tls) hp_tls->tid = (uint64_t)my_tid();
     path_with_pid_suffix(g_path, sizeof g_path, g_base, (uint64_t)getpid());
     hp_writer_reset_after_fork(-1);
-    if (open_output(parent)) hp_writer_reset_after_fork(g_fd);
+    if (open_output(parent)) {
+        hp_writer_reset_after_fork(g_fd);
+        return;
+    }
+    HP_STORE_REL(&hp_g_stopped, 1); /* cannot write: record nothing */
+    hp_threads_set_active(0);
 }
 
 static HP_NOINST void note_exit_status(int status, void *arg)
