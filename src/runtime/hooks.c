@@ -39,10 +39,7 @@ static uint32_t *g_last_guard_start, *g_last_guard_stop; /* range of the last gu
  * becomes active again, so it returns without a call. */
 #define FAST_THREAD(t)                                                                             \
     hp_thread *t = hp_tls;                                                                         \
-    if (HP_UNLIKELY(!t)) {                                                                         \
-        if (!(t = hp_thread_slow())) return;                                                       \
-    } else if (HP_UNLIKELY(!t->active))                                                            \
-    return
+    if (HP_UNLIKELY(!t) ? !(t = hp_thread_slow()) : HP_UNLIKELY(!t->active)) return
 
 /* ---------------------------------------------------------------- calls */
 

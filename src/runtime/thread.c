@@ -88,10 +88,11 @@ HP_NOINST hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id)
 {
     hp_counts *old = t->blocks;
     uint64_t want = (uint64_t)id + 1;
-    uint64_t known = (uint64_t)HP_LOAD_RLX(&hp_g_guards) + 1;
-    hp_counts *c = hp_map(sizeof(hp_counts) + pow2_at_least(want > known ? want : known) * 8);
+    uint64_t known = (uint64_t)HP_LOAD_RLX(&hp_g_guards) + 1; /* room for every guard so far */
+    uint64_t cap = pow2_at_least(want > known ? want : known);
+    hp_counts *c = hp_map(sizeof(hp_counts) + cap * 8);
     if (!c) return old; /* caller re-checks cap and drops the event */
-    c->cap = pow2_at_least(want > known ? want : known);
+    c->cap = cap;
     for (uint64_t i = 0; old && i < old->cap; i++) c->c[i] = HP_LOAD_RLX(&old->c[i]);
     HP_STORE_REL(&t->blocks, c);
     return c;
