@@ -39,7 +39,7 @@ CLI_OBJ      := $(call obj,$(CLI_SRC))
 UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 ANALYSIS_LIBS := -ldw -lelf -lz
-RT_LIBS       := -lpthread -ldl
+RT_LIBS       := -lpthread -ldl -lm
 
 .PHONY: all check unit unit-bins e2e bench demo install clean
 all: $(B)/bin/hotprof $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN)
