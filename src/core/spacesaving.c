@@ -1,46 +1,63 @@
-/* spacesaving.c — Space-Saving with the stream-summary structure (see spacesaving.h).
+/* spacesaving.c — Space-Saving on a count-sorted counter array (see spacesaving.h).
  *
- * Layout in the caller's memory: struct hp_spacesaving, then m counters, then m+1 buckets (one
- * spare: a counter's new bucket is made before its old one is freed), then the key index
- * (nslots uint32 holding counter index + 1, 0 = empty; linear probing, backward-shift deletion).
+ * Layout in the caller's memory (28 bytes per counter + 4 index slots per counter):
+ *   struct hp_spacesaving | u64 keys[m] | u64 counts[m] | u64 errs[m] | u32 back[m] | idx[4m]
+ * Position p in 0..m-1 is one counter (keys[p], counts[p], errs[p]). idx is an open-addressing key
+ * index (4m slots, load <= 1/4; home = Fibonacci hash scaled by a multiply-high, linear probing,
+ * backward-shift deletion) holding position + 1 (0 = empty), in u16 slots while m <= 65535, else
+ * u32 (`narrow`); back[p] is the slot that points at position p. The low load matters: nearly
+ * every update of a flat tail is a miss, i.e. an unsuccessful probe plus a delete shift.
  * Invariants between updates:
- *   - counters[0..n) are in use; each is in exactly one bucket, whose count equals its own;
- *   - buckets in use form a list min_b -> ... -> max_b of strictly increasing counts, none empty;
- *     unused buckets form the free list through `next`;
- *   - err <= count for every counter; keys distinct; each key reachable from its home slot;
- *   - when n == m, any key not held has true count <= the min bucket's count.
+ *   - counts[0] <= counts[1] <= ... <= counts[m-1]  (the array is sorted by count);
+ *   - the m - n free counters have count 0 and sit at positions [0, m-n); the n counters in use
+ *     have count >= 1 and sit at [m-n, m); so counts[0] is the floor: 0 while any counter is
+ *     free, the min count once all are used;
+ *   - for every counter in use: idx[back[p]] == p + 1, its key is reachable from its home slot,
+ *     err <= count; keys distinct; free counters have no slot.
+ * This is the stream-summary of the paper with each bucket a run of equal counts in the array
+ * (same O(1) weight-1 update, no bucket or link records): raising a counter by 1 swaps it with the
+ * last counter of its run, then adds 1, which keeps the array sorted. A weight-w raise swaps it
+ * with the last counter of each run it passes (one swap per distinct count below count + w, as the
+ * bucket walk). A new key takes the last counter of the first run (a free counter, or a min
+ * counter when all are used: err = min), then is raised. Run ends are found by galloping.
  */
 #include "core/spacesaving.h"
 #include "core/bytes.h"
-#include "core/exact.h"
+#include "core/exact.h" /* hp_sat_add, hp_topk_select */
 #include <string.h>
 
-#define NIL UINT32_MAX
-
-typedef struct ss_counter { uint64_t key, count, err; uint32_t bucket, next, prev, pad; } ss_counter;
-typedef struct ss_bucket { uint64_t count; uint32_t head, prev, next, pad; } ss_bucket;
-
 struct hp_spacesaving {
-    uint32_t m, n, nslots, mask;
-    uint32_t min_b, max_b, free_b, pad;
+    uint32_t m, n, nslots, first_end; /* first_end: last position of the first run */
+    uint32_t narrow, pad;             /* narrow: index slots are u16 (m <= SS_NARROW_MAX_M) */
     uint64_t total;
 };
 
-static ss_counter *counters(const hp_spacesaving *s) { return (ss_counter *)(s + 1); }
-static ss_bucket *buckets(const hp_spacesaving *s) { return (ss_bucket *)(counters(s) + s->m); }
-static uint32_t *index_of(const hp_spacesaving *s) { return (uint32_t *)(buckets(s) + s->m + 1); }
+#define SS_SLOTS_PER_COUNTER 4u
+#define SS_NARROW_MAX_M 65535u
 
-static uint32_t slots_for(uint32_t m)
+static uint64_t *ss_keys(const hp_spacesaving *s) { return (uint64_t *)(uintptr_t)(s + 1); }
+static uint64_t *ss_counts(const hp_spacesaving *s) { return ss_keys(s) + s->m; }
+static uint64_t *ss_errs(const hp_spacesaving *s) { return ss_counts(s) + s->m; }
+static uint32_t *ss_back(const hp_spacesaving *s) { return (uint32_t *)(ss_errs(s) + s->m); }
+static void *ss_idx(const hp_spacesaving *s) { return ss_back(s) + s->m; }
+
+/* Index slot i: position + 1 of the counter it points at, 0 if empty. */
+static inline uint32_t idx_get(const hp_spacesaving *s, uint32_t i)
 {
-    uint32_t n = 4;
-    while (n < 2 * m) n *= 2;
-    return n;
+    return s->narrow ? ((const uint16_t *)ss_idx(s))[i] : ((const uint32_t *)ss_idx(s))[i];
 }
+
+static inline void idx_set(const hp_spacesaving *s, uint32_t i, uint32_t v)
+{
+    if (s->narrow) ((uint16_t *)ss_idx(s))[i] = (uint16_t)v;
+    else ((uint32_t *)ss_idx(s))[i] = v;
+}
+
+static size_t slot_bytes(uint32_t m) { return m <= SS_NARROW_MAX_M ? 2 : 4; }
 
 size_t hp_spacesaving_bytes_for(uint32_t m)
 {
-    return sizeof(hp_spacesaving) + (size_t)m * sizeof(ss_counter) + (size_t)(m + 1) * sizeof(ss_bucket) +
-           (size_t)slots_for(m) * 4;
+    return sizeof(hp_spacesaving) + (size_t)m * (3 * 8 + 4) + (size_t)m * SS_SLOTS_PER_COUNTER * slot_bytes(m);
 }
 
 static uint32_t m_for_budget(size_t budget)
@@ -55,130 +72,105 @@ static uint32_t m_for_budget(size_t budget)
     return lo;
 }
 
-/* ---- buckets ---- */
-
-static void buckets_reset(hp_spacesaving *s)
-{
-    ss_bucket *b = buckets(s);
-    for (uint32_t i = 0; i <= s->m; i++) b[i].next = i < s->m ? i + 1 : NIL;
-    s->free_b = 0;
-    s->min_b = s->max_b = NIL;
-}
-
-/* Takes a free bucket with `count` and links it right after `after` (NIL: at the front). */
-static uint32_t bucket_new_after(hp_spacesaving *s, uint32_t after, uint64_t count)
-{
-    ss_bucket *b = buckets(s);
-    uint32_t id = s->free_b;
-    s->free_b = b[id].next;
-    b[id].count = count;
-    b[id].head = NIL;
-    b[id].prev = after;
-    b[id].next = after == NIL ? s->min_b : b[after].next;
-    if (b[id].next != NIL) b[b[id].next].prev = id;
-    else s->max_b = id;
-    if (after != NIL) b[after].next = id;
-    else s->min_b = id;
-    return id;
-}
-
-static void bucket_free(hp_spacesaving *s, uint32_t id)
-{
-    ss_bucket *b = buckets(s);
-    if (b[id].prev != NIL) b[b[id].prev].next = b[id].next;
-    else s->min_b = b[id].next;
-    if (b[id].next != NIL) b[b[id].next].prev = b[id].prev;
-    else s->max_b = b[id].prev;
-    b[id].next = s->free_b;
-    s->free_b = id;
-}
-
-static void counter_attach(hp_spacesaving *s, uint32_t c, uint32_t bid)
-{
-    ss_counter *k = counters(s);
-    ss_bucket *b = buckets(s);
-    k[c].bucket = bid;
-    k[c].count = b[bid].count;
-    k[c].prev = NIL;
-    k[c].next = b[bid].head;
-    if (b[bid].head != NIL) k[b[bid].head].prev = c;
-    b[bid].head = c;
-}
-
-/* Unlinks counter c from its bucket; returns the bucket if it became empty, else NIL. */
-static uint32_t counter_detach(hp_spacesaving *s, uint32_t c)
-{
-    ss_counter *k = counters(s);
-    ss_bucket *b = buckets(s);
-    uint32_t bid = k[c].bucket;
-    if (k[c].prev != NIL) k[k[c].prev].next = k[c].next;
-    else b[bid].head = k[c].next;
-    if (k[c].next != NIL) k[k[c].next].prev = k[c].prev;
-    return b[bid].head == NIL ? bid : NIL;
-}
-
-/* Puts detached counter c into the bucket for `count`, searching forward from `from`
- * (a bucket whose count is below `count`, or NIL to start at the minimum). */
-static void counter_place(hp_spacesaving *s, uint32_t c, uint64_t count, uint32_t from)
-{
-    ss_bucket *b = buckets(s);
-    uint32_t prev = NIL, at = from == NIL ? s->min_b : from;
-    while (at != NIL && b[at].count < count) {
-        prev = at;
-        at = b[at].next;
-    }
-    if (at == NIL || b[at].count != count) at = bucket_new_after(s, prev, count);
-    counter_attach(s, c, at);
-}
-
-/* Moves counter c to `count` >= its current count. */
-static void counter_set_count(hp_spacesaving *s, uint32_t c, uint64_t count)
-{
-    ss_counter *k = &counters(s)[c];
-    ss_bucket *b = buckets(s);
-    uint32_t old = k->bucket;
-    if (k->prev == NIL && k->next == NIL && (b[old].next == NIL || b[b[old].next].count > count)) {
-        b[old].count = k->count = count; /* alone, and the order is kept: relabel the bucket */
-        return;
-    }
-    uint32_t emptied = counter_detach(s, c);
-    counter_place(s, c, count, buckets(s)[old].count <= count ? old : NIL);
-    if (emptied != NIL && buckets(s)[emptied].head == NIL) bucket_free(s, emptied);
-}
-
 /* ---- key index ---- */
 
-static uint32_t *index_slot(const hp_spacesaving *s, uint64_t key)
+/* Home slot: Fibonacci hashing (the high bits of key * 2^64/phi depend on every key bit), scaled
+ * to the slot count by a multiply-high so the index may have any size. One multiply instead of
+ * hp_mix64's two: the delete shift rehashes every key it passes. */
+static uint32_t idx_home(const hp_spacesaving *s, uint64_t key)
 {
-    const ss_counter *k = counters(s);
-    uint32_t *idx = index_of(s);
-    uint32_t i = (uint32_t)hp_mix64(key) & s->mask;
-    while (idx[i] != 0 && k[idx[i] - 1].key != key) i = (i + 1) & s->mask;
-    return &idx[i];
+    return (uint32_t)(((__uint128_t)(key * 0x9e3779b97f4a7c15ull) * s->nslots) >> 64);
+}
+
+/* Slot holding key, or the empty slot where it would go. */
+static uint32_t idx_probe(const hp_spacesaving *s, uint64_t key)
+{
+    const uint64_t *keys = ss_keys(s);
+    uint32_t i = idx_home(s, key), v;
+    while ((v = idx_get(s, i)) != 0 && keys[v - 1] != key)
+        if (++i == s->nslots) i = 0;
+    return i;
 }
 
 static uint32_t find_counter(const hp_spacesaving *s, uint64_t key)
 {
-    uint32_t v = *index_slot(s, key);
-    return v ? v - 1 : NIL;
+    uint32_t v = idx_get(s, idx_probe(s, key));
+    return v ? v - 1 : UINT32_MAX;
 }
 
-/* Deletes key's slot and shifts later members of its probe run back (no tombstones). */
-static void index_remove(hp_spacesaving *s, uint64_t key)
+/* Empties slot i and shifts later members of its probe run back (no tombstones). */
+static void idx_delete(hp_spacesaving *s, uint32_t i)
 {
-    uint32_t *idx = index_of(s);
-    uint32_t i = (uint32_t)(index_slot(s, key) - idx), j = i;
-    idx[i] = 0;
+    uint32_t *back = ss_back(s);
+    const uint64_t *keys = ss_keys(s);
+    uint32_t j = i, v;
     for (;;) {
-        j = (j + 1) & s->mask;
-        if (idx[j] == 0) return;
-        uint32_t home = (uint32_t)hp_mix64(counters(s)[idx[j] - 1].key) & s->mask;
-        int between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-        if (between) continue;
-        idx[i] = idx[j];
-        idx[j] = 0;
+        if (++j == s->nslots) j = 0;
+        if ((v = idx_get(s, j)) == 0) break;
+        uint32_t home = idx_home(s, keys[v - 1]);
+        int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (stays) continue;
+        idx_set(s, i, v);
+        back[v - 1] = i;
         i = j;
     }
+    idx_set(s, i, 0);
+}
+
+/* ---- the sorted array ---- */
+
+/* Last position of the run of count c that contains position p (counts[p] == c): galloping. */
+static uint32_t run_end(const hp_spacesaving *s, uint32_t p, uint64_t c)
+{
+    const uint64_t *counts = ss_counts(s);
+    uint32_t lo = p, step = 1; /* counts[lo] == c */
+    while (lo + step < s->m && counts[lo + step] == c) {
+        lo += step;
+        step *= 2;
+    }
+    uint32_t hi = lo + step < s->m ? lo + step : s->m; /* counts[hi] > c or hi == m */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (counts[mid] == c) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Swaps the counters at positions a and b, slots included. */
+static void swap_pos(hp_spacesaving *s, uint32_t a, uint32_t b)
+{
+    uint64_t *keys = ss_keys(s), *counts = ss_counts(s), *errs = ss_errs(s);
+    uint32_t *back = ss_back(s);
+    uint64_t k = keys[a], c = counts[a], e = errs[a];
+    uint32_t sl = back[a];
+    keys[a] = keys[b]; counts[a] = counts[b]; errs[a] = errs[b]; back[a] = back[b];
+    keys[b] = k; counts[b] = c; errs[b] = e; back[b] = sl;
+    idx_set(s, back[a], a + 1);
+    idx_set(s, back[b], b + 1);
+}
+
+/* Raises the counter at p to count nc >= its count, keeping the array sorted; returns its new
+ * position. Its count is read as "in flight" while it moves: the runs it passes are intact.
+ * A counter of the first run swaps with first_end (no search); when it was the run's only
+ * member, the next run becomes the first and its end is searched once. */
+static uint32_t raise_to(hp_spacesaving *s, uint32_t p, uint64_t nc)
+{
+    uint64_t *counts = ss_counts(s);
+    int from_first = p <= s->first_end;
+    if (from_first) {
+        uint32_t e = s->first_end;
+        if (e != p) swap_pos(s, p, e);
+        p = e;
+    }
+    while (p + 1 < s->m && counts[p + 1] < nc) {
+        uint32_t e = run_end(s, p + 1, counts[p + 1]);
+        swap_pos(s, p, e);
+        p = e;
+    }
+    counts[p] = nc;
+    if (from_first) s->first_end = s->first_end > 0 ? s->first_end - 1 : run_end(s, 0, counts[0]);
+    return p;
 }
 
 /* ---- init and update ---- */
@@ -191,6 +183,15 @@ static void *align8(void *mem, size_t *budget)
     return (void *)a;
 }
 
+static void clear_counters(hp_spacesaving *s)
+{
+    memset(ss_keys(s), 0, (size_t)s->m * 3 * 8);
+    memset(ss_back(s), 0, (size_t)s->m * 4);
+    memset(ss_idx(s), 0, (size_t)s->nslots * slot_bytes(s->m));
+    s->n = 0;
+    s->first_end = s->m - 1;
+}
+
 hp_spacesaving *hp_spacesaving_init_m(void *mem, size_t budget, uint32_t m)
 {
     hp_spacesaving *s = align8(mem, &budget);
@@ -198,10 +199,9 @@ hp_spacesaving *hp_spacesaving_init_m(void *mem, size_t budget, uint32_t m)
     if (hp_spacesaving_bytes_for(m) > budget) return NULL;
     memset(s, 0, sizeof *s);
     s->m = m;
-    s->nslots = slots_for(m);
-    s->mask = s->nslots - 1;
-    memset(index_of(s), 0, (size_t)s->nslots * 4);
-    buckets_reset(s);
+    s->nslots = SS_SLOTS_PER_COUNTER * m;
+    s->narrow = slot_bytes(m) == 2;
+    clear_counters(s);
     return s;
 }
 
@@ -212,58 +212,57 @@ hp_spacesaving *hp_spacesaving_init(void *mem, size_t budget)
     return hp_spacesaving_init_m(mem, budget, m_for_budget(b));
 }
 
-/* A new key with count and err: a free counter if any, else the min counter's. */
-static void take_counter(hp_spacesaving *s, uint64_t key, uint64_t count, uint64_t err)
+/* A new key whose index slot (empty) is `slot`, with count > floor and err: takes the last
+ * counter of the first run (a free one while any is free, else a min counter, whose key is
+ * forgotten) and raises it to count. */
+static void take_counter(hp_spacesaving *s, uint32_t slot, uint64_t key, uint64_t count, uint64_t err)
 {
-    ss_counter *k = counters(s);
-    uint32_t c;
-    if (s->n < s->m) {
-        c = s->n++;
-        k[c].key = key;
-        k[c].err = err;
-        counter_place(s, c, count, NIL);
-    } else {
-        c = buckets(s)[s->min_b].head;
-        index_remove(s, k[c].key);
-        k[c].key = key;
-        k[c].err = err;
-        counter_set_count(s, c, count);
-    }
-    *index_slot(s, key) = c + 1;
+    uint64_t *keys = ss_keys(s), *counts = ss_counts(s);
+    uint32_t *back = ss_back(s);
+    uint64_t floor = counts[0];
+    uint32_t p = s->first_end, old = back[p];
+    keys[p] = key;
+    ss_errs(s)[p] = err;
+    idx_set(s, slot, p + 1); /* the new key's slot first (4m slots leave room for both), */
+    back[p] = slot;
+    if (floor != 0) idx_delete(s, old); /* then the evicted key's: the shift sees the new key */
+    else s->n++;
+    raise_to(s, p, count);
 }
 
 void hp_spacesaving_update(hp_spacesaving *s, uint64_t key, uint64_t weight)
 {
     if (weight == 0) return;
     s->total = hp_sat_add(s->total, weight);
-    uint32_t c = find_counter(s, key);
-    if (c != NIL) {
-        counter_set_count(s, c, hp_sat_add(counters(s)[c].count, weight));
+    uint32_t slot = idx_probe(s, key), v = idx_get(s, slot);
+    uint64_t *counts = ss_counts(s);
+    if (v) {
+        uint32_t p = v - 1;
+        uint64_t nc = hp_sat_add(counts[p], weight);
+        if (p > s->first_end && (p + 1 == s->m || counts[p + 1] >= nc)) counts[p] = nc; /* hot key: stays */
+        else raise_to(s, p, nc);
     } else {
-        uint64_t floor = hp_spacesaving_floor(s);
-        take_counter(s, key, hp_sat_add(floor, weight), floor);
+        uint64_t floor = counts[0];
+        take_counter(s, slot, key, hp_sat_add(floor, weight), floor);
     }
 }
 
 /* ---- queries ---- */
 
-uint64_t hp_spacesaving_floor(const hp_spacesaving *s)
-{
-    return s->n == s->m && s->min_b != NIL ? buckets(s)[s->min_b].count : 0;
-}
+uint64_t hp_spacesaving_floor(const hp_spacesaving *s) { return ss_counts(s)[0]; }
 
-static void counter_estimate(const ss_counter *k, hp_estimate *out)
+static void counter_estimate(const hp_spacesaving *s, uint32_t p, hp_estimate *out)
 {
-    out->key = k->key;
-    out->count = out->upper = k->count;
-    out->lower = k->count - k->err;
+    out->key = ss_keys(s)[p];
+    out->count = out->upper = ss_counts(s)[p];
+    out->lower = ss_counts(s)[p] - ss_errs(s)[p];
 }
 
 int hp_spacesaving_query(const hp_spacesaving *s, uint64_t key, hp_estimate *out)
 {
-    uint32_t c = find_counter(s, key);
-    if (c != NIL) {
-        counter_estimate(&counters(s)[c], out);
+    uint32_t p = find_counter(s, key);
+    if (p != UINT32_MAX) {
+        counter_estimate(s, p, out);
         return 1;
     }
     out->key = key;
@@ -274,7 +273,8 @@ int hp_spacesaving_query(const hp_spacesaving *s, uint64_t key, hp_estimate *out
 
 static int ss_entry(const void *ctx, size_t i, hp_estimate *out)
 {
-    counter_estimate(&counters(ctx)[i], out);
+    const hp_spacesaving *s = ctx;
+    counter_estimate(s, (uint32_t)(s->m - s->n + i), out);
     return 1;
 }
 
@@ -288,54 +288,52 @@ uint32_t hp_spacesaving_capacity(const hp_spacesaving *s) { return s->m; }
 uint32_t hp_spacesaving_size(const hp_spacesaving *s) { return s->n; }
 size_t hp_spacesaving_bytes_used(const hp_spacesaving *s) { return hp_spacesaving_bytes_for(s->m); }
 
-/* ---- rebuild (after merge and deserialize): sort counters by count, relink, reindex ---- */
-
-static void counter_swap(ss_counter *k, uint32_t a, uint32_t b)
-{
-    ss_counter t = k[a];
-    k[a] = k[b];
-    k[b] = t;
-}
+/* ---- rebuild (after merge and deserialize): sort by (count, key), reindex ---- */
 
 /* Total order (count, then key), so a rebuild is the same whatever order counters came in. */
-static int counter_after(const ss_counter *a, const ss_counter *b)
+static int pos_after(const hp_spacesaving *s, uint32_t a, uint32_t b)
 {
-    return a->count != b->count ? a->count > b->count : a->key > b->key;
+    const uint64_t *keys = ss_keys(s), *counts = ss_counts(s);
+    return counts[a] != counts[b] ? counts[a] > counts[b] : keys[a] > keys[b];
 }
 
-static void sift_down_max(ss_counter *k, uint32_t n, uint32_t i)
+static void swap_raw(hp_spacesaving *s, uint32_t a, uint32_t b)
+{
+    uint64_t *keys = ss_keys(s), *counts = ss_counts(s), *errs = ss_errs(s);
+    uint64_t k = keys[a], c = counts[a], e = errs[a];
+    keys[a] = keys[b]; counts[a] = counts[b]; errs[a] = errs[b];
+    keys[b] = k; counts[b] = c; errs[b] = e;
+}
+
+static void sift_down_max(hp_spacesaving *s, uint32_t n, uint32_t i)
 {
     for (;;) {
         uint32_t big = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && counter_after(&k[l], &k[big])) big = l;
-        if (r < n && counter_after(&k[r], &k[big])) big = r;
+        if (l < n && pos_after(s, l, big)) big = l;
+        if (r < n && pos_after(s, r, big)) big = r;
         if (big == i) return;
-        counter_swap(k, i, big);
+        swap_raw(s, i, big);
         i = big;
     }
 }
 
-static void sort_counters_by_count(ss_counter *k, uint32_t n)
-{
-    for (uint32_t i = n / 2; i-- > 0;) sift_down_max(k, n, i);
-    for (uint32_t end = n; end > 1; end--) {
-        counter_swap(k, 0, end - 1);
-        sift_down_max(k, end - 1, 0);
-    }
-}
-
+/* Heap sort of all m positions (free ones have count 0 and key 0, so they stay in front). */
 static void rebuild(hp_spacesaving *s)
 {
-    ss_counter *k = counters(s);
-    sort_counters_by_count(k, s->n);
-    buckets_reset(s);
-    memset(index_of(s), 0, (size_t)s->nslots * 4);
-    for (uint32_t c = 0; c < s->n; c++) {
-        uint32_t last = s->max_b;
-        if (last == NIL || buckets(s)[last].count != k[c].count) last = bucket_new_after(s, last, k[c].count);
-        counter_attach(s, c, last);
-        *index_slot(s, k[c].key) = c + 1;
+    uint32_t m = s->m;
+    for (uint32_t i = m / 2; i-- > 0;) sift_down_max(s, m, i);
+    for (uint32_t end = m; end > 1; end--) {
+        swap_raw(s, 0, end - 1);
+        sift_down_max(s, end - 1, 0);
     }
+    memset(ss_idx(s), 0, (size_t)s->nslots * slot_bytes(m));
+    memset(ss_back(s), 0, (size_t)m * 4);
+    for (uint32_t p = m - s->n; p < m; p++) {
+        uint32_t slot = idx_probe(s, ss_keys(s)[p]);
+        idx_set(s, slot, p + 1);
+        ss_back(s)[p] = slot;
+    }
+    s->first_end = run_end(s, 0, ss_counts(s)[0]);
 }
 
 /* ---- merge ---- */
@@ -343,25 +341,26 @@ static void rebuild(hp_spacesaving *s)
 /* Adds src's view of every dst key (its counter, or its floor) to dst's counters. */
 static void merge_held(hp_spacesaving *dst, const hp_spacesaving *src, uint64_t src_floor)
 {
-    ss_counter *k = counters(dst);
-    for (uint32_t c = 0; c < dst->n; c++) {
-        uint32_t o = find_counter(src, k[c].key);
-        uint64_t add = o != NIL ? counters(src)[o].count : src_floor;
-        uint64_t add_err = o != NIL ? counters(src)[o].err : src_floor;
-        k[c].count = hp_sat_add(k[c].count, add);
-        k[c].err = hp_sat_add(k[c].err, add_err);
+    uint64_t *counts = ss_counts(dst), *errs = ss_errs(dst);
+    for (uint32_t p = dst->m - dst->n; p < dst->m; p++) {
+        uint32_t o = find_counter(src, ss_keys(dst)[p]);
+        uint64_t add = o != UINT32_MAX ? ss_counts(src)[o] : src_floor;
+        uint64_t add_err = o != UINT32_MAX ? ss_errs(src)[o] : src_floor;
+        counts[p] = hp_sat_add(counts[p], add);
+        errs[p] = hp_sat_add(errs[p], add_err);
     }
 }
 
 /* Offers every src-only key, with dst's old floor added, to the m largest. */
 static void merge_new(hp_spacesaving *dst, const hp_spacesaving *src, uint64_t dst_floor)
 {
-    const ss_counter *k = counters(src);
-    for (uint32_t c = 0; c < src->n; c++) {
-        if (find_counter(dst, k[c].key) != NIL) continue;
-        uint64_t count = hp_sat_add(k[c].count, dst_floor), err = hp_sat_add(k[c].err, dst_floor);
-        if (dst->n == dst->m && count <= buckets(dst)[dst->min_b].count) continue;
-        take_counter(dst, k[c].key, count, err);
+    for (uint32_t p = src->m - src->n; p < src->m; p++) {
+        uint64_t key = ss_keys(src)[p];
+        uint32_t slot = idx_probe(dst, key);
+        if (idx_get(dst, slot)) continue;
+        uint64_t count = hp_sat_add(ss_counts(src)[p], dst_floor), err = hp_sat_add(ss_errs(src)[p], dst_floor);
+        if (count <= hp_spacesaving_floor(dst)) continue; /* full, and not above the min */
+        take_counter(dst, slot, key, count, err);
     }
 }
 
@@ -378,30 +377,29 @@ int hp_spacesaving_merge(hp_spacesaving *dst, const hp_spacesaving *src)
 
 /* ---- consistency check ---- */
 
-static int bucket_list_ok(const hp_spacesaving *s, uint32_t *seen)
-{
-    const ss_bucket *b = buckets(s);
-    const ss_counter *k = counters(s);
-    uint32_t prev = NIL, steps = 0;
-    for (uint32_t at = s->min_b; at != NIL; prev = at, at = b[at].next) {
-        if (at > s->m || ++steps > s->m + 1 || b[at].prev != prev || b[at].head == NIL) return 0;
-        if (prev != NIL && b[prev].count >= b[at].count) return 0;
-        uint32_t cprev = NIL;
-        for (uint32_t c = b[at].head; c != NIL; cprev = c, c = k[c].next) {
-            if (c >= s->n || ++*seen > s->n || k[c].bucket != at || k[c].prev != cprev) return 0;
-            if (k[c].count != b[at].count || k[c].err > k[c].count) return 0;
-        }
-    }
-    return prev == s->max_b;
-}
-
 int hp_spacesaving_check(const hp_spacesaving *s)
 {
-    uint32_t seen = 0;
-    if (!bucket_list_ok(s, &seen) || seen != s->n) return 0;
-    for (uint32_t c = 0; c < s->n; c++)
-        if (find_counter(s, counters(s)[c].key) != c) return 0;
-    return 1;
+    const uint64_t *keys = ss_keys(s), *counts = ss_counts(s), *errs = ss_errs(s);
+    const uint32_t *back = ss_back(s);
+    if (s->n > s->m || s->nslots != SS_SLOTS_PER_COUNTER * s->m || s->first_end >= s->m) return 0;
+    if (s->narrow != (slot_bytes(s->m) == 2)) return 0;
+    if (counts[s->first_end] != counts[0] || (s->first_end + 1 < s->m && counts[s->first_end + 1] == counts[0]))
+        return 0;
+    uint32_t first = s->m - s->n, slots_used = 0;
+    for (uint32_t p = 0; p < s->m; p++) {
+        if (p > 0 && counts[p - 1] > counts[p]) return 0;
+        if ((counts[p] == 0) != (p < first)) return 0;
+        if (p < first) continue;
+        if (errs[p] > counts[p] || back[p] >= s->nslots || idx_get(s, back[p]) != p + 1) return 0;
+        if (find_counter(s, keys[p]) != p) return 0;
+    }
+    for (uint32_t i = 0; i < s->nslots; i++) {
+        uint32_t v = idx_get(s, i);
+        if (!v) continue;
+        if (v - 1 < first || v > s->m || back[v - 1] != i) return 0;
+        slots_used++;
+    }
+    return slots_used == s->n;
 }
 
 /* ---- serialized form ----
@@ -414,31 +412,33 @@ size_t hp_spacesaving_serialized_size(const hp_spacesaving *s) { return SS_HEADE
 size_t hp_spacesaving_serialize(const hp_spacesaving *s, void *buf, size_t cap)
 {
     hp_wbuf w = hp_wbuf_make(buf, cap);
-    const ss_counter *k = counters(s);
     hp_put_u32(&w, HP_SUMMARY_SPACESAVING);
     hp_put_u32(&w, HP_SPACESAVING_VERSION);
     hp_put_u32(&w, s->m);
     hp_put_u32(&w, 0);
     hp_put_u64(&w, s->total);
     hp_put_u64(&w, s->n);
-    for (uint32_t c = 0; c < s->n; c++) {
-        hp_put_u64(&w, k[c].key);
-        hp_put_u64(&w, k[c].count);
-        hp_put_u64(&w, k[c].err);
+    for (uint32_t p = s->m - s->n; p < s->m; p++) {
+        hp_put_u64(&w, ss_keys(s)[p]);
+        hp_put_u64(&w, ss_counts(s)[p]);
+        hp_put_u64(&w, ss_errs(s)[p]);
     }
     return w.ok ? w.len : 0;
 }
 
+/* Reads n counters into positions [m-n, m) (rebuild() sorts them), rejecting duplicates. */
 static int read_counters(hp_spacesaving *s, hp_rbuf *r, uint64_t n)
 {
-    ss_counter *k = counters(s);
     for (uint64_t j = 0; j < n; j++) {
         uint64_t key = hp_get_u64(r), count = hp_get_u64(r), err = hp_get_u64(r);
         if (!r->ok || count == 0 || err > count) return 0;
-        uint32_t *slot = index_slot(s, key);
-        if (*slot) return 0; /* duplicate */
-        k[s->n] = (ss_counter){key, count, err, NIL, NIL, NIL, 0};
-        *slot = ++s->n;
+        uint32_t slot = idx_probe(s, key), p = s->m - 1 - (uint32_t)j;
+        if (idx_get(s, slot)) return 0; /* duplicate */
+        ss_keys(s)[p] = key;
+        ss_counts(s)[p] = count;
+        ss_errs(s)[p] = err;
+        idx_set(s, slot, p + 1);
+        s->n++;
     }
     return 1;
 }

@@ -8,10 +8,13 @@
  * every error is at most total/m; any key with true > total/m is held.
  * Estimates: count = count, lower = count - err, upper = count.
  *
- * Stream-summary: counters of equal count hang off one bucket; buckets form a doubly linked list
- * in increasing count. A weight-1 update moves a counter to the next bucket or a new one: O(1).
- * A weight-w update walks forward from its bucket over the buckets with count < count + w (at
- * most the number of distinct counts, <= m); profiles update mostly with weight 1.
+ * Stream-summary, compact (spacesaving.c): the counters sit in one array sorted by count; a run of
+ * equal counts is the paper's bucket. A weight-1 update swaps the counter with the last of its run
+ * and adds 1: O(1) for the first (min) run, whose end is kept, O(log run length) for the others
+ * (galloping search), no search for a counter alone in its run. A weight-w update passes one run per distinct count below count + w (at most
+ * the number of distinct counts, <= m); profiles update mostly with weight 1. 28 bytes per counter
+ * (key, count, err, index back-pointer) plus 4 index slots of 2 bytes (4 bytes above 65535
+ * counters): 36 bytes per counter, so 16 KB holds 454 counters (72 bytes and 223 counters with linked buckets).
  *
  * Merge (same m; Agarwal et al. 2012, mergeable summaries, in the Space-Saving form): each key's
  * count and err become the sum over both sides, a side that does not hold the key contributing its
@@ -29,7 +32,7 @@
 typedef struct hp_spacesaving hp_spacesaving;
 extern const hp_summary_vt hp_spacesaving_vt;
 
-#define HP_SPACESAVING_VERSION 1u
+#define HP_SPACESAVING_VERSION 1u /* serialized form unchanged by the compact layout */
 #define HP_SPACESAVING_MIN_M 2u
 #define HP_SPACESAVING_MAX_M (1u << 28)
 

@@ -109,6 +109,62 @@ TEST(ss_structure_consistent_during_stream)
     stream_free(&s);
 }
 
+/* The count-sorted array: every update checked (runs, first run, index), weights that cross
+ * many runs, free counters, saturation at UINT64_MAX; guarantees against a plain count. */
+TEST(ss_sorted_array_every_update)
+{
+    uint64_t mem[256];
+    hp_rng g;
+    hp_rng_seed(&g, 77);
+    size_t broken = 0, wrong = 0;
+    for (uint32_t m = 2; m <= 9; m++) {
+        hp_spacesaving *ss = hp_spacesaving_init_m(mem, sizeof mem, m);
+        REQUIRE(ss != NULL);
+        uint64_t exact_count[24] = {0};
+        for (int i = 0; i < 4000; i++) {
+            uint64_t key = hp_rng_below(&g, i < 2000 ? 24 : 3 + m), w = 1 + hp_rng_below(&g, i % 5 ? 3 : 40);
+            hp_spacesaving_update(ss, key, w);
+            exact_count[key] += w;
+            broken += !hp_spacesaving_check(ss);
+            for (uint64_t k = 0; k < 24; k++) {
+                hp_estimate q;
+                int held = hp_spacesaving_query(ss, k, &q);
+                wrong += held ? (q.lower > exact_count[k] || q.upper < exact_count[k]) : exact_count[k] > hp_spacesaving_floor(ss);
+            }
+        }
+        hp_spacesaving_update(ss, 1000, UINT64_MAX - 5); /* saturates; order kept */
+        hp_spacesaving_update(ss, 1000, 10);
+        hp_spacesaving_update(ss, 1001, UINT64_MAX);
+        broken += !hp_spacesaving_check(ss);
+    }
+    CHECK_EQ_U64(broken, 0);
+    CHECK_EQ_U64(wrong, 0);
+}
+
+/* More than 65535 counters: the index switches from 16- to 32-bit slots. */
+TEST(ss_wide_index)
+{
+    uint32_t m = 70000;
+    size_t bytes = hp_spacesaving_bytes_for(m);
+    /* 28 bytes per counter, plus 4 index slots of 2 bytes, or of 4 bytes above 65535 counters */
+    CHECK_EQ_U64(hp_spacesaving_bytes_for(1001) - hp_spacesaving_bytes_for(1000), 28 + 4 * 2);
+    CHECK_EQ_U64(hp_spacesaving_bytes_for(70001) - bytes, 28 + 4 * 4);
+    void *mem = malloc(bytes);
+    hp_spacesaving *ss = hp_spacesaving_init_m(mem, bytes, m);
+    REQUIRE(ss != NULL);
+    CHECK(hp_spacesaving_init_m(mem, bytes - 1, m) == NULL);
+    stream s = stream_zipf(400000, 200000, 0.9, 78, ORDER_RANDOM);
+    truth t = truth_of(&s, 0, s.n);
+    summary x = {&hp_spacesaving_vt, ss, mem, bytes};
+    summary_feed(&x, &s, 0, s.n);
+    CHECK_EQ_U64(hp_spacesaving_size(ss), m);
+    check_guarantees(&x, &t);
+    check_error_bound(&x, &t, s.n / m);
+    summary_free(&x);
+    truth_free(&t);
+    stream_free(&s);
+}
+
 TEST(ss_weighted_updates)
 {
     stream s = stream_zipf(300000, 20000, 1.1, 25, ORDER_RANDOM);
@@ -240,6 +296,8 @@ int main(int argc, char **argv)
     RUN(ss_guarantees_zipf_all_orders);
     RUN(ss_guarantees_uniform_noise);
     RUN(ss_structure_consistent_during_stream);
+    RUN(ss_sorted_array_every_update);
+    RUN(ss_wide_index);
     RUN(ss_weighted_updates);
     RUN(ss_merge_of_halves);
     RUN(ss_merge_small_exact_when_not_full);
