@@ -97,11 +97,11 @@ static void heap_place(hp_topheap *h, uint32_t pos, hp_topentry v, uint32_t slot
     heap_idx(h)[slot] = pos + 1;
 }
 
-static void sift_down(hp_topheap *h, uint32_t pos)
+/* Sifts the entry at pos down; vslot is its index slot. */
+static void sift_down_slot(hp_topheap *h, uint32_t pos, uint32_t vslot)
 {
     hp_topentry *e = heap_e(h);
     hp_topentry v = e[pos];
-    uint32_t vslot = idx_probe(h, v.key);
     for (;;) {
         uint32_t c = 2 * pos + 1;
         if (c >= h->n) break;
@@ -112,6 +112,8 @@ static void sift_down(hp_topheap *h, uint32_t pos)
     }
     heap_place(h, pos, v, vslot);
 }
+
+static void sift_down(hp_topheap *h, uint32_t pos) { sift_down_slot(h, pos, idx_probe(h, heap_e(h)[pos].key)); }
 
 static void sift_up(hp_topheap *h, uint32_t pos)
 {
@@ -151,15 +153,16 @@ void hp_topheap_offer(hp_topheap *h, uint64_t key, uint64_t count)
     uint32_t v = heap_idx(h)[s];
     hp_topentry *e = heap_e(h);
     if (v) {
-        if (count > e[v - 1].count) { e[v - 1].count = count; sift_down(h, v - 1); }
+        if (count > e[v - 1].count) { e[v - 1].count = count; sift_down_slot(h, v - 1, s); }
         return;
     }
     if (h->n < h->cap) { hp_topheap_push(h, key, count); return; }
     if (count <= e[0].count) return;
     idx_delete(h, idx_probe(h, e[0].key));
     hp_topentry nv = {key, count};
-    heap_place(h, 0, nv, idx_probe(h, key));
-    sift_down(h, 0);
+    uint32_t ns = idx_probe(h, key);
+    heap_place(h, 0, nv, ns);
+    sift_down_slot(h, 0, ns);
 }
 
 void hp_topheap_recount(hp_topheap *h, uint64_t (*reestimate)(const void *, uint64_t), const void *ctx)
@@ -189,12 +192,12 @@ size_t hp_topheap_sorted(const hp_topheap *h, hp_topentry *out, size_t k)
 
 /* ================= Count-Min, conservative update ================= */
 
-#define CM_VERSION 1u
+#define CM_VERSION 2u /* 2: one mixed hash, one multiply per row (1 hashed each row apart) */
 
 struct hp_countmin {
     uint32_t width, heap_cap;
     uint64_t seed, total;
-    uint64_t row_seed[HP_CM_ROWS];
+    uint64_t row_seed[HP_CM_ROWS]; /* [0]: the key hash's seed; [1..]: odd row multipliers */
     /* followed by uint32_t counters[HP_CM_ROWS * width], then the hp_topheap */
 };
 
@@ -225,7 +228,7 @@ static hp_countmin *cm_place(void *mem, size_t budget, uint64_t seed, uint32_t w
     cm->seed = seed;
     cm->total = 0;
     uint64_t sm = seed;
-    for (int r = 0; r < HP_CM_ROWS; r++) cm->row_seed[r] = hp_splitmix64(&sm);
+    for (int r = 0; r < HP_CM_ROWS; r++) cm->row_seed[r] = hp_splitmix64(&sm) | 1u;
     memset(cm_counters(cm), 0, cm_counter_bytes(width));
     hp_topheap_init(cm_heap(cm), heap_cap);
     return cm;
@@ -249,10 +252,15 @@ hp_countmin *hp_countmin_init(void *mem, size_t budget, uint64_t seed)
     return cm_place(mem, budget, seed, width, heap_cap);
 }
 
+/* Row r's column: the high bits of h * a_r (multiply-shift on the mixed key h, a_r a seeded odd
+ * multiplier, a_0 = 1), scaled to the width by a multiply-high. One hp_mix64 per key, then one
+ * multiply per row (the rows used to cost one hp_mix64 each, and the heap offer another). */
 static void cm_slots(const hp_countmin *cm, uint64_t key, uint32_t slot[HP_CM_ROWS])
 {
-    for (int r = 0; r < HP_CM_ROWS; r++)
-        slot[r] = (uint32_t)r * cm->width + hp_reduce(hp_mix64(key ^ cm->row_seed[r]), cm->width);
+    uint64_t h = hp_mix64(key ^ cm->row_seed[0]);
+    slot[0] = hp_reduce(h, cm->width);
+    for (int r = 1; r < HP_CM_ROWS; r++)
+        slot[r] = (uint32_t)r * cm->width + hp_reduce(h * cm->row_seed[r], cm->width);
 }
 
 static uint32_t cm_min(const uint32_t *c, const uint32_t slot[HP_CM_ROWS])
@@ -269,18 +277,35 @@ uint64_t hp_countmin_estimate(const hp_countmin *cm, uint64_t key)
     return cm_min(cm_counters(cm), slot);
 }
 
+static inline uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static inline uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+_Static_assert(HP_CM_ROWS == 4, "hp_countmin_update is written out for 4 rows");
+
 void hp_countmin_update(hp_countmin *cm, uint64_t key, uint64_t weight)
 {
     if (weight == 0) return;
-    uint32_t slot[HP_CM_ROWS];
-    uint32_t *c = cm_counters(cm);
-    cm_slots(cm, key, slot);
-    uint64_t raised = (uint64_t)cm_min(c, slot) + weight;
+    uint32_t w = cm->width, *c = cm_counters(cm);
+    uint64_t h = hp_mix64(key ^ cm->row_seed[0]);
+    uint32_t *c0 = c + hp_reduce(h, w);
+    uint32_t *c1 = c + w + hp_reduce(h * cm->row_seed[1], w);
+    uint32_t *c2 = c + 2 * (size_t)w + hp_reduce(h * cm->row_seed[2], w);
+    uint32_t *c3 = c + 3 * (size_t)w + hp_reduce(h * cm->row_seed[3], w);
+    uint32_t v0 = *c0, v1 = *c1, v2 = *c2, v3 = *c3;
+    uint64_t raised = (uint64_t)min_u32(min_u32(v0, v1), min_u32(v2, v3)) + weight;
     uint32_t target = raised > UINT32_MAX ? UINT32_MAX : (uint32_t)raised;
-    for (int r = 0; r < HP_CM_ROWS; r++)
-        if (c[slot[r]] < target) c[slot[r]] = target;
+    /* conservative update, without branches: a counter already above target keeps its value */
+    *c0 = max_u32(v0, target);
+    *c1 = max_u32(v1, target);
+    *c2 = max_u32(v2, target);
+    *c3 = max_u32(v3, target);
     cm->total += weight;
-    hp_topheap_offer(cm_heap(cm), key, target);
+    /* A heap count is the key's estimate at its last offer, so it never exceeds its estimate now:
+     * with a full heap and target <= the minimum, the offer would change nothing (held: count is
+     * already >= min >= target; not held: not above the minimum). Skip it: most tail updates. */
+    hp_topheap *hp = cm_heap(cm);
+    if (hp->n == hp->cap && target <= hp_topheap_entries(hp)[0].count) return;
+    hp_topheap_offer(hp, key, target);
 }
 
 static uint64_t cm_reestimate(const void *ctx, uint64_t key) { return hp_countmin_estimate((const hp_countmin *)ctx, key); }

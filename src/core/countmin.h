@@ -1,11 +1,18 @@
 /* countmin.h — Count-Min sketch with conservative update (Estan–Varghese), plus a min-heap of
  * candidate heavy keys; and hp_topheap, the indexed min-heap it shares with HeavyKeeper.
  *
- * Count-Min: d rows of w saturating 32-bit counters, one seeded hash per row. Conservative update
+ * Count-Min: d rows of w saturating 32-bit counters. Hashing: one seeded hp_mix64 of the key, h;
+ * row 0's column is h scaled to w, row r's the high bits of h * a_r (a_r a seeded odd multiplier:
+ * multiply-shift, universal up to a factor 2, which is what the Count-Min error bound uses),
+ * scaled to w by a multiply-high. Conservative update
  * raises each of a key's d counters only as far as (old estimate + weight), where the estimate is
  * the minimum of the key's counters. Invariant: every counter is >= the true count of every key
  * that hashes to it, so the estimate never underestimates (until a counter saturates at
  * 2^32-1; a saturated estimate reports upper = UINT64_MAX). Lower bound is 0.
+ *
+ * The heap is offered a key only when it can change: a heap count is that key's estimate at its
+ * last offer (estimates never decrease), so with a full heap an estimate <= the heap minimum would
+ * change nothing and is not offered (most updates of a flat tail).
  *
  * Budget split (documented in docs/baselines.md): a quarter of the budget, rounded down to whole
  * entries, holds the heap (HP_CM_HEAP_SHARE); the rest holds the counters, d = 4 rows.

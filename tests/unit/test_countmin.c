@@ -118,6 +118,46 @@ TEST(merge_halves_keeps_guarantee)
     free(keys);
 }
 
+/* The update skips the heap when it is full and the new estimate is not above its minimum. That
+ * must change nothing: a reference heap offered every update's estimate (the estimate right after
+ * a conservative update is the raised value) holds the same entries in the same places. Then a
+ * merge, and more updates on the merged sketch (heap counts re-estimated). Weights 1..5. */
+TEST(heap_skip_changes_nothing)
+{
+    uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, 200000, 20000, 0.9, 12);
+    void *mem = malloc(4096), *mem2 = malloc(4096);
+    hp_countmin *cm = hp_countmin_init(mem, 4096, 78), *cm2 = hp_countmin_init(mem2, 4096, 78);
+    REQUIRE(cm != NULL && cm2 != NULL);
+    uint32_t cap = hp_countmin_heap_cap(cm);
+    void *hm = malloc(hp_topheap_bytes(cap));
+    hp_topheap *ref = hp_topheap_init(hm, cap);
+    size_t diff = 0, over = 0;
+    for (size_t i = 0; i < 200000; i++) {
+        if (i == 150000) {
+            for (size_t j = 0; j < 50000; j++) hp_countmin_update(cm2, keys[j], 1);
+            CHECK(hp_countmin_merge(cm, cm2) == 0);
+            const hp_topentry *e = hp_topheap_entries(hp_countmin_heap(cm));
+            hp_topheap_clear(ref);
+            for (uint32_t j = 0; j < hp_countmin_heap(cm)->n; j++) hp_topheap_push(ref, e[j].key, e[j].count);
+        }
+        hp_countmin_update(cm, keys[i], 1 + i % 5);
+        hp_topheap_offer(ref, keys[i], hp_countmin_estimate(cm, keys[i]));
+        const hp_topheap *h = hp_countmin_heap(cm);
+        if (i % 101 == 0 || i + 1 == 200000) {
+            diff += h->n != ref->n;
+            for (uint32_t j = 0; j < h->n && j < ref->n; j++)
+                diff += hp_topheap_entries(h)[j].key != hp_topheap_entries(ref)[j].key ||
+                        hp_topheap_entries(h)[j].count != hp_topheap_entries(ref)[j].count;
+            for (uint32_t j = 0; j < h->n; j++)
+                over += hp_topheap_entries(h)[j].count > hp_countmin_estimate(cm, hp_topheap_entries(h)[j].key);
+        }
+    }
+    CHECK_EQ_U64(diff, 0);
+    CHECK_EQ_U64(over, 0);
+    free(hm); free(mem); free(mem2);
+    free(keys);
+}
+
 /* hp_topheap under random offers from a small key universe (many hits, evictions, index
  * deletions): after every offer the index finds every entry at its slot, heap order holds,
  * no key is held twice, and an offer above the previous floor leaves its key held with a count
@@ -179,6 +219,7 @@ int main(void)
     RUN(adversarial_never_underestimates);
     RUN(conservative_update_exact_for_lone_key);
     RUN(merge_halves_keeps_guarantee);
+    RUN(heap_skip_changes_nothing);
     RUN(topheap_random_operations);
     RUN(serialize_roundtrip_and_corruption);
     if (getenv("HP_BENCH")) {
