@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""bench/fastpath/fastpath.py — what a compiled hook costs, piece by piece, on the workloads
+(HPS Figure 7's breakdown, for the mechanisms clang offers today). For each workload it builds
+every variant below, then runs all of them RUNS times, interleaved round by round (the order
+rotates), and reports the median of paired CPU-time ratios variant/native. Every run must print
+"ok" (the workloads check themselves). Writes bench/results/fastpath.csv and a table.
+
+Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built with -DSTUB):
+  xray-sleds       XRay nop sleds at every function entry/exit, never patched
+  xray-patched     the same sleds, all patched at start-up to call an empty handler
+  pfe-nops         -fpatchable-function-entry=5: five nop bytes at each entry
+  fn-empty         -finstrument-functions-after-inlining, hooks return at once (call cost)
+  fn-count         ... hooks increment a TLS counter (basic counter cost)
+  fn-countdown     ... enter hook runs hotprof's bursty countdown (core/bursty.h)
+  blk-empty        trace-pc-guard,pc-table,no-prune, hook returns at once
+  blk-count        ... hook increments a TLS counter
+  inline-8bit      inline-8bit-counters: a counter increment per block, no call
+  hp-fn-off        hotprof cc --hooks=functions, HOTPROF_MODE=off (runtime's inactive path)
+  hp-fn            hotprof cc --hooks=functions, exhaustive
+  hp-blk           hotprof cc --hooks=blocks, exhaustive
+  hp-blk-bursty    hotprof cc --hooks=blocks, HOTPROF_MODE=bursty, methods+callpairs 1/1000,
+                   burst 1 (only if the runtime accepts the mode)
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+HOTPROF = os.path.join(ROOT, "build", "bin", "hotprof")
+SIZES = {"fft": "200", "heapsort": "400000", "lexgen": "100", "compress": "1600",
+         "gametree": "9", "interp": "18", "nbody": "600", "mt_work": "300000"}
+XRAY = ["-fxray-instrument", "-fxray-instruction-threshold=1"]
+FN = ["-finstrument-functions-after-inlining"]
+BLK = ["-fsanitize-coverage=trace-pc-guard,pc-table,no-prune"]
+# name: (workload compile flags, stub define or None, extra link flags, env, hotprof hook set)
+VARIANTS = {
+    "native": ([], None, [], {}, None),
+    "xray-sleds": (XRAY, None, XRAY, {}, None),
+    "xray-patched": (XRAY, "FP_XRAY", XRAY, {}, None),
+    "pfe-nops": (["-fpatchable-function-entry=5"], None, [], {}, None),
+    "fn-empty": (FN, "FP_EMPTY", [], {}, None),
+    "fn-count": (FN, "FP_COUNT", [], {}, None),
+    "fn-countdown": (FN, "FP_COUNTDOWN", [], {}, None),
+    "blk-empty": (BLK, "FP_EMPTY", [], {}, None),
+    "blk-count": (BLK, "FP_COUNT", [], {}, None),
+    "inline-8bit": (["-fsanitize-coverage=inline-8bit-counters,pc-table"], "FP_8BIT", [], {}, None),
+    "hp-fn-off": ([], None, [], {"HOTPROF_MODE": "off"}, "functions"),
+    "hp-fn": ([], None, [], {"HOTPROF_MODE": "exhaustive"}, "functions"),
+    "hp-blk": ([], None, [], {"HOTPROF_MODE": "exhaustive"}, "blocks"),
+    "hp-blk-bursty": ([], None, [], {"HOTPROF_MODE": "bursty",
+                                     "HOTPROF_SAMPLE": "methods:period=999,burst=1;callpairs:period=999,burst=1"},
+                      "blocks"),
+}
+
+
+def log(msg):
+    print("[fastpath %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def sh(argv):
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+
+
+def build(work, name, variant, dest):
+    flags, stub, link, _, hookset = VARIANTS[variant]
+    src = os.path.join(ROOT, "bench", "workloads", name + ".c")
+    if hookset:
+        sh([HOTPROF, "cc", "--hooks=" + hookset, "-O2", "-o", dest, src, "-lm", "-lpthread"])
+        return
+    obj = os.path.join(work, "%s.%s.o" % (name, variant))
+    sh(["clang", "-O2", "-c", "-o", obj] + flags + [src])
+    objs = [obj]
+    if stub:
+        sobj = os.path.join(work, "stub.%s.o" % stub)
+        if not os.path.exists(sobj):
+            sh(["clang", "-O2", "-D" + stub, "-I" + os.path.join(ROOT, "src"), "-c", "-o", sobj,
+                os.path.join(ROOT, "bench", "fastpath", "stubs.c")])
+        objs.append(sobj)
+    core = [os.path.join(ROOT, "build", "lib", "libhotprof_core.a")] if stub == "FP_COUNTDOWN" else []
+    sh(["clang", "-O2", "-o", dest] + objs + core + link + ["-lm", "-lpthread"])
+
+
+def run_once(binary, size, env, work):
+    """User+system CPU seconds of one run (os.wait4's rusage: microsecond resolution)."""
+    e = dict(os.environ, HOTPROF_QUIET="1", HOTPROF_OUTPUT=os.path.join(work, "fp.data"), **env)
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen([binary, size], env=e, stdout=out, stderr=subprocess.STDOUT)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    if p.returncode != 0 or not text.startswith("ok"):
+        raise RuntimeError("%s failed (%d): %s" % (binary, p.returncode, text[-300:]))
+    return ru.ru_utime + ru.ru_stime
+
+
+def bursty_supported(work):
+    probe = os.path.join(work, "probe.c")
+    with open(probe, "w") as f:
+        f.write("int main(void){return 0;}\n")
+    exe = os.path.join(work, "probe")
+    sh([HOTPROF, "cc", "-o", exe, probe])
+    e = dict(os.environ, HOTPROF_MODE="bursty", HOTPROF_OUTPUT=os.path.join(work, "probe.data"),
+             HOTPROF_SAMPLE=VARIANTS["hp-blk-bursty"][3]["HOTPROF_SAMPLE"])
+    p = subprocess.run([exe], env=e, stderr=subprocess.PIPE, text=True)
+    return p.returncode == 0 and "bursty" in subprocess.run(
+        [HOTPROF, "info", os.path.join(work, "probe.data")], stdout=subprocess.PIPE, text=True).stdout
+
+
+def measure(names, variants, runs, work):
+    rows = []
+    for name in names:
+        bins = {}
+        for v in variants:
+            bins[v] = os.path.join(work, "%s.%s" % (name, v))
+            build(work, name, v, bins[v])
+        times = {v: [] for v in variants}
+        for r in range(runs):
+            order = variants[r % len(variants):] + variants[:r % len(variants)]
+            for v in order:
+                times[v].append(run_once(bins[v], SIZES[name], VARIANTS[v][3], work))
+            log("%s round %d/%d done" % (name, r + 1, runs))
+        for v in variants:
+            ratios = [t / n for t, n in zip(times[v], times["native"])]
+            rows.append((name, v, statistics.median(times["native"]), statistics.median(times[v]),
+                         statistics.median(ratios)))
+    return rows
+
+
+def report(rows, variants, names, csv_path):
+    with open(csv_path, "w") as f:
+        f.write("workload,variant,native_s,variant_s,slowdown\n")
+        for r in rows:
+            f.write("%s,%s,%.4f,%.4f,%.4f\n" % r)
+    table = {(r[0], r[1]): r[4] for r in rows}
+    print("median slowdown vs native (CPU time, paired, interleaved runs)")
+    print("%-14s" % "variant" + "".join("%10s" % n[:9] for n in names) + "%10s" % "geomean")
+    for v in variants:
+        vals = [table[(n, v)] for n in names]
+        geo = statistics.geometric_mean(vals)
+        print("%-14s" % v + "".join("%10.3f" % x for x in vals) + "%10.3f" % geo)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--workloads", default=" ".join(SIZES))
+    ap.add_argument("--variants", default=" ".join(VARIANTS))
+    ap.add_argument("--csv", default=os.path.join(ROOT, "bench", "results", "fastpath.csv"))
+    a = ap.parse_args()
+    names = a.workloads.split()
+    with tempfile.TemporaryDirectory(prefix="hotprof-fastpath.") as work:
+        variants = [v for v in a.variants.split() if v in VARIANTS]
+        if "native" not in variants:
+            variants.insert(0, "native")
+        if "hp-blk-bursty" in variants and not bursty_supported(work):
+            log("runtime has no bursty mode yet: skipping hp-blk-bursty")
+            variants.remove("hp-blk-bursty")
+        rows = measure(names, variants, a.runs, work)
+    os.makedirs(os.path.dirname(a.csv), exist_ok=True)
+    report(rows, variants, names, a.csv)
+
+
+if __name__ == "__main__":
+    main()
