@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# bench/run_all.sh — `make bench`: every benchmark, one after another (they must not overlap:
+# the machine has 2 cores and each measures CPU time side by side). Each prints its table and
+# rewrites its CSV/SVG in bench/results/. Pass --quick for a smoke run (smaller sizes, fewer runs).
+set -eu
+cd "$(dirname "$0")/.."
+quick=""
+[ "${1:-}" = "--quick" ] && quick=1
+echo "== bench/summaries (bounded summaries: speed, memory, accuracy; multi-hash error)"
+bench/streams/record.sh build/streams
+bench/summaries/run.sh --keys build/streams/lexgen.values
+echo "== bench/overhead (exhaustive hooks vs native, per hook set)"
+bench/overhead/run.sh ${quick:+--quick}
+echo "== bench/fastpath (cost of each hook mechanism, piece by piece)"
+bench/fastpath/run.sh ${quick:+--runs 2 --workloads "fft interp"}
+if [ -x bench/hps_sweep/run.sh ]; then
+    echo "== bench/hps_sweep (bursty sampling: overlap vs slowdown)"
+    bench/hps_sweep/run.sh ${quick:+--quick}
+fi
