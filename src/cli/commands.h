@@ -11,6 +11,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_cc(int argc, char **argv);  /* src/cli/cli_cc.c */
 int cmd_cxx(int argc, char **argv); /* src/cli/cli_cc.c */
 
@@ -18,6 +19,7 @@ int cmd_cxx(int argc, char **argv); /* src/cli/cli_cc.c */
 void cmd_run_usage(FILE *out);
 void cmd_report_usage(FILE *out);
 void cmd_info_usage(FILE *out);
+void cmd_compare_usage(FILE *out);
 
 #define HP_DEFAULT_PROFILE "hotprof.data"
 

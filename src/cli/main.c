@@ -17,6 +17,7 @@ static const hp_command commands[] = {
     {"run", cmd_run, cmd_run_usage, "run a program built with 'hotprof cc' and write its profile"},
     {"report", cmd_report, cmd_report_usage, "print hot methods, call pairs, blocks and edges of a profile"},
     {"info", cmd_info, cmd_info_usage, "show what a profile file holds, section by section"},
+    {"compare", cmd_compare, cmd_compare_usage, "accuracy of a sampled profile against an exhaustive one (HPS overlap)"},
     {"cc", cmd_cc, NULL, "compile and link C with hotprof's hooks (wraps clang or gcc)"},
     {"c++", cmd_cxx, NULL, "compile and link C++ with hotprof's hooks (wraps clang++ or g++)"},
     {"help", NULL, NULL, "show the help of a command"},

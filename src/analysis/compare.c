@@ -1,0 +1,389 @@
+/* compare.c — per-type accuracy of a sampled profile against a reference (see compare.h).
+ *
+ * Each type is turned into an array of (module-relative key, weight) items, sorted by key with
+ * colliding keys summed and zero weights dropped, then handed to core/metrics.h. Nothing here
+ * interprets the metrics: the definitions (and their reading of the papers) live in metrics.c
+ * and docs/metrics.md.
+ */
+#include "analysis/compare.h"
+#include "analysis/report.h"
+#include "core/hash.h"
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_ids[HP_CMP_NTYPES] = {"methods", "calls", "call_pairs", "edges", "blocks"};
+static const char *const type_titles[HP_CMP_NTYPES] = {"methods (heat)", "methods (calls)", "call pairs",
+                                                       "edges", "blocks"};
+
+#define TAG_UNMAPPED 0x756e6d6170706564ull /* module hash of addresses outside every module */
+#define TAG_GUARD 0x6775617264696473ull    /* module hash of blocks keyed by guard id */
+#define TAG_PAIR 0x63616c6c70616972ull
+#define TAG_EDGE 0x65646765732d2d2dull
+
+void hp_compare_default_opts(hp_cmp_opts *o)
+{
+    o->k = HP_CMP_DEFAULT_K;
+    o->coverage = HP_OVERLAP_PAPER_COVERAGE;
+}
+
+/* ---- keys ---- */
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, then mixed */
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+    return hp_mix64(h);
+}
+
+static uint64_t part_key(uint64_t module_hash, uint64_t offset) { return hp_mix64(module_hash ^ hp_mix64(offset)); }
+
+static uint64_t pair_key(uint64_t tag, uint64_t first, uint64_t second)
+{
+    return hp_mix64(first ^ hp_mix64(second ^ tag));
+}
+
+uint64_t hp_cmp_addr_key(const hp_profile *p, uint64_t addr, int *mapped)
+{
+    const hp_module *m = hp_profile_module_at(p, addr);
+    *mapped = m != NULL;
+    if (!m) return part_key(TAG_UNMAPPED, addr);
+    return part_key(name_hash(base_name(m->path)), addr - m->base);
+}
+
+/* Key of a block: its pc when the block map knows it, else its guard id. */
+static uint64_t block_key(const hp_profile *p, int known, uint32_t guard, uint64_t pc, int *mapped)
+{
+    if (!known) {
+        *mapped = 0;
+        return part_key(TAG_GUARD, guard);
+    }
+    return hp_cmp_addr_key(p, pc, mapped);
+}
+
+/* ---- items ---- */
+
+typedef struct item_sink { hp_metric_item *items; size_t n; size_t unmapped; } item_sink;
+
+static void sink_add(item_sink *s, uint64_t key, uint64_t weight, int mapped)
+{
+    if (weight == 0) return;
+    s->items[s->n++] = (hp_metric_item){key, (double)weight};
+    if (!mapped) s->unmapped++;
+}
+
+static void add_funcs(const hp_profile *p, int heat, item_sink *s)
+{
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        const hp_func_stat *f = &p->funcs[i];
+        int mapped;
+        uint64_t key = hp_cmp_addr_key(p, f->addr, &mapped);
+        uint64_t w = heat ? (f->calls + f->backedges < f->calls ? UINT64_MAX : f->calls + f->backedges) : f->calls;
+        sink_add(s, key, w, mapped);
+    }
+}
+
+static void add_pairs(const hp_profile *p, item_sink *s)
+{
+    for (size_t i = 0; i < p->npairs; i++) {
+        const hp_pair_stat *c = &p->pairs[i];
+        int m1, m2;
+        uint64_t site = hp_cmp_addr_key(p, c->site, &m1), callee = hp_cmp_addr_key(p, c->callee, &m2);
+        sink_add(s, pair_key(TAG_PAIR, site, callee), c->count, m1 && m2);
+    }
+}
+
+static void add_edges(const hp_profile *p, item_sink *s)
+{
+    for (size_t i = 0; i < p->nedges; i++) {
+        const hp_edge_stat *e = &p->edges[i];
+        int m1, m2;
+        uint64_t from = block_key(p, e->mapped, e->from, e->from_pc, &m1);
+        uint64_t to = block_key(p, e->mapped, e->to, e->to_pc, &m2);
+        sink_add(s, pair_key(TAG_EDGE, from, to), e->count, m1 && m2);
+    }
+}
+
+static void add_blocks(const hp_profile *p, item_sink *s)
+{
+    for (size_t i = 0; i < p->nblocks; i++) {
+        const hp_block_stat *b = &p->blocks[i];
+        int mapped;
+        uint64_t key = block_key(p, b->mapped, b->guard, b->pc, &mapped);
+        sink_add(s, key, b->count, mapped);
+    }
+}
+
+static size_t records_of(const hp_profile *p, enum hp_cmp_type type)
+{
+    switch (type) {
+    case HP_CMP_METHODS:
+    case HP_CMP_CALLS: return p->nfuncs;
+    case HP_CMP_CALLPAIRS: return p->npairs;
+    case HP_CMP_EDGES: return p->nedges;
+    case HP_CMP_BLOCKS: return p->nblocks;
+    default: return 0;
+    }
+}
+
+/* Sorts by key and sums runs of equal keys in place; returns the new length. */
+static size_t merge_equal_keys(hp_metric_item *it, size_t n)
+{
+    if (n == 0) return 0;
+    hp_metric_sort_by_key(it, n);
+    size_t w = 0;
+    for (size_t r = 1; r < n; r++) {
+        if (it[r].key == it[w].key) it[w].weight += it[r].weight;
+        else it[++w] = it[r];
+    }
+    return w + 1;
+}
+
+int hp_cmp_collect(const hp_profile *p, enum hp_cmp_type type, hp_cmp_items *out, size_t *unmapped)
+{
+    size_t cap = records_of(p, type);
+    item_sink s = {malloc((cap ? cap : 1) * sizeof *s.items), 0, 0};
+    if (!s.items) return -1;
+    switch (type) {
+    case HP_CMP_METHODS: add_funcs(p, 1, &s); break;
+    case HP_CMP_CALLS: add_funcs(p, 0, &s); break;
+    case HP_CMP_CALLPAIRS: add_pairs(p, &s); break;
+    case HP_CMP_EDGES: add_edges(p, &s); break;
+    case HP_CMP_BLOCKS: add_blocks(p, &s); break;
+    default: break;
+    }
+    out->items = s.items;
+    out->n = merge_equal_keys(s.items, s.n);
+    out->total = hp_metric_total(out->items, out->n);
+    if (unmapped) *unmapped += s.unmapped;
+    return 0;
+}
+
+/* ---- program identity ---- */
+
+/* The module of the program itself: the one whose path is INFO "program", else the first. */
+static const hp_module *program_module(const hp_profile *p)
+{
+    const char *prog = hp_profile_info(p, "program");
+    for (size_t i = 0; prog && i < p->nmodules; i++)
+        if (strcmp(p->modules[i].path, prog) == 0) return &p->modules[i];
+    return p->nmodules ? &p->modules[0] : NULL;
+}
+
+static int same_buildid(const hp_module *a, const hp_module *b)
+{
+    return a->buildid_len == b->buildid_len && memcmp(a->buildid, b->buildid, a->buildid_len) == 0;
+}
+
+static void hex_id(const hp_module *m, char *buf, size_t len)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < m->buildid_len && o + 3 <= len && i < 8; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%02x", m->buildid[i]);
+}
+
+hp_cmp_program_check hp_cmp_check_program(const hp_profile *a, const hp_profile *b, char *msg, size_t len)
+{
+    const hp_module *ma = program_module(a), *mb = program_module(b);
+    char ia[24], ib[24];
+    if (msg && len) msg[0] = 0;
+    if (!ma || !mb) return HP_CMP_UNKNOWN_PROGRAM;
+    if (strcmp(base_name(ma->path), base_name(mb->path)) != 0) {
+        if (msg) snprintf(msg, len, "different programs: %s and %s", ma->path, mb->path);
+        return HP_CMP_OTHER_PROGRAM;
+    }
+    if (!ma->buildid_len || !mb->buildid_len) return HP_CMP_UNKNOWN_PROGRAM;
+    if (same_buildid(ma, mb)) return HP_CMP_SAME_PROGRAM;
+    hex_id(ma, ia, sizeof ia);
+    hex_id(mb, ib, sizeof ib);
+    if (msg) snprintf(msg, len, "%s has build-id %s.. in one profile and %s.. in the other (rebuilt?)",
+                      base_name(ma->path), ia, ib);
+    return HP_CMP_OTHER_PROGRAM;
+}
+
+static void add_warning(hp_cmp_result *r, const char *text)
+{
+    if (r->nwarnings < HP_CMP_MAX_WARNINGS) snprintf(r->warnings[r->nwarnings++], sizeof r->warnings[0], "%s", text);
+}
+
+/* Libraries present in both under the same name but with different build-ids. */
+static void check_libraries(const hp_profile *a, const hp_profile *b, hp_cmp_result *r)
+{
+    const hp_module *pa = program_module(a);
+    char text[256];
+    for (size_t i = 0; i < a->nmodules; i++) {
+        const hp_module *ma = &a->modules[i];
+        if (ma == pa || !ma->buildid_len) continue;
+        for (size_t j = 0; j < b->nmodules; j++) {
+            const hp_module *mb = &b->modules[j];
+            if (!mb->buildid_len || strcmp(base_name(ma->path), base_name(mb->path)) != 0) continue;
+            if (same_buildid(ma, mb)) break;
+            snprintf(text, sizeof text, "library %s differs between the two runs (build-ids differ)",
+                     base_name(ma->path));
+            add_warning(r, text);
+            break;
+        }
+    }
+}
+
+/* ---- metrics ---- */
+
+static size_t count_common(const hp_cmp_items *a, const hp_cmp_items *b)
+{
+    size_t i = 0, j = 0, c = 0;
+    while (i < a->n && j < b->n) {
+        if (a->items[i].key < b->items[j].key) i++;
+        else if (a->items[i].key > b->items[j].key) j++;
+        else c++, i++, j++;
+    }
+    return c;
+}
+
+static int fill_metrics(hp_cmp_row *row, const hp_cmp_items *a, const hp_cmp_items *b, const hp_cmp_opts *o)
+{
+    hp_metric_item *scratch = malloc((a->n + b->n + 1) * sizeof *scratch);
+    if (!scratch) return -1;
+    row->n_a = a->n, row->n_b = b->n, row->total_a = a->total, row->total_b = b->total;
+    row->n_common = count_common(a, b);
+    row->overlap = hp_overlap(a->items, a->n, b->items, b->n, o->coverage, HP_OVERLAP_PAPER, scratch);
+    row->overlap_max = hp_overlap(b->items, b->n, b->items, b->n, o->coverage, HP_OVERLAP_PAPER, scratch);
+    row->overlap_renorm = hp_overlap(a->items, a->n, b->items, b->n, o->coverage, HP_OVERLAP_RENORMALIZED, scratch);
+    hp_topk_compare(b->items, b->n, a->items, a->n, o->k, scratch, &row->top_k);
+    hp_topk_compare(b->items, b->n, a->items, a->n, HP_CMP_WIDE_K, scratch, &row->top_wide);
+    free(scratch);
+    return 0;
+}
+
+static int compare_type(const hp_profile *a, const hp_profile *b, enum hp_cmp_type t, hp_cmp_result *r)
+{
+    hp_cmp_items ia = {0}, ib = {0};
+    hp_cmp_row *row = &r->rows[t];
+    int rc = -1;
+    row->id = type_ids[t];
+    row->title = type_titles[t];
+    if (hp_cmp_collect(a, t, &ia, &r->unmapped_a) || hp_cmp_collect(b, t, &ib, &r->unmapped_b)) goto out;
+    row->in_a = ia.n > 0, row->in_b = ib.n > 0;
+    rc = 0;
+    if (!row->in_a || !row->in_b) goto out;
+    rc = fill_metrics(row, &ia, &ib, &r->opts);
+    r->n_both++;
+    r->n_common_keys += row->n_common;
+out:
+    free(ia.items);
+    free(ib.items);
+    return rc;
+}
+
+int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, hp_cmp_result *out)
+{
+    char msg[256];
+    memset(out, 0, sizeof *out);
+    out->name_a = a->name, out->name_b = b->name;
+    out->opts = *o;
+    if (out->opts.k == 0) out->opts.k = HP_CMP_DEFAULT_K;
+    out->program = hp_cmp_check_program(a, b, msg, sizeof msg);
+    if (out->program == HP_CMP_OTHER_PROGRAM) add_warning(out, msg);
+    if (out->program == HP_CMP_UNKNOWN_PROGRAM) add_warning(out, "no build-id to check that both profiles are of one program");
+    check_libraries(a, b, out);
+    for (int t = 0; t < HP_CMP_NTYPES; t++)
+        if (compare_type(a, b, (enum hp_cmp_type)t, out)) return -1;
+    return 0;
+}
+
+/* ---- output ---- */
+
+static double pct(double x) { return 100.0 * x; }
+
+static void write_text_row(FILE *out, const hp_cmp_row *w)
+{
+    fprintf(out, "%-16s %8zu %8zu %8zu %7.2f%% %6.2f%% %7.2f%%  %5.1f%% %5.1f%%  %5.1f%% %5.1f%% %6.3f\n", w->title,
+            w->n_a, w->n_b, w->n_common, pct(w->overlap), pct(w->overlap_max), pct(w->overlap_renorm),
+            pct(w->top_k.recall), pct(w->top_k.precision), pct(w->top_wide.recall), pct(w->top_wide.precision),
+            w->top_k.kendall_tau);
+}
+
+int hp_compare_write_text(FILE *out, const hp_cmp_result *r)
+{
+    char rk[16], pk[16];
+    fprintf(out, "A (sampled):   %s\nB (reference): %s\n\n", r->name_a, r->name_b);
+    snprintf(rk, sizeof rk, "rec@%zu", r->opts.k);
+    snprintf(pk, sizeof pk, "prec@%zu", r->opts.k);
+    fprintf(out, "%-16s %8s %8s %8s %8s %7s %8s  %6s %6s  %6s %6s %6s\n", "profile", "keys A", "keys B", "common",
+            "overlap", "max", "renorm", rk, pk, "rec@100", "p@100", "tau");
+    for (int t = 0; t < HP_CMP_NTYPES; t++) {
+        const hp_cmp_row *w = &r->rows[t];
+        if (w->in_a && w->in_b) write_text_row(out, w);
+        else if (w->in_a || w->in_b) fprintf(out, "%-16s (only in %s)\n", w->title, w->in_a ? "A" : "B");
+    }
+    fprintf(out, "\noverlap: HPS section 5: in each profile the heaviest members covering %.0f%% of its total,\n"
+                 "sum over members selected in both of min(share in A, share in B); max = B against itself\n"
+                 "(the score of a perfect sample); renorm = shares of the selected members only (perfect = 100%%).\n"
+                 "rec/prec@k: top-k recall and precision with B as truth; tau: Kendall tau-b over the common\n"
+                 "top-%zu members.\n",
+            pct(r->opts.coverage), r->opts.k);
+    return ferror(out) ? -1 : 0;
+}
+
+static void write_json_topk(FILE *out, const char *name, size_t k, const hp_topk_agreement *t)
+{
+    fprintf(out, "\"%s\":{\"k\":%zu,\"recall\":%.6f,\"precision\":%.6f,\"kendall_tau\":%.6f,\"common\":%zu}", name, k,
+            t->recall, t->precision, t->kendall_tau, t->common);
+}
+
+static void write_json_row(FILE *out, const hp_cmp_row *w, size_t k)
+{
+    fprintf(out, "{\"type\":\"%s\",\"keys_a\":%zu,\"keys_b\":%zu,\"common\":%zu,\"total_a\":%.0f,\"total_b\":%.0f,"
+                 "\"overlap\":%.6f,\"overlap_max\":%.6f,\"overlap_renormalized\":%.6f,",
+            w->id, w->n_a, w->n_b, w->n_common, w->total_a, w->total_b, w->overlap, w->overlap_max, w->overlap_renorm);
+    write_json_topk(out, "top_k", k, &w->top_k);
+    fputc(',', out);
+    write_json_topk(out, "top_100", HP_CMP_WIDE_K, &w->top_wide);
+    fputc('}', out);
+}
+
+static void write_json_skipped(FILE *out, const hp_cmp_result *r)
+{
+    int first = 1;
+    fputs("\"only_in_one\":[", out);
+    for (int t = 0; t < HP_CMP_NTYPES; t++) {
+        const hp_cmp_row *w = &r->rows[t];
+        if (w->in_a == w->in_b) continue;
+        fprintf(out, "%s{\"type\":\"%s\",\"in\":\"%s\"}", first ? "" : ",", w->id, w->in_a ? "a" : "b");
+        first = 0;
+    }
+    fputc(']', out);
+}
+
+int hp_compare_write_json(FILE *out, const hp_cmp_result *r)
+{
+    static const char *const program_words[] = {"same", "unknown", "different"};
+    int first = 1;
+    fputs("{\"a\":", out);
+    hp_json_string(out, r->name_a);
+    fputs(",\"b\":", out);
+    hp_json_string(out, r->name_b);
+    fprintf(out, ",\"coverage\":%.6f,\"k\":%zu,\"program\":\"%s\",\"unmapped_a\":%zu,\"unmapped_b\":%zu,\"profiles\":[",
+            r->opts.coverage, r->opts.k, program_words[r->program], r->unmapped_a, r->unmapped_b);
+    for (int t = 0; t < HP_CMP_NTYPES; t++) {
+        if (!r->rows[t].in_a || !r->rows[t].in_b) continue;
+        if (!first) fputc(',', out);
+        write_json_row(out, &r->rows[t], r->opts.k);
+        first = 0;
+    }
+    fputs("],", out);
+    write_json_skipped(out, r);
+    fputs(",\"warnings\":[", out);
+    for (size_t i = 0; i < r->nwarnings; i++) {
+        if (i) fputc(',', out);
+        hp_json_string(out, r->warnings[i]);
+    }
+    fputs("]}\n", out);
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,95 @@
+/* compare.h — `hotprof compare A B`: the accuracy of profile A (sampled) against profile B
+ * (exhaustive, the reference), per profile type, with the metrics of core/metrics.h.
+ *
+ * Profile types compared (each only when both profiles hold members of it):
+ *   methods     hot methods by HPS heat = calls + loop back-edges      key: function address
+ *   calls       methods by calls                                       key: function address
+ *   call_pairs  (call site, callee)                                    key: both addresses
+ *   edges       block-to-block edges (from, to)                        key: both block pcs
+ *   blocks      basic blocks by executions                             key: block pc
+ *
+ * Keys are module-relative so that two runs of one binary under ASLR agree: an address inside a
+ * module becomes (hash of the module's file name, address - load bias); an address outside every
+ * module keeps its raw value (counted in unmapped_a / unmapped_b: such keys rarely match); a block
+ * the block map does not know is keyed by its guard id. A compound key mixes its parts. Keys are
+ * 64-bit hashes, so two distinct members collide with probability about n^2 / 2^65 (negligible);
+ * members that do collide are summed.
+ *
+ * Metrics per type (weights are counts; overlap is scale-invariant, so a sampled profile needs no
+ * scaling): HPS overlap (HP_OVERLAP_PAPER, coverage 0.9: identical profiles score the share their
+ * 90% prefix holds, printed as `max` = B against itself), the renormalized overlap (identical
+ * profiles: 1.0), and top-k / top-100 precision, recall and Kendall tau-b with B as the exact set.
+ *
+ * Invariants: hp_compare never modifies its profiles; a result holds no pointer into them except
+ * the file names; hp_compare_free releases everything hp_compare allocated.
+ */
+#ifndef HOTPROF_ANALYSIS_COMPARE_H
+#define HOTPROF_ANALYSIS_COMPARE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis/profile.h"
+#include "core/metrics.h"
+
+enum hp_cmp_type { HP_CMP_METHODS, HP_CMP_CALLS, HP_CMP_CALLPAIRS, HP_CMP_EDGES, HP_CMP_BLOCKS, HP_CMP_NTYPES };
+
+#define HP_CMP_DEFAULT_K 10
+#define HP_CMP_WIDE_K 100
+#define HP_CMP_MAX_WARNINGS 16
+
+/* One profile type, as keyed items (distinct keys, weight > 0, sorted by key). */
+typedef struct hp_cmp_items { hp_metric_item *items; size_t n; double total; } hp_cmp_items;
+
+typedef struct hp_cmp_row {
+    const char *id;            /* "methods", "calls", "call_pairs", "edges", "blocks" */
+    const char *title;         /* "methods (heat)", ... */
+    int in_a, in_b;            /* the profile holds members of this type */
+    size_t n_a, n_b, n_common; /* distinct keys in A, in B, in both */
+    double total_a, total_b;   /* sum of weights */
+    double overlap;            /* hp_overlap, HP_OVERLAP_PAPER, coverage */
+    double overlap_max;        /* B against itself: the paper overlap of identical profiles */
+    double overlap_renorm;     /* hp_overlap, HP_OVERLAP_RENORMALIZED */
+    hp_topk_agreement top_k;   /* k = opts.k */
+    hp_topk_agreement top_wide;/* k = HP_CMP_WIDE_K */
+} hp_cmp_row;
+
+typedef struct hp_cmp_opts {
+    size_t k;        /* the top-k of the recall columns (default HP_CMP_DEFAULT_K) */
+    double coverage; /* overlap coverage (default HP_OVERLAP_PAPER_COVERAGE) */
+} hp_cmp_opts;
+
+typedef enum hp_cmp_program_check {
+    HP_CMP_SAME_PROGRAM = 0,  /* build-ids equal */
+    HP_CMP_UNKNOWN_PROGRAM,   /* a build-id is missing: compared by file name only */
+    HP_CMP_OTHER_PROGRAM,     /* build-ids (or program names) differ */
+} hp_cmp_program_check;
+
+typedef struct hp_cmp_result {
+    const char *name_a, *name_b;
+    hp_cmp_opts opts;
+    hp_cmp_row rows[HP_CMP_NTYPES];
+    size_t n_both;          /* types present in both profiles */
+    size_t n_common_keys;   /* common keys over all those types */
+    size_t unmapped_a, unmapped_b;
+    hp_cmp_program_check program;
+    char warnings[HP_CMP_MAX_WARNINGS][256];
+    size_t nwarnings;
+} hp_cmp_result;
+
+/* Fills defaults (k 10, coverage 0.9). */
+void hp_compare_default_opts(hp_cmp_opts *o);
+/* Compares a (sampled) with b (reference); 0 on success, -1 out of memory. */
+int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, hp_cmp_result *out);
+
+/* Module-relative key of one address; *mapped = 0 when it lies outside every module. */
+uint64_t hp_cmp_addr_key(const hp_profile *p, uint64_t addr, int *mapped);
+/* The keyed items of one profile type (caller frees items->items); 0, or -1 out of memory. */
+int hp_cmp_collect(const hp_profile *p, enum hp_cmp_type type, hp_cmp_items *out, size_t *unmapped);
+/* The program check alone; msg (may be NULL) says what differs. */
+hp_cmp_program_check hp_cmp_check_program(const hp_profile *a, const hp_profile *b, char *msg, size_t len);
+
+/* Output: a text table or one JSON object. 0, or -1 if the stream failed. */
+int hp_compare_write_text(FILE *out, const hp_cmp_result *r);
+int hp_compare_write_json(FILE *out, const hp_cmp_result *r);
+
+#endif
