@@ -6,15 +6,40 @@
  * rng state 4 x u64, buckets (fp u32, count u32), heap size u32, (key u64, count u64) entries.
  */
 #include "core/heavykeeper.h"
-#include <math.h>
 #include <string.h>
 #include "core/bytes.h"
 #include "core/hash.h"
 #include "core/rng.h"
 
-#define HK_VERSION 1u
+#define HK_VERSION 2u /* 2: fingerprint and buckets from one hash (1: a hash each) */
 /* b^-c < 2^-64 beyond this count: the decay never fires in practice, skip the draw. */
 #define HK_NO_DECAY_COUNT 577u
+
+/* The decay probability b^-c = HK_POW_LO[c % 64] * HK_POW_HI[c / 64] for c < 577 (b = 1.08,
+ * HP_HK_DECAY_BASE; within 2 ulp of pow(), which cost more than the rest of a colliding update). */
+static const double HK_POW_LO[64] = {
+    1, 0.92592592592592582, 0.8573388203017831, 0.79383224102016958, 0.73502985279645328,
+    0.68058319703375292, 0.63016962688310452, 0.58349039526213375, 0.54026888450197574,
+    0.50024896713145894, 0.46319348808468419, 0.42888285933767051, 0.39711375864599119,
+    0.36769792467221402, 0.34046104136316113, 0.31524170496588988, 0.29189046756100917,
+    0.27026895144537882, 0.25024902911609148, 0.231712063996381, 0.21454820740405647,
+    0.19865574759634858, 0.18394050703365605, 0.17031528429042228, 0.15769933730594654,
+    0.14601790491291344, 0.13520176380825319, 0.12518681834097517, 0.1159137206860881,
+    0.10732751915378527, 0.099377332549801176, 0.092016048657223307, 0.085200045052984535,
+    0.078888930604615312, 0.07304530611538454, 0.067634542699430117, 0.062624576573546406,
+    0.057985719049580005, 0.053690480601462962, 0.049713407964317551, 0.046030933300294029,
+    0.042621234537309281, 0.039464106053064149, 0.036540838938022353, 0.033834110127798474,
+    0.03132787974796155, 0.02900729606292736, 0.026858607465673479, 0.024869080986734703,
+    0.023026926839569167, 0.021321228555156634, 0.019741878291811697, 0.01827951693686268,
+    0.016925478645243221, 0.015671739486336315, 0.014510869894755847, 0.013435990643292451,
+    0.012440732077122638, 0.011519196367706146, 0.010665922562690874, 0.0098758542247137718,
+    0.009144309467327567, 0.008466953210488487, 0.0078397714911930434
+};
+static const double HK_POW_HI[10] = {
+    1, 0.007259047677030595, 5.2693773177403271e-05, 3.825066117774063e-07, 2.7766337316716245e-09,
+    2.0155716639855698e-11, 1.4631130805343141e-13, 1.062080760848569e-15, 7.7096948798566914e-18,
+    5.5965042708238384e-20
+};
 
 typedef struct hk_bucket { uint32_t fp, count; } hk_bucket;
 
@@ -49,7 +74,7 @@ static hp_heavykeeper *hk_place(void *mem, size_t budget, uint64_t seed, uint32_
     hk->total = 0;
     uint64_t sm = seed;
     hk->fp_seed = hp_splitmix64(&sm);
-    for (int j = 0; j < HP_HK_ARRAYS; j++) hk->row_seed[j] = hp_splitmix64(&sm);
+    for (int j = 0; j < HP_HK_ARRAYS; j++) hk->row_seed[j] = hp_splitmix64(&sm) | 1u;
     hp_rng_seed(&hk->rng, hp_splitmix64(&sm));
     memset(hk_buckets(hk), 0, hk_bucket_bytes(width));
     hp_topheap_init(hk_heap(hk), heap_cap);
@@ -71,20 +96,29 @@ hp_heavykeeper *hp_heavykeeper_init(void *mem, size_t budget, uint64_t seed)
     return hk_place(mem, budget, seed, w > (1u << 28) ? (1u << 28) : (uint32_t)w, heap_cap);
 }
 
-static uint32_t hk_fingerprint(const hp_heavykeeper *hk, uint64_t key) { return (uint32_t)hp_mix64(key ^ hk->fp_seed); }
-static hk_bucket *hk_bucket_of(const hp_heavykeeper *hk, int j, uint64_t key)
+/* One hash per key: h = hp_mix64(key ^ fp_seed). The fingerprint is its low 32 bits; array j's
+ * bucket is the high bits of h * a_j (a_j a seeded odd multiplier: multiply-shift), scaled to
+ * the width by a multiply-high, so it depends on all 64 bits of h, not only on the fingerprint. */
+static uint64_t hk_hash(const hp_heavykeeper *hk, uint64_t key) { return hp_mix64(key ^ hk->fp_seed); }
+static uint32_t hk_fp_of(uint64_t h) { return (uint32_t)h; }
+static hk_bucket *hk_bucket_at(const hp_heavykeeper *hk, int j, uint64_t h)
 {
-    return &hk_buckets(hk)[(size_t)j * hk->width + hp_reduce(hp_mix64(key ^ hk->row_seed[j]), hk->width)];
+    return &hk_buckets(hk)[(size_t)j * hk->width + hp_reduce(h * hk->row_seed[j], hk->width)];
 }
 
 static uint32_t sat_add32(uint32_t a, uint64_t b) { return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b; }
+
+double hp_heavykeeper_decay_probability(uint32_t count)
+{
+    return count >= HK_NO_DECAY_COUNT ? 0.0 : HK_POW_LO[count & 63] * HK_POW_HI[count >> 6];
+}
 
 /* `units` unit updates of fingerprint fp against an occupied bucket holding another fingerprint. */
 static void hk_decay(hp_heavykeeper *hk, hk_bucket *b, uint32_t fp, uint64_t units)
 {
     while (units > 0) {
         if (b->count >= HK_NO_DECAY_COUNT) return;
-        double p = pow(HP_HK_DECAY_BASE, -(double)b->count);
+        double p = hp_heavykeeper_decay_probability(b->count);
         uint64_t misses = units == 1 ? (hp_rng_double(&hk->rng) < p ? 0 : 1) : hp_rng_geometric(&hk->rng, p);
         if (misses >= units) return;
         units -= misses + 1;
@@ -94,9 +128,10 @@ static void hk_decay(hp_heavykeeper *hk, hk_bucket *b, uint32_t fp, uint64_t uni
 
 uint64_t hp_heavykeeper_estimate(const hp_heavykeeper *hk, uint64_t key)
 {
-    uint32_t fp = hk_fingerprint(hk, key), best = 0;
+    uint64_t h = hk_hash(hk, key);
+    uint32_t fp = hk_fp_of(h), best = 0;
     for (int j = 0; j < HP_HK_ARRAYS; j++) {
-        const hk_bucket *b = hk_bucket_of(hk, j, key);
+        const hk_bucket *b = hk_bucket_at(hk, j, h);
         if (b->count && b->fp == fp && b->count > best) best = b->count;
     }
     return best;
@@ -106,15 +141,21 @@ void hp_heavykeeper_update(hp_heavykeeper *hk, uint64_t key, uint64_t weight)
 {
     if (weight == 0) return;
     hk->total += weight;
-    uint32_t fp = hk_fingerprint(hk, key);
+    uint64_t h = hk_hash(hk, key);
+    uint32_t fp = hk_fp_of(h), est = 0;
     for (int j = 0; j < HP_HK_ARRAYS; j++) {
-        hk_bucket *b = hk_bucket_of(hk, j, key);
+        hk_bucket *b = hk_bucket_at(hk, j, h);
         if (b->count == 0) { b->fp = fp; b->count = sat_add32(0, weight); }
         else if (b->fp == fp) b->count = sat_add32(b->count, weight);
         else hk_decay(hk, b, fp, weight);
+        if (b->count && b->fp == fp && b->count > est) est = b->count; /* the estimate, as above */
     }
-    uint64_t est = hp_heavykeeper_estimate(hk, key);
-    if (est > 0) hp_topheap_offer(hk_heap(hk), key, est);
+    if (est == 0) return;
+    /* With a full heap and est <= its minimum the offer changes nothing: a held key's count is
+     * already >= the minimum >= est (it keeps the max), and a new key is not above the minimum. */
+    hp_topheap *hp = hk_heap(hk);
+    if (hp->n == hp->cap && est <= hp_topheap_entries(hp)[0].count) return;
+    hp_topheap_offer(hp, key, est);
 }
 
 /* ---- vtable glue ---- */

@@ -18,6 +18,9 @@
  * P(true - estimate >= eps * N) <= 1 / (eps * w * (b - 1) * true) for a key mapped alone.
  * Merge is not supported (the decay is order-dependent): merge() returns -1.
  * Budget split: a quarter of the budget for the heap, the rest for buckets.
+ * Cost: one hp_mix64 per update gives the fingerprint (low 32 bits) and both buckets (one
+ * multiply each); decay probabilities come from a table (no pow()); the heap is offered the
+ * estimate only when it can change (a full heap's minimum below it, or the key held).
  */
 #ifndef HOTPROF_CORE_HEAVYKEEPER_H
 #define HOTPROF_CORE_HEAVYKEEPER_H
@@ -36,6 +39,9 @@ hp_heavykeeper *hp_heavykeeper_init(void *mem, size_t budget, uint64_t seed);
 /* Explicit shape: `width` buckets per array, heap of `heap_cap`; NULL if it does not fit. */
 hp_heavykeeper *hp_heavykeeper_init_shape(void *mem, size_t budget, uint64_t seed, uint32_t width, uint32_t heap_cap);
 void hp_heavykeeper_update(hp_heavykeeper *hk, uint64_t key, uint64_t weight);
+/* The decay probability b^-count (b = HP_HK_DECAY_BASE) from a table, as the update uses it;
+ * 0 from HK_NO_DECAY_COUNT (577) on, where b^-count < 2^-64. */
+double hp_heavykeeper_decay_probability(uint32_t count);
 /* Sketch estimate (ignores the heap). */
 uint64_t hp_heavykeeper_estimate(const hp_heavykeeper *hk, uint64_t key);
 uint32_t hp_heavykeeper_width(const hp_heavykeeper *hk);

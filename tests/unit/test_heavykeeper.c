@@ -5,6 +5,7 @@
  * paper's reported precision (>= 0.95 for skewed traces at comparable memory); the
  * exponential-weakening decay on a scripted stream; merge refused; serialize round trip;
  * truncated / bit-flipped input never crashes. */
+#include <math.h>
 #include <stdlib.h>
 #include "core/heavykeeper.h"
 #include "test.h"
@@ -111,6 +112,47 @@ TEST(decay_scripted)
     CHECK(hp_heavykeeper_vt.merge(hk, hk) == -1);
 }
 
+/* The decay table equals pow(1.08, -c) to a few ulp for every count where the decay can fire. */
+TEST(decay_table_matches_pow)
+{
+    size_t off = 0;
+    for (uint32_t c = 0; c < 577; c++) {
+        double want = pow(HP_HK_DECAY_BASE, -(double)c), got = hp_heavykeeper_decay_probability(c);
+        off += fabs(got - want) > 4e-16 * want;
+    }
+    CHECK_EQ_U64(off, 0);
+    CHECK(hp_heavykeeper_decay_probability(577) == 0.0 && hp_heavykeeper_decay_probability(100000) == 0.0);
+    CHECK(pow(HP_HK_DECAY_BASE, -577.0) < 0x1.0p-64);
+}
+
+/* The update skips the heap when it is full and the estimate is not above its minimum; that must
+ * change nothing: a reference heap offered every positive estimate keeps the same top list. */
+TEST(heap_skip_changes_nothing)
+{
+    uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, 200000, 20000, 0.9, 13);
+    void *mem = malloc(4096);
+    hp_heavykeeper *hk = hp_heavykeeper_init(mem, 4096, 79);
+    REQUIRE(hk != NULL);
+    uint32_t cap = hp_heavykeeper_heap_cap(hk);
+    void *hm = malloc(hp_topheap_bytes(cap));
+    hp_topheap *ref = hp_topheap_init(hm, cap);
+    hp_estimate *got = malloc(cap * sizeof *got);
+    hp_topentry *want = malloc(cap * sizeof *want);
+    size_t diff = 0;
+    for (size_t i = 0; i < 200000; i++) {
+        hp_heavykeeper_update(hk, keys[i], 1 + (i % 9 == 0) * 3);
+        uint64_t est = hp_heavykeeper_estimate(hk, keys[i]);
+        if (est > 0) hp_topheap_offer(ref, keys[i], est);
+        if (i % 97 != 0 && i + 1 != 200000) continue;
+        size_t n = hp_heavykeeper_vt.topk(hk, got, cap), m = hp_topheap_sorted(ref, want, cap);
+        diff += n != m;
+        for (size_t j = 0; j < n && j < m; j++) diff += got[j].key != want[j].key || got[j].count != want[j].count;
+    }
+    CHECK_EQ_U64(diff, 0);
+    free(got); free(want); free(hm); free(mem);
+    free(keys);
+}
+
 TEST(serialize_roundtrip_and_corruption)
 {
     uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, 100000, 5000, 1.0, 11);
@@ -129,6 +171,8 @@ int main(void)
     RUN(zipf_recall_and_no_overestimate);
     RUN(adversarial_no_overestimate);
     RUN(decay_scripted);
+    RUN(decay_table_matches_pow);
+    RUN(heap_skip_changes_nothing);
     RUN(serialize_roundtrip_and_corruption);
     if (getenv("HP_BENCH")) {
         hp_bench_vt(&hp_heavykeeper_vt);
