@@ -134,6 +134,47 @@ static void run_stream(const hp_summary_vt *vt, int kind, double alpha)
     free(keys);
 }
 
+/* The runtimes' loop, written plainly (one pass: match, else remember the first minimum). */
+static void ref_update(hp_valuelist_entry *e, uint32_t *n, uint32_t slots, int policy, uint64_t v, uint64_t w)
+{
+    hp_valuelist_entry *min = NULL;
+    for (uint32_t i = 0; i < *n; i++) {
+        if (e[i].value == v) { e[i].count += w; return; }
+        if (!min || e[i].count < min->count) min = &e[i];
+    }
+    if (*n < slots) { e[(*n)++] = (hp_valuelist_entry){v, w}; return; }
+    if (policy == HP_VALUELIST_LLVM) {
+        if (min->count <= w) *min = (hp_valuelist_entry){v, w};
+        else min->count -= w;
+    } else if (--min->count < w) *min = (hp_valuelist_entry){v, w};
+}
+
+/* The unrolled match and two-lane first-minimum equal the plain loop after every update, for
+ * every slot count 1..40 (odd, even, below and above the unroll widths), both policies. */
+TEST(scan_matches_plain_loop)
+{
+    hp_rng rng;
+    hp_rng_seed(&rng, 5);
+    int same = 1;
+    for (uint32_t slots = 1; slots <= 40 && same; slots++) {
+        for (int policy = HP_VALUELIST_LLVM; policy <= HP_VALUELIST_GCC && same; policy++) {
+            hp_valuelist *vl = hp_valuelist_init(mem, sizeof mem, policy, slots);
+            REQUIRE(vl != NULL);
+            hp_valuelist_entry ref[40];
+            uint32_t n = 0;
+            for (int i = 0; i < 5000 && same; i++) {
+                uint64_t v = hp_rng_below(&rng, 2 * slots + 3), w = 1 + (i % 5 == 0 ? hp_rng_below(&rng, 4) : 0);
+                hp_valuelist_update(vl, v, w);
+                ref_update(ref, &n, slots, policy, v, w);
+                const hp_valuelist_entry *e;
+                same = hp_valuelist_entries(vl, &e) == n;
+                for (uint32_t j = 0; same && j < n; j++) same = e[j].value == ref[j].value && e[j].count == ref[j].count;
+            }
+        }
+    }
+    CHECK(same);
+}
+
 TEST(bounds_on_streams)
 {
     const double alphas[] = {0.8, 1.0, 1.2, 1.5};
@@ -168,6 +209,7 @@ int main(void)
     RUN(gcc_hand_trace);
     RUN(policies_differ_only_for_weights);
     RUN(majority_survives_one_slot);
+    RUN(scan_matches_plain_loop);
     RUN(bounds_on_streams);
     RUN(serialize_roundtrip_and_corruption);
     if (getenv("HP_BENCH")) {
