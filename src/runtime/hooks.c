@@ -14,6 +14,16 @@
  *                  top drops the frames above it: they were unwound without exit hooks (clang's
  *                  -finstrument-functions calls no exit hook when an exception unwinds).
  *   load/store/cmp/switch/div/gep hooks: count into the thread totals.
+ * Bursty (HOTPROF_MODE=bursty, t->bursty; docs/bursty.md, the HPS controller of core/bursty.h):
+ *   calls and back-edges are the boundary events that advance the thread's controller. Every hook
+ *   keeps the state the event rules need whether or not it samples — func_enter/exit push and pop
+ *   the shadow frame, a block runs the back-edge rule and sets prev_guard — and then, only for the
+ *   types whose flag is on: a call records methods (t->methods v1) and call pairs (t->pairs v1);
+ *   a back-edge records methods (t->methods v2 of the top frame's function) and edges; any block
+ *   records edges (block count + edge) when the edge flag is on (forward blocks: hp_bursty_on,
+ *   no counter moves). Loads/stores read the datastream flag and go to datastream_sample, the
+ *   hook point of the (future) hot-data-stream detector. Not sampling, a call costs the frame push
+ *   and one decrement; a block the back-edge rule and one decrement or one flag test.
  * Guard ids are global (1..N, assigned in trace_pc_guard_init under a spin lock); pcs_init fills
  * the global guard -> {pc, flags} map (hp_g_bmap) for the guards of the preceding init call.
  *
@@ -41,17 +51,10 @@ static uint32_t *g_last_guard_start, *g_last_guard_stop; /* range of the last gu
     hp_thread *t = hp_tls;                                                                         \
     if (HP_UNLIKELY(!t) ? !(t = hp_thread_slow()) : HP_UNLIKELY(!t->active)) return
 
-/* ---------------------------------------------------------------- calls */
+/* ---------------------------------------------------------------- frames */
 
-HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
+static inline HP_NOINST void push_frame(hp_thread *t, uint64_t fn, uint64_t site, uint64_t *backedges)
 {
-    FAST_THREAD(t);
-    uint64_t fn = (uint64_t)(uintptr_t)this_fn, site = (uint64_t)(uintptr_t)call_site;
-    hp_tab *before = t->pairs;
-    hp_slot *pair = hp_tab_get(&t->pairs, fn, site);
-    HP_BUMP(&pair->v1);
-    HP_BUMP(&t->tot.calls);
-    if (HP_UNLIKELY(t->pairs != before)) hp_frames_rebind(t);
     uint64_t d = t->depth + 1;
     t->depth = d;
     if (HP_LIKELY(d < HP_STACK_FRAMES)) {
@@ -59,8 +62,73 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
         fr->fn = fn;
         fr->site = site;
         fr->last_pc = 0;
-        fr->backedges = &pair->v2;
+        fr->backedges = backedges;
     }
+}
+
+/* ---------------------------------------------------------------- bursty controller */
+
+/* The controller's slow path, guarded: a hook run by a signal handler that interrupted this
+ * thread's slow path gives its event back (countdown++) and records nothing. */
+static HP_NOINST __attribute__((noinline)) uint32_t bursty_slow(hp_thread *t)
+{
+    if (t->in_slow) {
+        t->bs.countdown++;
+        return 0;
+    }
+    t->in_slow = 1;
+    __asm__ volatile("" ::: "memory");
+    uint32_t on = hp_bursty_boundary_slow(&t->bs);
+    __asm__ volatile("" ::: "memory");
+    t->in_slow = 0;
+    return on;
+}
+
+/* hp_bursty_boundary (core/bursty.h) with the guarded slow path: a boundary event (call or
+ * back-edge); returns the types whose flag was on at it. Fast path: one decrement, one branch. */
+static inline HP_NOINST uint32_t bursty_boundary(hp_thread *t)
+{
+    if (HP_LIKELY(--t->bs.countdown != 0)) return 0;
+    return bursty_slow(t);
+}
+
+#define BIT_METHODS HP_BURSTY_BIT(HP_BURSTY_METHODS)
+#define BIT_PAIRS HP_BURSTY_BIT(HP_BURSTY_CALL_PAIRS)
+#define BIT_EDGES HP_BURSTY_BIT(HP_BURSTY_EDGES)
+#define BIT_STREAMS HP_BURSTY_BIT(HP_BURSTY_DATA_STREAMS)
+
+static HP_NOINST __attribute__((noinline)) void bursty_record_call(hp_thread *t, uint64_t fn, uint64_t site, uint32_t on)
+{
+    if (on & BIT_METHODS) HP_BUMP(&hp_tab_get(&t->methods, fn, 0)->v1);
+    if (on & BIT_PAIRS) HP_BUMP(&hp_tab_get(&t->pairs, fn, site)->v1);
+    HP_BUMP(&t->tot.calls);
+}
+
+/* Bursty call: the frame is always pushed (the back-edge rule needs it); the call is recorded
+ * only for the types sampling at it. */
+static inline HP_NOINST void bursty_enter(hp_thread *t, uint64_t fn, uint64_t site)
+{
+    push_frame(t, fn, site, NULL);
+    uint32_t on = bursty_boundary(t) & (BIT_METHODS | BIT_PAIRS);
+    if (HP_UNLIKELY(on)) bursty_record_call(t, fn, site, on);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+    FAST_THREAD(t);
+    uint64_t fn = (uint64_t)(uintptr_t)this_fn, site = (uint64_t)(uintptr_t)call_site;
+    if (HP_UNLIKELY(t->bursty)) {
+        bursty_enter(t, fn, site);
+        return;
+    }
+    hp_tab *before = t->pairs;
+    hp_slot *pair = hp_tab_get(&t->pairs, fn, site);
+    HP_BUMP(&pair->v1);
+    HP_BUMP(&t->tot.calls);
+    if (HP_UNLIKELY(t->pairs != before)) hp_frames_rebind(t);
+    push_frame(t, fn, site, &pair->v2);
 }
 
 static HP_NOINST __attribute__((noinline, cold)) void func_exit_search(hp_thread *t, uint64_t fn)
@@ -104,34 +172,69 @@ static HP_NOINST __attribute__((noinline, cold)) hp_frame *resync_frame(hp_threa
     return &t->stack[d];
 }
 
-static inline HP_NOINST void block_backedge(hp_thread *t, uint32_t id)
+/* The back-edge rule: updates the top frame's last block pc and returns the frame if this block
+ * is a taken back-edge in it, else NULL. */
+static inline HP_NOINST hp_frame *backedge_frame(hp_thread *t, uint32_t id)
 {
     hp_bmap *m = HP_LOAD_ACQ(&hp_g_bmap);
-    if (HP_UNLIKELY(!m || id >= m->cap)) return;
+    if (HP_UNLIKELY(!m || id >= m->cap)) return NULL;
     const hp_bentry *e = &m->e[id];
     uint64_t pc = e->pc;
-    if (!pc || (e->flags & 1)) return; /* unknown pc, or a function entry block */
+    if (!pc || (e->flags & 1)) return NULL; /* unknown pc, or a function entry block */
     hp_frame *fr = hp_top_frame(t);
     if (HP_UNLIKELY(fr->fn != e->fn) && t->depth - 1 < HP_STACK_FRAMES - 1) fr = resync_frame(t, e->fn);
-    if (pc <= fr->last_pc) { /* back to its own start or below: a taken back-edge */
-        HP_BUMP(fr->backedges);
-        HP_BUMP(&t->tot.backedges);
-    }
+    uint64_t last = fr->last_pc;
     fr->last_pc = pc;
+    return pc <= last ? fr : NULL; /* back to its own start or below: a taken back-edge */
+}
+
+/* Counts block id (and the edge from prev) in the thread's arrays; 0 if the array cannot grow. */
+static inline HP_NOINST int count_block(hp_thread *t, uint32_t prev, uint32_t id)
+{
+    hp_counts *c = t->blocks;
+    if (HP_UNLIKELY(id >= c->cap) && (c = hp_blocks_grow(t, id))->cap <= id) return 0;
+    HP_BUMP(&c->c[id]);
+    HP_BUMP(&t->tot.blocks);
+    if (HP_LIKELY(prev && id)) HP_BUMP(&hp_tab_get(&t->edges, (uint64_t)prev << 32 | id, 0)->v1);
+    return 1;
+}
+
+static HP_NOINST __attribute__((noinline)) void bursty_record_block(hp_thread *t, uint32_t prev, uint32_t id,
+                                                                    uint32_t on, hp_frame *fr)
+{
+    if (on & BIT_EDGES) count_block(t, prev, id);
+    if (!(on & BIT_METHODS) || !fr) return;
+    HP_BUMP(fr->fn ? &hp_tab_get(&t->methods, fr->fn, 0)->v2 : &t->orphan_backedges);
+    HP_BUMP(&t->tot.backedges);
+}
+
+/* Bursty block: the back-edge rule runs on every block (a back-edge is a boundary event); a
+ * forward block only reads the flags. Recorded only for the types sampling at it. */
+static inline HP_NOINST void bursty_block(hp_thread *t, uint32_t id)
+{
+    uint32_t prev = t->prev_guard;
+    t->prev_guard = id;
+    hp_frame *fr = backedge_frame(t, id);
+    uint32_t on = fr ? bursty_boundary(t) & (BIT_METHODS | BIT_EDGES) : hp_bursty_on(&t->bs) & BIT_EDGES;
+    if (HP_UNLIKELY(on)) bursty_record_block(t, prev, id, on, fr);
 }
 
 HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
     FAST_THREAD(t);
     uint32_t id = *guard;
-    hp_counts *c = t->blocks;
-    if (HP_UNLIKELY(id >= c->cap) && (c = hp_blocks_grow(t, id))->cap <= id) return;
-    HP_BUMP(&c->c[id]);
-    HP_BUMP(&t->tot.blocks);
+    if (HP_UNLIKELY(t->bursty)) {
+        bursty_block(t, id);
+        return;
+    }
     uint32_t prev = t->prev_guard;
+    if (!count_block(t, prev, id)) return;
     t->prev_guard = id;
-    if (HP_LIKELY(prev && id)) HP_BUMP(&hp_tab_get(&t->edges, (uint64_t)prev << 32 | id, 0)->v1);
-    block_backedge(t, id);
+    hp_frame *fr = backedge_frame(t, id);
+    if (fr) {
+        HP_BUMP(fr->backedges);
+        HP_BUMP(&t->tot.backedges);
+    }
 }
 
 static HP_NOINST void guard_lock(void)
@@ -205,23 +308,48 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
 #define HP_NO_ICF
 #endif
 
+/* The data-stream hook point: a load or store seen while the datastream type samples (bursty
+ * mode). The hot-data-stream detector is not written yet (another engineer's); it attaches here.
+ * Until then a sampled reference only counts in the thread totals (loads / stores). */
+static HP_NOINST __attribute__((noinline, cold)) void datastream_sample(hp_thread *t, const void *addr, int store)
+{
+    (void)addr;
+    HP_BUMP(store ? &t->tot.stores : &t->tot.loads);
+}
+
+/* Exhaustive: count. Bursty: only the datastream type's flag is read (memory references are not
+ * boundary events), and a sampled reference goes to datastream_sample. */
+#define MEM_HOOK(name, field, type)                                                                \
+    HP_API HP_NO_ICF void name(type *addr)                                                         \
+    {                                                                                              \
+        FAST_THREAD(t);                                                                            \
+        if (HP_UNLIKELY(t->bursty)) {                                                              \
+            if (HP_UNLIKELY(hp_bursty_on(&t->bs) & BIT_STREAMS))                                   \
+                datastream_sample(t, addr, sizeof #field == sizeof "stores");                      \
+            return;                                                                                \
+        }                                                                                          \
+        HP_BUMP(&t->tot.field);                                                                    \
+    }
+
+/* Compare hooks count in exhaustive mode only (no bursty profile type uses them yet). */
 #define COUNT_HOOK(name, field, params)                                                            \
     HP_API HP_NO_ICF void name params                                                              \
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
+        if (HP_UNLIKELY(t->bursty)) return;                                                        \
         HP_BUMP(&t->tot.field);                                                                    \
     }
 
-COUNT_HOOK(__sanitizer_cov_load1, loads, (uint8_t *addr))
-COUNT_HOOK(__sanitizer_cov_load2, loads, (uint16_t *addr))
-COUNT_HOOK(__sanitizer_cov_load4, loads, (uint32_t *addr))
-COUNT_HOOK(__sanitizer_cov_load8, loads, (uint64_t *addr))
-COUNT_HOOK(__sanitizer_cov_load16, loads, (__int128 *addr))
-COUNT_HOOK(__sanitizer_cov_store1, stores, (uint8_t *addr))
-COUNT_HOOK(__sanitizer_cov_store2, stores, (uint16_t *addr))
-COUNT_HOOK(__sanitizer_cov_store4, stores, (uint32_t *addr))
-COUNT_HOOK(__sanitizer_cov_store8, stores, (uint64_t *addr))
-COUNT_HOOK(__sanitizer_cov_store16, stores, (__int128 *addr))
+MEM_HOOK(__sanitizer_cov_load1, loads, uint8_t)
+MEM_HOOK(__sanitizer_cov_load2, loads, uint16_t)
+MEM_HOOK(__sanitizer_cov_load4, loads, uint32_t)
+MEM_HOOK(__sanitizer_cov_load8, loads, uint64_t)
+MEM_HOOK(__sanitizer_cov_load16, loads, __int128)
+MEM_HOOK(__sanitizer_cov_store1, stores, uint8_t)
+MEM_HOOK(__sanitizer_cov_store2, stores, uint16_t)
+MEM_HOOK(__sanitizer_cov_store4, stores, uint32_t)
+MEM_HOOK(__sanitizer_cov_store8, stores, uint64_t)
+MEM_HOOK(__sanitizer_cov_store16, stores, __int128)
 COUNT_HOOK(__sanitizer_cov_trace_cmp1, cmps, (uint8_t a, uint8_t b))
 COUNT_HOOK(__sanitizer_cov_trace_cmp2, cmps, (uint16_t a, uint16_t b))
 COUNT_HOOK(__sanitizer_cov_trace_cmp4, cmps, (uint32_t a, uint32_t b))

@@ -11,6 +11,11 @@
  *     guard id -> {pc, flags} map filled by __sanitizer_cov_pcs_init.
  *   - hp_thread: one thread's whole state (tables, shadow stack, totals), mmap'd on the thread's
  *     first event, pushed on a lock-free list and never freed.
+ *   - Bursty mode (HOTPROF_MODE=bursty): each hp_thread also holds an hp_bursty_state (the HPS
+ *     controller of core/bursty.h) driven by the shared hp_g_bcfg. Methods then get their own
+ *     table (t->methods: sampled calls and back-edges per function) because methods and call pairs
+ *     are sampled independently; t->pairs holds sampled call-pair counts, t->blocks/t->edges the
+ *     blocks and edges sampled while the edge type is on. Totals count recorded (sampled) events.
  *
  * Invariants:
  *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
@@ -21,7 +26,8 @@
  *   - A new slot's values are written before its k1 (release store): a reader that sees k1 sees
  *     the slot's key and counts.
  *   - Nothing in a hook fast path allocates, locks or calls; slow paths (first event of a
- *     thread, table growth) use only mmap.
+ *     thread, table growth) use only mmap. In bursty mode the controller state is only touched by
+ *     its thread; t->in_slow keeps a signal handler's hooks out of an interrupted slow path.
  *
  * Every function of the runtime is marked HP_NOINST (no_instrument_function). The runtime is
  * never compiled with -finstrument-functions or -fsanitize-coverage (see Makefile), but the mark
@@ -34,6 +40,7 @@
 #define HOTPROF_RUNTIME_RT_H
 #include <stddef.h>
 #include <stdint.h>
+#include "core/bursty.h"
 
 #define HP_NOINST __attribute__((no_instrument_function))
 #define HP_API __attribute__((visibility("default"), no_instrument_function))
@@ -119,11 +126,17 @@ typedef struct hp_totals {
 typedef struct hp_thread {
     uint32_t active;      /* 0: hooks return at once (stopped, off, forked child) */
     uint32_t prev_guard;  /* guard of the last block, for edges (0 = none yet) */
+    uint32_t bursty;      /* 1: bursty mode (fixed at creation) */
+    uint32_t in_slow;     /* bursty: inside the controller's slow path (re-entry guard) */
     uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
     hp_frame *stack;      /* [0] is the pseudo-frame; real frames are 1..depth */
+    hp_bursty_state bs;   /* bursty: the HPS controller (core/bursty.h); countdown in line 1 */
     hp_counts *blocks;    /* per guard id executions */
-    hp_tab *pairs;        /* k1 = callee, k2 = call site, v1 = calls, v2 = back-edges in them */
+    hp_tab *pairs;        /* k1 = callee, k2 = call site, v1 = calls, v2 = back-edges in them
+                           * (bursty: v1 = sampled calls of the call-pair type, v2 unused) */
     hp_tab *edges;        /* k1 = from << 32 | to, v1 = count */
+    hp_tab *methods;      /* bursty only: k1 = function, v1 = sampled calls, v2 = sampled back-edges */
+    uint64_t seed;        /* bursty: this thread's controller seed (run seed, thread index) */
     hp_totals tot;
     uint64_t orphan_backedges; /* back-edges seen outside any tracked frame */
     hp_frame overflow;    /* stands for every frame deeper than the shadow stack */
@@ -152,6 +165,10 @@ static inline HP_NOINST hp_frame *hp_top_frame(hp_thread *t)
 /* ---------------------------------------------------------------- global control */
 
 extern int hp_g_recording; /* set once init decided to record (mode != off) */
+extern int hp_g_bursty;    /* set by init (before hp_g_recording) in HOTPROF_MODE=bursty */
+extern hp_bursty_config hp_g_bcfg; /* bursty: the process-wide controller configuration */
+/* The controller seed of the thread created index-th (0, 1, ...): derived from the run seed. */
+uint64_t hp_thread_seed(uint64_t index);
 extern int hp_g_stopped;   /* final group written or fork child: hooks record nothing */
 
 int hp_rt_ensure_init(void); /* 1 if this process records, 0 if not, -1 if called inside init */
@@ -167,6 +184,13 @@ void hp_modules_lock_reset(void); /* fork child only */
 void hp_main_exe_path(char *out, size_t cap);
 
 /* ---------------------------------------------------------------- writer (writer.c) */
+
+/* Bursty mode: a thread's events (the largest per-type exposure of its controller). */
+uint64_t hp_bursty_thread_events(const hp_thread *t);
+/* Bursty mode: the INFO lines of the current sampling configuration ("sample.<type>=period=N,
+ * burst=M,jitter=J" and "sample.<type>.enabled=0|1" per type) into out; returns their length.
+ * Reads the shared config without waiting (async-signal-safe). */
+size_t hp_sample_info(char *out, size_t cap);
 
 typedef struct hp_group_stats { uint64_t threads, calls, blocks; } hp_group_stats;
 enum { HP_WRITE_OK = 0, HP_WRITE_BUSY = -1, HP_WRITE_DONE = -2, HP_WRITE_IOERR = -3 };

@@ -4,7 +4,8 @@
  * Life of a process:
  *   1. Hooks may fire before any constructor. The first thread event (or our constructor, if
  *      guards were already registered, i.e. the process is instrumented) runs hp_rt_ensure_init
- *      exactly once: read HOTPROF_* variables, open the output, write the file header, INFO and
+ *      exactly once: read HOTPROF_* variables (HOTPROF_MODE=bursty: parse HOTPROF_SAMPLE into the
+ *      shared controller configuration hp_g_bcfg; a bad spec disables the runtime), open the output, write the file header, INFO and
  *      MODULES, set HOTPROF_CLAIMED=<pid>, install fatal-signal handlers (on a sigaltstack),
  *      pthread_atfork handlers and an on_exit status catcher. Events recorded by other threads
  *      while init runs are kept (recording needs only per-thread memory, not the file).
@@ -26,6 +27,7 @@
 #include "runtime/rt.h"
 #include "core/bytes.h"
 #include "core/format.h"
+#include "core/sampling.h"
 #include "hotprof/hotprof.h"
 #include "hotprof/version.h"
 #include <errno.h>
@@ -41,6 +43,8 @@
 
 int hp_g_recording;
 int hp_g_stopped;
+int hp_g_bursty;
+hp_bursty_config hp_g_bcfg;
 
 static int g_init_state; /* 0 not started, 1 running, 2 done */
 static int g_init_owner; /* tid running init */
@@ -135,7 +139,7 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_kv_dec(&w, "pid", (uint64_t)getpid());
     put_kv_dec(&w, "ppid", (uint64_t)getppid());
     if (parent_pid) put_kv_dec(&w, "forked_from", parent_pid);
-    put_str(&w, "mode=exhaustive\n");
+    put_str(&w, hp_g_bursty ? "mode=bursty\n" : "mode=exhaustive\n");
     put_kv_dec(&w, "seed", g_seed);
     put_str(&w, "version=" HOTPROF_VERSION "\n");
     put_str(&w, "start_time="), put_dec(&w, (uint64_t)now.tv_sec), put_str(&w, ".");
@@ -146,6 +150,10 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_kv_dec(&w, "follow_fork", (uint64_t)g_follow_fork);
     put_str(&w, "runtime=libhotprof_rt\n");
     put_str(&w, "records=funcs,callpairs,blocks,edges,backedges,loads,stores,compares\n");
+    if (hp_g_bursty) {
+        char sample[1024];
+        hp_put_bytes(&w, sample, hp_sample_info(sample, sizeof sample));
+    }
     return w.len;
 }
 
@@ -238,17 +246,23 @@ static HP_NOINST void note_exit_status(int status, void *arg)
 
 /* ---------------------------------------------------------------- init */
 
-static HP_NOINST uint64_t default_seed(void)
+/* splitmix64 finalizer, inline: calling core/rng.c would drag libm into programs that need none */
+static HP_NOINST uint64_t mix64(uint64_t s)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t s = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 32);
-    /* splitmix64 finalizer, inline: calling core/rng.c would drag libm into every program */
     s += 0x9e3779b97f4a7c15ull;
     s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ull;
     s = (s ^ (s >> 27)) * 0x94d049bb133111ebull;
     return s ^ (s >> 31);
 }
+
+static HP_NOINST uint64_t default_seed(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return mix64(((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 32));
+}
+
+HP_NOINST uint64_t hp_thread_seed(uint64_t index) { return mix64(g_seed ^ mix64(index + 1)); }
 
 static HP_NOINST int env_flag(const char *name)
 {
@@ -273,27 +287,56 @@ static HP_NOINST void read_config(uint64_t pid)
         append(g_path, 0, sizeof g_path, g_base);
 }
 
-static HP_NOINST int mode_is_off(void)
+enum run_mode { MODE_EXHAUSTIVE, MODE_OFF, MODE_BURSTY };
+
+/* HOTPROF_MODE; unset (or empty) means bursty if HOTPROF_SAMPLE is given, else exhaustive. */
+static HP_NOINST int read_mode(void)
 {
-    const char *mode = getenv("HOTPROF_MODE");
-    if (!mode || !*mode || strcmp(mode, "exhaustive") == 0) return 0;
-    if (strcmp(mode, "off") == 0) return 1;
+    const char *mode = getenv("HOTPROF_MODE"), *spec = getenv("HOTPROF_SAMPLE");
+    if (!mode || !*mode) return spec && *spec ? MODE_BURSTY : MODE_EXHAUSTIVE;
+    if (strcmp(mode, "exhaustive") == 0) return MODE_EXHAUSTIVE;
+    if (strcmp(mode, "off") == 0) return MODE_OFF;
+    if (strcmp(mode, "bursty") == 0) return MODE_BURSTY;
     if (!env_flag("HOTPROF_QUIET")) {
         const char *parts[] = {"hotprof: unknown HOTPROF_MODE '", mode, "', using exhaustive"};
         hp_say(parts, 3);
     }
-    return 0;
+    return MODE_EXHAUSTIVE;
+}
+
+/* Bursty: the shared controller configuration from HOTPROF_SAMPLE (default: methods and call
+ * pairs at period 1000, burst 1). A bad spec is reported (even when quiet) and disables the
+ * runtime: 0. */
+static HP_NOINST int setup_bursty(void)
+{
+    hp_bursty_params p[HP_BURSTY_NTYPES];
+    char err[256];
+    const char *spec = getenv("HOTPROF_SAMPLE");
+    hp_sample_defaults(p);
+    if (!spec || !*spec) {
+        p[HP_BURSTY_METHODS].enabled = p[HP_BURSTY_CALL_PAIRS].enabled = 1;
+    } else if (hp_sample_spec_parse(spec, p, err, sizeof err)) {
+        const char *parts[] = {"hotprof: bad HOTPROF_SAMPLE: ", err, " (not profiling)"};
+        hp_say(parts, 3);
+        return 0;
+    }
+    hp_bursty_config_init(&hp_g_bcfg);
+    if (hp_bursty_config_set_all(&hp_g_bcfg, p)) return 0;
+    HP_STORE_REL(&hp_g_bursty, 1);
+    return 1;
 }
 
 static HP_NOINST void do_init(void)
 {
     uint64_t pid = (uint64_t)getpid();
-    if (mode_is_off()) return;
+    int mode = read_mode();
+    if (mode == MODE_OFF || (mode == MODE_BURSTY && !setup_bursty())) return;
     read_config(pid);
     hp_modules_refresh();
     if (!open_output(0)) {
         const char *parts[] = {"hotprof: cannot write ", g_path, ": ", strerror(errno), " (not profiling)"};
         hp_say(parts, 5);
+        HP_STORE_REL(&hp_g_bursty, 0);
         return;
     }
     char num[24];

@@ -5,6 +5,9 @@
  * a thread that exits early is still written at exit. See rt.h for the table invariants (grow by
  * copy + release publish, never unmap). Nothing here calls malloc.
  *
+ * Bursty mode: thread_create also maps the methods table and initializes the thread's HPS
+ * controller (hp_bursty_init: pure arithmetic) from the shared hp_g_bcfg and a per-thread seed.
+ *
  * Async-signal-safe: hp_tab_*, hp_blocks_grow, hp_frames_rebind, hp_threads_set_active,
  * hp_threads_reset_counts (memory and mmap only). hp_thread_slow may run the one-time process
  * init (rt_init.c), which is not signal-safe, but only on a thread's very first event.
@@ -120,6 +123,19 @@ static HP_NOINST void install_altstack(void)
     sigaltstack(&ss, NULL);
 }
 
+/* Bursty mode: a methods table and the controller, seeded from the run seed and the thread's
+ * creation index (the seed is written to INFO as thread.<tid>.seed). */
+static HP_NOINST int bursty_setup(hp_thread *t)
+{
+    static uint64_t next_index;
+    t->methods = hp_tab_new(HP_TAB_INITIAL);
+    if (!t->methods) return 0;
+    t->seed = hp_thread_seed(__atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED));
+    hp_bursty_init(&t->bs, &hp_g_bcfg, t->seed);
+    t->bursty = 1;
+    return 1;
+}
+
 static HP_NOINST hp_thread *thread_create(void)
 {
     hp_thread *t = hp_map(sizeof *t);
@@ -133,6 +149,7 @@ static HP_NOINST hp_thread *thread_create(void)
     t->stack[0].backedges = &t->orphan_backedges;
     t->overflow.backedges = &t->orphan_backedges;
     t->tid = (uint64_t)syscall(SYS_gettid);
+    if (HP_LOAD_ACQ(&hp_g_bursty) && !bursty_setup(t)) return NULL;
     install_altstack();
     hp_thread *head = HP_LOAD_RLX(&hp_g_threads);
     do t->next = head;
@@ -172,6 +189,11 @@ HP_NOINST void hp_threads_reset_counts(void)
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
         tab_zero_counts(t->pairs);
         tab_zero_counts(t->edges);
+        if (t->methods) tab_zero_counts(t->methods);
+        if (t->bursty) { /* a fresh phase and seed, so the child's samples are its own */
+            t->seed ^= 0x5bd1e995ull;
+            hp_bursty_init(&t->bs, &hp_g_bcfg, t->seed);
+        }
         memset(t->blocks->c, 0, t->blocks->cap * 8);
         memset(&t->tot, 0, sizeof t->tot);
         t->orphan_backedges = 0;

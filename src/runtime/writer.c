@@ -9,6 +9,10 @@
  * mmap/munmap are plain system calls), and a process killed mid-section leaves a header the reader
  * rejects (bad magic), i.e. an incomplete last group, which the reader ignores.
  *
+ * Bursty mode (rt.h): FUNCS comes from the thread's methods table (sampled calls and back-edges)
+ * instead of summing call pairs, and the group INFO also carries the sampling configuration and
+ * each thread's per-type events / sampled counts (docs/format.md), read live like the counts.
+ *
  * Invariants: one writer at a time (g_writer_owner holds the writing thread's id); after a final
  * group (normal exit or crash) g_done is set and nothing more is written. Another thread's
  * counts are read while it runs: each table is read through its published pointer (rt.h), so a
@@ -19,6 +23,8 @@
 #include "core/bytes.h"
 #include "core/crc32.h"
 #include "core/format.h"
+#include "core/sampling.h"
+#include <stdatomic.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -205,18 +211,22 @@ static HP_NOINST void write_blockmap(void)
 
 static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
+    if (t->bursty) return hp_bursty_thread_events(t);
     return HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) +
            HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps);
 }
 
-enum tab_kind { TAB_PAIRS, TAB_EDGES };
+enum tab_kind { TAB_PAIRS, TAB_EDGES, TAB_METHODS };
+
+static HP_NOINST void put_func(uint64_t addr, uint64_t calls, uint64_t backedges);
 
 static HP_NOINST void put_slot(enum tab_kind kind, const hp_slot *s, uint64_t k1)
 {
     uint8_t rec[24];
     uint64_t v1 = HP_LOAD_RLX(&s->v1), v2 = HP_LOAD_RLX(&s->v2);
-    (void)v2;
-    if (kind == TAB_PAIRS && v1) {
+    if (kind == TAB_METHODS && (v1 || v2)) {
+        put_func(k1, v1, v2);
+    } else if (kind == TAB_PAIRS && v1) {
         hp_rec_callpair r = {s->k2, k1, v1};
         hp_fmt_put_callpair(rec, &r);
         sec_put(rec, HP_REC_CALLPAIR_SIZE);
@@ -251,6 +261,10 @@ static HP_NOINST void put_func(uint64_t addr, uint64_t calls, uint64_t backedges
  * key add up in a group (format.h), so the file means the same, only longer. */
 static HP_NOINST void write_funcs(const hp_thread *t)
 {
+    if (t->bursty) { /* methods have their own table: one record per function */
+        write_table(HP_SEC_FUNCS, &t->methods, TAB_METHODS);
+        return;
+    }
     hp_tab *pairs = HP_LOAD_ACQ(&t->pairs);
     hp_tab *sum = hp_tab_new(pairs->mask + 1); /* distinct callees <= pairs used <= capacity/2 */
     sec_begin(HP_SEC_FUNCS);
@@ -323,6 +337,92 @@ static HP_NOINST void info_thread_line(const hp_thread *t)
     sec_put("\n", 1);
 }
 
+/* ---------------------------------------------------------------- bursty INFO */
+
+static HP_NOINST size_t cat(char *out, size_t len, size_t cap, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n && len + 1 < cap; i++) out[len++] = s[i];
+    return len;
+}
+#define CAT_STR(out, len, cap, s) cat(out, len, cap, s, strlen(s))
+static HP_NOINST size_t cat_u64(char *out, size_t len, size_t cap, uint64_t v)
+{
+    char num[24];
+    return cat(out, len, cap, num, hp_fmt_u64(num, v));
+}
+
+HP_NOINST size_t hp_sample_info(char *out, size_t cap)
+{
+    size_t n = 0;
+    uint32_t on = atomic_load_explicit(&hp_g_bcfg.enabled_mask, memory_order_relaxed);
+    for (int type = 0; type < HP_BURSTY_NTYPES; type++) {
+        const char *name = hp_sample_type_name(type);
+        n = CAT_STR(out, n, cap, "sample."), n = CAT_STR(out, n, cap, name), n = CAT_STR(out, n, cap, "=period=");
+        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g_bcfg.period[type], memory_order_relaxed));
+        n = CAT_STR(out, n, cap, ",burst=");
+        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g_bcfg.burst[type], memory_order_relaxed));
+        n = CAT_STR(out, n, cap, ",jitter=");
+        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g_bcfg.jitter_pct[type], memory_order_relaxed));
+        n = CAT_STR(out, n, cap, "\nsample."), n = CAT_STR(out, n, cap, name), n = CAT_STR(out, n, cap, ".enabled=");
+        n = CAT_STR(out, n, cap, (on >> type) & 1 ? "1\n" : "0\n");
+    }
+    return n;
+}
+
+/* hp_bursty_counts read from another thread: the owner's fast path keeps decrementing the
+ * countdown, so the pending events are read once and a torn (countdown, armed) pair — the owner
+ * inside its slow path — counts as none pending. */
+static HP_NOINST void bursty_counts(const hp_thread *t, int type, uint64_t *events, uint64_t *sampled)
+{
+    uint32_t armed = HP_LOAD_RLX(&t->bs.armed), countdown = HP_LOAD_RLX(&t->bs.countdown);
+    *events = HP_LOAD_RLX(&t->bs.t[type].events);
+    *sampled = HP_LOAD_RLX(&t->bs.t[type].sampled);
+    if ((HP_LOAD_RLX(&t->bs.enabled_mask) >> type & 1) && countdown <= armed) *events += armed - countdown;
+}
+
+HP_NOINST uint64_t hp_bursty_thread_events(const hp_thread *t)
+{
+    uint64_t most = 0, e, s;
+    for (int type = 0; type < HP_BURSTY_NTYPES; type++) {
+        bursty_counts(t, type, &e, &s);
+        if (e > most) most = e;
+    }
+    return most;
+}
+
+/* "thread.<tid>.<what>.<type>=<v>\n" */
+static HP_NOINST void info_thread_type(const hp_thread *t, const char *what, const char *type, uint64_t v)
+{
+    char line[128];
+    size_t n = CAT_STR(line, 0, sizeof line, "thread.");
+    n = cat_u64(line, n, sizeof line, t->tid);
+    n = CAT_STR(line, n, sizeof line, "."), n = CAT_STR(line, n, sizeof line, what);
+    if (type) n = CAT_STR(line, n, sizeof line, "."), n = CAT_STR(line, n, sizeof line, type);
+    n = CAT_STR(line, n, sizeof line, "=");
+    n = cat_u64(line, n, sizeof line, v);
+    n = CAT_STR(line, n, sizeof line, "\n");
+    sec_put(line, n);
+}
+
+/* The sampling configuration as it is now, and per thread its seed and, per type, the boundary
+ * events seen while the type was enabled and how many of them were sampled (hp_bursty_counts). */
+static HP_NOINST void info_bursty(void)
+{
+    char buf[1024];
+    sec_put(buf, hp_sample_info(buf, sizeof buf));
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
+        if (!thread_events(t)) continue;
+        info_thread_type(t, "seed", NULL, t->seed);
+        for (int type = 0; type < HP_BURSTY_NTYPES; type++) {
+            const char *name = hp_sample_type_name(type);
+            uint64_t e, smp;
+            bursty_counts(t, type, &e, &smp);
+            info_thread_type(t, "events", name, e);
+            info_thread_type(t, "sampled", name, smp);
+        }
+    }
+}
+
 /* Per-group INFO: totals the data sections cannot carry (loads, stores, compares). */
 static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t status, hp_totals *sum, uint64_t nthreads)
 {
@@ -343,6 +443,7 @@ static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t sta
     info_u64("total.compares", sum->cmps);
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next)
         if (thread_events(t)) info_thread_line(t);
+    if (HP_LOAD_ACQ(&hp_g_bursty)) info_bursty();
     sec_end();
 }
 
