@@ -248,7 +248,8 @@ static size_t count_common(const hp_cmp_items *a, const hp_cmp_items *b)
 
 static int fill_metrics(hp_cmp_row *row, const hp_cmp_items *a, const hp_cmp_items *b, const hp_cmp_opts *o)
 {
-    hp_metric_item *scratch = malloc((a->n + b->n + 1) * sizeof *scratch);
+    size_t most = a->n > b->n ? a->n : b->n; /* B against itself needs 2 * b->n */
+    hp_metric_item *scratch = malloc((2 * most + 1) * sizeof *scratch);
     if (!scratch) return -1;
     row->n_a = a->n, row->n_b = b->n, row->total_a = a->total, row->total_b = b->total;
     row->n_common = count_common(a, b);
@@ -285,7 +286,8 @@ int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, h
 {
     char msg[256];
     memset(out, 0, sizeof *out);
-    out->name_a = a->name, out->name_b = b->name;
+    snprintf(out->name_a, sizeof out->name_a, "%s", a->name ? a->name : "A");
+    snprintf(out->name_b, sizeof out->name_b, "%s", b->name ? b->name : "B");
     out->opts = *o;
     if (out->opts.k == 0) out->opts.k = HP_CMP_DEFAULT_K;
     out->program = hp_cmp_check_program(a, b, msg, sizeof msg);

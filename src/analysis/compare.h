@@ -20,8 +20,8 @@
  * 90% prefix holds, printed as `max` = B against itself), the renormalized overlap (identical
  * profiles: 1.0), and top-k / top-100 precision, recall and Kendall tau-b with B as the exact set.
  *
- * Invariants: hp_compare never modifies its profiles; a result holds no pointer into them except
- * the file names; hp_compare_free releases everything hp_compare allocated.
+ * Invariants: hp_compare never modifies its profiles and the result holds no pointer into them
+ * (it owns no memory either: a result may be copied or freed as a plain struct).
  */
 #ifndef HOTPROF_ANALYSIS_COMPARE_H
 #define HOTPROF_ANALYSIS_COMPARE_H
@@ -65,7 +65,7 @@ typedef enum hp_cmp_program_check {
 } hp_cmp_program_check;
 
 typedef struct hp_cmp_result {
-    const char *name_a, *name_b;
+    char name_a[256], name_b[256]; /* the profiles' file names (copied, cut at 255 bytes) */
     hp_cmp_opts opts;
     hp_cmp_row rows[HP_CMP_NTYPES];
     size_t n_both;          /* types present in both profiles */
