@@ -1,63 +1,69 @@
 /* tnv.c — TNV table with LFU replacement and periodic lower-half clearing. See tnv.h.
  *
- * Layout: hp_tnv header | hp_tnv_entry e[N] | uint16 heap[N] | uint16 hpos[N] | uint16 idx[S].
+ * Layout: hp_tnv header | hp_tnv_entry e[N] | u64 minset[W] | u16 idx[S]   (W = ceil(N / 64)).
  * Entries [0, used) are live, in table order (the order the paper's table has; the clear sorts it).
- * Two small indexes make an update O(log N) instead of a scan of the N entries (the scan cost
- * 3-8 M updates/s at N = 50, since nearly every update of a flat tail is a miss that scans twice):
+ * Two small structures make an update O(1) in the common case instead of a scan of the N entries
+ * (the scan cost 3-8 M updates/s at N = 50: nearly every update of a flat tail is a miss):
  *   - idx: open addressing over S = power of two >= 2N slots, linear probing, backward-shift
- *     deletion; a slot holds entry position + 1 (0 = empty); home slot from hp_mix64(value).
- *   - heap: a binary min-heap of the `used` entry positions ordered by (count, position), so its
- *     root is exactly the LFU victim of the paper's rule (smallest count, first in table order);
- *     hpos[p] is entry p's place in the heap.
- * Invariants between updates: every live value is found through idx at its own position; heap
- * holds each live position once, in heap order, and heap[hpos[p]] == p. The clear sorts the
- * entries (stable), truncates, and rebuilds both indexes; replacement keeps the victim's position.
+ *     deletion; a slot holds entry position + 1 (0 = empty); home slot by Fibonacci hashing.
+ *   - min_count and minset: the smallest live count and the bit set of the positions holding it
+ *     (nmin = its size). The LFU victim of the paper's rule (smallest count, first in table order)
+ *     is the lowest set bit. An entry leaving the minimum clears its bit; when the set empties,
+ *     one O(N) rescan finds the next minimum (amortized over the entries that left it; a new
+ *     entry at or below the minimum never needs one).
+ * Invariants between updates: every live value is found through idx at its own position; when
+ * used > 0, min_count is the smallest live count and minset holds exactly the live positions with
+ * that count (nmin of them, >= 1). The clear sorts the entries (stable), truncates, and rebuilds
+ * both; a replacement keeps the victim's position.
  * Serialized form: kind u32, version u32, N u32, K u32, used u32, since_clear u32, total u64,
- * clears u64, then (value u64, count u64) per live entry in table order (the indexes are rebuilt
- * on load, so the format is unchanged: version 1).
+ * clears u64, then (value u64, count u64) per live entry in table order (the index and the
+ * minimum set are rebuilt on load, so the format is unchanged: version 1).
  */
 #include "core/tnv.h"
 #include "core/bytes.h"
-#include "core/hash.h"
 
 #define TNV_VERSION 1u
 
 struct hp_tnv {
     uint32_t n, clear_interval, used, since_clear;
     uint64_t total, clears;
-    uint32_t idx_mask, reserved;
+    uint32_t idx_bits, nmin; /* idx has 2^idx_bits slots; nmin: positions in minset */
+    uint64_t min_count;
 };
 
+static uint32_t min_words(uint32_t n) { return (n + 63) / 64; }
 static hp_tnv_entry *tnv_e(const hp_tnv *t) { return (hp_tnv_entry *)(void *)((uint8_t *)(uintptr_t)t + sizeof *t); }
-static uint16_t *tnv_heap(const hp_tnv *t) { return (uint16_t *)(void *)(tnv_e(t) + t->n); }
-static uint16_t *tnv_hpos(const hp_tnv *t) { return tnv_heap(t) + t->n; }
-static uint16_t *tnv_idx(const hp_tnv *t) { return tnv_hpos(t) + t->n; }
+static uint64_t *tnv_minset(const hp_tnv *t) { return (uint64_t *)(void *)(tnv_e(t) + t->n); }
+static uint16_t *tnv_idx(const hp_tnv *t) { return (uint16_t *)(void *)(tnv_minset(t) + min_words(t->n)); }
 
-static uint32_t idx_slots(uint32_t n)
+static uint32_t idx_bits_for(uint32_t n)
 {
-    uint32_t s = 4;
-    while (s < 2 * n) s *= 2;
-    return s;
+    uint32_t b = 2;
+    while ((1u << b) < 2 * n) b++;
+    return b;
 }
 
 size_t hp_tnv_bytes(uint32_t n_entries)
 {
-    return sizeof(hp_tnv) + (size_t)n_entries * (sizeof(hp_tnv_entry) + 4) + (size_t)idx_slots(n_entries) * 2;
+    return sizeof(hp_tnv) + (size_t)n_entries * sizeof(hp_tnv_entry) + (size_t)min_words(n_entries) * 8 +
+           ((size_t)2 << idx_bits_for(n_entries));
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
 /* ---- value index ---- */
 
-static uint32_t idx_home(const hp_tnv *t, uint64_t value) { return (uint32_t)hp_mix64(value) & t->idx_mask; }
+static uint32_t idx_mask(const hp_tnv *t) { return (1u << t->idx_bits) - 1; }
+/* Fibonacci hashing: the top bits of value * 2^64/phi depend on every bit of the value. */
+static uint32_t idx_home(const hp_tnv *t, uint64_t value) { return (uint32_t)((value * 0x9e3779b97f4a7c15ull) >> (64 - t->idx_bits)); }
 
 /* Slot holding value, or the empty slot where it would go. */
 static uint32_t idx_probe(const hp_tnv *t, uint64_t value)
 {
     const uint16_t *idx = tnv_idx(t);
     const hp_tnv_entry *e = tnv_e(t);
-    uint32_t i = idx_home(t, value);
-    while (idx[i] && e[idx[i] - 1].value != value) i = (i + 1) & t->idx_mask;
+    uint32_t i = idx_home(t, value), mask = idx_mask(t);
+    while (idx[i] && e[idx[i] - 1].value != value) i = (i + 1) & mask;
     return i;
 }
 
@@ -65,9 +71,9 @@ static void idx_delete(hp_tnv *t, uint32_t i)
 {
     uint16_t *idx = tnv_idx(t);
     const hp_tnv_entry *e = tnv_e(t);
-    uint32_t j = i;
+    uint32_t j = i, mask = idx_mask(t);
     for (;;) {
-        j = (j + 1) & t->idx_mask;
+        j = (j + 1) & mask;
         if (!idx[j]) break;
         uint32_t home = idx_home(t, e[idx[j] - 1].value);
         int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
@@ -76,59 +82,56 @@ static void idx_delete(hp_tnv *t, uint32_t i)
     idx[i] = 0;
 }
 
-/* ---- LFU heap over entry positions, ordered by (count, position) ---- */
+/* ---- the set of positions holding the minimum count ---- */
 
-static int lfu_before(const hp_tnv_entry *e, uint32_t a, uint32_t b)
+static void minset_clear(hp_tnv *t)
 {
-    return e[a].count < e[b].count || (e[a].count == e[b].count && a < b);
+    uint64_t *w = tnv_minset(t);
+    for (uint32_t i = 0; i < min_words(t->n); i++) w[i] = 0;
+    t->nmin = 0;
 }
 
-static void heap_set(hp_tnv *t, uint32_t at, uint32_t p)
+static void minset_add(hp_tnv *t, uint32_t p)
 {
-    tnv_heap(t)[at] = (uint16_t)p;
-    tnv_hpos(t)[p] = (uint16_t)at;
+    tnv_minset(t)[p / 64] |= 1ull << (p % 64);
+    t->nmin++;
 }
 
-static void heap_down(hp_tnv *t, uint32_t at)
-{
-    const hp_tnv_entry *e = tnv_e(t);
-    uint16_t *h = tnv_heap(t);
-    uint32_t p = h[at];
-    for (;;) {
-        uint32_t c = 2 * at + 1;
-        if (c >= t->used) break;
-        if (c + 1 < t->used && lfu_before(e, h[c + 1], h[c])) c++;
-        if (!lfu_before(e, h[c], p)) break;
-        heap_set(t, at, h[c]);
-        at = c;
-    }
-    heap_set(t, at, p);
-}
-
-static void heap_up(hp_tnv *t, uint32_t at)
+/* Recomputes min_count and minset from the live entries: O(N). */
+static void min_rescan(hp_tnv *t)
 {
     const hp_tnv_entry *e = tnv_e(t);
-    uint16_t *h = tnv_heap(t);
-    uint32_t p = h[at];
-    while (at > 0) {
-        uint32_t parent = (at - 1) / 2;
-        if (!lfu_before(e, p, h[parent])) break;
-        heap_set(t, at, h[parent]);
-        at = parent;
-    }
-    heap_set(t, at, p);
+    uint64_t m = t->used ? e[0].count : 0;
+    for (uint32_t p = 1; p < t->used; p++) m = e[p].count < m ? e[p].count : m;
+    minset_clear(t);
+    t->min_count = m;
+    for (uint32_t p = 0; p < t->used; p++)
+        if (e[p].count == m) minset_add(t, p);
 }
 
-/* Rebuilds idx and heap from entries [0, used). */
+/* Position p's count left the minimum (it grew): drop it from the set, rescan if it empties. */
+static void min_leave(hp_tnv *t, uint32_t p)
+{
+    tnv_minset(t)[p / 64] &= ~(1ull << (p % 64));
+    if (--t->nmin == 0) min_rescan(t);
+}
+
+/* The LFU victim: the lowest position holding the minimum count (used > 0). */
+static uint32_t min_first(const hp_tnv *t)
+{
+    const uint64_t *w = tnv_minset(t);
+    uint32_t i = 0;
+    while (w[i] == 0) i++;
+    return i * 64 + (uint32_t)__builtin_ctzll(w[i]);
+}
+
+/* Rebuilds idx and the minimum set from entries [0, used). */
 static void reindex(hp_tnv *t)
 {
     uint16_t *idx = tnv_idx(t);
-    for (uint32_t i = 0; i <= t->idx_mask; i++) idx[i] = 0;
-    for (uint32_t p = 0; p < t->used; p++) {
-        idx[idx_probe(t, tnv_e(t)[p].value)] = (uint16_t)(p + 1);
-        heap_set(t, p, p); /* positions in order: (count, position) ties already ordered */
-    }
-    for (uint32_t i = t->used / 2; i-- > 0;) heap_down(t, i);
+    for (uint32_t i = 0; i <= idx_mask(t); i++) idx[i] = 0;
+    for (uint32_t p = 0; p < t->used; p++) idx[idx_probe(t, tnv_e(t)[p].value)] = (uint16_t)(p + 1);
+    min_rescan(t);
 }
 
 hp_tnv *hp_tnv_init(void *mem, size_t budget, uint32_t n_entries, uint32_t clear_interval)
@@ -142,8 +145,7 @@ hp_tnv *hp_tnv_init(void *mem, size_t budget, uint32_t n_entries, uint32_t clear
     t->since_clear = 0;
     t->total = 0;
     t->clears = 0;
-    t->idx_mask = idx_slots(n_entries) - 1;
-    t->reserved = 0;
+    t->idx_bits = idx_bits_for(n_entries);
     reindex(t);
     return t;
 }
@@ -184,24 +186,31 @@ static void tnv_insert(hp_tnv *t, uint64_t value, uint64_t weight)
     uint32_t slot = idx_probe(t, value);
     if (idx[slot]) {
         uint32_t p = idx[slot] - 1u;
-        e[p].count = sat_add(e[p].count, weight);
-        heap_down(t, tnv_hpos(t)[p]);
+        uint64_t c = e[p].count;
+        e[p].count = sat_add(c, weight);
+        if (c == t->min_count && e[p].count != c) min_leave(t, p);
         return;
     }
     if (t->used < t->n) {
         uint32_t p = t->used++;
         e[p] = (hp_tnv_entry){value, weight};
         idx[slot] = (uint16_t)(p + 1);
-        heap_set(t, p, p);
-        heap_up(t, p);
+        if (p == 0 || weight < t->min_count) { minset_clear(t); t->min_count = weight; }
+        if (weight == t->min_count) minset_add(t, p);
         return;
     }
-    uint32_t p = tnv_heap(t)[0]; /* LFU: smallest count, first in table order */
+    uint32_t p = min_first(t); /* LFU: smallest count, first in table order */
     uint32_t old = idx_probe(t, e[p].value);
     e[p] = (hp_tnv_entry){value, weight};
     idx[slot] = (uint16_t)(p + 1); /* the new value's slot first (S >= 2N leaves room for both), */
     idx_delete(t, old);             /* then the old one's: the shift sees e[p] with its new value */
-    heap_down(t, 0);
+    if (weight < t->min_count) {
+        minset_clear(t);
+        t->min_count = weight;
+        minset_add(t, p);
+    } else if (weight > t->min_count) {
+        min_leave(t, p);
+    }
 }
 
 void hp_tnv_update(hp_tnv *t, uint64_t value, uint64_t weight)
