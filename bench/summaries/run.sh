@@ -4,19 +4,26 @@
 #   bench/summaries/run.sh            10^6 items per Zipf stream (about a minute on 2 cores)
 #   bench/summaries/run.sh --large    10^7 items per stream
 #   bench/summaries/run.sh --keys F   also a recorded event stream: F holds little-endian uint64 keys
+#   bench/summaries/run.sh --summaries-only [...]   skip the multi-hash benchmark (and its outputs)
+#   bench/summaries/run.sh --only spacesaving,tnv   only the summaries named (the CSV then holds
+#                                                   only those rows)
 # Recorded stream: none exists in the repository yet (no runtime recorder dumps raw keys so far);
 # until one does, only the Zipf streams run, and the bench says so.
 # Timings are only meaningful on a quiet machine; the bench runs on one core (pinned when taskset
 # exists).
 set -eu
 cd "$(dirname "$0")/../.."
+multihash=1
+if [ "${1:-}" = "--summaries-only" ]; then multihash=0; shift; fi
 make -s build/lib/libhotprof_core.a
 make -s -C bench/summaries
 mkdir -p bench/results
 pin=""
 if command -v taskset >/dev/null 2>&1; then pin="taskset -c $(($(nproc) - 1))"; fi
 $pin build/bench/summaries/bench_summaries --csv bench/results/summaries.csv "$@"
-if [ -x build/bench/summaries/bench_multihash ]; then
+if [ "$multihash" = 0 ]; then
+    python3 bench/summaries/plot.py bench/results/summaries.csv bench/results/summaries.svg
+elif [ -x build/bench/summaries/bench_multihash ]; then
     $pin build/bench/summaries/bench_multihash --csv bench/results/multihash.csv "$@"
     python3 bench/summaries/plot.py bench/results/summaries.csv bench/results/summaries.svg \
         bench/results/multihash.csv bench/results/multihash.svg
