@@ -5,11 +5,14 @@
  * Settings come from the environment (HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED, HOTPROF_QUIET,
  * HOTPROF_FOLLOW_FORK); see docs/runtime.md.
  *
- * Both functions are thread-safe. hotprof_flush is not async-signal-safe (it refreshes the
- * module list through dl_iterate_phdr); hotprof_version is.
+ * Every function is thread-safe. hotprof_flush is not async-signal-safe (it refreshes the
+ * module list through dl_iterate_phdr); hotprof_version is. The sampling control functions
+ * (HOTPROF_MODE=bursty, docs/bursty.md and docs/runtime.md) may be called from any thread at any
+ * time while the program runs; hotprof_snapshot_topk maps and unmaps scratch memory (no malloc).
  */
 #ifndef HOTPROF_HOTPROF_H
 #define HOTPROF_HOTPROF_H
+#include <stdint.h>
 #include "hotprof/version.h"
 
 #ifdef __cplusplus
@@ -25,6 +28,43 @@ int hotprof_flush(void);
 
 /* The runtime's version string (HOTPROF_VERSION of the library actually linked). */
 const char *hotprof_version(void);
+
+/* ---- bursty sampling (HPS), online control ----
+ * Profile types, each with its own period (S: boundary events — calls and loop back-edges —
+ * between bursts), burst length (B: boundary events sampled per burst) and jitter (percent of S).
+ * The observed sampling frequency is B/(B+S). */
+enum hotprof_sample_type {
+    HOTPROF_SAMPLE_METHODS = 0,    /* calls + back-edges per function */
+    HOTPROF_SAMPLE_CALLPAIRS = 1,  /* (call site, callee) */
+    HOTPROF_SAMPLE_EDGES = 2,      /* (block, next block) and block counts */
+    HOTPROF_SAMPLE_DATASTREAM = 3  /* memory references (parameters only: no detector yet) */
+};
+
+/* Switch a type's sampling on or off. Takes effect in each thread right after its next
+ * controller slow path (at most 4096 boundary events later; docs/bursty.md): from then on a
+ * disabled type records nothing and counts no events; an enabled type starts a fresh cycle.
+ * 0, or -1 if the process is not recording in bursty mode or the type is bad. */
+int hotprof_sample_enable(enum hotprof_sample_type type, int on);
+
+/* Set a type's period (0..2^30), burst (1..2^30) and jitter (0..99 percent), leaving it on or
+ * off as it is. Each thread applies the new values from the type's next counter reset (the end
+ * of the burst in progress, or of the next one); the cycle in progress keeps its values.
+ * 0, or -1 if not recording in bursty mode or a value is out of range (nothing changed). */
+int hotprof_sample_set(enum hotprof_sample_type type, unsigned period, unsigned burst, unsigned jitter_percent);
+
+typedef struct hotprof_topk_entry {
+    uint64_t key1;  /* methods: function address; callpairs: callee address; edges: from guard */
+    uint64_t key2;  /* methods: 0;                callpairs: call site (return address); edges: to guard */
+    uint64_t count; /* sampled count (methods: calls + back-edges); exact counts in exhaustive mode */
+} hotprof_topk_entry;
+
+/* The k keys with the highest counts so far, merged across every thread, into out[0..k), highest
+ * first (ties: lower key1, then key2). Returns how many were written (<= k), or -1 if the process
+ * is not recording, k < 0 or the type has no table (datastream). Read-only over the threads'
+ * live tables: each count is one its thread held at some moment during the call (a thread may
+ * add events meanwhile), counts of different keys are not one atomic snapshot, and no thread
+ * is stopped or slowed. Works in exhaustive mode too (exact counts). */
+int hotprof_snapshot_topk(enum hotprof_sample_type type, int k, hotprof_topk_entry *out);
 
 #ifdef __cplusplus
 }

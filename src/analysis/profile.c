@@ -8,7 +8,8 @@
  *   2. global sections: MODULES and BLOCKMAP are taken from every complete section, INFO from
  *      every complete section up to the last GROUP_END (the runtime writes one per group; a key
  *      written again takes its new value);
- *   3. the last complete group: its data sections are decoded and summed across threads.
+ *   3. the last complete group: its data sections are decoded and summed across threads;
+ *   4. a bursty profile's sampling keys are read from INFO (malformed ones: a warning).
  * Every decoder first checks that the payload has the exact shape its type requires (a multiple
  * of the record size, a fixed size, module lengths inside the payload), so a record is never
  * read past its section. Nothing here trusts a length it has not compared with what is left.
@@ -18,6 +19,7 @@
 #include "analysis/pairmap.h"
 #include "core/bytes.h"
 #include "core/crc32.h"
+#include "core/sampling.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -494,6 +496,80 @@ static void free_maps(reader *r)
     hp_pairmap_free(&r->infokeys);
 }
 
+/* ---- pass 4: bursty sampling keys ---- */
+
+static int parse_count(const char *v, uint64_t *out)
+{
+    char *end = NULL;
+    if (!v[0] || v[0] < '0' || v[0] > '9') return -1;
+    errno = 0;
+    *out = strtoull(v, &end, 10);
+    return errno || *end ? -1 : 0;
+}
+
+/* "sample.<type>" or "sample.<type>.enabled". */
+static void sample_key(reader *r, const char *rest, const char *value)
+{
+    const char *dot = strchr(rest, '.');
+    size_t tlen = dot ? (size_t)(dot - rest) : strlen(rest);
+    int type = hp_sample_type_parse(rest, tlen);
+    hp_sample_stat *st = type >= 0 ? &r->p->sample[type] : NULL;
+    char err[160];
+    if (!st) return;
+    if (dot && strcmp(dot, ".enabled") == 0) {
+        st->enabled = strcmp(value, "1") == 0;
+        return;
+    }
+    hp_bursty_params q = {HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, 0, 0};
+    if (dot) return;
+    if (hp_sample_params_parse(value, strlen(value), &q, err, sizeof err)) {
+        add_warning(r, "%s: INFO sample.%.*s: %s", r->p->name, (int)tlen, rest, err);
+        return;
+    }
+    st->known = 1, st->period = q.period, st->burst = q.burst, st->jitter = q.jitter_pct;
+}
+
+/* "thread.<tid>.events.<type>" or "thread.<tid>.sampled.<type>" (other thread keys: ignored). */
+static void thread_key(reader *r, const char *rest, const char *value)
+{
+    const char *dot = strchr(rest, '.');
+    uint64_t v;
+    if (!dot) return;
+    int sampled = strncmp(dot, ".sampled.", 9) == 0;
+    if (!sampled && strncmp(dot, ".events.", 8) != 0) return;
+    const char *name = dot + (sampled ? 9 : 8);
+    int type = hp_sample_type_parse(name, strlen(name));
+    if (type < 0) return;
+    if (parse_count(value, &v)) {
+        add_warning(r, "%s: INFO thread.%s: not a count: '%s'", r->p->name, rest, value);
+        return;
+    }
+    uint64_t *sum = sampled ? &r->p->sample[type].sampled : &r->p->sample[type].events;
+    *sum = hp_sat_add(*sum, v);
+}
+
+static void decode_sampling(reader *r)
+{
+    hp_profile *p = r->p;
+    const char *mode = hp_profile_info(p, "mode");
+    if (!mode || strcmp(mode, "bursty") != 0) return;
+    p->bursty = 1;
+    for (size_t i = 0; i < p->ninfo; i++) {
+        const char *k = p->info[i].key, *v = p->info[i].value;
+        if (strncmp(k, "sample.", 7) == 0) sample_key(r, k + 7, v);
+        else if (strncmp(k, "thread.", 7) == 0) thread_key(r, k + 7, v);
+    }
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
+        if (p->sample[t].sampled > p->sample[t].events)
+            add_warning(r, "%s: INFO says more %s events sampled than seen", p->name, hp_sample_type_name(t));
+}
+
+double hp_profile_sample_frequency(const hp_profile *p, int type)
+{
+    if (type < 0 || type >= HP_BURSTY_NTYPES || !p->sample[type].events) return 0.0;
+    return (double)p->sample[type].sampled / (double)p->sample[type].events;
+}
+
 static int read_all(reader *r)
 {
     size_t first = 0, end = 0;
@@ -502,6 +578,7 @@ static int read_all(reader *r)
     warn_about_tail(r);
     if (!decode_globals(r)) return 0;
     if (r->p->have_group && !decode_group(r, first, end)) return 0;
+    decode_sampling(r);
     return export_funcs_pairs(r) && export_blocks_edges(r);
 }
 

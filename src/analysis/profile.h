@@ -12,6 +12,12 @@
  * (bad magic, unsupported version, checksum mismatch, a payload of the wrong size) is an error:
  * NULL is returned and `err` holds one message naming the file, the section and the offset.
  *
+ * A bursty profile (INFO mode=bursty, docs/format.md) holds *sampled* counts in the same arrays;
+ * the reader also collects, per profile type (core/bursty.h's enum order), the sampling
+ * parameters (INFO sample.<type>, sample.<type>.enabled) and the events seen / sampled summed
+ * over threads (thread.<tid>.events.<type>, thread.<tid>.sampled.<type>), from which a report
+ * scales counts by 1 / observed frequency. Malformed values are warnings, never errors.
+ *
  * Invariants of a returned profile: every array holds exactly its `n*` elements; strings are
  * NUL-terminated and contain no control characters (they are replaced by '?'); counts never
  * wrap (they saturate at UINT64_MAX).
@@ -20,6 +26,7 @@
 #define HOTPROF_ANALYSIS_PROFILE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "core/bursty.h"
 #include "core/format.h"
 
 typedef struct hp_info_kv { char *key, *value; } hp_info_kv;
@@ -44,6 +51,14 @@ typedef struct hp_edge_stat {
     uint64_t from_pc, to_pc, count;
 } hp_edge_stat;
 typedef struct hp_thread_stat { uint64_t tid, events; } hp_thread_stat;
+
+/* Bursty sampling of one profile type (see the comment at the top). */
+typedef struct hp_sample_stat {
+    int known;                  /* sample.<type> was present and well-formed */
+    int enabled;                /* sample.<type>.enabled=1 (the setting when the group was written) */
+    uint32_t period, burst, jitter;
+    uint64_t events, sampled;   /* boundary events while enabled / of those, sampled; summed over threads */
+} hp_sample_stat;
 
 typedef struct hp_section_ref {
     uint32_t type;
@@ -74,6 +89,9 @@ typedef struct hp_profile {
     hp_thread_stat *threads; size_t nthreads;
     size_t nsummaries; /* SUMMARY sections in the group (kept for `info`, not decoded here) */
     size_t nblockmap;  /* distinct guards in the block map */
+
+    int bursty;        /* INFO mode=bursty: the counts above are sampled */
+    hp_sample_stat sample[HP_BURSTY_NTYPES]; /* per hp_bursty_type; zero unless bursty */
 } hp_profile;
 
 /* NULL on error, with the message in err (always NUL-terminated when errlen > 0). */
@@ -92,5 +110,7 @@ uint64_t hp_profile_total_backedges(const hp_profile *p);
 uint64_t hp_profile_total_pairs(const hp_profile *p);
 uint64_t hp_profile_total_blocks(const hp_profile *p);
 uint64_t hp_profile_total_edges(const hp_profile *p);
+/* Bursty: sampled / events of a type (HPS's frequency as observed), or 0 if unknown / no events. */
+double hp_profile_sample_frequency(const hp_profile *p, int type);
 
 #endif

@@ -5,11 +5,19 @@
  * names), keep the first `top` rows, symbolize only those rows, then print. Text columns that
  * hold names are sized to their longest entry, capped so a row fits 100 columns; longer names
  * are cut with "..". JSON carries full names and every string goes through hp_json_string().
+ *
+ * Bursty profiles (p->bursty): the header lists each profile type's sampling parameters and
+ * observed frequency; every count of a table is shown as an estimate, sampled / observed frequency
+ * of the table's type (text: "~N" under an "est." header; JSON: the estimate in the count fields
+ * plus "estimated": true, the raw "sampled" count and a Chernoff interval "ci_lower"/"ci_upper"
+ * from hp_bursty_estimate at "confidence"). Exhaustive profiles print exactly as before.
  */
 #define _GNU_SOURCE
 #include "analysis/report.h"
 #include "analysis/pairmap.h"
+#include "core/sampling.h"
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +182,44 @@ static const char *info_or(const hp_profile *p, const char *key, const char *fal
 
 static double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
 
+/* ---- bursty estimates ----
+ * In a bursty profile every count of a table is a sampled count of one profile type (methods:
+ * FUNCS; call pairs: CALLPAIRS; edges: BLOCKS and EDGES). Its estimate is count / f, f the type's
+ * observed frequency (sampled / events over all threads), or B/(B+S) if no events were counted.
+ * Exhaustive profiles have no estimates: every helper then returns the count as it is. */
+
+#define EST_CONFIDENCE 0.95
+
+static double type_frequency(const hp_profile *p, int type)
+{
+    double f = hp_profile_sample_frequency(p, type);
+    if (f <= 0.0 && p->sample[type].known) f = hp_bursty_frequency(p->sample[type].burst, p->sample[type].period);
+    return f;
+}
+
+/* 1 if the counts of this type are to be shown as estimates. */
+static int estimated(const hp_profile *p, int type) { return p->bursty && type_frequency(p, type) > 0.0; }
+
+static double estimate_of(const hp_profile *p, int type, uint64_t x)
+{
+    return estimated(p, type) ? (double)x / type_frequency(p, type) : (double)x;
+}
+
+/* A count cell: the count itself, or "~estimate" in a bursty profile. */
+static const char *count_cell(char *buf, size_t n, const hp_profile *p, int type, uint64_t x)
+{
+    if (estimated(p, type)) snprintf(buf, n, "~%.0f", estimate_of(p, type, x));
+    else snprintf(buf, n, "%" PRIu64, x);
+    return buf;
+}
+
+/* A column header: "est.<name>" when the table's counts are estimates. */
+static const char *count_header(char *buf, size_t n, const hp_profile *p, int type, const char *name)
+{
+    snprintf(buf, n, "%s%s", estimated(p, type) ? "est." : "", name);
+    return buf;
+}
+
 static size_t rows_of(size_t n, const hp_report_opts *o) { return o->top && o->top < n ? o->top : n; }
 
 /* Prints s in exactly `width` columns: padded, or cut with "..". */
@@ -209,6 +255,22 @@ static void describe(hp_symbolizer *s, uint64_t addr, row_sym *r)
 
 /* ---- text ---- */
 
+/* Bursty: one line per profile type with its parameters and the frequency observed. */
+static void text_sampling(FILE *out, const hp_profile *p)
+{
+    if (!p->bursty) return;
+    fprintf(out, "  sampling bursty (HPS); est. = sampled count / observed frequency (~: an estimate)\n");
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        const hp_sample_stat *st = &p->sample[t];
+        fprintf(out, "    %-10s %-3s", hp_sample_type_name(t), st->enabled ? "on" : "off");
+        if (st->known)
+            fprintf(out, " S=%u B=%u jitter=%u%% (B/(B+S) %.6f)", st->period, st->burst, st->jitter,
+                    hp_bursty_frequency(st->burst, st->period));
+        fprintf(out, "  %" PRIu64 " of %" PRIu64 " events sampled: %.6f\n", st->sampled, st->events,
+                hp_profile_sample_frequency(p, t));
+    }
+}
+
 static void text_header(FILE *out, const hp_profile *p)
 {
     run_state rs = run_state_of(p);
@@ -222,6 +284,7 @@ static void text_header(FILE *out, const hp_profile *p)
             hp_profile_total_calls(p), hp_profile_total_backedges(p), hp_profile_total_pairs(p));
     fprintf(out, "  distinct %zu functions, %zu call pairs, %zu blocks, %zu edges\n", p->nfuncs, p->npairs,
             p->nblocks, p->nedges);
+    text_sampling(out, p);
     if (!strcmp(rs.state, "crashed"))
         fprintf(out, "  run      CRASHED: killed by signal %d (SIG%s); counts up to the crash\n", rs.signal,
                 signal_name(rs.signal));
@@ -266,14 +329,18 @@ static void text_methods(FILE *out, const hp_profile *p, hp_symbolizer *s, const
     int wname, wwhere;
     column_widths(p, s, order, n, func_addr, 50, &wname, &wwhere);
     fprintf(out, "\nHot methods (heat = calls + back-edges): %zu of %zu, by %s\n", n, p->nfuncs, by[o->sort]);
-    fprintf(out, "%4s %12s %6s %12s %10s  %-*s  %s\n", "rank", "heat", "%", "calls", "back-edges", wname,
+    char h1[24], h2[24], c1[32], c2[32], c3[32];
+    const int M = HP_BURSTY_METHODS;
+    fprintf(out, "%4s %12s %6s %12s %10s  %-*s  %s\n", "rank", count_header(h1, sizeof h1, p, M, "heat"), "%",
+            count_header(h2, sizeof h2, p, M, "calls"), estimated(p, M) ? "est.b-edge" : "back-edges", wname,
             "function", "file:line");
     for (size_t i = 0; i < n; i++) {
         const hp_func_stat *f = &p->funcs[order[i]];
         row_sym r;
         describe(s, f->addr, &r);
-        fprintf(out, "%4zu %12" PRIu64 " %5.1f%% %12" PRIu64 " %10" PRIu64 "  ", i + 1, heat_of(f),
-                percent(heat_of(f), total), f->calls, f->backedges);
+        fprintf(out, "%4zu %12s %5.1f%% %12s %10s  ", i + 1, count_cell(c1, sizeof c1, p, M, heat_of(f)),
+                percent(heat_of(f), total), count_cell(c2, sizeof c2, p, M, f->calls),
+                count_cell(c3, sizeof c3, p, M, f->backedges));
         print_cell(out, r.name, wname);
         fputs("  ", out);
         print_last_cell(out, r.where, wwhere);
@@ -290,13 +357,16 @@ static void text_pairs(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
     column_widths(p, s, order, n, pair_caller, 21 + 2 + 24, &wname, &wwhere); /* 24: room for the callee */
     int wcallee = LINE_COLS - 21 - wname - 2 - wwhere - 2;
     fprintf(out, "\nHot call pairs: %zu of %zu, by %s\n", n, p->npairs, o->sort == HP_SORT_NAME ? "caller name" : "count");
-    fprintf(out, "%12s %6s  %-*s  %-*s  %s\n", "count", "%", wname, "caller", wwhere, "call site", "callee");
+    char hd[24], cell[32];
+    const int CP = HP_BURSTY_CALL_PAIRS;
+    fprintf(out, "%12s %6s  %-*s  %-*s  %s\n", count_header(hd, sizeof hd, p, CP, "count"), "%", wname, "caller",
+            wwhere, "call site", "callee");
     for (size_t i = 0; i < n; i++) {
         const hp_pair_stat *c = &p->pairs[order[i]];
         row_sym caller, callee;
         describe(s, pair_caller(p, order[i]), &caller);
         describe(s, c->callee, &callee);
-        fprintf(out, "%12" PRIu64 " %5.1f%%  ", c->count, percent(c->count, total));
+        fprintf(out, "%12s %5.1f%%  ", count_cell(cell, sizeof cell, p, CP, c->count), percent(c->count, total));
         print_cell(out, caller.name, wname);
         fputs("  ", out);
         print_cell(out, caller.where, wwhere);
@@ -317,14 +387,17 @@ static void text_blocks(FILE *out, const hp_profile *p, hp_symbolizer *s, const 
     int wname, wwhere;
     column_widths(p, s, order, n, block_pc, 46, &wname, &wwhere);
     fprintf(out, "\nHot blocks: %zu of %zu, by count\n", n, p->nblocks);
-    fprintf(out, "%4s %12s %6s  %-18s  %-*s  %s\n", "rank", "count", "%", "pc", wname, "function", "file:line");
+    char hd[24], cell[32];
+    fprintf(out, "%4s %12s %6s  %-18s  %-*s  %s\n", "rank", count_header(hd, sizeof hd, p, HP_BURSTY_EDGES, "count"),
+            "%", "pc", wname, "function", "file:line");
     for (size_t i = 0; i < n; i++) {
         const hp_block_stat *b = &p->blocks[order[i]];
         row_sym r = {.name = "?", .where = ""};
         char pc[32];
         if (b->mapped) describe(s, b->pc, &r), snprintf(pc, sizeof pc, "0x%" PRIx64, b->pc);
         else snprintf(pc, sizeof pc, "guard %" PRIu32, b->guard);
-        fprintf(out, "%4zu %12" PRIu64 " %5.1f%%  %-18s  ", i + 1, b->count, percent(b->count, total), pc);
+        fprintf(out, "%4zu %12s %5.1f%%  %-18s  ", i + 1, count_cell(cell, sizeof cell, p, HP_BURSTY_EDGES, b->count),
+                percent(b->count, total), pc);
         print_cell(out, r.name, wname);
         fputs("  ", out);
         print_last_cell(out, r.where, wwhere);
@@ -340,7 +413,9 @@ static void text_edges(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
     int wname, wwhere;
     column_widths(p, s, order, n, edge_from_pc, 54, &wname, &wwhere);
     fprintf(out, "\nHot edges: %zu of %zu, by count\n", n, p->nedges);
-    fprintf(out, "%12s %6s  %-32s  %-*s  %s\n", "count", "%", "from -> to", wname, "function", "file:line (from)");
+    char hd[24], cell[32];
+    fprintf(out, "%12s %6s  %-32s  %-*s  %s\n", count_header(hd, sizeof hd, p, HP_BURSTY_EDGES, "count"), "%",
+            "from -> to", wname, "function", "file:line (from)");
     for (size_t i = 0; i < n; i++) {
         const hp_edge_stat *e = &p->edges[order[i]];
         row_sym r = {.name = "?", .where = ""};
@@ -351,7 +426,8 @@ static void text_edges(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
         } else {
             snprintf(fromto, sizeof fromto, "guard %" PRIu32 " -> %" PRIu32, e->from, e->to);
         }
-        fprintf(out, "%12" PRIu64 " %5.1f%%  %-32s  ", e->count, percent(e->count, total), fromto);
+        fprintf(out, "%12s %5.1f%%  %-32s  ", count_cell(cell, sizeof cell, p, HP_BURSTY_EDGES, e->count),
+                percent(e->count, total), fromto);
         print_cell(out, r.name, wname);
         fputs("  ", out);
         print_last_cell(out, r.where, wwhere);
@@ -430,17 +506,59 @@ static void json_header(FILE *out, const hp_profile *p)
             hp_profile_total_edges(p), p->nfuncs);
 }
 
+/* Bursty: "sampling": {"methods": {...}, ...} after the header. */
+static void json_sampling(FILE *out, const hp_profile *p)
+{
+    if (!p->bursty) return;
+    fputs("  \"sampling\": {", out);
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        const hp_sample_stat *st = &p->sample[t];
+        fprintf(out, "%s\n    \"%s\": {\"enabled\": %s, ", t ? "," : "", hp_sample_type_name(t),
+                st->enabled ? "true" : "false");
+        if (st->known)
+            fprintf(out, "\"period\": %u, \"burst\": %u, \"jitter\": %u, \"configured_frequency\": %.9g, ",
+                    st->period, st->burst, st->jitter, hp_bursty_frequency(st->burst, st->period));
+        fprintf(out, "\"events\": %" PRIu64 ", \"sampled\": %" PRIu64 ", \"observed_frequency\": %.9g}",
+                st->events, st->sampled, hp_profile_sample_frequency(p, t));
+    }
+    fprintf(out, "\n  },\n  \"confidence\": %.2f,\n", EST_CONFIDENCE);
+}
+
+/* Bursty: what an estimated row adds: "estimated": true, "sampled": x and the Chernoff interval
+ * of hp_bursty_estimate at EST_CONFIDENCE (upper null when unbounded). Nothing in exhaustive. */
+static void json_estimate(FILE *out, const hp_profile *p, int type, uint64_t x)
+{
+    if (!estimated(p, type)) return;
+    hp_osp_bound b = hp_bursty_estimate(x, type_frequency(p, type), EST_CONFIDENCE);
+    fprintf(out, "\"estimated\": true, \"sampled\": %" PRIu64 ", \"ci_lower\": %.0f, \"ci_upper\": ", x, b.lower);
+    if (isfinite(b.upper)) fprintf(out, "%.0f, ", b.upper);
+    else fputs("null, ", out);
+}
+
+/* A count in JSON: the count, or its rounded estimate. */
+static void json_count(FILE *out, const hp_profile *p, int type, uint64_t x)
+{
+    if (estimated(p, type)) fprintf(out, "%.0f", estimate_of(p, type, x));
+    else fprintf(out, "%" PRIu64, x);
+}
+
 static void json_methods(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o,
                          const size_t *order)
 {
     size_t n = rows_of(p->nfuncs, o);
     uint64_t total = hp_sat_add(hp_profile_total_calls(p), hp_profile_total_backedges(p));
+    const int M = HP_BURSTY_METHODS;
     fputs("  \"methods\": [", out);
     for (size_t i = 0; i < n; i++) {
         const hp_func_stat *f = &p->funcs[order[i]];
-        fprintf(out, "%s\n    {\"rank\": %zu, \"heat\": %" PRIu64 ", \"percent\": %.2f, \"calls\": %" PRIu64
-                ", \"backedges\": %" PRIu64 ", ", i ? "," : "", i + 1, heat_of(f), percent(heat_of(f), total),
-                f->calls, f->backedges);
+        fprintf(out, "%s\n    {\"rank\": %zu, \"heat\": ", i ? "," : "", i + 1);
+        json_count(out, p, M, heat_of(f));
+        fprintf(out, ", \"percent\": %.2f, \"calls\": ", percent(heat_of(f), total));
+        json_count(out, p, M, f->calls);
+        fputs(", \"backedges\": ", out);
+        json_count(out, p, M, f->backedges);
+        fputs(", ", out);
+        json_estimate(out, p, M, heat_of(f));
         json_symbol(out, s, "", f->addr);
         fputs("}", out);
     }
@@ -452,11 +570,14 @@ static void json_pairs(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
 {
     size_t n = rows_of(p->npairs, o);
     uint64_t total = hp_profile_total_pairs(p);
+    const int CP = HP_BURSTY_CALL_PAIRS;
     fputs(",\n  \"call_pairs\": [", out);
     for (size_t i = 0; i < n; i++) {
         const hp_pair_stat *c = &p->pairs[order[i]];
-        fprintf(out, "%s\n    {\"count\": %" PRIu64 ", \"percent\": %.2f, \"site\": \"0x%" PRIx64 "\", ",
-                i ? "," : "", c->count, percent(c->count, total), c->site);
+        fprintf(out, "%s\n    {\"count\": ", i ? "," : "");
+        json_count(out, p, CP, c->count);
+        fprintf(out, ", \"percent\": %.2f, \"site\": \"0x%" PRIx64 "\", ", percent(c->count, total), c->site);
+        json_estimate(out, p, CP, c->count);
         json_symbol(out, s, "caller_", pair_caller(p, order[i]));
         fputs(", ", out);
         json_symbol(out, s, "callee_", c->callee);
@@ -473,9 +594,11 @@ static void json_blocks(FILE *out, const hp_profile *p, hp_symbolizer *s, const 
     fputs(",\n  \"blocks\": [", out);
     for (size_t i = 0; i < n; i++) {
         const hp_block_stat *b = &p->blocks[order[i]];
-        fprintf(out, "%s\n    {\"rank\": %zu, \"guard\": %" PRIu32 ", \"count\": %" PRIu64 ", \"percent\": %.2f, "
-                "\"function_entry\": %s", i ? "," : "", i + 1, b->guard, b->count,
-                percent(b->count, total), (b->flags & 1) ? "true" : "false");
+        fprintf(out, "%s\n    {\"rank\": %zu, \"guard\": %" PRIu32 ", \"count\": ", i ? "," : "", i + 1, b->guard);
+        json_count(out, p, HP_BURSTY_EDGES, b->count);
+        fprintf(out, ", \"percent\": %.2f, ", percent(b->count, total));
+        json_estimate(out, p, HP_BURSTY_EDGES, b->count);
+        fprintf(out, "\"function_entry\": %s", (b->flags & 1) ? "true" : "false");
         if (b->mapped) fputs(", ", out), json_symbol(out, s, "", b->pc);
         fputs("}", out);
     }
@@ -490,9 +613,11 @@ static void json_edges(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
     fputs(",\n  \"edges\": [", out);
     for (size_t i = 0; i < n; i++) {
         const hp_edge_stat *e = &p->edges[order[i]];
-        fprintf(out, "%s\n    {\"count\": %" PRIu64 ", \"percent\": %.2f, \"from_guard\": %" PRIu32
-                ", \"to_guard\": %" PRIu32, i ? "," : "", e->count, percent(e->count, total),
-                e->from, e->to);
+        fprintf(out, "%s\n    {\"count\": ", i ? "," : "");
+        json_count(out, p, HP_BURSTY_EDGES, e->count);
+        fprintf(out, ", \"percent\": %.2f, ", percent(e->count, total));
+        json_estimate(out, p, HP_BURSTY_EDGES, e->count);
+        fprintf(out, "\"from_guard\": %" PRIu32 ", \"to_guard\": %" PRIu32, e->from, e->to);
         if (e->mapped) {
             fprintf(out, ", \"to_addr\": \"0x%" PRIx64 "\", ", e->to_pc);
             json_symbol(out, s, "from_", e->from_pc);
@@ -554,6 +679,7 @@ static void write_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
 static void write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o, const orders *ord)
 {
     json_header(out, p);
+    json_sampling(out, p);
     json_methods(out, p, s, o, ord->funcs);
     json_pairs(out, p, s, o, ord->pairs);
     if (o->blocks) json_blocks(out, p, s, o, ord->blocks);

@@ -1,7 +1,11 @@
 /* cmd_run.c — `hotprof run [options] -- PROG ARGS...`: runs a program built with `hotprof cc`
  * and tells its runtime where and how to profile through the environment:
- *   HOTPROF_OUTPUT (absolute path), HOTPROF_MODE, HOTPROF_SEED, HOTPROF_QUIET; HOTPROF_CLAIMED is
- *   removed so the program's runtime claims the output afresh.
+ *   HOTPROF_OUTPUT (absolute path), HOTPROF_MODE, HOTPROF_SEED, HOTPROF_QUIET, and in bursty mode
+ *   HOTPROF_SAMPLE (the --sample clauses joined by ';', validated here with core/sampling's
+ *   parser, the runtime's own; default methods and callpairs at period 1000, burst 1);
+ *   HOTPROF_CLAIMED is removed so the program's runtime claims the output afresh.
+ * --sample is repeatable, which the shared option parser does not do: its occurrences are taken
+ * out of argv (up to the program's name or "--") before the parser sees the rest.
  * The program's exit status passes through (128+N when killed by signal N). A program that
  * finished without writing a profile (not built with `hotprof cc`) is an error, and a profile
  * already in place from an earlier run is never deleted: "written" means the file changed.
@@ -9,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/commands.h"
+#include "core/sampling.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -26,20 +31,33 @@ static const hp_command_desc run_desc = {
     "The program's exit status is passed through; if it is killed by signal N, hotprof exits\n"
     "with 128+N and keeps the profile it wrote up to then. If the program wrote no profile,\n"
     "hotprof says so and exits with 1 (or the program's non-zero status).\n"
+    "Bursty mode (HPS) samples each profile type in bursts: after every S calls and loop\n"
+    "back-edges (period), B of them (burst) are recorded, so the frequency is B/(B+S); jitter J\n"
+    "varies each period by up to J percent. TYPE is methods, callpairs, edges or datastream;\n"
+    "types not named are off. --mode bursty alone samples methods and callpairs with\n"
+    "period=1000,burst=1. Example: --sample methods:period=99,burst=1 --sample edges:period=5000,burst=10\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
-    "HOTPROF_QUIET (with --quiet); HOTPROF_CLAIMED is removed.\n"};
+    "HOTPROF_SAMPLE (bursty), HOTPROF_QUIET (with --quiet); HOTPROF_CLAIMED is removed.\n"};
+
+#define MAX_SAMPLES 16
+#define DEFAULT_SAMPLE "methods:period=1000,burst=1;callpairs:period=1000,burst=1"
 
 typedef struct run_args {
-    const char *output, *mode, *seed_text;
+    const char *output, *mode, *seed_text, *sample_help;
     uint64_t seed;
     int quiet;
+    const char *samples[MAX_SAMPLES];
+    int nsamples;
+    char *sample_spec; /* HOTPROF_SAMPLE, malloc'd; NULL unless bursty */
 } run_args;
 
 static void init_options(hp_option *opts, run_args *a)
 {
     hp_option table[] = {
         {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_DEFAULT_PROFILE ")"},
-        {HP_OPT_STRING, 'm', "mode", &a->mode, "MODE", "exhaustive|off (default exhaustive)"},
+        {HP_OPT_STRING, 'm', "mode", &a->mode, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
+        {HP_OPT_STRING, 0, "sample", &a->sample_help, "TYPE:period=N,burst=M[,jitter=J]",
+         "sample TYPE in bursty mode (repeatable; implies --mode bursty)"},
         {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
@@ -50,7 +68,7 @@ static void init_options(hp_option *opts, run_args *a)
 void cmd_run_usage(FILE *out)
 {
     run_args a = {0};
-    hp_option opts[8];
+    hp_option opts[9];
     init_options(opts, &a);
     hp_print_usage(out, &run_desc, opts);
 }
@@ -95,6 +113,8 @@ static int set_environment(const run_args *a, const char *output)
     snprintf(seed, sizeof seed, "%" PRIu64, a->seed);
     unsetenv("HOTPROF_CLAIMED");
     if (a->quiet) setenv("HOTPROF_QUIET", "1", 1);
+    if (a->sample_spec && setenv("HOTPROF_SAMPLE", a->sample_spec, 1)) return -1;
+    if (!a->sample_spec) unsetenv("HOTPROF_SAMPLE");
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }
 
@@ -171,24 +191,97 @@ static int finish(const run_args *a, char *program, int status, int written, con
     return code;
 }
 
+/* 1 if option word w (exactly) takes its value from the next argument. */
+static int takes_value(const char *w)
+{
+    static const char *const with_value[] = {"-o", "--output", "-m", "--mode", "--seed"};
+    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
+        if (strcmp(w, with_value[i]) == 0) return 1;
+    return 0;
+}
+
+/* Moves every "--sample X" / "--sample=X" before the program into a->samples and compacts argv
+ * (the rest keeps its order). 0, or HP_PARSE_ERROR after a message. */
+static int take_samples(run_args *a, int *argc, char **argv)
+{
+    int out = 1, i = 1;
+    for (; i < *argc; i++) {
+        const char *w = argv[i], *v = NULL;
+        if (strcmp(w, "--") == 0 || w[0] != '-') break;
+        if (strcmp(w, "--sample") == 0) {
+            if (i + 1 >= *argc) return hp_usage_error(&run_desc, "option '--sample' needs a value");
+            v = argv[++i];
+        } else if (strncmp(w, "--sample=", 9) == 0) {
+            v = w + 9;
+        }
+        if (!v) {
+            argv[out++] = argv[i];
+            if (takes_value(w) && i + 1 < *argc) argv[out++] = argv[++i];
+            continue;
+        }
+        if (a->nsamples == MAX_SAMPLES) return hp_usage_error(&run_desc, "at most %d --sample options", MAX_SAMPLES);
+        a->samples[a->nsamples++] = v;
+    }
+    while (i < *argc) argv[out++] = argv[i++];
+    argv[out] = NULL;
+    *argc = out;
+    return 0;
+}
+
+/* Checks the mode against --sample and builds HOTPROF_SAMPLE. 0, or HP_PARSE_ERROR. */
+static int resolve_sampling(run_args *a)
+{
+    hp_bursty_params p[HP_BURSTY_NTYPES];
+    char err[256];
+    if (!a->mode) a->mode = a->nsamples ? "bursty" : "exhaustive";
+    if (strcmp(a->mode, "exhaustive") && strcmp(a->mode, "off") && strcmp(a->mode, "bursty"))
+        return hp_usage_error(&run_desc, "unknown mode '%s' (exhaustive, bursty, off)", a->mode);
+    if (a->nsamples && strcmp(a->mode, "bursty"))
+        return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty, not '%s'", a->mode);
+    if (strcmp(a->mode, "bursty")) return 0;
+    size_t len = 1;
+    for (int i = 0; i < a->nsamples; i++) {
+        hp_sample_defaults(p);
+        if (hp_sample_clause_parse(a->samples[i], strlen(a->samples[i]), p, err, sizeof err))
+            return hp_usage_error(&run_desc, "option '--sample %s': %s", a->samples[i], err);
+        len += strlen(a->samples[i]) + 1;
+    }
+    a->sample_spec = malloc(a->nsamples ? len : sizeof DEFAULT_SAMPLE);
+    if (!a->sample_spec) return hp_usage_error(&run_desc, "out of memory");
+    strcpy(a->sample_spec, a->nsamples ? "" : DEFAULT_SAMPLE);
+    for (int i = 0; i < a->nsamples; i++) strcat(strcat(a->sample_spec, i ? ";" : ""), a->samples[i]);
+    return 0;
+}
+
+static int run_with(run_args *a, char **pos, int npos);
+
 int cmd_run(int argc, char **argv)
 {
-    run_args a = {HP_DEFAULT_PROFILE, "exhaustive", NULL, 0, 0};
-    hp_option opts[8];
+    run_args a = {HP_DEFAULT_PROFILE, NULL, NULL, NULL, 0, 0, {0}, 0, NULL};
+    hp_option opts[9];
     char **pos;
-    int npos, status = 0;
+    int npos;
     init_options(opts, &a);
+    if (take_samples(&a, &argc, argv)) return 2;
     int rc = hp_parse_options(&run_desc, opts, argc, argv, HP_PARSE_STOP_AT_POSITIONAL, &pos, &npos);
     if (rc) return rc == HP_PARSE_HELP ? 0 : 2;
     if (!npos) return hp_usage_error(&run_desc, "no program to run (hotprof run -- PROGRAM ARGS...)");
-    if (strcmp(a.mode, "exhaustive") && strcmp(a.mode, "off"))
-        return hp_usage_error(&run_desc, "unknown mode '%s' (exhaustive, off)", a.mode);
-    if (a.seed_text && hp_parse_u64(a.seed_text, &a.seed))
-        return hp_usage_error(&run_desc, "option '--seed' wants a non-negative number, not '%s'", a.seed_text);
-    if (!a.seed_text) a.seed = random_seed();
-    if (!a.quiet) fprintf(stderr, "hotprof: seed %" PRIu64 "\n", a.seed);
-    char *output = absolute_output(a.output);
-    if (!output || set_environment(&a, output)) {
+    if (resolve_sampling(&a)) return 2;
+    rc = run_with(&a, pos, npos);
+    free(a.sample_spec);
+    return rc;
+}
+
+static int run_with(run_args *a, char **pos, int npos)
+{
+    int rc, status = 0;
+    if (a->seed_text && hp_parse_u64(a->seed_text, &a->seed))
+        return hp_usage_error(&run_desc, "option '--seed' wants a non-negative number, not '%s'", a->seed_text);
+    if (!a->seed_text) a->seed = random_seed();
+    if (!a->quiet) fprintf(stderr, "hotprof: seed %" PRIu64 "\n", a->seed);
+    if (!a->quiet && a->sample_spec) fprintf(stderr, "hotprof: bursty sampling %s\n", a->sample_spec);
+    char *output = absolute_output(a->output);
+    if (!output || set_environment(a, output)) {
         fprintf(stderr, "hotprof: out of memory\n");
         free(output);
         return 1;
@@ -205,7 +298,7 @@ int cmd_run(int argc, char **argv)
         free(output);
         return err == ENOENT ? 127 : 126;
     }
-    rc = finish(&a, pos[0], status, profile_written(&before, output), a.output);
+    rc = finish(a, pos[0], status, profile_written(&before, output), a->output);
     free(output);
     return rc;
 }
