@@ -1,7 +1,7 @@
 /* misragries.h — Misra–Gries frequent items, DataSketches style (purge by median, global offset).
  *
- * A linear-probing map of (key, count) with table size T (a power of two) holds at most
- * max_active = 3T/4 keys. An update adds its weight to the key's counter, inserting the key if
+ * A linear-probing map of (key, count) with table size T (any size >= 8, as large as the budget
+ * allows at 22 bytes per slot) holds at most max_active = 3T/4 keys. An update adds its weight to the key's counter, inserting the key if
  * absent. When the map would hold more than max_active keys, purge: find the median m of all
  * counters, subtract m from every counter, drop counters that are <= 0, and add m to `offset`.
  *

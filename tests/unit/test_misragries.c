@@ -5,6 +5,7 @@
  * hand-computed purge traces; merge of 4 parts keeps the bounds for the whole stream;
  * serialize round trip; truncated / bit-flipped input never crashes. */
 #include <stdlib.h>
+#include <string.h>
 #include "core/misragries.h"
 #include "test.h"
 #include "zipf.h"
@@ -101,6 +102,82 @@ TEST(hand_trace_purge_by_median)
     CHECK_EQ_U64(hp_misragries_vt.total(mg), 21);
 }
 
+/* The purge (survivors through the counts-only scratch) against a plain model: keys and counts
+ * in an array, purge = sort a copy of the counts, subtract the median, drop the non-positive.
+ * Every table size from 8 to 40 (not only powers of two), weights 1..4, after every update. */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+TEST(purge_matches_model)
+{
+    static uint8_t mem[4096];
+    hp_rng rng;
+    hp_rng_seed(&rng, 17);
+    size_t bad = 0, sizes = 0;
+    uint32_t prev_cap = 0;
+    for (size_t budget = 64; budget < 1200; budget += 8) {
+        hp_misragries *mg = hp_misragries_init(mem, budget, 0);
+        if (!mg || hp_misragries_capacity(mg) == prev_cap) continue;
+        prev_cap = hp_misragries_capacity(mg);
+        bad += hp_misragries_vt.bytes_used(mg) > budget;
+        sizes++;
+        uint32_t m = hp_misragries_capacity(mg), n = 0;
+        uint64_t keys[64], counts[64], sorted[64], offset = 0;
+        for (int i = 0; i < 3000; i++) {
+            uint64_t key = hp_rng_below(&rng, 2 * m + 5) * 0x10001, w = 1 + (i % 3 == 0) * hp_rng_below(&rng, 4);
+            uint32_t j = 0;
+            while (j < n && keys[j] != key) j++;
+            if (j < n) counts[j] += w;
+            else { keys[n] = key; counts[n++] = w; }
+            if (n > m) {
+                memcpy(sorted, counts, n * 8);
+                qsort(sorted, n, 8, cmp_u64);
+                uint64_t med = sorted[n / 2];
+                uint32_t k = 0;
+                for (j = 0; j < n; j++)
+                    if (counts[j] > med) { keys[k] = keys[j]; counts[k++] = counts[j] - med; }
+                n = k;
+                offset += med;
+            }
+            hp_misragries_update(mg, key, w);
+            bad += hp_misragries_offset(mg) != offset || hp_misragries_active(mg) != n;
+            for (j = 0; j < n; j++) bad += hp_misragries_count(mg, keys[j]) != counts[j];
+        }
+    }
+    CHECK(sizes >= 20);
+    CHECK_EQ_U64(bad, 0);
+}
+
+/* Version 2 writes any table size; version 1 blobs (power-of-two tables) still read. */
+TEST(version_one_still_read)
+{
+    static uint8_t mem[16384], mem2[16384], blob[16384];
+    size_t budget = 0;
+    hp_misragries *mg = NULL;
+    for (budget = 8000; budget < 16384; budget++) { /* a budget whose largest table is 512 */
+        mg = hp_misragries_init(mem, budget, 0);
+        if (mg && hp_misragries_capacity(mg) == 384) break;
+    }
+    REQUIRE(mg != NULL && hp_misragries_capacity(mg) == 384);
+    for (uint64_t i = 0; i < 5000; i++) hp_misragries_update(mg, i % 700, 1);
+    size_t n = hp_misragries_vt.serialize(mg, blob, sizeof blob);
+    REQUIRE(n > 0);
+    CHECK(blob[4] == 2);
+    blob[4] = 1;
+    hp_misragries *copy = hp_misragries_vt.deserialize(mem2, sizeof mem2, blob, n);
+    CHECK(copy != NULL && hp_misragries_count(copy, 3) == hp_misragries_count(mg, 3));
+    hp_misragries *odd = hp_misragries_init(mem, 2000, 0); /* (2000 - 40) / 22: table 89 */
+    REQUIRE(odd != NULL);
+    hp_misragries_update(odd, 5, 1);
+    n = hp_misragries_vt.serialize(odd, blob, sizeof blob);
+    CHECK(blob[8] == 89 && hp_misragries_vt.deserialize(mem2, sizeof mem2, blob, n) != NULL);
+    blob[4] = 1;
+    CHECK(hp_misragries_vt.deserialize(mem2, sizeof mem2, blob, n) == NULL);
+}
+
 TEST(merge_four_parts_keeps_bounds)
 {
     uint64_t *keys = hp_stream_make(HP_STREAM_ZIPF, N_ITEMS, UNIVERSE, 1.0, 5);
@@ -137,6 +214,8 @@ int main(void)
     RUN(zipf_bounds_hold);
     RUN(adversarial_bounds_hold);
     RUN(hand_trace_purge_by_median);
+    RUN(purge_matches_model);
+    RUN(version_one_still_read);
     RUN(merge_four_parts_keeps_bounds);
     RUN(serialize_roundtrip_and_corruption);
     if (getenv("HP_BENCH")) {
