@@ -263,11 +263,10 @@ static void text_sampling(FILE *out, const hp_profile *p)
     for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
         const hp_sample_stat *st = &p->sample[t];
         fprintf(out, "    %-10s %-3s", hp_sample_type_name(t), st->enabled ? "on" : "off");
-        if (st->known)
-            fprintf(out, " S=%u B=%u jitter=%u%% (B/(B+S) %.6f)", st->period, st->burst, st->jitter,
-                    hp_bursty_frequency(st->burst, st->period));
-        fprintf(out, "  %" PRIu64 " of %" PRIu64 " events sampled: %.6f\n", st->sampled, st->events,
-                hp_profile_sample_frequency(p, t));
+        if (st->known) fprintf(out, " S=%u B=%u jitter=%u%%", st->period, st->burst, st->jitter);
+        fprintf(out, "  sampled %" PRIu64 "/%" PRIu64 " = %.6f", st->sampled, st->events, hp_profile_sample_frequency(p, t));
+        if (st->known) fprintf(out, " (B/(B+S) %.6f)", hp_bursty_frequency(st->burst, st->period));
+        fputc('\n', out);
     }
 }
 
