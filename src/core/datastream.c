@@ -560,6 +560,8 @@ size_t hp_ds_hot(hp_ds_state *s, hp_ds_stream *out, size_t max)
     return n;
 }
 
+void hp_ds_set_min_heat(hp_ds_state *s, uint64_t min_heat) { s->cfg.min_heat = min_heat; }
+
 size_t hp_ds_windows(const hp_ds_state *s, uint32_t window)
 {
     hp_estimate e;

@@ -120,6 +120,8 @@ static inline void hp_ds_access_pc(hp_ds_state *s, uint64_t pc, uint64_t addr)
  * how many. Uses the state's scratch memory (not concurrently with other calls on s). The trace
  * still buffered is not included: call hp_ds_burst_end first. */
 size_t hp_ds_hot(hp_ds_state *s, hp_ds_stream *out, size_t max);
+/* Changes the report threshold (e.g. a fraction of refs_seen, see docs/datastream.md). */
+void hp_ds_set_min_heat(hp_ds_state *s, uint64_t min_heat);
 /* Held windows of one length with count >= min_freq (for tests and tools). */
 size_t hp_ds_windows(const hp_ds_state *s, uint32_t window);
 

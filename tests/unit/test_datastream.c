@@ -337,6 +337,8 @@ TEST(periodic_trace_and_config_checks)
         for (uint32_t j = 0; j + 3 < out[i].len; j++) CHECK_EQ_U64(out[i].addr[j], out[i].addr[j + 3]);
     }
     CHECK(hp_ds_windows(s, 2) == 3);
+    hp_ds_set_min_heat(s, UINT64_MAX);
+    CHECK_EQ_U64(hp_ds_hot(s, out, 8), 0);
     free(mem);
     hp_ds_config bad = c;
     bad.min_window = 3;
