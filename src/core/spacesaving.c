@@ -227,7 +227,12 @@ static void take_counter(hp_spacesaving *s, uint32_t slot, uint64_t key, uint64_
     back[p] = slot;
     if (floor != 0) idx_delete(s, old); /* then the evicted key's: the shift sees the new key */
     else s->n++;
-    raise_to(s, p, count);
+    if (p + 1 < s->m && counts[p + 1] < count) {
+        raise_to(s, p, count);
+        return;
+    }
+    counts[p] = count; /* stays put (always for weight 1: the next run's count is >= floor + 1) */
+    s->first_end = p > 0 ? p - 1 : run_end(s, 0, counts[0]);
 }
 
 void hp_spacesaving_update(hp_spacesaving *s, uint64_t key, uint64_t weight)
