@@ -61,6 +61,17 @@ int stream_zipf(stream *s, double alpha, const bench_opts *o)
     return 0;
 }
 
+int stream_distinct(stream *s, const bench_opts *o)
+{
+    snprintf(s->name, sizeof s->name, "distinct");
+    s->n = o->items;
+    s->keys = malloc(s->n * sizeof *s->keys);
+    if (!s->keys) return -1;
+    /* zipf_key_of_rank is a bijection; ranks from 2^40 on are not Zipf ranks */
+    for (size_t i = 0; i < s->n; i++) s->keys[i] = zipf_key_of_rank(((uint64_t)1 << 40) + i);
+    return 0;
+}
+
 static uint64_t load_le64(const unsigned char *p)
 {
     uint64_t v = 0;

@@ -35,6 +35,9 @@ typedef struct stream {
 } stream;
 int stream_zipf(stream *s, double alpha, const bench_opts *o);
 int stream_file(stream *s, const char *path);
+/* o->items distinct keys ("distinct"): every update is a new key, the worst case of every summary
+ * (misses, evictions, purges); no key is hot, so only its rates mean something. */
+int stream_distinct(stream *s, const bench_opts *o);
 void stream_free(stream *s);
 
 typedef struct truth {

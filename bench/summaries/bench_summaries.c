@@ -2,6 +2,8 @@
  * answer, on Zipf streams and optionally on a recorded stream of uint64 keys; plus the multi-hash
  * interval profiler's weighted error E in the paper's configurations (bench_multihash.c).
  *
+ * Streams: Zipf alpha 0.8 / 1.0 / 1.2 / 1.5, then "distinct" (every key new: the worst case of
+ * every summary, rates only), then the recorded stream if one is given.
  * For each stream x summary x budget (4, 16, 64 KB) it measures, on one core:
  *   stream_mups  updates/s over the whole stream (weight 1 each, through the vtable)
  *   hot_mups     updates/s of the stream's hottest key once it is held (best of 3 rounds)
@@ -340,7 +342,7 @@ int main(int argc, char **argv)
         return 1;
     }
     fputs(CSV_HEADER, csv);
-    size_t max_rows = (N_ALPHAS + 1) * n_vts * 3;
+    size_t max_rows = (N_ALPHAS + 2) * n_vts * 3;
     row *rows = calloc(max_rows ? max_rows : 1, sizeof *rows);
     workspace *w = malloc(sizeof *w);
     if (!rows || !w) return 1;
@@ -349,6 +351,12 @@ int main(int argc, char **argv)
     for (size_t a = 0; a < N_ALPHAS; a++) {
         stream st;
         if (stream_zipf(&st, ALPHAS[a], &o)) return 1;
+        bench_stream(&st, vts, n_vts, &o, csv, rows, &n_rows, w);
+        stream_free(&st);
+    }
+    {
+        stream st;
+        if (stream_distinct(&st, &o)) return 1;
         bench_stream(&st, vts, n_vts, &o, csv, rows, &n_rows, w);
         stream_free(&st);
     }
