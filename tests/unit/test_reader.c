@@ -1,6 +1,6 @@
 /* test_reader.c — the profile reader on files built here with format.h's encoders: a good file,
  * many threads summed, every truncation of a good file, every single-bit flip, a wrong version,
- * an incomplete last group, bad record shapes. */
+ * an incomplete last group, bad record shapes, a bursty profile's sampling keys. */
 #include "analysis/profbuild.h"
 #include "analysis/profile.h"
 #include "core/crc32.h"
@@ -300,6 +300,63 @@ TEST(bad_record_shapes_are_errors)
     hp_pbuild_free(&b);
 }
 
+/* A bursty profile: sampling keys in the start INFO and in each group's INFO (the last group's
+ * per-thread values win); malformed values are warnings; exhaustive profiles have none of it. */
+TEST(reads_bursty_sampling_keys)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 5);
+    hp_pbuild_info(&b, "program=/bin/demo\nmode=bursty\nsample.methods=period=99,burst=1,jitter=20\n"
+                       "sample.methods.enabled=1\nsample.edges=period=x\nsample.callpairs=burst=10\n");
+    hp_pbuild_info(&b, "thread.1000.events.methods=5\nthread.1000.sampled.methods=1\n"); /* group 0's */
+    add_group(&b, 0, 1, 0, 0);
+    hp_pbuild_info(&b, "thread.1000=1 2 3 4 5 6\nthread.1000.seed=77\nthread.1000.events.methods=10000\n"
+                       "thread.1000.sampled.methods=100\nthread.1001.events.methods=5000\n"
+                       "thread.1001.sampled.methods=50\nthread.1001.sampled.bogus=3\n"
+                       "thread.1000.events.callpairs=12x\nthread.1000.events.datastream=7\n");
+    add_group(&b, 1, 2, HP_GROUP_FINAL, 0);
+    hp_pbuild_info(&b, "thread.1000.events.methods=1\n"); /* after the last group: ignored */
+    REQUIRE(b.ok);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "bursty", err, sizeof err);
+    hp_pbuild_free(&b);
+    REQUIRE(p != NULL);
+    CHECK(p->bursty);
+    const hp_sample_stat *m = &p->sample[HP_BURSTY_METHODS];
+    CHECK(m->known && m->enabled);
+    CHECK_EQ_U64(m->period, 99);
+    CHECK_EQ_U64(m->burst, 1);
+    CHECK_EQ_U64(m->jitter, 20);
+    CHECK_EQ_U64(m->events, 15000);
+    CHECK_EQ_U64(m->sampled, 150);
+    CHECK_NEAR(hp_profile_sample_frequency(p, HP_BURSTY_METHODS), 0.01, 1e-12);
+    const hp_sample_stat *cp = &p->sample[HP_BURSTY_CALL_PAIRS];
+    CHECK(cp->known && !cp->enabled);
+    CHECK_EQ_U64(cp->period, 1000); /* the default for a key left out */
+    CHECK_EQ_U64(cp->burst, 10);
+    CHECK_EQ_U64(cp->events, 0);
+    CHECK(!p->sample[HP_BURSTY_EDGES].known);
+    CHECK(has_warning(p, "sample.edges"));
+    CHECK(has_warning(p, "not a count: '12x'"));
+    CHECK_EQ_U64(p->sample[HP_BURSTY_DATA_STREAMS].events, 7);
+    CHECK(hp_profile_sample_frequency(p, HP_BURSTY_DATA_STREAMS) == 0.0);
+    CHECK(hp_profile_sample_frequency(p, 99) == 0.0);
+    const hp_func_stat *f = find_func(p, 0x401100); /* counts are read as they are */
+    REQUIRE(f != NULL);
+    CHECK_EQ_U64(f->calls, 26);
+    hp_profile_free(p);
+
+    hp_pbuild_init(&b, 5); /* the same keys in an exhaustive profile mean nothing */
+    hp_pbuild_info(&b, "mode=exhaustive\nsample.methods=period=99,burst=1,jitter=0\n");
+    hp_pbuild_info(&b, "thread.1000.events.methods=10000\n");
+    add_group(&b, 0, 1, HP_GROUP_FINAL, 0);
+    p = hp_profile_read_mem(b.buf, b.len, "exh", err, sizeof err);
+    hp_pbuild_free(&b);
+    REQUIRE(p != NULL);
+    CHECK(!p->bursty && !p->sample[HP_BURSTY_METHODS].known && p->sample[HP_BURSTY_METHODS].events == 0);
+    hp_profile_free(p);
+}
+
 TEST(missing_file_is_a_clear_error)
 {
     char err[256];
@@ -320,5 +377,6 @@ int main(void)
     RUN(no_group_is_readable_and_empty);
     RUN(bad_record_shapes_are_errors);
     RUN(missing_file_is_a_clear_error);
+    RUN(reads_bursty_sampling_keys);
     return test_main_end();
 }

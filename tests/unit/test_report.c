@@ -1,6 +1,7 @@
 /* test_report.c — report ordering (heat, calls, back-edges, name; ties broken by address), the
  * --top limit, text rows within 100 columns, crash/cut-short header lines, and JSON output that
- * a small strict JSON checker accepts even with hostile strings in the profile. */
+ * a small strict JSON checker accepts even with hostile strings in the profile; a bursty profile's
+ * counts shown as estimates (scaled, marked, with the sampled count and its interval). */
 #define _GNU_SOURCE
 #include "analysis/profbuild.h"
 #include "analysis/report.h"
@@ -102,6 +103,35 @@ static hp_profile *sample_profile(uint64_t flags, int64_t status)
     hp_pbuild_edges(&b, e, 1);
     if (flags != (uint64_t)-1) hp_pbuild_group_end(&b, 0, flags, status);
     hp_profile *p = hp_profile_read_mem(b.buf, b.len, "sample.data", err, sizeof err);
+    hp_pbuild_free(&b);
+    return p;
+}
+
+/* sample_profile's counts as a bursty profile: methods observed at 1/100, call pairs at 1/10,
+ * edges with no events (configured 10/(10+40) = 1/5 stands in). */
+static hp_profile *bursty_profile(void)
+{
+    hp_pbuild b;
+    char err[256];
+    hp_pbuild_init(&b, 7);
+    hp_pbuild_info(&b, "program=/bin/b\nmode=bursty\nsample.methods=period=99,burst=1,jitter=0\n"
+                       "sample.methods.enabled=1\nsample.callpairs=period=9,burst=1,jitter=0\n"
+                       "sample.callpairs.enabled=1\nsample.edges=period=40,burst=10,jitter=5\n");
+    hp_rec_func f[2] = {{0x500, 10, 0}, {0x2000, 1, 20}};
+    hp_rec_callpair c[1] = {{0x31, 0x500, 4}};
+    hp_rec_block map[2] = {{1, 1, 0x500}, {2, 0, 0x510}};
+    hp_rec_count bl[1] = {{2, 0, 60}};
+    hp_rec_edge e[1] = {{1, 2, 25}};
+    hp_pbuild_blockmap(&b, map, 2);
+    hp_pbuild_thread(&b, 1, 100);
+    hp_pbuild_funcs(&b, f, 2);
+    hp_pbuild_callpairs(&b, c, 1);
+    hp_pbuild_blocks(&b, bl, 1);
+    hp_pbuild_edges(&b, e, 1);
+    hp_pbuild_info(&b, "thread.1.events.methods=3100\nthread.1.sampled.methods=31\n"
+                       "thread.1.events.callpairs=3100\nthread.1.sampled.callpairs=310\n");
+    hp_pbuild_group_end(&b, 0, HP_GROUP_FINAL, 0);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "bursty.data", err, sizeof err);
     hp_pbuild_free(&b);
     return p;
 }
@@ -218,10 +248,75 @@ TEST(text_fits_100_columns_and_tells_the_run_state)
     hp_profile_free(p);
 }
 
+static int lines_fit(const char *text, size_t cols)
+{
+    for (const char *l = text; *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        if (n > cols) return 0;
+        l += n + (nl != NULL);
+    }
+    return 1;
+}
+
+TEST(bursty_counts_are_estimates)
+{
+    hp_profile *p = bursty_profile();
+    REQUIRE(p != NULL);
+    hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
+    REQUIRE(s != NULL);
+    hp_report_opts o = {0, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1};
+    size_t n;
+    char *text = render(p, s, o, &n);
+    REQUIRE(text != NULL);
+    CHECK(strstr(text, "est.heat") && strstr(text, "est.calls") && strstr(text, "est.count"));
+    CHECK(strstr(text, "~2100") != NULL); /* heat 21 / (31/3100) */
+    CHECK(strstr(text, "~1000") != NULL); /* calls 10 at 1/100 */
+    CHECK(strstr(text, "~40 ") != NULL);  /* pair 4 at 1/10 */
+    CHECK(strstr(text, "~300") != NULL);  /* block 60 at the configured 10/50 (no events) */
+    CHECK(strstr(text, "methods    on  S=99 B=1 jitter=0%  sampled 31/3100 = 0.010000 (B/(B+S) 0.010000)"));
+    CHECK(lines_fit(text, 100));
+    free(text);
+    o.format = HP_FORMAT_JSON;
+    char *json = render(p, s, o, &n);
+    REQUIRE(json != NULL);
+    CHECK(json_valid(json, n));
+    CHECK(strstr(json, "\"heat\": 2100, \"percent\": 67.74, \"calls\": 100, \"backedges\": 2000, "
+                       "\"estimated\": true, \"sampled\": 21, \"ci_lower\": ") != NULL);
+    CHECK(strstr(json, "\"count\": 40, \"percent\": 100.00, \"site\": \"0x31\", \"estimated\": true, "
+                       "\"sampled\": 4, ") != NULL);
+    CHECK(strstr(json, "\"methods\": {\"enabled\": true, \"period\": 99, \"burst\": 1, \"jitter\": 0, ") != NULL);
+    CHECK(strstr(json, "\"observed_frequency\": 0.1}") != NULL);
+    hp_osp_bound bd = hp_bursty_estimate(21, 0.01, 0.95);
+    char want[96];
+    snprintf(want, sizeof want, "\"ci_lower\": %.0f, \"ci_upper\": %.0f", bd.lower, bd.upper);
+    CHECK(strstr(json, want) != NULL);
+    CHECK(bd.lower < 2100 && 2100 < bd.upper);
+    free(json);
+    hp_sym_close(s);
+    hp_profile_free(p);
+
+    p = sample_profile(HP_GROUP_FINAL, 0); /* exhaustive: no estimates anywhere */
+    REQUIRE(p != NULL);
+    s = hp_sym_open(p->modules, p->nmodules);
+    json = render(p, s, o, &n);
+    REQUIRE(json != NULL);
+    CHECK(!strstr(json, "estimated") && !strstr(json, "sampling") && !strstr(json, "~"));
+    free(json);
+    o.format = HP_FORMAT_TEXT;
+    text = render(p, s, o, &n);
+    REQUIRE(text != NULL);
+    CHECK(!strstr(text, "est.") && !strstr(text, "~") && !strstr(text, "sampling"));
+    free(text);
+    hp_sym_close(s);
+    hp_profile_free(p);
+}
+
 int main(void)
 {
     RUN(sort_orders);
     RUN(json_is_valid_and_escaped);
     RUN(text_fits_100_columns_and_tells_the_run_state);
+    RUN(bursty_counts_are_estimates);
     return test_main_end();
 }
