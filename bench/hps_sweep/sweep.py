@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""bench/hps_sweep/sweep.py - timing, comparison, CSV, table and SVG of bench/hps_sweep/run.sh
+(standard library only).
+
+Holds: for each workload, one exhaustive run under `hotprof run` (the reference profile, also
+timed against one native run); then for each (burst, frequency) setting, RUNS paired rounds of
+(native, sampled) with the order alternating each round; the sampled profile of the first round
+is compared with the reference by `hotprof compare --format json`. A run's time is the user+sys
+CPU time of the process tree (os.wait4). Every run must exit 0 and print a line starting "ok".
+
+Period from frequency (HPS Section 5: frequency = burst / (burst + sparsity)):
+period = round(burst * (1/f - 1)).
+
+CSV columns: workload, burst, freq, period, native_s, sampled_s, slowdown, exhaustive_slowdown,
+hooks_only_slowdown (the hooked build under --mode off: the cost of the hooks' checks alone, which
+HPS's hardware removes and a software sampler pays at every frequency), methods_overlap, methods_overlap_max, methods_overlap_renorm, methods_recall10,
+callpairs_overlap, callpairs_overlap_max, callpairs_overlap_renorm, callpairs_recall10, runs.
+overlap is HPS's (shares of the whole profile; an identical profile scores overlap_max, not 1),
+overlap_renorm the renormalized variant (identical = 1); see docs/metrics.md.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BURSTS = [1, 10, 50, 100]
+FREQS = [100, 500, 1000, 5000, 10000]            # f = 1/x
+QUICK_SETTINGS = [(1, 100), (10, 1000), (100, 10000)]
+QUICK_SIZES = {"fft": "100", "heapsort": "200000", "lexgen": "50", "compress": "800",
+               "gametree": "8", "interp": "12", "nbody": "300", "mt_work": "150000"}
+CURRENT = []
+
+
+def log(msg):
+    print("[hps_sweep %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def on_signal(signum, frame):
+    for proc in CURRENT:
+        proc.kill()
+    sys.exit(128 + signum)
+
+
+def run_once(argv, timeout=3600):
+    """Runs argv; returns (cpu seconds, stdout+stderr text, exit status)."""
+    with tempfile.TemporaryFile() as out:
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        CURRENT[:] = [proc]
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > timeout:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.005)
+        CURRENT.clear()
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    return usage.ru_utime + usage.ru_stime, text, os.waitstatus_to_exitcode(status)
+
+
+def checked_run(argv):
+    cpu, text, rc = run_once(argv)
+    if rc != 0 or not any(line.startswith("ok") for line in text.splitlines()):
+        log("FAILED: %s (exit %d):\n%s" % (" ".join(argv), rc, text[-2000:]))
+        sys.exit(1)
+    return cpu
+
+
+def period_of(burst, inv_freq):
+    return max(1, round(burst * (inv_freq - 1)))
+
+
+def sample_args(burst, period):
+    spec = "period=%d,burst=%d" % (period, burst)
+    return ["--sample", "methods:" + spec, "--sample", "callpairs:" + spec]
+
+
+class Workload:
+    def __init__(self, args, name):
+        self.args, self.name = args, name
+        self.size = [QUICK_SIZES[name]] if args.small and name in QUICK_SIZES else []
+        self.native = [os.path.join(args.bin_dir, "native", name)] + self.size
+        self.hooked = [os.path.join(args.bin_dir, "hooked", name)] + self.size
+        self.reference = os.path.join(args.bin_dir, name + "-exhaustive.data")
+
+    def run_hooked(self, extra, profile):
+        return checked_run([self.args.hotprof, "run", "-q", "--seed", "1", "-o", profile]
+                           + extra + ["--"] + self.hooked)
+
+    def exhaustive(self):
+        native = checked_run(self.native)
+        return self.run_hooked([], self.reference) / native
+
+    def hooks_only(self):
+        """Slowdown of the hooks with nothing recorded (--mode off): HPS's "basic overhead" plus
+        the instrumentation checks, which a sampled run pays whatever its frequency."""
+        native = checked_run(self.native)
+        return checked_run([self.args.hotprof, "run", "-q", "--mode", "off", "--"] + self.hooked) / native
+
+    def timed_pairs(self, extra, profile):
+        """RUNS rounds of (native, sampled), order alternating; the first sampled profile is kept."""
+        natives, sampled = [], []
+        for r in range(self.args.runs):
+            out = profile if r == 0 else profile + ".tmp"
+            if r % 2 == 0:
+                natives.append(checked_run(self.native))
+                sampled.append(self.run_hooked(extra, out))
+            else:
+                sampled.append(self.run_hooked(extra, out))
+                natives.append(checked_run(self.native))
+            if r and os.path.exists(out):
+                os.unlink(out)
+        ratios = [s / n for s, n in zip(sampled, natives)]
+        return statistics.median(natives), statistics.median(sampled), statistics.median(ratios)
+
+    def compare(self, profile):
+        cpu, text, rc = run_once([self.args.hotprof, "compare", "--format", "json", profile,
+                                  self.reference])
+        if rc != 0:
+            log("compare failed for %s: %s" % (profile, text[-500:]))
+            return {}
+        start = text.find("{")
+        profiles = json.loads(text[start:])["profiles"]
+        return {p["type"]: p for p in profiles}
+
+
+def metrics_of(cmp, kind, prefix):
+    p = cmp.get(kind)
+    if not p:
+        return {prefix + k: "" for k in ("_overlap", "_overlap_max", "_overlap_renorm", "_recall10")}
+    return {prefix + "_overlap": round(p["overlap"], 6), prefix + "_overlap_max": round(p["overlap_max"], 6),
+            prefix + "_overlap_renorm": round(p["overlap_renormalized"], 6),
+            prefix + "_recall10": round(p["top_k"]["recall"], 6)}
+
+
+def settings(quick):
+    if quick:
+        return QUICK_SETTINGS
+    return [(b, f) for b in BURSTS for f in FREQS]
+
+
+def sweep_workload(args, name, rows, progress):
+    w = Workload(args, name)
+    ex_slow, off_slow = w.exhaustive(), w.hooks_only()
+    log("%-9s exhaustive: slowdown %.2fx, hooks only (--mode off): %.2fx" % (name, ex_slow, off_slow))
+    for burst, inv_freq in settings(args.quick):
+        period = period_of(burst, inv_freq)
+        profile = os.path.join(args.bin_dir, "%s-b%d-f%d.data" % (name, burst, inv_freq))
+        native_s, sampled_s, slow = w.timed_pairs(sample_args(burst, period), profile)
+        cmp = w.compare(profile)
+        row = {"workload": name, "burst": burst, "freq": "1/%d" % inv_freq, "period": period,
+               "native_s": round(native_s, 4), "sampled_s": round(sampled_s, 4),
+               "slowdown": round(slow, 4), "exhaustive_slowdown": round(ex_slow, 4),
+               "hooks_only_slowdown": round(off_slow, 4)}
+        row.update(metrics_of(cmp, "methods", "methods"))
+        row.update(metrics_of(cmp, "call_pairs", "callpairs"))
+        row["runs"] = args.runs
+        rows.append(row)
+        progress[0] += 1
+        log("%3d/%d %-9s B=%-3d f=1/%-5d P=%-7d slowdown %.3fx  overlap methods %s call pairs %s"
+            % (progress[0], progress[1], name, burst, inv_freq, period, slow,
+               row["methods_overlap"], row["callpairs_overlap"]))
+
+
+COLUMNS = ["workload", "burst", "freq", "period", "native_s", "sampled_s", "slowdown",
+           "exhaustive_slowdown", "hooks_only_slowdown", "methods_overlap", "methods_overlap_max", "methods_overlap_renorm",
+           "methods_recall10", "callpairs_overlap", "callpairs_overlap_max",
+           "callpairs_overlap_renorm", "callpairs_recall10", "runs"]
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def mean(values):
+    values = [v for v in values if v != ""]
+    return sum(values) / len(values) if values else float("nan")
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def summarize(rows):
+    """Per setting: mean overlaps over workloads and geomean slowdown."""
+    out = []
+    for key in sorted({(r["burst"], int(r["freq"][2:])) for r in rows}):
+        sel = [r for r in rows if (r["burst"], int(r["freq"][2:])) == key]
+        out.append({"burst": key[0], "inv_freq": key[1], "n": len(sel),
+                    "slowdown": geomean([r["slowdown"] for r in sel]),
+                    "m": mean([r["methods_overlap"] for r in sel]),
+                    "m_max": mean([r["methods_overlap_max"] for r in sel]),
+                    "m_ren": mean([r["methods_overlap_renorm"] for r in sel]),
+                    "c": mean([r["callpairs_overlap"] for r in sel]),
+                    "c_max": mean([r["callpairs_overlap_max"] for r in sel]),
+                    "c_ren": mean([r["callpairs_overlap_renorm"] for r in sel])})
+    return out
+
+
+def print_table(summary):
+    print("%6s %8s %10s %9s | %8s %7s %7s | %8s %7s %7s" % (
+        "burst", "freq", "workloads", "slowdown", "methods", "max", "renorm", "pairs", "max", "renorm"))
+    for s in summary:
+        print("%6d %8s %10d %8.3fx | %7.1f%% %6.1f%% %6.1f%% | %7.1f%% %6.1f%% %6.1f%%" % (
+            s["burst"], "1/%d" % s["inv_freq"], s["n"], s["slowdown"], 100 * s["m"], 100 * s["m_max"],
+            100 * s["m_ren"], 100 * s["c"], 100 * s["c_max"], 100 * s["c_ren"]))
+    print("overlap: HPS section 5 (mean over workloads); max: the exhaustive profile against itself;"
+          " renorm: renormalized overlap; slowdown: geomean of sampled/native CPU time.")
+
+
+COLORS = {1: "#1b9e77", 10: "#d95f02", 50: "#7570b3", 100: "#e7298a"}
+
+
+def svg_panel(summary, key, title, x0, y0, w, h):
+    xs = [100 * (s["slowdown"] - 1) for s in summary]
+    xmin, xmax = min(xs + [0]), max(xs + [1])
+    pad = 0.05 * (xmax - xmin or 1)
+    xmin, xmax = xmin - pad, xmax + pad
+    sx = lambda x: x0 + (x - xmin) / (xmax - xmin) * w
+    sy = lambda y: y0 + h - y / 100 * h
+    parts = ['<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#888"/>' % (x0, y0, w, h),
+             '<text x="%g" y="%g" font-size="13" text-anchor="middle">%s</text>' % (x0 + w / 2, y0 - 8, title)]
+    for yv in range(0, 101, 20):
+        parts.append('<text x="%g" y="%g" font-size="10" text-anchor="end">%d%%</text>' % (x0 - 4, sy(yv) + 3, yv))
+    for i in range(5):
+        xv = xmin + i * (xmax - xmin) / 4
+        parts.append('<text x="%g" y="%g" font-size="10" text-anchor="middle">%.1f%%</text>' % (sx(xv), y0 + h + 14, xv))
+    parts.append('<text x="%g" y="%g" font-size="11" text-anchor="middle">overhead (CPU time vs native)</text>'
+                 % (x0 + w / 2, y0 + h + 30))
+    for b in sorted({s["burst"] for s in summary}):
+        pts = [(sx(100 * (s["slowdown"] - 1)), sy(100 * s[key]), s["inv_freq"]) for s in summary
+               if s["burst"] == b and not math.isnan(s[key])]
+        if len(pts) > 1:
+            parts.append('<polyline fill="none" stroke="%s" points="%s"/>' % (
+                COLORS.get(b, "#333"), " ".join("%.1f,%.1f" % (x, y) for x, y, _ in pts)))
+        for x, y, f in pts:
+            parts.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>burst %d, f=1/%d</title></circle>'
+                         % (x, y, COLORS.get(b, "#333"), b, f))
+    return parts
+
+
+def write_svg(path, summary):
+    w, h = 860, 380
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif">' % (w, h),
+             '<rect width="100%" height="100%" fill="white"/>',
+             '<text x="%d" y="20" font-size="15" text-anchor="middle">HPS bursty sampling: accuracy (overlap) vs overhead'
+             '</text>' % (w // 2)]
+    parts += svg_panel(summary, "m", "hot methods (heat)", 60, 50, 330, 260)
+    parts += svg_panel(summary, "c", "hot call pairs", 480, 50, 330, 260)
+    for i, b in enumerate(sorted({s["burst"] for s in summary})):
+        parts.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="11">burst %d</text>'
+                     % (60 + 110 * i, h - 22, COLORS.get(b, "#333"), 76 + 110 * i, h - 12, b))
+    parts.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(parts) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--hotprof", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", type=int, default=0)
+    ap.add_argument("--small", type=int, default=0)
+    ap.add_argument("--workloads", required=True)
+    ap.add_argument("--csv", required=True)
+    ap.add_argument("--svg", required=True)
+    args = ap.parse_args()
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    names = args.workloads.split()
+    rows, progress = [], [0, len(names) * len(settings(args.quick))]
+    for name in names:
+        sweep_workload(args, name, rows, progress)
+        write_csv(args.csv, rows)  # partial results survive an interrupted sweep
+    summary = summarize(rows)
+    print_table(summary)
+    for name in names:
+        r = next(r for r in rows if r["workload"] == name)
+        print("%-9s exhaustive %.2fx, hooks only (--mode off) %.2fx" % (
+            name, r["exhaustive_slowdown"], r["hooks_only_slowdown"]))
+    write_svg(args.svg, summary)
+
+
+if __name__ == "__main__":
+    main()
