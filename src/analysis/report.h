@@ -4,6 +4,8 @@
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
  * Ordering is total and deterministic: ties fall back to the address (then the callee).
+ * A bursty profile's counts are shown as estimates (sampled / observed frequency of the table's
+ * profile type, see report.c); the order is the same as by sampled count.
  */
 #ifndef HOTPROF_ANALYSIS_REPORT_H
 #define HOTPROF_ANALYSIS_REPORT_H
