@@ -4,8 +4,11 @@
  * order the runtimes would link them. Serialized form: kind u32, version u32, slots u32, n u32,
  * total u64, calls u64, then (value u64, count u64) per entry in list order.
  * The scan is the runtimes' (the list has no index, by definition), done in two passes: a match
- * test four entries per branch, then, only for a miss on a full list, a branch-free search of the
- * first smallest count; the result is the runtimes' one-pass loop's (tested against it).
+ * test four entries per branch, then, only for a miss on a full list, the first smallest count —
+ * remembered in min_hint, which stays right while misses decrement or replace that entry at the
+ * same count (the common case: each miss on a full list hits it again) and is dropped when it
+ * grows; a branch-free search finds it again. The list is the runtimes' one-pass loop's (tested
+ * against it after every update). min_hint is not serialized (0 on load).
  */
 #include "core/valuelist.h"
 #include "core/bytes.h"
@@ -13,7 +16,7 @@
 #define VL_VERSION 1u
 
 struct hp_valuelist {
-    uint32_t policy, slots, n, reserved;
+    uint32_t policy, slots, n, min_hint; /* min_hint: first-minimum position + 1, 0 = not known */
     uint64_t total, calls;
 };
 
@@ -29,7 +32,7 @@ hp_valuelist *hp_valuelist_init(void *mem, size_t budget, int policy, uint32_t s
     vl->policy = (uint32_t)policy;
     vl->slots = slots;
     vl->n = 0;
-    vl->reserved = 0;
+    vl->min_hint = 0;
     vl->total = 0;
     vl->calls = 0;
     return vl;
@@ -99,17 +102,25 @@ void hp_valuelist_update(hp_valuelist *vl, uint64_t value, uint64_t weight)
     uint32_t n = vl->n, i = find_value(e, n, value);
     if (i < n) {
         e[i].count = sat_add(e[i].count, weight);
+        if (i + 1 == vl->min_hint) vl->min_hint = 0; /* the first minimum grew */
         return;
     }
     if (n < vl->slots) {
         e[n].value = value;
         e[n].count = weight;
         vl->n = n + 1;
+        vl->min_hint = 0;
         return;
     }
-    hp_valuelist_entry *min = &e[first_min(e, n)];
+    if (!vl->min_hint) vl->min_hint = first_min(e, n) + 1;
+    hp_valuelist_entry *min = &e[vl->min_hint - 1];
+    uint64_t m = min->count;
     if (vl->policy == HP_VALUELIST_LLVM) llvm_full(min, value, weight);
     else gcc_full(min, value, weight);
+    /* It stays the first minimum unless it now holds more than m (replaced with a weight > m):
+     * a decrement only lowers it, a replacement with count m keeps it equal, and every entry
+     * before it holds more than m. */
+    if (min->count > m) vl->min_hint = 0;
 }
 
 /* ---- vtable glue ---- */
