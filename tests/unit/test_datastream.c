@@ -7,7 +7,7 @@
  * documented bound [occurrences wholly inside one processed trace, all occurrences + N/m]; the
  * same under bursty feeding (only every n-th window of the trace is seen); merging two threads'
  * states; serialize round trip; corrupt and truncated input rejected; a periodic trace (cycle of
- * windows) and references with pcs.
+ * windows), references with pcs, and two streams sharing a prefix.
  */
 #include "core/datastream.h"
 #include "core/crc32.h"
@@ -379,6 +379,40 @@ TEST(pc_distinguishes_streams)
     free(mem);
 }
 
+/* S1 = P X and S2 = P Y share a 6-reference prefix P: windows of 8 tell them apart, so both are
+ * reported exactly, and P itself (hotter than either: it occurs in both) is reported too. */
+TEST(streams_sharing_a_prefix)
+{
+    void *mem;
+    hp_ds_config c;
+    hp_ds_default_config(&c);
+    c.min_heat = 2000;
+    hp_ds_state *s = new_state(&c, &mem);
+    REQUIRE(s);
+    hp_rng r;
+    hp_rng_seed(&r, 3);
+    for (int i = 0; i < 2000; i++) {
+        for (uint64_t j = 0; j < 6; j++) hp_ds_access(s, 0x1000 + 8 * j);
+        for (uint64_t j = 0; j < 4; j++) hp_ds_access(s, (i & 1 ? 0x2000 : 0x3000) + 8 * j);
+        for (uint64_t g = 1 + hp_rng_below(&r, 20); g; g--) hp_ds_access(s, noise_addr(&r));
+    }
+    hp_ds_burst_end(s);
+    hp_ds_stream out[8];
+    size_t n = hp_ds_hot(s, out, 8);
+    REQUIRE(n == 3);
+    CHECK_EQ_U64(out[0].len, 6); /* P: heat 6 x 2000 */
+    CHECK(out[0].freq >= 1999 && out[0].freq <= 2000);
+    for (size_t i = 1; i < 3; i++) {
+        CHECK_EQ_U64(out[i].len, 10);
+        CHECK_EQ_U64(out[i].addr[5], 0x1028);
+        CHECK(out[i].addr[6] == 0x2000 || out[i].addr[6] == 0x3000);
+        CHECK_EQ_U64(out[i].addr[9], out[i].addr[6] + 24);
+        CHECK(out[i].freq >= 998 && out[i].freq <= 1000);
+    }
+    CHECK(out[1].addr[6] != out[2].addr[6]);
+    free(mem);
+}
+
 int main(void)
 {
     RUN(finds_planted_streams_exactly);
@@ -388,5 +422,6 @@ int main(void)
     RUN(corrupt_input_rejected);
     RUN(periodic_trace_and_config_checks);
     RUN(pc_distinguishes_streams);
+    RUN(streams_sharing_a_prefix);
     return test_main_end();
 }
