@@ -57,12 +57,19 @@ void hp_topheap_clear(hp_topheap *h)
 
 const hp_topentry *hp_topheap_entries(const hp_topheap *h) { return heap_e(h); }
 
+/* Home slot: Fibonacci hashing (the top bits of key * 2^64/phi depend on every key bit; the
+ * index size is a power of two), one multiply: a sift re-probes every entry it moves. */
+static uint32_t idx_home(const hp_topheap *h, uint64_t key)
+{
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctz(h->idx_mask + 1)));
+}
+
 /* Index slot holding key, or the empty slot where it would go. */
 static uint32_t idx_probe(const hp_topheap *h, uint64_t key)
 {
     const uint32_t *idx = heap_idx(h);
     const hp_topentry *e = heap_e(h);
-    uint32_t s = (uint32_t)hp_mix64(key) & h->idx_mask;
+    uint32_t s = idx_home(h, key);
     while (idx[s] && e[idx[s] - 1].key != key) s = (s + 1) & h->idx_mask;
     return s;
 }
@@ -82,7 +89,7 @@ static void idx_delete(hp_topheap *h, uint32_t s)
     for (;;) {
         j = (j + 1) & h->idx_mask;
         if (!idx[j]) break;
-        uint32_t home = (uint32_t)hp_mix64(e[idx[j] - 1].key) & h->idx_mask;
+        uint32_t home = idx_home(h, e[idx[j] - 1].key);
         /* move j into the hole unless its home lies cyclically in (hole, j] */
         int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!stays) { idx[hole] = idx[j]; hole = j; }

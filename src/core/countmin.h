@@ -20,7 +20,8 @@
  * hp_topheap: a min-heap of (key, count) with an open-addressing index from key to heap slot,
  * so membership, raise and replace-the-minimum cost O(log cap). Invariants: heap order on count;
  * idx[s] == pos + 1 for exactly the slots holding a live key, 0 for empty; linear probing with
- * backward-shift deletion (no tombstones); index size a power of two >= 2 * cap.
+ * backward-shift deletion (no tombstones), home slot by Fibonacci hashing; index size a power of
+ * two >= 2 * cap.
  */
 #ifndef HOTPROF_CORE_COUNTMIN_H
 #define HOTPROF_CORE_COUNTMIN_H

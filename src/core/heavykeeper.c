@@ -108,9 +108,14 @@ static hk_bucket *hk_bucket_at(const hp_heavykeeper *hk, int j, uint64_t h)
 
 static uint32_t sat_add32(uint32_t a, uint64_t b) { return b >= (uint64_t)(UINT32_MAX - a) ? UINT32_MAX : a + (uint32_t)b; }
 
+static inline double decay_probability(uint32_t count) /* count < HK_NO_DECAY_COUNT */
+{
+    return HK_POW_LO[count & 63] * HK_POW_HI[count >> 6];
+}
+
 double hp_heavykeeper_decay_probability(uint32_t count)
 {
-    return count >= HK_NO_DECAY_COUNT ? 0.0 : HK_POW_LO[count & 63] * HK_POW_HI[count >> 6];
+    return count >= HK_NO_DECAY_COUNT ? 0.0 : decay_probability(count);
 }
 
 /* `units` unit updates of fingerprint fp against an occupied bucket holding another fingerprint. */
@@ -118,7 +123,7 @@ static void hk_decay(hp_heavykeeper *hk, hk_bucket *b, uint32_t fp, uint64_t uni
 {
     while (units > 0) {
         if (b->count >= HK_NO_DECAY_COUNT) return;
-        double p = hp_heavykeeper_decay_probability(b->count);
+        double p = decay_probability(b->count);
         uint64_t misses = units == 1 ? (hp_rng_double(&hk->rng) < p ? 0 : 1) : hp_rng_geometric(&hk->rng, p);
         if (misses >= units) return;
         units -= misses + 1;
