@@ -319,13 +319,12 @@ static HP_NOINST __attribute__((noinline, cold)) void datastream_sample(hp_threa
 
 /* Exhaustive: count. Bursty: only the datastream type's flag is read (memory references are not
  * boundary events), and a sampled reference goes to datastream_sample. */
-#define MEM_HOOK(name, field, type)                                                                \
+#define MEM_HOOK(name, field, is_store, type)                                                      \
     HP_API HP_NO_ICF void name(type *addr)                                                         \
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
         if (HP_UNLIKELY(t->bursty)) {                                                              \
-            if (HP_UNLIKELY(hp_bursty_on(&t->bs) & BIT_STREAMS))                                   \
-                datastream_sample(t, addr, sizeof #field == sizeof "stores");                      \
+            if (HP_UNLIKELY(hp_bursty_on(&t->bs) & BIT_STREAMS)) datastream_sample(t, addr, is_store); \
             return;                                                                                \
         }                                                                                          \
         HP_BUMP(&t->tot.field);                                                                    \
@@ -340,16 +339,16 @@ static HP_NOINST __attribute__((noinline, cold)) void datastream_sample(hp_threa
         HP_BUMP(&t->tot.field);                                                                    \
     }
 
-MEM_HOOK(__sanitizer_cov_load1, loads, uint8_t)
-MEM_HOOK(__sanitizer_cov_load2, loads, uint16_t)
-MEM_HOOK(__sanitizer_cov_load4, loads, uint32_t)
-MEM_HOOK(__sanitizer_cov_load8, loads, uint64_t)
-MEM_HOOK(__sanitizer_cov_load16, loads, __int128)
-MEM_HOOK(__sanitizer_cov_store1, stores, uint8_t)
-MEM_HOOK(__sanitizer_cov_store2, stores, uint16_t)
-MEM_HOOK(__sanitizer_cov_store4, stores, uint32_t)
-MEM_HOOK(__sanitizer_cov_store8, stores, uint64_t)
-MEM_HOOK(__sanitizer_cov_store16, stores, __int128)
+MEM_HOOK(__sanitizer_cov_load1, loads, 0, uint8_t)
+MEM_HOOK(__sanitizer_cov_load2, loads, 0, uint16_t)
+MEM_HOOK(__sanitizer_cov_load4, loads, 0, uint32_t)
+MEM_HOOK(__sanitizer_cov_load8, loads, 0, uint64_t)
+MEM_HOOK(__sanitizer_cov_load16, loads, 0, __int128)
+MEM_HOOK(__sanitizer_cov_store1, stores, 1, uint8_t)
+MEM_HOOK(__sanitizer_cov_store2, stores, 1, uint16_t)
+MEM_HOOK(__sanitizer_cov_store4, stores, 1, uint32_t)
+MEM_HOOK(__sanitizer_cov_store8, stores, 1, uint64_t)
+MEM_HOOK(__sanitizer_cov_store16, stores, 1, __int128)
 COUNT_HOOK(__sanitizer_cov_trace_cmp1, cmps, (uint8_t a, uint8_t b))
 COUNT_HOOK(__sanitizer_cov_trace_cmp2, cmps, (uint16_t a, uint16_t b))
 COUNT_HOOK(__sanitizer_cov_trace_cmp4, cmps, (uint32_t a, uint32_t b))
