@@ -22,14 +22,14 @@ static void usage(const char *argv0)
     fprintf(stderr,
             "usage: %s [--items N | --large] [--universe N] [--seed N] [--hot-reps N]\n"
             "          [--csv PATH] [--keys FILE] [--only NAME[,NAME...]]\n"
-            "  --keys FILE  a recorded event stream: raw little-endian uint64 keys\n"
+            "  --keys FILE  a recorded event stream: raw little-endian uint64 keys (may repeat)\n"
             "  --only LIST  only the summaries named (comma-separated registry names)\n",
             argv0);
 }
 
 int parse_opts(bench_opts *o, int argc, char **argv, const char *default_csv)
 {
-    *o = (bench_opts){1000000, 1u << 20, 0x686f7470726f66ull, 20000000, default_csv, NULL, NULL};
+    *o = (bench_opts){1000000, 1u << 20, 0x686f7470726f66ull, 20000000, default_csv, NULL, {NULL}, 0, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--large")) { o->items = 10000000; continue; }
@@ -39,7 +39,11 @@ int parse_opts(bench_opts *o, int argc, char **argv, const char *default_csv)
         else if (!strcmp(a, "--seed")) o->seed = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--hot-reps")) o->hot_reps = strtoull(v, NULL, 0);
         else if (!strcmp(a, "--csv")) o->csv_path = v;
-        else if (!strcmp(a, "--keys")) o->keys_path = v;
+        else if (!strcmp(a, "--keys")) {
+            if (o->n_keys == BENCH_MAX_KEYS) { usage(argv[0]); return -1; }
+            if (!o->keys_path) o->keys_path = v;
+            o->keys_paths[o->n_keys++] = v;
+        }
         else if (!strcmp(a, "--only")) o->only = v;
         else { usage(argv[0]); return -1; }
         i++;

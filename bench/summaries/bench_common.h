@@ -14,13 +14,17 @@
 #define N_ALPHAS 4
 extern const double ALPHAS[N_ALPHAS];
 
+#define BENCH_MAX_KEYS 8
+
 typedef struct bench_opts {
     size_t items;         /* per Zipf stream (default 10^6; --large: 10^7) */
     uint32_t universe;    /* Zipf ranks */
     uint64_t seed;
     size_t hot_reps;      /* updates in the hot-key loop */
     const char *csv_path;
-    const char *keys_path; /* optional recorded stream */
+    const char *keys_path; /* optional recorded stream (the first --keys) */
+    const char *keys_paths[BENCH_MAX_KEYS]; /* every --keys, in order (bench_summaries runs all) */
+    size_t n_keys;
     const char *only;      /* NULL, or a comma-separated list of summary names to run */
 } bench_opts;
 

@@ -3,7 +3,7 @@
  * interval profiler's weighted error E in the paper's configurations (bench_multihash.c).
  *
  * Streams: Zipf alpha 0.8 / 1.0 / 1.2 / 1.5, then "distinct" (every key new: the worst case of
- * every summary, rates only), then the recorded stream if one is given.
+ * every summary, rates only), then each recorded stream given with --keys (bench/streams/).
  * For each stream x summary x budget (4, 16, 64 KB) it measures, on one core:
  *   stream_mups  updates/s over the whole stream (weight 1 each, through the vtable)
  *   hot_mups     updates/s of the stream's hottest key once it is held (best of 3 rounds)
@@ -342,7 +342,7 @@ int main(int argc, char **argv)
         return 1;
     }
     fputs(CSV_HEADER, csv);
-    size_t max_rows = (N_ALPHAS + 2) * n_vts * 3;
+    size_t max_rows = (N_ALPHAS + 2 + o.n_keys) * n_vts * 3;
     row *rows = calloc(max_rows ? max_rows : 1, sizeof *rows);
     workspace *w = malloc(sizeof *w);
     if (!rows || !w) return 1;
@@ -360,12 +360,13 @@ int main(int argc, char **argv)
         bench_stream(&st, vts, n_vts, &o, csv, rows, &n_rows, w);
         stream_free(&st);
     }
-    if (o.keys_path) {
+    for (size_t k = 0; k < o.n_keys; k++) {
         stream st;
-        if (stream_file(&st, o.keys_path)) return 1;
+        if (stream_file(&st, o.keys_paths[k])) return 1;
         bench_stream(&st, vts, n_vts, &o, csv, rows, &n_rows, w);
         stream_free(&st);
-    } else {
+    }
+    if (o.n_keys == 0) {
         printf("note: no recorded event stream given (--keys FILE of little-endian uint64 keys); "
                "Zipf streams only\n");
     }

@@ -7,8 +7,9 @@
 #   bench/summaries/run.sh --summaries-only [...]   skip the multi-hash benchmark (and its outputs)
 #   bench/summaries/run.sh --only spacesaving,tnv   only the summaries named (the CSV then holds
 #                                                   only those rows)
-# Recorded stream: none exists in the repository yet (no runtime recorder dumps raw keys so far);
-# until one does, only the Zipf streams run, and the bench says so.
+# Recorded streams: bench/streams/record.sh writes build/streams/interp.calls (call pairs) and
+# build/streams/lexgen.values (<pc, value> tuples); when they exist they are added as --keys
+# (run record.sh first to include them; without them only the synthetic streams run, with a note).
 # Timings are only meaningful on a quiet machine; the bench runs on one core (pinned when taskset
 # exists).
 set -eu
@@ -20,7 +21,12 @@ make -s -C bench/summaries
 mkdir -p bench/results
 pin=""
 if command -v taskset >/dev/null 2>&1; then pin="taskset -c $(($(nproc) - 1))"; fi
-$pin build/bench/summaries/bench_summaries --csv bench/results/summaries.csv "$@"
+recorded=""
+for f in build/streams/interp.calls build/streams/lexgen.values; do
+    if [ -s "$f" ]; then recorded="$recorded --keys $f"; fi
+done
+# shellcheck disable=SC2086 # $recorded is a list of options
+$pin build/bench/summaries/bench_summaries --csv bench/results/summaries.csv $recorded "$@"
 if [ "$multihash" = 0 ]; then
     python3 bench/summaries/plot.py bench/results/summaries.csv bench/results/summaries.svg
 elif [ -x build/bench/summaries/bench_multihash ]; then
