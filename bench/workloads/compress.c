@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_KB 8192
+#define DEFAULT_KB 11264
 #define PASSES 2
 #define WBITS 15
 #define WSIZE (1 << WBITS)

@@ -19,7 +19,7 @@
 
 #define LOG2N 14
 #define N (1u << LOG2N)
-#define DEFAULT_ROUNDS 1000
+#define DEFAULT_ROUNDS 1250
 static const double PI = 3.14159265358979323846;
 
 typedef struct { double re, im; } cpx;

@@ -13,7 +13,8 @@
  * best moves and node counts of the deep searches) and exits 0, or an error
  * and exits 1.
  *
- * Usage: gametree [size]   size = iterative-deepening depth of the deep search.
+ * Usage: gametree [size] [positions]   size = iterative-deepening depth of the
+ * deep search; positions = number of random openings searched (default 10).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +24,8 @@
 #define ROWS 6
 #define WIN_SCORE 100000
 #define INF 1000000
-#define POSITIONS 8
+#define DEFAULT_POSITIONS 10
+#define MAX_POSITIONS 1000
 #define CHECK_DEPTH 5
 #define DEFAULT_DEPTH 11
 
@@ -250,10 +252,13 @@ static uint64_t deep_search(board *b, int player, int max_depth, uint64_t h)
 int main(int argc, char **argv)
 {
     int depth = argc > 1 ? atoi(argv[1]) : DEFAULT_DEPTH;
+    int positions = argc > 2 ? atoi(argv[2]) : DEFAULT_POSITIONS;
     if (depth < 1 || depth > 24)
         depth = DEFAULT_DEPTH;
+    if (positions < 1 || positions > MAX_POSITIONS)
+        positions = DEFAULT_POSITIONS;
     uint64_t h = 0xcbf29ce484222325ull;
-    for (int p = 0; p < POSITIONS; p++) {
+    for (int p = 0; p < positions; p++) {
         board b;
         int player;
         random_position(&b, &player);

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define DEFAULT_SIZE 1500000L
+#define DEFAULT_SIZE 1800000L
 #define ARRAYS 4
 
 typedef int (*cmp_fn)(int32_t, int32_t);

@@ -27,7 +27,7 @@
 #define SETW (MAXN / 64)
 #define MAXD 1024
 #define ROUNDS 16
-#define DEFAULT_KB 500
+#define DEFAULT_KB 700
 
 enum { N_EPS, N_SET, N_ACC };
 

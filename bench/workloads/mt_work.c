@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define DEFAULT_SIZE 1500000L
+#define DEFAULT_SIZE 2000000L
 #define DEFAULT_THREADS 4
 #define MAX_THREADS 64
 #define LEAF_ROUNDS 24

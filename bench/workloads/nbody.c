@@ -25,7 +25,7 @@
 #define DENSITY 0.8
 #define RCUT 2.5
 #define DT 0.002
-#define DEFAULT_STEPS 3000
+#define DEFAULT_STEPS 3500
 #define DRIFT_BOUND 2e-4
 #define CHECK_EVERY 250
 
