@@ -4,7 +4,7 @@
 Holds: for each workload, RUNS rounds; in each round every variant (native,
 then one per hook set, the order rotated by one each round so no variant is
 always first) runs once, back to back, so native and instrumented runs see the
-same machine load. A run's time is the user+sys CPU time of the process tree
+same machine load; sizes are BENCH_SIZES (QUICK_SIZES with --quick). A run's time is the user+sys CPU time of the process tree
 (os.wait4 rusage) and its wall time; instrumented runs go through
 `hotprof run -q --seed 1 -o FILE -- prog [size]` and the profile is deleted.
 
@@ -12,7 +12,7 @@ Checks: every run exits 0 and prints a line starting with "ok" (the workloads
 verify their own results); otherwise it stops with an error.
 
 Output: the CSV (workload, hooks, native_s, instrumented_s, slowdown, runs,
-then wall-clock columns) and a table on stdout. slowdown is the median over
+then wall-clock columns and the workload's arguments) and a table on stdout. slowdown is the median over
 rounds of the paired ratio instrumented/native (CPU time); native_s and
 instrumented_s are the medians of the times. A "geomean" row per hook set
 closes the table.
@@ -27,8 +27,12 @@ import sys
 import tempfile
 import time
 
+# Arguments per workload. The overhead budget (< 30 min on 2 cores, 5 runs, 4 hook sets at
+# 7-20x) sets BENCH_SIZES a little below the workloads' own defaults (about 1 s native each).
+BENCH_SIZES = {"fft": "1000", "heapsort": "1500000", "lexgen": "500", "compress": "8192",
+               "gametree": "11 8", "interp": "30", "nbody": "3000", "mt_work": "1500000"}
 QUICK_SIZES = {"fft": "200", "heapsort": "400000", "lexgen": "100", "compress": "1600",
-               "gametree": "9", "interp": "18", "nbody": "600", "mt_work": "300000"}
+               "gametree": "9 8", "interp": "18", "nbody": "600", "mt_work": "300000"}
 
 
 def log(msg):
@@ -69,7 +73,7 @@ def run_once(argv, timeout):
 
 def command(args, variant, workload, size, profile):
     prog = os.path.join(args.bin_dir, variant, workload)
-    tail = [prog] + ([size] if size else [])
+    tail = [prog] + size.split()
     if variant == "native":
         return tail
     return [args.hotprof, "run", "-q", "--seed", "1", "-o", profile, "--"] + tail
@@ -88,7 +92,7 @@ def measure_one(args, variant, workload, size, profile, timeout):
 
 
 def measure_workload(args, workload, variants, done, total, t0):
-    size = QUICK_SIZES.get(workload, "") if args.quick else ""
+    size = (QUICK_SIZES if args.quick else BENCH_SIZES).get(workload, "")
     profile = os.path.join(args.bin_dir, "profile-%s.data" % workload)
     times = {v: [] for v in variants}
     native_cpu = None
@@ -138,13 +142,13 @@ def geomean_rows(rows, hooks, runs):
         g = {k: geomean([r[k] for r in sel]) for k in
              ("native_s", "instrumented_s", "slowdown", "native_wall_s",
               "instrumented_wall_s", "wall_slowdown")}
-        g.update({"workload": "geomean", "hooks": h, "runs": runs})
+        g.update({"workload": "geomean", "hooks": h, "runs": runs, "args": ""})
         out.append(g)
     return out
 
 
 COLUMNS = ["workload", "hooks", "native_s", "instrumented_s", "slowdown", "runs",
-           "native_wall_s", "instrumented_wall_s", "wall_slowdown"]
+           "native_wall_s", "instrumented_wall_s", "wall_slowdown", "args"]
 
 
 def write_csv(path, rows):
@@ -185,7 +189,8 @@ def main():
     rows = []
     for w in workloads:
         times, done = measure_workload(args, w, variants, done, total, t0)
-        rows += rows_for(w, times, hooks, args.runs)
+        size = (QUICK_SIZES if args.quick else BENCH_SIZES).get(w, "")
+        rows += [dict(r, args=size) for r in rows_for(w, times, hooks, args.runs)]
     rows += geomean_rows(rows, hooks, args.runs)
     write_csv(args.csv, rows)
     print_table(rows, hooks, args.runs, args.quick)

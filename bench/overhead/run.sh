@@ -13,6 +13,7 @@
 # Output: a table of median slowdowns (instrumented / native) on stdout,
 # bench/results/overhead.csv and bench/results/overhead.svg. Progress on stderr.
 #
+# Sizes: measure.py BENCH_SIZES (a little below the workload defaults, for the budget).
 # Usage: bench/overhead/run.sh [--quick] [--runs N] [--hooks "functions blocks ..."]
 #                              [--workloads "fft heapsort ..."] [--results DIR]
 #   --quick  smaller sizes (about 1/5 of the default work) and 3 runs unless --runs is given.
