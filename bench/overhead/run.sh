@@ -29,7 +29,7 @@ WORKLOADS="fft heapsort lexgen compress gametree interp nbody mt_work"
 RESULTS="$ROOT/bench/results"
 NATIVE_CC=${NATIVE_CC:-clang}
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
