@@ -2,7 +2,7 @@
  *
  * Layout in the caller's buffer:
  *   hp_heavykeeper header | hk_bucket buckets[HP_HK_ARRAYS * width] | hp_topheap
- * Serialized form: kind u32, version u32, seed u64, width u32, heap cap u32, total u64,
+ * Serialized form (version 2): kind u32, version u32, seed u64, width u32, heap cap u32, total u64,
  * rng state 4 x u64, buckets (fp u32, count u32), heap size u32, (key u64, count u64) entries.
  */
 #include "core/heavykeeper.h"

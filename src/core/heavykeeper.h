@@ -1,7 +1,8 @@
 /* heavykeeper.h — HeavyKeeper top-k (Gong et al., USENIX ATC 2018).
  *
- * d = 2 arrays of w buckets, each (32-bit fingerprint, 32-bit count), one seeded hash per array;
- * plus an indexed min-heap of the top candidates (hp_topheap, from countmin.h).
+ * d = 2 arrays of w buckets, each (32-bit fingerprint, 32-bit count), bucket h_j(K) per array
+ * (from one seeded hash of K); plus an indexed min-heap of the top candidates (hp_topheap, from
+ * countmin.h).
  * Update of key K with fingerprint F, in each array at bucket B = h_j(K):
  *   B empty            -> B = (F, 1)
  *   B.fp == F          -> B.count += 1
@@ -19,8 +20,8 @@
  * Merge is not supported (the decay is order-dependent): merge() returns -1.
  * Budget split: a quarter of the budget for the heap, the rest for buckets.
  * Cost: one hp_mix64 per update gives the fingerprint (low 32 bits) and both buckets (one
- * multiply each); decay probabilities come from a table (no pow()); the heap is offered the
- * estimate only when it can change (a full heap's minimum below it, or the key held).
+ * multiply each); decay probabilities come from a table (no pow()); the heap offer is skipped
+ * when the heap is full and the estimate is not above its minimum (it would change nothing).
  */
 #ifndef HOTPROF_CORE_HEAVYKEEPER_H
 #define HOTPROF_CORE_HEAVYKEEPER_H
