@@ -701,6 +701,14 @@ static int get_level(const hp_ds_state *s, hp_ds_level *lv, hp_rbuf *r)
     return 0;
 }
 
+int hp_ds_peek_config(const void *buf, size_t len, hp_ds_config *out)
+{
+    uint64_t refs, bursts;
+    if (!buf || len < DS_HEADER_BYTES + 4) return -1;
+    hp_rbuf r = hp_rbuf_make(buf, DS_HEADER_BYTES);
+    return get_header(&r, out, &refs, &bursts);
+}
+
 hp_ds_state *hp_ds_deserialize(void *mem, size_t budget, const void *buf, size_t len)
 {
     hp_ds_config c;

@@ -132,6 +132,9 @@ int hp_ds_merge(hp_ds_state *dst, const hp_ds_state *src);
 size_t hp_ds_serialized_size(const hp_ds_state *s);
 /* Bytes written, 0 if cap is too small. The buffered trace is not written. */
 size_t hp_ds_serialize(const hp_ds_state *s, void *buf, size_t cap);
+/* The configuration a serialized state was made with (0), so a reader can size the memory
+ * hp_ds_deserialize needs (hp_ds_bytes_for); -1 if the header is short, foreign or unusable. */
+int hp_ds_peek_config(const void *buf, size_t len, hp_ds_config *out);
 /* Rebuilds into mem[0..budget); NULL if buf is corrupt or does not fit. */
 hp_ds_state *hp_ds_deserialize(void *mem, size_t budget, const void *buf, size_t len);
 

@@ -44,6 +44,12 @@ enum hp_section_type {
     HP_SEC_GROUP_END = 10, /* u64 group sequence, u64 flags (HP_GROUP_*), i64 exit status */
 };
 
+/* The profile type (first u32 of a SUMMARY payload): what the serialized summary after the 8-byte
+ * prefix holds. Ids are never reused; a reader skips a type it does not know. */
+enum hp_summary_profile {
+    HP_PROFILE_DATASTREAM = 1, /* one thread's hot data stream detector (core/datastream.h) */
+};
+
 enum hp_group_flags {
     HP_GROUP_FINAL = 1,   /* written at normal exit */
     HP_GROUP_CRASH = 2,   /* written from a fatal-signal handler; exit status = -signal */

@@ -21,9 +21,12 @@
  *   types whose flag is on: a call records methods (t->methods v1) and call pairs (t->pairs v1);
  *   a back-edge records methods (t->methods v2 of the top frame's function) and edges; any block
  *   records edges (block count + edge) when the edge flag is on (forward blocks: hp_bursty_on,
- *   no counter moves). Loads/stores read the datastream flag and go to datastream_sample, the
- *   hook point of the (future) hot-data-stream detector. Not sampling, a call costs the frame push
- *   and one decrement; a block the back-edge rule and one decrement or one flag test.
+ *   no counter moves). Loads/stores read the datastream flag and, while it is on, go to
+ *   datastream_sample, which appends the reference to the thread's hot data stream detector
+ *   (core/datastream.h, mmap'd at the first one); the controller's slow path, where the flag
+ *   goes off, ends the detector's burst (hp_ds_burst_end: processes the burst's trace). Not
+ *   sampling, a call costs the frame push and one decrement; a block the back-edge rule and one
+ *   decrement or one flag test; a load or store one flag test.
  * Guard ids are global (1..N, assigned in trace_pc_guard_init under a spin lock); pcs_init fills
  * the global guard -> {pc, flags} map (hp_g_bmap) for the guards of the preceding init call.
  *
@@ -66,6 +69,49 @@ static inline HP_NOINST void push_frame(hp_thread *t, uint64_t fn, uint64_t site
     }
 }
 
+/* ---------------------------------------------------------------- data streams */
+
+HP_NOINST void hp_ds_runtime_config(hp_ds_config *c)
+{
+    hp_ds_default_config(c);
+    c->seed = hp_thread_seed(~0ull); /* one seed for every thread: their states merge */
+}
+
+/* The thread's detector, mapped on its first sampled reference (never on a fast path). */
+static HP_NOINST __attribute__((noinline, cold)) hp_ds_state *datastream_create(hp_thread *t)
+{
+    hp_ds_config c;
+    hp_ds_runtime_config(&c);
+    size_t n = hp_ds_bytes_for(&c);
+    void *mem = n ? hp_map(n) : NULL;
+    hp_ds_state *ds = mem ? hp_ds_init(mem, n, &c) : NULL;
+    if (!ds) {
+        t->ds_failed = 1;
+        return NULL;
+    }
+    HP_STORE_REL(&t->ds, ds);
+    return ds;
+}
+
+/* Processes the buffered trace inside the seqlock the writer checks (t->ds_seq odd meanwhile). */
+static HP_NOINST __attribute__((noinline)) void datastream_process(hp_thread *t, hp_ds_state *ds)
+{
+    HP_STORE_RLX(&t->ds_seq, t->ds_seq + 1);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    hp_ds_burst_end(ds);
+    HP_STORE_REL(&t->ds_seq, t->ds_seq + 1);
+}
+
+/* The datastream type's burst just ended (its flag went off in the controller's slow path, which
+ * also covers disabling the type): process the burst's trace. Skipped when the slow path runs
+ * in a signal handler that interrupted datastream_sample on this thread: that trace then
+ * continues into the next burst. */
+static HP_NOINST void datastream_burst_end(hp_thread *t)
+{
+    hp_ds_state *ds = t->ds;
+    if (ds && !t->ds_guard && ds->trace_len) datastream_process(t, ds);
+}
+
 /* ---------------------------------------------------------------- bursty controller */
 
 /* The controller's slow path, guarded: a hook run by a signal handler that interrupted this
@@ -78,7 +124,9 @@ static HP_NOINST __attribute__((noinline)) uint32_t bursty_slow(hp_thread *t)
     }
     t->in_slow = 1;
     __asm__ volatile("" ::: "memory");
+    uint32_t was = t->bs.on_mask;
     uint32_t on = hp_bursty_boundary_slow(&t->bs);
+    if (HP_UNLIKELY(was & ~t->bs.on_mask & HP_BURSTY_BIT(HP_BURSTY_DATA_STREAMS))) datastream_burst_end(t);
     __asm__ volatile("" ::: "memory");
     t->in_slow = 0;
     return on;
@@ -309,12 +357,25 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
 #endif
 
 /* The data-stream hook point: a load or store seen while the datastream type samples (bursty
- * mode). The hot-data-stream detector is not written yet (another engineer's); it attaches here.
- * Until then a sampled reference only counts in the thread totals (loads / stores). */
-static HP_NOINST __attribute__((noinline, cold)) void datastream_sample(hp_thread *t, const void *addr, int store)
+ * mode). It counts in the thread totals and appends (pc, addr) to the thread's detector trace
+ * (the pc is the hook's return address, just after the reference's hook call; the runtime's
+ * detector keeps addresses only, with_pc = 0). A full trace is processed here, under the seqlock.
+ * A hook run by a signal handler while this thread is in here or in the controller's slow path
+ * (which may be processing the trace) is counted but not traced. */
+static HP_NOINST __attribute__((noinline, cold)) void datastream_sample(hp_thread *t, const void *addr, uint64_t pc,
+                                                                        int store)
 {
-    (void)addr;
     HP_BUMP(store ? &t->tot.stores : &t->tot.loads);
+    if (t->in_slow || t->ds_guard || t->ds_failed) return;
+    t->ds_guard = 1;
+    __asm__ volatile("" ::: "memory");
+    hp_ds_state *ds = t->ds ? t->ds : datastream_create(t);
+    if (ds) {
+        if (HP_UNLIKELY(ds->trace_len == ds->trace_cap)) datastream_process(t, ds);
+        hp_ds_access_pc(ds, pc, (uint64_t)(uintptr_t)addr);
+    }
+    __asm__ volatile("" ::: "memory");
+    t->ds_guard = 0;
 }
 
 /* Exhaustive: count. Bursty: only the datastream type's flag is read (memory references are not
@@ -324,7 +385,8 @@ static HP_NOINST __attribute__((noinline, cold)) void datastream_sample(hp_threa
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
         if (HP_UNLIKELY(t->bursty)) {                                                              \
-            if (HP_UNLIKELY(hp_bursty_on(&t->bs) & BIT_STREAMS)) datastream_sample(t, addr, is_store); \
+            if (HP_UNLIKELY(hp_bursty_on(&t->bs) & BIT_STREAMS))                                   \
+                datastream_sample(t, addr, (uint64_t)(uintptr_t)__builtin_return_address(0), is_store); \
             return;                                                                                \
         }                                                                                          \
         HP_BUMP(&t->tot.field);                                                                    \

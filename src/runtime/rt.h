@@ -16,6 +16,9 @@
  *     table (t->methods: sampled calls and back-edges per function) because methods and call pairs
  *     are sampled independently; t->pairs holds sampled call-pair counts, t->blocks/t->edges the
  *     blocks and edges sampled while the edge type is on. Totals count recorded (sampled) events.
+ *     Loads and stores sampled by the datastream type go to t->ds (core/datastream.h), created
+ *     at the thread's first sampled reference; each end of a datastream burst processes its trace
+ *     (hp_ds_burst_end) under t->ds_seq, a seqlock the writer uses to serialize a stable state.
  *
  * Invariants:
  *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
@@ -41,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/bursty.h"
+#include "core/datastream.h"
 
 #define HP_NOINST __attribute__((no_instrument_function))
 #define HP_API __attribute__((visibility("default"), no_instrument_function))
@@ -141,6 +145,11 @@ typedef struct hp_thread {
     uint64_t orphan_backedges; /* back-edges seen outside any tracked frame */
     hp_frame overflow;    /* stands for every frame deeper than the shadow stack */
     uint64_t frameless_fn, frameless_depth; /* last block function found on no frame, and where */
+    hp_ds_state *ds;      /* bursty: hot data stream detector, mmap'd at the first sampled reference
+                           * (published with release; NULL until then or if mmap failed) */
+    uint32_t ds_guard;    /* owner: inside datastream_sample (re-entry guard for signal handlers) */
+    uint32_t ds_failed;   /* 1: the detector's mmap failed; sampled references are only counted */
+    uint64_t ds_seq;      /* even: ds is stable; odd: the owner is inside hp_ds_burst_end */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
 } hp_thread;
@@ -182,6 +191,11 @@ void hp_modules_refresh(void);
 const uint8_t *hp_modules_payload(size_t *len);
 void hp_modules_lock_reset(void); /* fork child only */
 void hp_main_exe_path(char *out, size_t cap);
+
+/* ---------------------------------------------------------------- data streams (hooks.c) */
+
+/* The detector's configuration in this runtime (the same for every thread, so states merge). */
+void hp_ds_runtime_config(hp_ds_config *c);
 
 /* ---------------------------------------------------------------- writer (writer.c) */
 

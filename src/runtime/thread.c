@@ -7,6 +7,8 @@
  *
  * Bursty mode: thread_create also maps the methods table and initializes the thread's HPS
  * controller (hp_bursty_init: pure arithmetic) from the shared hp_g_bcfg and a per-thread seed.
+ * The hot data stream detector (t->ds) is mapped later, by hooks.c, at the thread's first
+ * sampled load or store; a fork child that follows the fork re-initializes it in place.
  *
  * Async-signal-safe: hp_tab_*, hp_blocks_grow, hp_frames_rebind, hp_threads_set_active,
  * hp_threads_reset_counts (memory and mmap only). hp_thread_slow may run the one-time process
@@ -193,6 +195,11 @@ HP_NOINST void hp_threads_reset_counts(void)
         if (t->bursty) { /* a fresh phase and seed, so the child's samples are its own */
             t->seed ^= 0x5bd1e995ull;
             hp_bursty_init(&t->bs, &hp_g_bcfg, t->seed);
+        }
+        if (t->ds) { /* an empty detector in the same memory (the child has its own copy) */
+            hp_ds_config c;
+            hp_ds_runtime_config(&c);
+            hp_ds_init(t->ds, hp_ds_bytes_for(&c), &c);
         }
         memset(t->blocks->c, 0, t->blocks->cap * 8);
         memset(&t->tot, 0, sizeof t->tot);

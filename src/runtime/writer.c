@@ -12,6 +12,9 @@
  * Bursty mode (rt.h): FUNCS comes from the thread's methods table (sampled calls and back-edges)
  * instead of summing call pairs, and the group INFO also carries the sampling configuration and
  * each thread's per-type events / sampled counts (docs/format.md), read live like the counts.
+ * A thread with a hot data stream detector also gets a SUMMARY section (profile type datastream):
+ * the detector serialized into an mmap'd scratch buffer under the thread's ds_seq seqlock (retried
+ * while the owner processes a trace; see write_datastream), then streamed like any payload.
  *
  * Invariants: one writer at a time (g_writer_owner holds the writing thread's id); after a final
  * group (normal exit or crash) g_done is set and nothing more is written. Another thread's
@@ -298,6 +301,60 @@ static HP_NOINST void write_blocks(const hp_thread *t)
     sec_end();
 }
 
+/* ---------------------------------------------------------------- data streams */
+
+/* Serialization scratch: one mapping, grown by mmap (the old one unmapped) and kept; only the
+ * writer (g_writer_owner) uses it. */
+static uint8_t *g_ds_buf;
+static size_t g_ds_cap;
+
+static HP_NOINST uint8_t *ds_scratch(size_t need)
+{
+    if (need <= g_ds_cap) return g_ds_buf;
+    size_t cap = (need + 65535) & ~(size_t)65535;
+    uint8_t *b = hp_map(cap);
+    if (!b) return NULL;
+    if (g_ds_buf) munmap(g_ds_buf, g_ds_cap);
+    g_ds_buf = b, g_ds_cap = cap;
+    return b;
+}
+
+/* One try at a stable serialization of another thread's detector (seqlock t->ds_seq): the
+ * length, or 0 if the owner was processing a trace meanwhile (or mmap failed). */
+static HP_NOINST size_t ds_try_serialize(const hp_thread *t, const hp_ds_state *ds)
+{
+    uint64_t seq = HP_LOAD_ACQ(&t->ds_seq);
+    if (seq & 1) return 0;
+    size_t need = hp_ds_serialized_size(ds);
+    uint8_t *buf = ds_scratch(need);
+    size_t n = buf ? hp_ds_serialize(ds, buf, need) : 0;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return HP_LOAD_RLX(&t->ds_seq) == seq ? n : 0;
+}
+
+/* SUMMARY (profile type datastream): the thread's hot data stream detector, if it has one. The
+ * trace of a burst still in progress is not included. A thread that keeps processing traces
+ * through 200 tries (about 0.2 s) is left out of this group, never written torn. */
+static HP_NOINST void write_datastream(const hp_thread *t)
+{
+    const hp_ds_state *ds = HP_LOAD_ACQ(&t->ds);
+    if (!ds) return;
+    size_t n = 0;
+    for (int tries = 0; tries < 200 && !(n = ds_try_serialize(t, ds)); tries++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    if (!n) return;
+    uint8_t prefix[8];
+    hp_wbuf w = hp_wbuf_make(prefix, sizeof prefix);
+    hp_put_u32(&w, HP_PROFILE_DATASTREAM);
+    hp_put_u32(&w, 0);
+    sec_begin(HP_SEC_SUMMARY);
+    sec_put(prefix, sizeof prefix);
+    sec_put(g_ds_buf, n);
+    sec_end();
+}
+
 static HP_NOINST void write_thread(const hp_thread *t, uint64_t events)
 {
     uint8_t rec[16];
@@ -309,6 +366,7 @@ static HP_NOINST void write_thread(const hp_thread *t, uint64_t events)
     write_table(HP_SEC_CALLPAIRS, &t->pairs, TAB_PAIRS);
     write_blocks(t);
     write_table(HP_SEC_EDGES, &t->edges, TAB_EDGES);
+    write_datastream(t);
 }
 
 /* "key=value\n" with a decimal value, into the current section. */

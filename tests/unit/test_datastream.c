@@ -254,6 +254,9 @@ TEST(serialize_round_trip)
     uint8_t *buf = malloc(len), *buf2 = malloc(len);
     CHECK_EQ_U64(hp_ds_serialize(s, buf, len), len);
     CHECK_EQ_U64(hp_ds_serialize(s, buf, len - 1), 0);
+    hp_ds_config pc;
+    CHECK(hp_ds_peek_config(buf, len, &pc) == 0 && hp_ds_bytes_for(&pc) == budget);
+    CHECK(hp_ds_peek_config(buf, 20, &pc) == -1);
     mem2 = aligned_alloc(64, (budget + 63) / 64 * 64);
     hp_ds_state *d = hp_ds_deserialize(mem2, budget, buf, len);
     REQUIRE(d);
