@@ -2,8 +2,9 @@
  *
  * Memory layout of a Count-Min summary inside the caller's buffer:
  *   hp_countmin header | uint32_t counters[HP_CM_ROWS][width] | hp_topheap (entries, index)
- * Serialized form (little-endian; version 2): kind u32, version u32, seed u64, width u32, heap cap u32,
- * total u64, counters (rows * width u32), heap size u32, then (key u64, count u64) per entry.
+ * Serialized form (little-endian; version 2): kind u32, version u32, seed u64, width u32,
+ * heap cap u32, total u64, counters (rows * width u32), heap size u32, then (key u64, count u64)
+ * per entry.
  */
 #include "core/countmin.h"
 #include <string.h>
