@@ -8,7 +8,8 @@
  *   2. global sections: MODULES and BLOCKMAP are taken from every complete section, INFO from
  *      every complete section up to the last GROUP_END (the runtime writes one per group; a key
  *      written again takes its new value);
- *   3. the last complete group: its data sections are decoded and summed across threads;
+ *   3. the last complete group: its data sections are decoded and summed across threads (data
+ *      stream detectors: deserialized, validated and merged, then their hot streams kept);
  *   4. a bursty profile's sampling keys are read from INFO (malformed ones: a warning).
  * Every decoder first checks that the payload has the exact shape its type requires (a multiple
  * of the record size, a fixed size, module lengths inside the payload), so a record is never
@@ -38,6 +39,8 @@ typedef struct reader {
     int truncated;           /* the last section was cut short */
     hp_pairmap funcs, pairs, blocks, edges, blockmap;
     hp_pairmap infokeys;     /* hash of an INFO key -> 1 + its index in p->info */
+    hp_ds_state *ds;         /* the group's data stream detectors merged so far (in ds_mem) */
+    void *ds_mem;
     size_t threads_cap, sections_cap, info_cap, modules_cap;
 } reader;
 
@@ -422,6 +425,67 @@ static void decode_group_end(reader *r, const hp_section_ref *s)
     r->p->exit_status = (int64_t)hp_get_u64(&b);
 }
 
+/* ---- data stream summaries ---- */
+
+#define DS_MAX_BUDGET ((size_t)256 << 20) /* a detector needing more memory is not ours */
+
+static int ds_corrupt(reader *r, size_t index, const hp_section_ref *s, const char *why)
+{
+    return fail(r, "section %zu (summary) at offset %" PRIu64 ": corrupt datastream summary (%s)", index,
+                s->offset, why);
+}
+
+/* Deserializes one detector into fresh memory; *mem owns it. NULL after fail(). */
+static hp_ds_state *ds_load(reader *r, size_t index, const hp_section_ref *s, void **mem)
+{
+    const uint8_t *blob = payload_of(r, s) + 8;
+    size_t len = (size_t)s->length - 8;
+    hp_ds_config c;
+    if (hp_ds_peek_config(blob, len, &c)) return ds_corrupt(r, index, s, "bad header"), NULL;
+    size_t budget = hp_ds_bytes_for(&c);
+    if (!budget || budget > DS_MAX_BUDGET) return ds_corrupt(r, index, s, "configuration too large"), NULL;
+    *mem = aligned_alloc(64, (budget + 63) / 64 * 64);
+    if (!*mem) return out_of_memory(r), NULL;
+    hp_ds_state *ds = hp_ds_deserialize(*mem, budget, blob, len);
+    if (!ds) free(*mem), *mem = NULL, ds_corrupt(r, index, s, "failed validation");
+    return ds;
+}
+
+static int decode_summary(reader *r, size_t index, const hp_section_ref *s)
+{
+    hp_rbuf b = hp_rbuf_make(payload_of(r, s), 8);
+    r->p->nsummaries++;
+    if (hp_get_u32(&b) != HP_PROFILE_DATASTREAM) return 1; /* a profile type we do not read */
+    void *mem = NULL;
+    hp_ds_state *ds = ds_load(r, index, s, &mem);
+    if (!ds) return 0;
+    r->p->ds.states++;
+    if (!r->ds) {
+        r->ds = ds, r->ds_mem = mem;
+        return 1;
+    }
+    if (hp_ds_merge(r->ds, ds)) {
+        add_warning(r, "%s: section %zu (summary): datastream detector of another configuration skipped",
+                    r->p->name, index);
+        r->p->ds.states--;
+    }
+    free(mem);
+    return 1;
+}
+
+/* The merged detector's hot streams into p->ds. */
+static int export_streams(reader *r)
+{
+    hp_stream_set *set = &r->p->ds;
+    if (!r->ds) return 1;
+    set->streams = calloc(HP_PROFILE_MAX_STREAMS, sizeof *set->streams);
+    if (!set->streams) return out_of_memory(r);
+    set->refs_seen = r->ds->refs_seen;
+    set->bursts = r->ds->bursts;
+    set->nstreams = hp_ds_hot(r->ds, set->streams, HP_PROFILE_MAX_STREAMS);
+    return 1;
+}
+
 static int decode_group(reader *r, size_t first, size_t end)
 {
     for (size_t i = first; i <= end; i++) {
@@ -433,7 +497,9 @@ static int decode_group(reader *r, size_t first, size_t end)
         case HP_SEC_THREAD:
             if (!decode_thread(r, s)) return 0;
             break;
-        case HP_SEC_SUMMARY: r->p->nsummaries++; break;
+        case HP_SEC_SUMMARY:
+            if (!decode_summary(r, i, s)) return 0;
+            break;
         case HP_SEC_GROUP_END: decode_group_end(r, s); break;
         default: break;
         }
@@ -494,6 +560,7 @@ static void free_maps(reader *r)
     hp_pairmap_free(&r->edges);
     hp_pairmap_free(&r->blockmap);
     hp_pairmap_free(&r->infokeys);
+    free(r->ds_mem);
 }
 
 /* ---- pass 4: bursty sampling keys ---- */
@@ -579,7 +646,7 @@ static int read_all(reader *r)
     if (!decode_globals(r)) return 0;
     if (r->p->have_group && !decode_group(r, first, end)) return 0;
     decode_sampling(r);
-    return export_funcs_pairs(r) && export_blocks_edges(r);
+    return export_funcs_pairs(r) && export_blocks_edges(r) && export_streams(r);
 }
 
 hp_profile *hp_profile_read_mem(const uint8_t *data, size_t len, const char *name, char *err, size_t errlen)
@@ -665,6 +732,7 @@ void hp_profile_free(hp_profile *p)
     free(p->blocks);
     free(p->edges);
     free(p->threads);
+    free(p->ds.streams);
     free(p->name);
     free(p);
 }

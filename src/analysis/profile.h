@@ -18,6 +18,12 @@
  * over threads (thread.<tid>.events.<type>, thread.<tid>.sampled.<type>), from which a report
  * scales counts by 1 / observed frequency. Malformed values are warnings, never errors.
  *
+ * SUMMARY sections of profile type datastream (one per thread, format.h) are deserialized with
+ * core/datastream.h's validating hp_ds_deserialize (a corrupt one is an error, like any corrupt
+ * section), merged across the threads of the group (hp_ds_merge; a state of another
+ * configuration is skipped with a warning), and kept as the merged detector's hot streams
+ * (hp_ds_hot, at most HP_PROFILE_MAX_STREAMS, hottest first). Other summary types are counted only.
+ *
  * Invariants of a returned profile: every array holds exactly its `n*` elements; strings are
  * NUL-terminated and contain no control characters (they are replaced by '?'); counts never
  * wrap (they saturate at UINT64_MAX).
@@ -27,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/bursty.h"
+#include "core/datastream.h"
 #include "core/format.h"
 
 typedef struct hp_info_kv { char *key, *value; } hp_info_kv;
@@ -60,6 +67,16 @@ typedef struct hp_sample_stat {
     uint64_t events, sampled;   /* boundary events while enabled / of those, sampled; summed over threads */
 } hp_sample_stat;
 
+/* Hot data streams of the group, merged over threads (see the comment at the top). */
+#define HP_PROFILE_MAX_STREAMS 256u
+typedef struct hp_stream_set {
+    size_t states;           /* datastream SUMMARY sections merged */
+    uint64_t refs_seen;      /* sampled references the detectors saw, all threads */
+    uint64_t bursts;         /* traces they processed */
+    hp_ds_stream *streams;   /* hottest first */
+    size_t nstreams;
+} hp_stream_set;
+
 typedef struct hp_section_ref {
     uint32_t type;
     uint64_t offset, length; /* offset of the section header; payload length */
@@ -87,7 +104,8 @@ typedef struct hp_profile {
     hp_block_stat *blocks; size_t nblocks;
     hp_edge_stat *edges; size_t nedges;
     hp_thread_stat *threads; size_t nthreads;
-    size_t nsummaries; /* SUMMARY sections in the group (kept for `info`, not decoded here) */
+    size_t nsummaries; /* SUMMARY sections in the group (of any profile type) */
+    hp_stream_set ds;  /* the datastream summaries of the group, merged */
     size_t nblockmap;  /* distinct guards in the block map */
 
     int bursty;        /* INFO mode=bursty: the counts above are sampled */

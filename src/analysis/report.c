@@ -11,6 +11,7 @@
  * of the table's type (text: "~N" under an "est." header; JSON: the estimate in the count fields
  * plus "estimated": true, the raw "sampled" count and a Chernoff interval "ci_lower"/"ci_upper"
  * from hp_bursty_estimate at "confidence"). Exhaustive profiles print exactly as before.
+ * The hot data streams table (--streams) is rendered by report_streams.c.
  */
 #define _GNU_SOURCE
 #include "analysis/report.h"
@@ -672,6 +673,7 @@ static void write_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
     text_pairs(out, p, s, o, ord->pairs);
     if (o->blocks) text_blocks(out, p, s, o, ord->blocks);
     if (o->edges) text_edges(out, p, s, o, ord->edges);
+    if (o->streams) hp_report_streams_text(out, p, o);
     if (hp_sym_left_mangled(s)) fputs("\nnote: C++ names are shown mangled (no __cxa_demangle found)\n", out);
 }
 
@@ -683,6 +685,7 @@ static void write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
     json_pairs(out, p, s, o, ord->pairs);
     if (o->blocks) json_blocks(out, p, s, o, ord->blocks);
     if (o->edges) json_edges(out, p, s, o, ord->edges);
+    if (o->streams) hp_report_streams_json(out, p, o);
     json_warnings(out, p, s);
 }
 

@@ -1,5 +1,5 @@
-/* report.h — the `hotprof report` output: hot methods, hot call pairs, and optionally hot blocks
- * and edges, as aligned text (fits 100 columns) or as one JSON object.
+/* report.h — the `hotprof report` output: hot methods, hot call pairs, and optionally hot blocks,
+ * edges and hot data streams, as aligned text (fits 100 columns) or as one JSON object.
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
@@ -22,6 +22,7 @@ typedef struct hp_report_opts {
     hp_sort_key sort;
     hp_report_format format;
     int blocks, edges;     /* also print the hot blocks / edges tables */
+    int streams;           /* also print the hot data streams (p->ds, report_streams.c) */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20
@@ -37,6 +38,11 @@ int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
  * 0 on success, -1 out of memory. */
 int hp_report_order_funcs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order);
 int hp_report_order_pairs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order);
+
+/* The hot data streams table (report_streams.c): text, or a JSON member ",\n  \"datastream\": {...},
+ * \"streams\": [...]" to put inside the report object. */
+void hp_report_streams_text(FILE *out, const hp_profile *p, const hp_report_opts *o);
+void hp_report_streams_json(FILE *out, const hp_profile *p, const hp_report_opts *o);
 
 /* Writes s as a JSON string literal (quotes included), escaping what JSON requires. */
 void hp_json_string(FILE *out, const char *s);

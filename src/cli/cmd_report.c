@@ -1,5 +1,5 @@
 /* cmd_report.c — `hotprof report [options] [FILE]`: read a profile, symbolize, print the hot
- * methods and call pairs (and blocks/edges on request) as text or JSON on stdout. Warnings of
+ * methods and call pairs (and blocks/edges/hot data streams on request) as text or JSON on stdout. Warnings of
  * the reader and the symbolizer go to stderr so that JSON on stdout stays clean.
  */
 #include "analysis/profile.h"
@@ -19,7 +19,7 @@ static const hp_command_desc report_desc = {
 typedef struct report_args {
     uint64_t top;
     const char *sort, *format;
-    int blocks, edges;
+    int blocks, edges, streams;
 } report_args;
 
 static void init_options(hp_option *opts, report_args *a)
@@ -30,6 +30,7 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
         {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
         {HP_OPT_FLAG, 0, "edges", &a->edges, NULL, "also list the hottest block-to-block edges"},
+        {HP_OPT_FLAG, 0, "streams", &a->streams, NULL, "also list the hot data streams (bursty datastream sampling)"},
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) opts[i] = table[i];
@@ -38,7 +39,7 @@ static void init_options(hp_option *opts, report_args *a)
 void cmd_report_usage(FILE *out)
 {
     report_args a = {0};
-    hp_option opts[8];
+    hp_option opts[9];
     init_options(opts, &a);
     hp_print_usage(out, &report_desc, opts);
 }
@@ -48,6 +49,7 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
     o->top = (size_t)a->top;
     o->blocks = a->blocks;
     o->edges = a->edges;
+    o->streams = a->streams;
     if (hp_report_parse_sort(a->sort, &o->sort))
         return hp_usage_error(&report_desc, "unknown sort key '%s' (heat, calls, backedges, name)", a->sort);
     if (hp_report_parse_format(a->format, &o->format))
@@ -63,8 +65,8 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", 0, 0};
-    hp_option opts[8];
+    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", 0, 0, 0};
+    hp_option opts[9];
     hp_report_opts ro;
     char **pos, err[512];
     int npos;
