@@ -122,3 +122,18 @@ void hp_pbuild_group_end(hp_pbuild *b, uint64_t seq, uint64_t flags, int64_t exi
     uint64_t v[3] = {seq, flags, (uint64_t)exit_status};
     put_u64s(b, HP_SEC_GROUP_END, v, 3);
 }
+
+void hp_pbuild_summary(hp_pbuild *b, uint32_t profile_type, const void *blob, size_t len)
+{
+    uint8_t *payload = malloc(len + 8);
+    if (!payload) {
+        b->ok = 0;
+        return;
+    }
+    hp_wbuf w = hp_wbuf_make(payload, 8);
+    hp_put_u32(&w, profile_type);
+    hp_put_u32(&w, 0);
+    if (len) memcpy(payload + 8, blob, len);
+    hp_pbuild_section(b, HP_SEC_SUMMARY, payload, len + 8);
+    free(payload);
+}

@@ -25,6 +25,8 @@ void hp_pbuild_blockmap(hp_pbuild *b, const hp_rec_block *r, size_t n);
 void hp_pbuild_blocks(hp_pbuild *b, const hp_rec_count *r, size_t n);
 void hp_pbuild_edges(hp_pbuild *b, const hp_rec_edge *r, size_t n);
 void hp_pbuild_thread(hp_pbuild *b, uint64_t tid, uint64_t events);
+/* SUMMARY: u32 profile type (format.h enum hp_summary_profile), u32 0, then the serialized blob. */
+void hp_pbuild_summary(hp_pbuild *b, uint32_t profile_type, const void *blob, size_t len);
 void hp_pbuild_group_end(hp_pbuild *b, uint64_t seq, uint64_t flags, int64_t exit_status);
 
 #endif

@@ -1,9 +1,11 @@
 /* test_reader.c — the profile reader on files built here with format.h's encoders: a good file,
  * many threads summed, every truncation of a good file, every single-bit flip, a wrong version,
- * an incomplete last group, bad record shapes, a bursty profile's sampling keys. */
+ * an incomplete last group, bad record shapes, a bursty profile's sampling keys, data stream
+ * summaries (merged across threads; corrupt ones rejected; foreign ones skipped). */
 #include "analysis/profbuild.h"
 #include "analysis/profile.h"
 #include "core/crc32.h"
+#include "core/datastream.h"
 #include "test.h"
 #include <string.h>
 
@@ -364,6 +366,110 @@ TEST(missing_file_is_a_clear_error)
     CHECK(strcmp(err, "/nonexistent/hotprof.data: cannot open: No such file or directory") == 0);
 }
 
+
+/* ---- data stream summaries ---- */
+
+/* A detector (seed `seed`) that saw `reps` occurrences of the 6-reference stream at 0x1000..,
+ * each followed by 5 random references. *blob / *len: its serialized form (malloc'd). */
+static void ds_blob(uint64_t seed, int reps, uint64_t noise_seed, uint8_t **blob, size_t *len)
+{
+    hp_ds_config c;
+    hp_ds_default_config(&c);
+    c.seed = seed;
+    size_t n = hp_ds_bytes_for(&c);
+    void *mem = aligned_alloc(64, (n + 63) / 64 * 64);
+    hp_ds_state *s = hp_ds_init(mem, n, &c);
+    uint64_t x = noise_seed;
+    for (int r = 0; s && r < reps; r++) {
+        for (uint64_t i = 0; i < 6; i++) hp_ds_access(s, 0x1000 + 16 * i);
+        for (int k = 0; k < 5; k++) x = x * 6364136223846793005ull + 1, hp_ds_access(s, 0x900000 + (x >> 40) * 8);
+        if (r % 50 == 49) hp_ds_burst_end(s);
+    }
+    if (s) hp_ds_burst_end(s);
+    *len = s ? hp_ds_serialized_size(s) : 0;
+    *blob = malloc(*len ? *len : 1);
+    if (s) hp_ds_serialize(s, *blob, *len);
+    free(mem);
+}
+
+/* A bursty file whose group holds the given summaries (one thread each). */
+static void ds_file(hp_pbuild *b, uint8_t *const *blobs, const size_t *lens, size_t n)
+{
+    hp_pbuild_init(b, 5);
+    hp_pbuild_info(b, "mode=bursty\nsample.datastream=period=900,burst=100\nsample.datastream.enabled=1\n");
+    for (size_t i = 0; i < n; i++) {
+        hp_pbuild_thread(b, 2000 + i, 1000);
+        hp_pbuild_summary(b, i == n - 1 && n > 2 ? 99 : HP_PROFILE_DATASTREAM, blobs[i], lens[i]);
+    }
+    hp_pbuild_info(b, "thread.2000.events.datastream=1000\nthread.2000.sampled.datastream=100\n");
+    hp_pbuild_group_end(b, 0, HP_GROUP_FINAL, 0);
+}
+
+TEST(datastream_summaries_merge_across_threads)
+{
+    uint8_t *blob[3];
+    size_t len[3];
+    char err[256];
+    hp_pbuild b;
+    ds_blob(1, 400, 1, &blob[0], &len[0]);
+    ds_blob(1, 200, 2, &blob[1], &len[1]);
+    ds_blob(1, 10, 3, &blob[2], &len[2]); /* profile type 99: skipped */
+    ds_file(&b, blob, len, 3);
+    REQUIRE(b.ok);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "ds", err, sizeof err);
+    REQUIRE(p);
+    CHECK_EQ_U64(p->nsummaries, 3);
+    CHECK_EQ_U64(p->ds.states, 2);
+    CHECK_EQ_U64(p->ds.refs_seen, 600 * 11);
+    REQUIRE(p->ds.nstreams >= 1);
+    const hp_ds_stream *st = &p->ds.streams[0];
+    CHECK_EQ_U64(st->len, 6);
+    for (uint32_t i = 0; i < st->len && i < 6; i++) CHECK_EQ_U64(st->addr[i], 0x1000 + 16 * i);
+    CHECK(st->freq >= 590 && st->freq <= 600); /* occurrences inside one trace <= freq <= all */
+    CHECK_NEAR(hp_profile_sample_frequency(p, HP_BURSTY_DATA_STREAMS), 0.1, 1e-12);
+    hp_profile_free(p);
+    hp_pbuild_free(&b);
+    for (int i = 0; i < 3; i++) free(blob[i]);
+}
+
+TEST(datastream_corrupt_or_foreign_summaries)
+{
+    uint8_t *blob[2];
+    size_t len[2];
+    char err[256];
+    hp_pbuild b;
+    ds_blob(1, 300, 1, &blob[0], &len[0]);
+    ds_blob(777, 300, 2, &blob[1], &len[1]); /* another seed: cannot merge */
+    ds_file(&b, blob, len, 2);
+    hp_profile *p = hp_profile_read_mem(b.buf, b.len, "ds", err, sizeof err);
+    REQUIRE(p);
+    CHECK_EQ_U64(p->ds.states, 1);
+    CHECK(has_warning(p, "another configuration"));
+    hp_profile_free(p);
+    hp_pbuild_free(&b);
+    /* every byte of the first blob flipped in turn (section CRCs valid): an error or, when the
+     * flip leaves a valid state (a count, say), a readable profile; never a crash */
+    size_t errors = 0, stride = len[0] / 97 + 1;
+    for (size_t at = 0; at < len[0]; at += stride) {
+        blob[0][at] ^= 0x21;
+        ds_file(&b, blob, len, 1);
+        p = hp_profile_read_mem(b.buf, b.len, "ds", err, sizeof err);
+        if (!p) {
+            errors++;
+            CHECK(strstr(err, "corrupt datastream summary") != NULL);
+        }
+        hp_profile_free(p);
+        hp_pbuild_free(&b);
+        blob[0][at] ^= 0x21;
+    }
+    CHECK_EQ_U64(errors, (len[0] + stride - 1) / stride); /* the blob's own CRC catches every flip */
+    ds_file(&b, blob, (size_t[]){len[0] - 9}, 1);  /* cut */
+    CHECK(hp_profile_read_mem(b.buf, b.len, "ds", err, sizeof err) == NULL);
+    CHECK(strstr(err, "section 2 (summary)") && strstr(err, "corrupt datastream summary"));
+    hp_pbuild_free(&b);
+    for (int i = 0; i < 2; i++) free(blob[i]);
+}
+
 int main(void)
 {
     RUN(reads_a_good_file);
@@ -378,5 +484,7 @@ int main(void)
     RUN(bad_record_shapes_are_errors);
     RUN(missing_file_is_a_clear_error);
     RUN(reads_bursty_sampling_keys);
+    RUN(datastream_summaries_merge_across_threads);
+    RUN(datastream_corrupt_or_foreign_summaries);
     return test_main_end();
 }
