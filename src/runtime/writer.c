@@ -334,13 +334,16 @@ static HP_NOINST size_t ds_try_serialize(const hp_thread *t, const hp_ds_state *
 
 /* SUMMARY (profile type datastream): the thread's hot data stream detector, if it has one. The
  * trace of a burst still in progress is not included. A thread that keeps processing traces
- * through 200 tries (about 0.2 s) is left out of this group, never written torn. */
+ * through 200 tries (about 0.2 s) is left out of this group, never written torn; so is the
+ * writing thread's own detector when the writer interrupted its processing (a fatal signal):
+ * waiting for it would never end. */
 static HP_NOINST void write_datastream(const hp_thread *t)
 {
     const hp_ds_state *ds = HP_LOAD_ACQ(&t->ds);
     if (!ds) return;
     size_t n = 0;
-    for (int tries = 0; tries < 200 && !(n = ds_try_serialize(t, ds)); tries++) {
+    int max_tries = t == hp_tls ? 1 : 200;
+    for (int tries = 0; tries < max_tries && !(n = ds_try_serialize(t, ds)); tries++) {
         struct timespec ms = {0, 1000000};
         nanosleep(&ms, NULL);
     }
