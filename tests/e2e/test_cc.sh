@@ -53,3 +53,5 @@ check_fails_cleanly "missing compiler" "cannot run compiler" "$HP" cc --compiler
 check_fails_cleanly "missing compiler with --hooks=functions" "cannot run compiler" "$HP" cc --hooks=functions --compiler=/nonexistent/gcc -c a.c
 check "compiler errors pass through with its status" sh -c "echo 'int x = ;' > bad.c; ! '$HP' cc -c bad.c 2>/dev/null"
 check "--help lists hook sets" sh -c "'$HP' cc --help | grep -q memory"
+check "make install puts command, runtime and header under PREFIX" sh -c "make -s -C '$ROOT' install PREFIX='$T/prefix' >/dev/null && test -x '$T/prefix/bin/hotprof' && test -f '$T/prefix/lib/libhotprof_rt.a' && test -f '$T/prefix/include/hotprof/hotprof.h'"
+check "installed hotprof cc finds its runtime" sh -c "'$T/prefix/bin/hotprof' cc -O2 -o inst a.c b.c && '$T/prefix/bin/hotprof' run -q -o inst.data -- ./inst && '$T/prefix/bin/hotprof' report inst.data | grep -q helper"
