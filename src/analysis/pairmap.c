@@ -1,22 +1,13 @@
 /* pairmap.c — open-addressing hash map of (u64,u64) -> (u64,u64); see pairmap.h for the layout
- * and invariants. Hashing mixes both keys with a 64-bit finalizer so that aligned addresses and
- * small guard numbers spread over the table. */
+ * and invariants. Hashing mixes both keys with core/hash.h's hp_hash_seeded (k2 as the seed), so
+ * that aligned addresses and small guard numbers spread over the table. */
 #include "analysis/pairmap.h"
+#include "core/hash.h"
 #include <stdlib.h>
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
 
 static size_t slot_of(const hp_pairmap *m, uint64_t k1, uint64_t k2)
 {
-    return (size_t)(mix64(k1 ^ mix64(k2 + 0x9e3779b97f4a7c15ull)) & (m->nslots - 1));
+    return (size_t)(hp_hash_seeded(k1, k2) & (m->nslots - 1));
 }
 
 static size_t probe(const hp_pairmap *m, uint64_t k1, uint64_t k2)

@@ -5,6 +5,10 @@
  * per seed (a row of Count-Min, an array of HeavyKeeper). hp_reduce maps a 64-bit hash to
  * [0, n) without division (Lemire's multiply-shift), so table widths need not be powers of two.
  * Header-only, no state.
+ *
+ * Note: core/exact.h defines a *different* hp_mix64 (xmxmx, shifts of 32, one constant) used by
+ * exact, concise, counting and space-saving; the two headers are never included together. They are
+ * not merged because their outputs differ and table layouts (hence serialized forms) depend on them.
  */
 #ifndef HOTPROF_CORE_HASH_H
 #define HOTPROF_CORE_HASH_H
