@@ -1,4 +1,5 @@
-/* concise.c — Gibbons–Matias concise samples, and the hp_gm_list they share with counting samples.
+/* concise.c — Gibbons–Matias concise samples, and the hp_gm_list (and its serialized form) they share
+ * with counting samples.
  *
  * Layout in the caller's memory: struct hp_concise whose last member is the hp_gm_list, then
  * the list's cap+1 entries, then its index of nslots = 2*(cap+1) uint32 (entry index + 1,
@@ -270,40 +271,48 @@ uint64_t hp_concise_sample_size(const hp_concise *c)
     return sum;
 }
 
-/* ---- serialized form ----
- * u32 kind, u32 version, u32 N, u32 0, f64 f, f64 tau, u64 total, u64 skip, 4 x u64 rng,
- * u64 n, n x (u64 key, u64 count). Doubles as their IEEE-754 bits. */
-
-#define CONCISE_HEADER_BYTES (4 * 4 + 8 * 9)
+/* ---- serialized form: the shared hp_gm_header with word = 0 (see concise.h) ---- */
 
 static uint64_t f64_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 static double bits_f64(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
 
-size_t hp_concise_serialized_size(const hp_concise *c) { return CONCISE_HEADER_BYTES + (size_t)c->list.n * 16; }
-
-size_t hp_concise_serialize(const hp_concise *c, void *buf, size_t cap)
+void hp_gm_write(hp_wbuf *w, const hp_gm_header *h, const hp_gm_list *l)
 {
-    hp_wbuf w = hp_wbuf_make(buf, cap);
-    const hp_gm_entry *e = hp_gm_list_entries(&c->list);
-    hp_put_u32(&w, HP_SUMMARY_CONCISE);
-    hp_put_u32(&w, HP_CONCISE_VERSION);
-    hp_put_u32(&w, c->list.cap);
-    hp_put_u32(&w, 0);
-    hp_put_u64(&w, f64_bits(c->f));
-    hp_put_u64(&w, f64_bits(c->tau));
-    hp_put_u64(&w, c->total);
-    hp_put_u64(&w, c->skip);
-    for (int i = 0; i < 4; i++) hp_put_u64(&w, c->rng.s[i]);
-    hp_put_u64(&w, c->list.n);
-    for (uint32_t i = 0; i < c->list.n; i++) {
-        hp_put_u64(&w, e[i].key);
-        hp_put_u64(&w, e[i].count);
+    const hp_gm_entry *e = hp_gm_list_entries(l);
+    hp_put_u32(w, h->kind);
+    hp_put_u32(w, h->version);
+    hp_put_u32(w, l->cap);
+    hp_put_u32(w, h->word);
+    hp_put_u64(w, f64_bits(h->f));
+    hp_put_u64(w, f64_bits(h->tau));
+    hp_put_u64(w, h->total);
+    hp_put_u64(w, h->skip);
+    for (int i = 0; i < 4; i++) hp_put_u64(w, h->rng.s[i]);
+    hp_put_u64(w, l->n);
+    for (uint32_t i = 0; i < l->n; i++) {
+        hp_put_u64(w, e[i].key);
+        hp_put_u64(w, e[i].count);
     }
-    return w.ok ? w.len : 0;
 }
 
-/* Reads n entries; 0 on a zero count, a duplicate key, or a sample larger than the stream. */
-static int read_gm_entries(hp_gm_list *l, hp_rbuf *r, uint64_t n, uint64_t total)
+int hp_gm_read_header(hp_rbuf *r, hp_gm_header *h)
+{
+    h->kind = hp_get_u32(r);
+    h->version = hp_get_u32(r);
+    h->cap = hp_get_u32(r);
+    h->word = hp_get_u32(r);
+    h->f = bits_f64(hp_get_u64(r));
+    h->tau = bits_f64(hp_get_u64(r));
+    h->total = hp_get_u64(r);
+    h->skip = hp_get_u64(r);
+    for (int i = 0; i < 4; i++) h->rng.s[i] = hp_get_u64(r);
+    h->n = hp_get_u64(r);
+    if (!r->ok || !hp_gm_params_ok(h->cap, h->f, h->tau)) return 0;
+    if ((h->rng.s[0] | h->rng.s[1] | h->rng.s[2] | h->rng.s[3]) == 0) return 0;
+    return h->n <= h->cap && hp_rbuf_left(r) == h->n * 16;
+}
+
+int hp_gm_read_entries(hp_gm_list *l, hp_rbuf *r, uint64_t n, uint64_t total)
 {
     uint64_t sum = 0;
     for (uint64_t j = 0; j < n; j++) {
@@ -315,29 +324,32 @@ static int read_gm_entries(hp_gm_list *l, hp_rbuf *r, uint64_t n, uint64_t total
     return sum <= total;
 }
 
-static int rng_state_ok(const hp_rng *g) { return (g->s[0] | g->s[1] | g->s[2] | g->s[3]) != 0; }
+size_t hp_concise_serialized_size(const hp_concise *c) { return HP_GM_HEADER_BYTES + (size_t)c->list.n * 16; }
+
+size_t hp_concise_serialize(const hp_concise *c, void *buf, size_t cap)
+{
+    hp_wbuf w = hp_wbuf_make(buf, cap);
+    hp_gm_header h = {HP_SUMMARY_CONCISE, HP_CONCISE_VERSION, c->list.cap, 0, c->f, c->tau,
+                      c->total, c->skip, c->rng, c->list.n};
+    hp_gm_write(&w, &h, &c->list);
+    return w.ok ? w.len : 0;
+}
 
 hp_concise *hp_concise_deserialize(void *mem, size_t budget, const void *buf, size_t len)
 {
     hp_rbuf r = hp_rbuf_make(buf, len);
-    hp_rng g;
+    hp_gm_header h;
     if (!buf) return NULL;
-    uint32_t kind = hp_get_u32(&r), version = hp_get_u32(&r), cap = hp_get_u32(&r), zero = hp_get_u32(&r);
-    double f = bits_f64(hp_get_u64(&r)), tau = bits_f64(hp_get_u64(&r));
-    uint64_t total = hp_get_u64(&r), skip = hp_get_u64(&r);
-    for (int i = 0; i < 4; i++) g.s[i] = hp_get_u64(&r);
-    uint64_t n = hp_get_u64(&r);
-    if (!r.ok || kind != HP_SUMMARY_CONCISE || version != HP_CONCISE_VERSION || zero != 0) return NULL;
-    if (!hp_gm_params_ok(cap, f, tau) || !rng_state_ok(&g)) return NULL;
-    if (n > cap || hp_rbuf_left(&r) != n * 16) return NULL;
-    hp_concise *c = hp_concise_init_ex(mem, budget, cap, f, 0);
+    if (!hp_gm_read_header(&r, &h)) return NULL;
+    if (h.kind != HP_SUMMARY_CONCISE || h.version != HP_CONCISE_VERSION || h.word != 0) return NULL;
+    hp_concise *c = hp_concise_init_ex(mem, budget, h.cap, h.f, 0);
     if (!c) return NULL;
-    c->tau = tau;
-    c->p = 1.0 / tau;
-    c->total = total;
-    c->skip = skip;
-    c->rng = g;
-    return read_gm_entries(&c->list, &r, n, total) ? c : NULL;
+    c->tau = h.tau;
+    c->p = 1.0 / h.tau;
+    c->total = h.total;
+    c->skip = h.skip;
+    c->rng = h.rng;
+    return hp_gm_read_entries(&c->list, &r, h.n, h.total) ? c : NULL;
 }
 
 /* ---- vtable ---- */

@@ -14,12 +14,14 @@
  * f (default max(N/(N-1), 1.05); DCPI uses N/(N-1) = 16/15).
  *
  * Also here: hp_gm_list, the (key, count) list with a hash index that concise and counting
- * samples share. It must be the last member of its owner: its arrays follow it in memory.
+ * samples share. It must be the last member of its owner: its arrays follow it in memory. And
+ * their shared serialized form (hp_gm_header, hp_gm_write, hp_gm_read_header/_entries).
  */
 #ifndef HOTPROF_CORE_CONCISE_H
 #define HOTPROF_CORE_CONCISE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "core/bytes.h"
 #include "core/exact.h"
 #include "core/rng.h"
 #include "core/summary.h"
@@ -69,6 +71,25 @@ double hp_gm_next_tau(double tau, double f);
 double hp_gm_default_factor(uint32_t cap);
 /* Validates parameters read from untrusted input. */
 int hp_gm_params_ok(uint32_t cap, double f, double tau);
+/* The serialized form both samples share:
+ *   u32 kind, u32 version, u32 N, u32 word, f64 f, f64 tau, u64 total, u64 skip, 4 x u64 rng,
+ *   u64 n, n x (u64 key, u64 count)  (doubles as their IEEE-754 bits; `word` is the owner's). */
+typedef struct hp_gm_header {
+    uint32_t kind, version, cap, word;
+    double f, tau;
+    uint64_t total, skip;
+    hp_rng rng;
+    uint64_t n;
+} hp_gm_header;
+#define HP_GM_HEADER_BYTES (4 * 4 + 8 * 9)
+/* Writes h (with h->cap and h->n taken from l) and then l's entries. */
+void hp_gm_write(hp_wbuf *w, const hp_gm_header *h, const hp_gm_list *l);
+/* Reads a header; 1 if it was read whole, hp_gm_params_ok(cap, f, tau), the rng state is not all
+ * zero, n <= cap and exactly n entries follow (kind, version and word are the caller's to check). */
+int hp_gm_read_header(hp_rbuf *r, hp_gm_header *h);
+/* Reads n entries into l (empty, cap >= n); 0 on a zero count, a duplicate key, or a sample
+ * larger than the stream (sum of counts > total). */
+int hp_gm_read_entries(hp_gm_list *l, hp_rbuf *r, uint64_t n, uint64_t total);
 /* The z = 3 Poisson interval for `count` samples at threshold tau, clipped to [count, total]. */
 void hp_concise_interval(uint64_t count, double tau, uint64_t total, hp_estimate *out);
 uint64_t hp_round_estimate(double x); /* rounds, saturating at UINT64_MAX */

@@ -11,7 +11,6 @@
 #include "core/exact.h"
 #include "core/rng.h"
 #include <math.h>
-#include <string.h>
 
 struct hp_counting {
     double tau, f, p;
@@ -178,72 +177,35 @@ double hp_counting_tau(const hp_counting *c) { return c->tau; }
 uint32_t hp_counting_capacity(const hp_counting *c) { return c->list.cap; }
 size_t hp_counting_bytes_used(const hp_counting *c) { return hp_counting_bytes_for(c->list.cap); }
 
-/* ---- serialized form ----
- * u32 kind, u32 version, u32 N, u32 parts, f64 f, f64 tau, u64 total, u64 skip, 4 x u64 rng,
- * u64 n, n x (u64 key, u64 count). */
+/* ---- serialized form: the shared hp_gm_header (see concise.h) with word = parts ---- */
 
-#define COUNTING_HEADER_BYTES (4 * 4 + 8 * 9)
-
-static uint64_t f64_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-static double bits_f64(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
-
-size_t hp_counting_serialized_size(const hp_counting *c) { return COUNTING_HEADER_BYTES + (size_t)c->list.n * 16; }
+size_t hp_counting_serialized_size(const hp_counting *c) { return HP_GM_HEADER_BYTES + (size_t)c->list.n * 16; }
 
 size_t hp_counting_serialize(const hp_counting *c, void *buf, size_t cap)
 {
     hp_wbuf w = hp_wbuf_make(buf, cap);
-    const hp_gm_entry *e = hp_gm_list_entries(&c->list);
-    hp_put_u32(&w, HP_SUMMARY_COUNTING);
-    hp_put_u32(&w, HP_COUNTING_VERSION);
-    hp_put_u32(&w, c->list.cap);
-    hp_put_u32(&w, c->parts);
-    hp_put_u64(&w, f64_bits(c->f));
-    hp_put_u64(&w, f64_bits(c->tau));
-    hp_put_u64(&w, c->total);
-    hp_put_u64(&w, c->skip);
-    for (int i = 0; i < 4; i++) hp_put_u64(&w, c->rng.s[i]);
-    hp_put_u64(&w, c->list.n);
-    for (uint32_t i = 0; i < c->list.n; i++) {
-        hp_put_u64(&w, e[i].key);
-        hp_put_u64(&w, e[i].count);
-    }
+    hp_gm_header h = {HP_SUMMARY_COUNTING, HP_COUNTING_VERSION, c->list.cap, c->parts, c->f, c->tau,
+                      c->total, c->skip, c->rng, c->list.n};
+    hp_gm_write(&w, &h, &c->list);
     return w.ok ? w.len : 0;
-}
-
-static int read_entries(hp_gm_list *l, hp_rbuf *r, uint64_t n, uint64_t total)
-{
-    uint64_t sum = 0;
-    for (uint64_t j = 0; j < n; j++) {
-        uint64_t key = hp_get_u64(r), count = hp_get_u64(r);
-        if (!r->ok || count == 0 || hp_gm_list_find(l, key)) return 0;
-        hp_gm_list_add(l, key, count);
-        sum = hp_sat_add(sum, count);
-    }
-    return sum <= total;
 }
 
 hp_counting *hp_counting_deserialize(void *mem, size_t budget, const void *buf, size_t len)
 {
     hp_rbuf r = hp_rbuf_make(buf, len);
-    hp_rng g;
+    hp_gm_header h;
     if (!buf) return NULL;
-    uint32_t kind = hp_get_u32(&r), version = hp_get_u32(&r), cap = hp_get_u32(&r), parts = hp_get_u32(&r);
-    double f = bits_f64(hp_get_u64(&r)), tau = bits_f64(hp_get_u64(&r));
-    uint64_t total = hp_get_u64(&r), skip = hp_get_u64(&r);
-    for (int i = 0; i < 4; i++) g.s[i] = hp_get_u64(&r);
-    uint64_t n = hp_get_u64(&r);
-    if (!r.ok || kind != HP_SUMMARY_COUNTING || version != HP_COUNTING_VERSION || parts == 0) return NULL;
-    if (!hp_gm_params_ok(cap, f, tau) || (g.s[0] | g.s[1] | g.s[2] | g.s[3]) == 0) return NULL;
-    if (n > cap || hp_rbuf_left(&r) != n * 16) return NULL;
-    hp_counting *c = hp_counting_init_ex(mem, budget, cap, f, 0);
+    if (!hp_gm_read_header(&r, &h)) return NULL;
+    if (h.kind != HP_SUMMARY_COUNTING || h.version != HP_COUNTING_VERSION || h.word == 0) return NULL;
+    hp_counting *c = hp_counting_init_ex(mem, budget, h.cap, h.f, 0);
     if (!c) return NULL;
-    c->tau = tau;
-    c->p = 1.0 / tau;
-    c->total = total;
-    c->skip = skip;
-    c->parts = parts;
-    c->rng = g;
-    return read_entries(&c->list, &r, n, total) ? c : NULL;
+    c->tau = h.tau;
+    c->p = 1.0 / h.tau;
+    c->total = h.total;
+    c->skip = h.skip;
+    c->parts = h.word;
+    c->rng = h.rng;
+    return hp_gm_read_entries(&c->list, &r, h.n, h.total) ? c : NULL;
 }
 
 /* ---- vtable ---- */
