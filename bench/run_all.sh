@@ -8,7 +8,7 @@ quick=""
 [ "${1:-}" = "--quick" ] && quick=1
 echo "== bench/summaries (bounded summaries: speed, memory, accuracy; multi-hash error)"
 bench/streams/record.sh build/streams
-bench/summaries/run.sh --keys build/streams/lexgen.values
+bench/summaries/run.sh   # picks up the recorded streams in build/streams
 echo "== bench/overhead (exhaustive hooks vs native, per hook set)"
 bench/overhead/run.sh ${quick:+--quick}
 echo "== bench/fastpath (cost of each hook mechanism, piece by piece)"
