@@ -198,6 +198,43 @@ size_t hp_topheap_sorted(const hp_topheap *h, hp_topentry *out, size_t k)
     return m;
 }
 
+size_t hp_topheap_topk(const hp_topheap *h, hp_topheap_fill_fn fill, const void *ctx, hp_estimate *out, size_t k)
+{
+    const hp_topentry *e = heap_e(h);
+    size_t m = 0;
+    for (uint32_t i = 0; i < h->n; i++) {
+        hp_estimate v;
+        fill(ctx, e[i].key, e[i].count, &v);
+        if (m == k && (k == 0 || v.count <= out[m - 1].count)) continue;
+        size_t j = m < k ? m++ : m - 1;
+        while (j > 0 && (v.count > out[j - 1].count || (v.count == out[j - 1].count && v.key < out[j - 1].key))) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = v;
+    }
+    return m;
+}
+
+void hp_topheap_write(const hp_topheap *h, hp_wbuf *w)
+{
+    const hp_topentry *e = heap_e(h);
+    hp_put_u32(w, h->n);
+    for (uint32_t i = 0; i < h->n; i++) { hp_put_u64(w, e[i].key); hp_put_u64(w, e[i].count); }
+}
+
+int hp_topheap_read(hp_topheap *h, hp_rbuf *r, int (*entry_ok)(const void *ctx, uint64_t key, uint64_t count),
+                    const void *ctx)
+{
+    uint32_t n = hp_get_u32(r);
+    if (!r->ok || n > h->cap || hp_rbuf_left(r) != (size_t)n * 16) return 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t key = hp_get_u64(r), count = hp_get_u64(r);
+        if (!entry_ok(ctx, key, count) || hp_topheap_push(h, key, count) != 0) return 0;
+    }
+    return r->ok;
+}
+
 /* ================= Count-Min, conservative update ================= */
 
 #define CM_VERSION 2u /* 2: one mixed hash, one multiply per row (1 hashed each row apart) */
@@ -348,25 +385,18 @@ static void cm_fill(const hp_countmin *cm, uint64_t key, uint64_t est, hp_estima
 static void *vt_init(void *mem, size_t budget, uint64_t seed) { return hp_countmin_init(mem, budget, seed); }
 static void vt_update(void *s, uint64_t key, uint64_t w) { hp_countmin_update((hp_countmin *)s, key, w); }
 
+/* ordered by current estimate, not the heap count (heap counts can lag after merges) */
+static void cm_fill_current(const void *ctx, uint64_t key, uint64_t count, hp_estimate *out)
+{
+    const hp_countmin *cm = (const hp_countmin *)ctx;
+    (void)count;
+    cm_fill(cm, key, hp_countmin_estimate(cm, key), out);
+}
+
 static size_t vt_topk(const void *s, hp_estimate *out, size_t k)
 {
     const hp_countmin *cm = (const hp_countmin *)s;
-    const hp_topheap *h = cm_heap(cm);
-    const hp_topentry *e = hp_topheap_entries(h);
-    size_t m = 0;
-    /* insertion into out, ordered by current estimate (heap counts can lag after merges) */
-    for (uint32_t i = 0; i < h->n; i++) {
-        hp_estimate v;
-        cm_fill(cm, e[i].key, hp_countmin_estimate(cm, e[i].key), &v);
-        if (m == k && (k == 0 || v.count <= out[m - 1].count)) continue;
-        size_t j = m < k ? m++ : m - 1;
-        while (j > 0 && (v.count > out[j - 1].count || (v.count == out[j - 1].count && v.key < out[j - 1].key))) {
-            out[j] = out[j - 1];
-            j--;
-        }
-        out[j] = v;
-    }
-    return m;
+    return hp_topheap_topk(cm_heap(cm), cm_fill_current, cm, out, k);
 }
 
 static int vt_query(const void *s, uint64_t key, hp_estimate *out)
@@ -396,11 +426,14 @@ static size_t vt_serialize(const void *s, void *buf, size_t cap)
     hp_put_u64(&w, cm->total);
     const uint32_t *c = cm_counters(cm);
     for (size_t i = 0; i < (size_t)HP_CM_ROWS * cm->width; i++) hp_put_u32(&w, c[i]);
-    const hp_topheap *h = cm_heap(cm);
-    const hp_topentry *e = hp_topheap_entries(h);
-    hp_put_u32(&w, h->n);
-    for (uint32_t i = 0; i < h->n; i++) { hp_put_u64(&w, e[i].key); hp_put_u64(&w, e[i].count); }
+    hp_topheap_write(cm_heap(cm), &w);
     return w.ok ? w.len : 0;
+}
+
+/* A heap count above the key's estimate cannot have come from this sketch. */
+static int cm_entry_ok(const void *ctx, uint64_t key, uint64_t count)
+{
+    return count <= hp_countmin_estimate((const hp_countmin *)ctx, key);
 }
 
 static void *vt_deserialize(void *mem, size_t budget, const void *buf, size_t len)
@@ -417,13 +450,7 @@ static void *vt_deserialize(void *mem, size_t budget, const void *buf, size_t le
     cm->total = total;
     uint32_t *c = cm_counters(cm);
     for (size_t i = 0; i < (size_t)HP_CM_ROWS * width; i++) c[i] = hp_get_u32(&r);
-    uint32_t n = hp_get_u32(&r);
-    if (!r.ok || n > heap_cap || hp_rbuf_left(&r) != (size_t)n * 16) return NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t key = hp_get_u64(&r), count = hp_get_u64(&r);
-        if (count > hp_countmin_estimate(cm, key) || hp_topheap_push(cm_heap(cm), key, count) != 0) return NULL;
-    }
-    return r.ok ? cm : NULL;
+    return hp_topheap_read(cm_heap(cm), &r, cm_entry_ok, cm) ? cm : NULL;
 }
 
 static size_t vt_bytes_used(const void *s)

@@ -21,12 +21,13 @@
  * so membership, raise and replace-the-minimum cost O(log cap). Invariants: heap order on count;
  * idx[s] == pos + 1 for exactly the slots holding a live key, 0 for empty; linear probing with
  * backward-shift deletion (no tombstones), home slot by Fibonacci hashing; index size a power of
- * two >= 2 * cap.
+ * two >= 2 * cap. Its top-k extraction and its serialized form are shared by both owners too.
  */
 #ifndef HOTPROF_CORE_COUNTMIN_H
 #define HOTPROF_CORE_COUNTMIN_H
 #include <stddef.h>
 #include <stdint.h>
+#include "core/bytes.h"
 #include "core/summary.h"
 
 /* ---- indexed min-heap of candidate keys ---- */
@@ -55,6 +56,17 @@ void hp_topheap_recount(hp_topheap *h, uint64_t (*reestimate)(const void *, uint
 size_t hp_topheap_sorted(const hp_topheap *h, hp_topentry *out, size_t k);
 /* Insert without any eviction; -1 if full or duplicate (used by deserializers). */
 int hp_topheap_push(hp_topheap *h, uint64_t key, uint64_t count);
+/* Fills *out for an entry of key with heap count `count` (the owner's estimate and bounds). */
+typedef void (*hp_topheap_fill_fn)(const void *ctx, uint64_t key, uint64_t count, hp_estimate *out);
+/* Up to k entries as `fill` makes them, by insertion: highest out->count first, ties by smaller
+ * key; once k are held, an entry whose count is not above the k-th is skipped. */
+size_t hp_topheap_topk(const hp_topheap *h, hp_topheap_fill_fn fill, const void *ctx, hp_estimate *out, size_t k);
+/* Serialized heap: u32 n, then n x (u64 key, u64 count) in heap order. */
+void hp_topheap_write(const hp_topheap *h, hp_wbuf *w);
+/* Reads that into an empty heap: 0 if it is short, n > cap, other bytes follow, an entry is
+ * rejected by entry_ok(ctx, key, count), or a key repeats. */
+int hp_topheap_read(hp_topheap *h, hp_rbuf *r, int (*entry_ok)(const void *ctx, uint64_t key, uint64_t count),
+                    const void *ctx);
 
 /* ---- Count-Min, conservative update ---- */
 #define HP_CM_ROWS 4

@@ -173,6 +173,11 @@ static void hk_fill(const hp_heavykeeper *hk, uint64_t key, uint64_t est, hp_est
     out->upper = hk->total;
 }
 
+static void hk_fill_held(const void *ctx, uint64_t key, uint64_t count, hp_estimate *out)
+{
+    hk_fill((const hp_heavykeeper *)ctx, key, count, out);
+}
+
 static void *vt_init(void *mem, size_t budget, uint64_t seed) { return hp_heavykeeper_init(mem, budget, seed); }
 static void vt_update(void *s, uint64_t key, uint64_t w) { hp_heavykeeper_update((hp_heavykeeper *)s, key, w); }
 
@@ -187,20 +192,7 @@ static size_t vt_topk(const void *s, hp_estimate *out, size_t k)
         for (size_t i = 0; i < done; i++) hk_fill(hk, tmp[i].key, tmp[i].count, &out[i]);
         return done;
     }
-    const hp_topheap *h = hk_heap(hk);
-    const hp_topentry *e = hp_topheap_entries(h);
-    for (uint32_t i = 0; i < h->n; i++) {
-        hp_estimate v;
-        hk_fill(hk, e[i].key, e[i].count, &v);
-        if (done == k && !(v.count > out[done - 1].count)) continue;
-        size_t j = done < k ? done++ : done - 1;
-        while (j > 0 && (v.count > out[j - 1].count || (v.count == out[j - 1].count && v.key < out[j - 1].key))) {
-            out[j] = out[j - 1];
-            j--;
-        }
-        out[j] = v;
-    }
-    return done;
+    return hp_topheap_topk(hk_heap(hk), hk_fill_held, hk, out, k);
 }
 
 static int vt_query(const void *s, uint64_t key, hp_estimate *out)
@@ -233,11 +225,15 @@ static size_t vt_serialize(const void *s, void *buf, size_t cap)
     for (int i = 0; i < 4; i++) hp_put_u64(&w, hk->rng.s[i]);
     const hk_bucket *b = hk_buckets(hk);
     for (size_t i = 0; i < (size_t)HP_HK_ARRAYS * hk->width; i++) { hp_put_u32(&w, b[i].fp); hp_put_u32(&w, b[i].count); }
-    const hp_topheap *h = hk_heap(hk);
-    const hp_topentry *e = hp_topheap_entries(h);
-    hp_put_u32(&w, h->n);
-    for (uint32_t i = 0; i < h->n; i++) { hp_put_u64(&w, e[i].key); hp_put_u64(&w, e[i].count); }
+    hp_topheap_write(hk_heap(hk), &w);
     return w.ok ? w.len : 0;
+}
+
+/* A held count is at least 1 and at most the stream's total. */
+static int hk_entry_ok(const void *ctx, uint64_t key, uint64_t count)
+{
+    (void)key;
+    return count != 0 && count <= ((const hp_heavykeeper *)ctx)->total;
 }
 
 static void *vt_deserialize(void *mem, size_t budget, const void *buf, size_t len)
@@ -262,13 +258,7 @@ static void *vt_deserialize(void *mem, size_t budget, const void *buf, size_t le
         b[i].count = hp_get_u32(&r);
         if (b[i].count > total) return NULL;
     }
-    uint32_t n = hp_get_u32(&r);
-    if (!r.ok || n > heap_cap || hp_rbuf_left(&r) != (size_t)n * 16) return NULL;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t key = hp_get_u64(&r), count = hp_get_u64(&r);
-        if (count == 0 || count > total || hp_topheap_push(hk_heap(hk), key, count) != 0) return NULL;
-    }
-    return r.ok ? hk : NULL;
+    return hp_topheap_read(hk_heap(hk), &r, hk_entry_ok, hk) ? hk : NULL;
 }
 
 static size_t vt_bytes_used(const void *s)
