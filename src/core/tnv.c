@@ -18,6 +18,7 @@
  * Serialized form: kind u32, version u32, N u32, K u32, used u32, since_clear u32, total u64,
  * clears u64, then (value u64, count u64) per live entry in table order (the index and the
  * minimum set are rebuilt on load, so the format is unchanged: version 1).
+ * Estimates, top-k and the writing of the entries are valuetable.c's (shared with valuelist.c).
  */
 #include "core/tnv.h"
 #include "core/bytes.h"
@@ -233,55 +234,22 @@ static long tnv_find(const hp_tnv *t, uint64_t value)
 
 /* ---- vtable glue ---- */
 
-static uint64_t tnv_sum(const hp_tnv *t)
-{
-    uint64_t s = 0;
-    for (uint32_t i = 0; i < t->used; i++) s = s + tnv_e(t)[i].count < s ? UINT64_MAX : s + tnv_e(t)[i].count;
-    return s;
-}
-
-static void tnv_fill(const hp_tnv *t, uint64_t value, uint64_t count, uint64_t sum_all, hp_estimate *out)
-{
-    uint64_t others = sum_all - count;
-    out->key = value;
-    out->count = count;
-    out->lower = count;
-    out->upper = t->total >= others ? t->total - others : count;
-}
-
 static void *vt_init(void *mem, size_t budget, uint64_t seed) { (void)seed; return hp_tnv_init(mem, budget, HP_TNV_DEFAULT_N, HP_TNV_DEFAULT_CLEAR); }
 static void vt_update(void *s, uint64_t key, uint64_t w) { hp_tnv_update((hp_tnv *)s, key, w); }
-
-static int before(const hp_estimate *a, const hp_estimate *b)
-{
-    return a->count > b->count || (a->count == b->count && a->key < b->key);
-}
 
 static size_t vt_topk(const void *s, hp_estimate *out, size_t k)
 {
     const hp_tnv *t = (const hp_tnv *)s;
-    uint64_t sum = tnv_sum(t);
-    size_t m = 0;
-    for (uint32_t i = 0; i < t->used; i++) {
-        hp_estimate v;
-        tnv_fill(t, tnv_e(t)[i].value, tnv_e(t)[i].count, sum, &v);
-        if (m == k && (k == 0 || !before(&v, &out[m - 1]))) continue;
-        size_t j = m < k ? m++ : m - 1;
-        while (j > 0 && before(&v, &out[j - 1])) { out[j] = out[j - 1]; j--; }
-        out[j] = v;
-    }
-    return m;
+    return hp_vtab_topk(tnv_e(t), t->used, t->total, out, k);
 }
 
 static int vt_query(const void *s, uint64_t key, hp_estimate *out)
 {
     const hp_tnv *t = (const hp_tnv *)s;
-    uint64_t sum = tnv_sum(t);
+    uint64_t sum = hp_vtab_sum(tnv_e(t), t->used);
     long p = tnv_find(t, key);
-    if (p >= 0) { tnv_fill(t, key, tnv_e(t)[p].count, sum, out); return 1; }
-    out->key = key;
-    out->count = out->lower = 0;
-    out->upper = t->total >= sum ? t->total - sum : 0;
+    if (p >= 0) { hp_vtab_fill(t->total, key, tnv_e(t)[p].count, sum, out); return 1; }
+    hp_vtab_absent(t->total, sum, key, out);
     return 0;
 }
 
@@ -301,7 +269,7 @@ static size_t vt_serialize(const void *s, void *buf, size_t cap)
     hp_put_u32(&w, t->since_clear);
     hp_put_u64(&w, t->total);
     hp_put_u64(&w, t->clears);
-    for (uint32_t i = 0; i < t->used; i++) { hp_put_u64(&w, tnv_e(t)[i].value); hp_put_u64(&w, tnv_e(t)[i].count); }
+    hp_vtab_write(&w, tnv_e(t), t->used);
     return w.ok ? w.len : 0;
 }
 

@@ -26,13 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/summary.h"
+#include "core/valuetable.h"
 
 #define HP_TNV_DEFAULT_N 50
 #define HP_TNV_DEFAULT_CLEAR 2000
 #define HP_TNV_MAX_N 4096
 
 typedef struct hp_tnv hp_tnv;
-typedef struct hp_tnv_entry { uint64_t value, count; } hp_tnv_entry;
+typedef hp_value_count hp_tnv_entry; /* see valuetable.h */
 
 size_t hp_tnv_bytes(uint32_t n_entries);
 hp_tnv *hp_tnv_init(void *mem, size_t budget, uint32_t n_entries, uint32_t clear_interval);

@@ -9,6 +9,7 @@
  * same count (the common case: each miss on a full list hits it again) and is dropped when it
  * grows; a branch-free search finds it again. The list is the runtimes' one-pass loop's (tested
  * against it after every update). min_hint is not serialized (0 on load).
+ * Estimates, top-k and the writing of the entries are valuetable.c's (shared with tnv.c).
  */
 #include "core/valuelist.h"
 #include "core/bytes.h"
@@ -125,57 +126,23 @@ void hp_valuelist_update(hp_valuelist *vl, uint64_t value, uint64_t weight)
 
 /* ---- vtable glue ---- */
 
-static uint64_t vl_sum(const hp_valuelist *vl)
-{
-    uint64_t s = 0;
-    for (uint32_t i = 0; i < vl->n; i++) s = sat_add(s, vl_e(vl)[i].count);
-    return s;
-}
-
-/* upper = total - (sum of the other listed counts) */
-static void vl_fill(const hp_valuelist *vl, uint64_t value, uint64_t count, uint64_t sum_all, hp_estimate *out)
-{
-    uint64_t others = sum_all - count;
-    out->key = value;
-    out->count = count;
-    out->lower = count;
-    out->upper = vl->total >= others ? vl->total - others : count;
-}
-
 static void *vt_init_llvm(void *mem, size_t budget, uint64_t seed) { (void)seed; return hp_valuelist_init(mem, budget, HP_VALUELIST_LLVM, HP_VALUELIST_LLVM_SLOTS); }
 static void *vt_init_gcc(void *mem, size_t budget, uint64_t seed) { (void)seed; return hp_valuelist_init(mem, budget, HP_VALUELIST_GCC, HP_VALUELIST_GCC_SLOTS); }
 static void vt_update(void *s, uint64_t key, uint64_t w) { hp_valuelist_update((hp_valuelist *)s, key, w); }
 
-static int before(const hp_estimate *a, const hp_estimate *b)
-{
-    return a->count > b->count || (a->count == b->count && a->key < b->key);
-}
-
 static size_t vt_topk(const void *s, hp_estimate *out, size_t k)
 {
     const hp_valuelist *vl = (const hp_valuelist *)s;
-    uint64_t sum = vl_sum(vl);
-    size_t m = 0;
-    for (uint32_t i = 0; i < vl->n; i++) {
-        hp_estimate v;
-        vl_fill(vl, vl_e(vl)[i].value, vl_e(vl)[i].count, sum, &v);
-        if (m == k && (k == 0 || !before(&v, &out[m - 1]))) continue;
-        size_t j = m < k ? m++ : m - 1;
-        while (j > 0 && before(&v, &out[j - 1])) { out[j] = out[j - 1]; j--; }
-        out[j] = v;
-    }
-    return m;
+    return hp_vtab_topk(vl_e(vl), vl->n, vl->total, out, k);
 }
 
 static int vt_query(const void *s, uint64_t key, hp_estimate *out)
 {
     const hp_valuelist *vl = (const hp_valuelist *)s;
-    uint64_t sum = vl_sum(vl);
+    uint64_t sum = hp_vtab_sum(vl_e(vl), vl->n);
     for (uint32_t i = 0; i < vl->n; i++)
-        if (vl_e(vl)[i].value == key) { vl_fill(vl, key, vl_e(vl)[i].count, sum, out); return 1; }
-    out->key = key;
-    out->count = out->lower = 0;
-    out->upper = vl->total >= sum ? vl->total - sum : 0;
+        if (vl_e(vl)[i].value == key) { hp_vtab_fill(vl->total, key, vl_e(vl)[i].count, sum, out); return 1; }
+    hp_vtab_absent(vl->total, sum, key, out);
     return 0;
 }
 
@@ -195,7 +162,7 @@ static size_t vt_serialize(const void *s, void *buf, size_t cap)
     hp_put_u32(&w, vl->n);
     hp_put_u64(&w, vl->total);
     hp_put_u64(&w, vl->calls);
-    for (uint32_t i = 0; i < vl->n; i++) { hp_put_u64(&w, vl_e(vl)[i].value); hp_put_u64(&w, vl_e(vl)[i].count); }
+    hp_vtab_write(&w, vl_e(vl), vl->n);
     return w.ok ? w.len : 0;
 }
 

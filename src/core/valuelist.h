@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/summary.h"
+#include "core/valuetable.h"
 
 enum hp_valuelist_policy { HP_VALUELIST_LLVM = 1, HP_VALUELIST_GCC = 2 };
 #define HP_VALUELIST_LLVM_SLOTS 24
@@ -29,7 +30,7 @@ enum hp_valuelist_policy { HP_VALUELIST_LLVM = 1, HP_VALUELIST_GCC = 2 };
 #define HP_VALUELIST_MAX_SLOTS 255
 
 typedef struct hp_valuelist hp_valuelist;
-typedef struct hp_valuelist_entry { uint64_t value, count; } hp_valuelist_entry;
+typedef hp_value_count hp_valuelist_entry; /* see valuetable.h */
 
 size_t hp_valuelist_bytes(uint32_t slots);
 hp_valuelist *hp_valuelist_init(void *mem, size_t budget, int policy, uint32_t slots);
