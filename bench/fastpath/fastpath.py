@@ -29,6 +29,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402  (run_once, output_ok, on_signal)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 HOTPROF = os.path.join(ROOT, "build", "bin", "hotprof")
 SIZES = {"fft": "200", "heapsort": "400000", "lexgen": "100", "compress": "1600",
@@ -87,15 +90,10 @@ def build(work, name, variant, dest):
 def run_once(binary, size, env, work):
     """User+system CPU seconds of one run (os.wait4's rusage: microsecond resolution)."""
     e = dict(os.environ, HOTPROF_QUIET="1", HOTPROF_OUTPUT=os.path.join(work, "fp.data"), **env)
-    with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen([binary, size], env=e, stdout=out, stderr=subprocess.STDOUT)
-        _, status, ru = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read().decode(errors="replace")
-    if p.returncode != 0 or not any(line.startswith("ok") for line in text.splitlines()):
-        raise RuntimeError("%s failed (%d): %s" % (binary, p.returncode, text[-300:]))
-    return ru.ru_utime + ru.ru_stime
+    cpu, _wall, text, rc = benchlib.run_once([binary, size], env=e)
+    if not benchlib.output_ok(rc, text):
+        raise RuntimeError("%s failed (%d): %s" % (binary, rc, text[-300:]))
+    return cpu
 
 
 def bursty_supported(work):

@@ -6,7 +6,8 @@ Holds: for each workload, one exhaustive run under `hotprof run` (the reference 
 timed against one native run); then for each (burst, frequency) setting, RUNS paired rounds of
 (native, sampled) with the order alternating each round; the sampled profile of the first round
 is compared with the reference by `hotprof compare --format json`. A run's time is the user+sys
-CPU time of the process tree (os.wait4). Every run must exit 0 and print a line starting "ok".
+CPU time of the process tree (os.wait4). Every run must exit 0 and print a line starting "ok"
+(both checked by bench/lib/benchlib.py).
 
 Period from frequency (HPS Section 5: frequency = burst / (burst + sparsity)):
 period = round(burst * (1/f - 1)).
@@ -25,53 +26,32 @@ import math
 import os
 import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402  (run_once, output_ok, on_signal)
 
 BURSTS = [1, 10, 50, 100]
 FREQS = [100, 500, 1000, 5000, 10000]            # f = 1/x
 QUICK_SETTINGS = [(1, 100), (10, 1000), (100, 10000)]
 QUICK_SIZES = {"fft": "100", "heapsort": "200000", "lexgen": "50", "compress": "800",
                "gametree": "8", "interp": "12", "nbody": "300", "mt_work": "150000"}
-CURRENT = []
 
 
 def log(msg):
     print("[hps_sweep %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
 
 
-def on_signal(signum, frame):
-    for proc in CURRENT:
-        proc.kill()
-    sys.exit(128 + signum)
-
-
 def run_once(argv, timeout=3600):
     """Runs argv; returns (cpu seconds, stdout+stderr text, exit status)."""
-    with tempfile.TemporaryFile() as out:
-        start = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        CURRENT[:] = [proc]
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - start > timeout:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.005)
-        CURRENT.clear()
-        out.seek(0)
-        text = out.read().decode(errors="replace")
-    return usage.ru_utime + usage.ru_stime, text, os.waitstatus_to_exitcode(status)
+    cpu, _wall, text, rc = benchlib.run_once(argv, timeout)
+    return cpu, text, rc
 
 
 def checked_run(argv):
     cpu, text, rc = run_once(argv)
-    if rc != 0 or not any(line.startswith("ok") for line in text.splitlines()):
+    if not benchlib.output_ok(rc, text):
         log("FAILED: %s (exit %d):\n%s" % (" ".join(argv), rc, text[-2000:]))
         sys.exit(1)
     return cpu
@@ -280,8 +260,8 @@ def main():
     ap.add_argument("--csv", required=True)
     ap.add_argument("--svg", required=True)
     args = ap.parse_args()
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, benchlib.on_signal)
+    signal.signal(signal.SIGINT, benchlib.on_signal)
     names = args.workloads.split()
     rows, progress = [], [0, len(names) * len(settings(args.quick))]
     for name in names:

@@ -9,7 +9,8 @@ same machine load; sizes are BENCH_SIZES (QUICK_SIZES with --quick). A run's tim
 `hotprof run -q --seed 1 -o FILE -- prog [size]` and the profile is deleted.
 
 Checks: every run exits 0 and prints a line starting with "ok" (the workloads
-verify their own results); otherwise it stops with an error.
+verify their own results); otherwise it stops with an error. Running, timing and the
+check are bench/lib/benchlib.py's.
 
 Output: the CSV (workload, hooks, native_s, instrumented_s, slowdown, runs,
 then wall-clock columns and the workload's arguments) and a table on stdout. slowdown is the median over
@@ -22,10 +23,11 @@ import math
 import os
 import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402  (run_once, output_ok, on_signal)
 
 # Arguments per workload. The overhead budget (< 30 min on 2 cores, 5 runs, 4 hook sets at
 # 7-20x) sets BENCH_SIZES a little below the workloads' own defaults (about 1 s native each).
@@ -39,38 +41,6 @@ def log(msg):
     print("[overhead %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
 
 
-CURRENT = []   # the child being timed, killed if we are interrupted
-
-
-def on_signal(signum, frame):
-    for proc in CURRENT:
-        proc.kill()
-    sys.exit(128 + signum)
-
-
-def run_once(argv, timeout):
-    """Run argv; return (cpu seconds, wall seconds, stdout text, exit status)."""
-    with tempfile.TemporaryFile() as out:
-        start = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        CURRENT[:] = [proc]
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() - start > timeout:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.005)
-        wall = time.monotonic() - start
-        CURRENT.clear()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        text = out.read().decode(errors="replace")
-    return usage.ru_utime + usage.ru_stime, wall, text, proc.returncode
-
-
 def command(args, variant, workload, size, profile):
     prog = os.path.join(args.bin_dir, variant, workload)
     tail = [prog] + size.split()
@@ -81,11 +51,10 @@ def command(args, variant, workload, size, profile):
 
 def measure_one(args, variant, workload, size, profile, timeout):
     argv = command(args, variant, workload, size, profile)
-    cpu, wall, text, rc = run_once(argv, timeout)
+    cpu, wall, text, rc = benchlib.run_once(argv, timeout)
     if os.path.exists(profile):
         os.unlink(profile)
-    ok = rc == 0 and any(line.startswith("ok") for line in text.splitlines())
-    if not ok:
+    if not benchlib.output_ok(rc, text):
         log("FAILED: %s (exit %d) output:\n%s" % (" ".join(argv), rc, text[-2000:]))
         sys.exit(1)
     return cpu, wall
@@ -180,8 +149,8 @@ def main():
     ap.add_argument("--workloads", required=True)
     ap.add_argument("--csv", required=True)
     args = ap.parse_args()
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, benchlib.on_signal)
+    signal.signal(signal.SIGINT, benchlib.on_signal)
     hooks = args.hooks.split()
     workloads = args.workloads.split()
     variants = ["native"] + hooks

@@ -1,0 +1,55 @@
+"""bench/lib/benchlib.py - running one benchmark process and timing it, shared by
+bench/hps_sweep/sweep.py, bench/overhead/measure.py and bench/fastpath/fastpath.py
+(standard library only).
+
+run_once runs argv with stdout and stderr into one temporary file and returns
+(cpu seconds, wall seconds, output text, exit status); cpu is the user+sys time of the
+process tree from os.wait4's rusage (microsecond resolution). With a timeout it polls every
+5 ms and kills the child once the timeout has passed; without one it simply waits. While it
+runs, the child is in CURRENT, so on_signal (install it for SIGTERM/SIGINT) kills it.
+output_ok is the workloads' own check: exit status 0 and a line starting with "ok".
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CURRENT = []   # the child being timed, killed if we are interrupted
+
+
+def on_signal(signum, frame):
+    for proc in CURRENT:
+        proc.kill()
+    sys.exit(128 + signum)
+
+
+def run_once(argv, timeout=None, env=None):
+    """Run argv; return (cpu seconds, wall seconds, stdout+stderr text, exit status)."""
+    with tempfile.TemporaryFile() as out:
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT)
+        CURRENT[:] = [proc]
+        if timeout is None:
+            pid, status, usage = os.wait4(proc.pid, 0)
+        else:
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() - start > timeout:
+                    proc.kill()
+                    pid, status, usage = os.wait4(proc.pid, 0)
+                    break
+                time.sleep(0.005)
+        wall = time.monotonic() - start
+        CURRENT.clear()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        text = out.read().decode(errors="replace")
+    return usage.ru_utime + usage.ru_stime, wall, text, proc.returncode
+
+
+def output_ok(rc, text):
+    """A workload's run passed: exit 0 and a line of its output starts with "ok"."""
+    return rc == 0 and any(line.startswith("ok") for line in text.splitlines())
