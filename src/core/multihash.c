@@ -6,6 +6,7 @@
  *   uint32_t acc_index[2^k >= 2A] | hp_multihash_candidate report[A]
  * acc_index maps a key to its accumulator entry (value pos + 1, 0 = empty; linear probing). It
  * is rebuilt whole when an entry is overwritten or flushed — at most A times per interval.
+ * free_slots counts the entries a promotion may take, so a full accumulator refuses in O(1).
  */
 #include "core/multihash.h"
 #include <math.h>
@@ -18,7 +19,8 @@ typedef struct mh_acc { uint64_t key, count; uint32_t state, reserved; } mh_acc;
 
 struct hp_multihash {
     hp_multihash_params p;
-    uint32_t per_table, fold_bits, acc_n, idx_mask, counter_max, reserved;
+    uint32_t per_table, fold_bits, acc_n, idx_mask, counter_max;
+    uint32_t free_slots; /* accumulator entries ABSENT or REPLACEABLE: 0 means a promotion must drop */
     uint64_t T, report_n, intervals;
     hp_multihash_stats cur, last;
     size_t off_rtab, off_counters, off_acc, off_idx, off_report;
@@ -120,7 +122,7 @@ size_t hp_multihash_report(const hp_multihash *mh, const hp_multihash_candidate 
 
 /* ---- the paper's hash: randomize, flip, xor-fold ---- */
 
-static uint32_t randomize32(const uint8_t *r, uint32_t x)
+static inline uint32_t randomize32(const uint8_t *r, uint32_t x)
 {
     return (uint32_t)r[x & 255] | (uint32_t)r[(x >> 8) & 255] << 8 | (uint32_t)r[(x >> 16) & 255] << 16 |
            (uint32_t)r[x >> 24] << 24;
@@ -128,22 +130,29 @@ static uint32_t randomize32(const uint8_t *r, uint32_t x)
 
 static uint32_t flip32(uint32_t x) { return __builtin_bswap32(x); }
 
-static uint32_t xorfold(uint32_t v, uint32_t bits)
+/* XOR of the bits-wide chunks of v (a fixed number of chunks: no data-dependent exit). */
+static inline uint32_t xorfold(uint32_t v, uint32_t bits)
 {
     if (bits == 0) return 0;
     if (bits >= 32) return v;
     uint32_t r = 0, mask = (1u << bits) - 1;
-    for (; v; v >>= bits) r ^= v & mask;
+    for (uint32_t shift = 0; shift < 32; shift += bits) r ^= (v >> shift) & mask;
     return r;
 }
 
-uint32_t hp_multihash_index(const hp_multihash *mh, uint32_t table, uint64_t key)
+static inline __attribute__((always_inline)) uint32_t table_index(const hp_multihash *mh, uint32_t table,
+                                                                  uint64_t key)
 {
     const uint8_t *r = rtab(mh, table);
     uint32_t npc = flip32(randomize32(r, (uint32_t)(key >> 32)));
     uint32_t nv = randomize32(r, (uint32_t)key);
     uint32_t folded = xorfold(npc ^ nv, mh->fold_bits);
     return folded < mh->per_table ? folded : folded % mh->per_table; /* power-of-two sizes never divide */
+}
+
+uint32_t hp_multihash_index(const hp_multihash *mh, uint32_t table, uint64_t key)
+{
+    return table_index(mh, table, key);
 }
 
 uint32_t hp_multihash_counter(const hp_multihash *mh, uint32_t table, uint32_t index)
@@ -197,11 +206,20 @@ int hp_multihash_acc_state(const hp_multihash *mh, uint64_t key)
     return pos < 0 ? HP_MH_ABSENT : (int)acc(mh)[pos].state;
 }
 
+static uint32_t count_free_slots(const hp_multihash *mh)
+{
+    const mh_acc *a = acc(mh);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < mh->acc_n; i++) n += a[i].state != HP_MH_ACTIVE;
+    return n;
+}
+
 /* Empty entries first, then replaceable ones; -1 if neither. */
 static long acc_free_slot(const hp_multihash *mh)
 {
     const mh_acc *a = acc(mh);
     long replaceable = -1;
+    if (mh->free_slots == 0) return -1;
     for (uint32_t i = 0; i < mh->acc_n; i++) {
         if (a[i].state == HP_MH_ABSENT) return i;
         if (a[i].state == HP_MH_REPLACEABLE && replaceable < 0) replaceable = i;
@@ -218,6 +236,7 @@ static void promote(hp_multihash *mh, uint64_t key, uint64_t count)
     e->key = key;
     e->count = count;
     e->state = HP_MH_ACTIVE;
+    mh->free_slots--;
     mh->cur.promoted++;
     if (was_replaceable) { mh->cur.evicted++; acc_reindex(mh); }
     else acc_idx(mh)[idx_probe(mh, key)] = (uint32_t)slot + 1;
@@ -243,7 +262,7 @@ static uint32_t bump_counters(hp_multihash *mh, const uint32_t *slot)
 static void hash_update(hp_multihash *mh, uint64_t key, int may_promote)
 {
     uint32_t slot[64];
-    for (uint32_t j = 0; j < mh->p.n_tables; j++) slot[j] = j * mh->per_table + hp_multihash_index(mh, j, key);
+    for (uint32_t j = 0; j < mh->p.n_tables; j++) slot[j] = j * mh->per_table + table_index(mh, j, key);
     uint32_t newmin = bump_counters(mh, slot);
     if (!may_promote || newmin < mh->T) return;
     uint64_t before = mh->cur.promoted;
@@ -282,6 +301,7 @@ static void carry_accumulator(hp_multihash *mh)
         a[i].count = 0;
     }
     acc_reindex(mh);
+    mh->free_slots = count_free_slots(mh);
 }
 
 int hp_multihash_end_interval(hp_multihash *mh)
@@ -303,7 +323,10 @@ int hp_multihash_update(hp_multihash *mh, uint64_t key)
     if (pos >= 0) {
         mh_acc *e = &acc(mh)[pos];
         e->count++;
-        if (e->state == HP_MH_REPLACEABLE && e->count >= mh->T) e->state = HP_MH_ACTIVE;
+        if (e->state == HP_MH_REPLACEABLE && e->count >= mh->T) {
+            e->state = HP_MH_ACTIVE;
+            mh->free_slots--;
+        }
         if (!mh->p.shield) hash_update(mh, key, 0);
     } else {
         hash_update(mh, key, 1);
@@ -329,6 +352,7 @@ hp_multihash *hp_multihash_init(void *mem, size_t budget, const hp_multihash_par
     mh->idx_mask = idx_size_for(mh->acc_n) - 1;
     mh->counter_max = (uint32_t)cmax;
     mh->T = T;
+    mh->free_slots = mh->acc_n;
     fill_random_tables(mh);
     return mh;
 }
@@ -401,6 +425,7 @@ static int read_accumulator(hp_multihash *mh, hp_rbuf *r)
         if (acc_idx(mh)[s]) return 0;
         acc_idx(mh)[s] = i + 1;
     }
+    mh->free_slots = count_free_slots(mh);
     return 1;
 }
 
