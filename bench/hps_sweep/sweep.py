@@ -208,8 +208,7 @@ COLORS = {1: "#1b9e77", 10: "#d95f02", 50: "#7570b3", 100: "#e7298a"}
 def svg_panel(summary, key, title, x0, y0, w, h):
     xs = [100 * (s["slowdown"] - 1) for s in summary]
     xmin, xmax = min(xs + [0]), max(xs + [1])
-    pad = 0.05 * (xmax - xmin or 1)
-    xmin, xmax = xmin - pad, xmax + pad
+    xmax += 0.05 * (xmax - xmin or 1)  # overhead starts at 0: no negative padding
     sx = lambda x: x0 + (x - xmin) / (xmax - xmin) * w
     sy = lambda y: y0 + h - y / 100 * h
     parts = ['<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#888"/>' % (x0, y0, w, h),
