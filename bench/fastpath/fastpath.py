@@ -20,6 +20,8 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-blk           hotprof cc --hooks=blocks, exhaustive
   hp-blk-bursty    hotprof cc --hooks=blocks, HOTPROF_MODE=bursty, methods+callpairs 1/1000,
                    burst 1 (only if the runtime accepts the mode)
+  hp-xray-bursty   hotprof cc --hooks=xray, bursty: sleds patched only during time-driven
+                   bursts of 100 entries, methods 1/1000 (runtime/xray.c)
 """
 import argparse
 import os
@@ -57,6 +59,8 @@ VARIANTS = {
     "hp-blk-bursty": ([], None, [], {"HOTPROF_MODE": "bursty",
                                      "HOTPROF_SAMPLE": "methods:period=999,burst=1;callpairs:period=999,burst=1"},
                       "blocks"),
+    "hp-xray-bursty": ([], None, [], {"HOTPROF_MODE": "bursty",
+                                      "HOTPROF_SAMPLE": "methods:period=99900,burst=100"}, "xray"),
 }
 
 

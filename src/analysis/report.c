@@ -11,6 +11,8 @@
  * of the table's type (text: "~N" under an "est." header; JSON: the estimate in the count fields
  * plus "estimated": true, the raw "sampled" count and a Chernoff interval "ci_lower"/"ci_upper"
  * from hp_bursty_estimate at "confidence"). Exhaustive profiles print exactly as before.
+ * XRay-burst profiles (INFO mode=xray) are not scaled: the header marks their counts as raw
+ * sampled counts and lists the recorded exposure (text: "sampling xray"; JSON: "xray").
  * The hot data streams table (--streams) is rendered by report_streams.c.
  */
 #define _GNU_SOURCE
@@ -271,6 +273,31 @@ static void text_sampling(FILE *out, const hp_profile *p)
     }
 }
 
+/* XRay bursts (INFO mode=xray, runtime/xray.c): bursts are driven by time and the entries made
+ * while the sleds were unpatched are unknown, so no frequency can be observed: the counts are
+ * raw sampled counts, not estimates, and the header says so with the exposure recorded. */
+static int xray_mode(const hp_profile *p)
+{
+    const char *mode = hp_profile_info(p, "mode");
+    return mode && !strcmp(mode, "xray");
+}
+
+static double info_num(const hp_profile *p, const char *key)
+{
+    const char *v = hp_profile_info(p, key);
+    return v ? strtod(v, NULL) : 0.0;
+}
+
+static void text_xray(FILE *out, const hp_profile *p)
+{
+    if (!xray_mode(p)) return;
+    fprintf(out, "  sampling xray (time-driven bursts): counts are RAW SAMPLED counts, not estimates\n");
+    fprintf(out, "    methods S=%s B=%s  bursts %s  sampled %s entries  patched %.1f of %.1f ms\n",
+            info_or(p, "xray.period", "?"), info_or(p, "xray.burst", "?"), info_or(p, "xray.bursts", "?"),
+            info_or(p, "xray.sampled_entries", "?"), info_num(p, "xray.patched_ns") / 1e6,
+            info_num(p, "xray.total_ns") / 1e6);
+}
+
 static void text_header(FILE *out, const hp_profile *p)
 {
     run_state rs = run_state_of(p);
@@ -285,6 +312,7 @@ static void text_header(FILE *out, const hp_profile *p)
     fprintf(out, "  distinct %zu functions, %zu call pairs, %zu blocks, %zu edges\n", p->nfuncs, p->npairs,
             p->nblocks, p->nedges);
     text_sampling(out, p);
+    text_xray(out, p);
     if (!strcmp(rs.state, "crashed"))
         fprintf(out, "  run      CRASHED: killed by signal %d (SIG%s); counts up to the crash\n", rs.signal,
                 signal_name(rs.signal));
@@ -681,6 +709,11 @@ static void write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
 {
     json_header(out, p);
     json_sampling(out, p);
+    if (xray_mode(p))
+        fprintf(out, "  \"xray\": {\"raw_sampled_counts\": true, \"period\": %.0f, \"burst\": %.0f, \"bursts\": %.0f, "
+                "\"sampled_entries\": %.0f, \"patched_ns\": %.0f, \"total_ns\": %.0f},\n",
+                info_num(p, "xray.period"), info_num(p, "xray.burst"), info_num(p, "xray.bursts"),
+                info_num(p, "xray.sampled_entries"), info_num(p, "xray.patched_ns"), info_num(p, "xray.total_ns"));
     json_methods(out, p, s, o, ord->funcs);
     json_pairs(out, p, s, o, ord->pairs);
     if (o->blocks) json_blocks(out, p, s, o, ord->blocks);

@@ -9,18 +9,23 @@
 
 const hp_hookset hp_hooksets[] = {
     {"functions", "function entry/exit: hot methods, call pairs",
-     {"@calls", NULL}, {"-finstrument-functions", NULL}, NULL},
+     {"@calls", NULL}, {"-finstrument-functions", NULL}, NULL, {NULL}},
     {"blocks", "functions + basic blocks: back-edges, block and edge counts",
-     {"@calls", COV_BLOCKS, NULL}, {NULL}, "-fsanitize-coverage=trace-pc-guard,pc-table"},
+     {"@calls", COV_BLOCKS, NULL}, {NULL}, "-fsanitize-coverage=trace-pc-guard,pc-table", {NULL}},
     {"memory", "blocks + every load and store",
      {"@calls", COV_BLOCKS ",trace-loads,trace-stores", NULL}, {NULL},
-     "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores"},
+     "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores", {NULL}},
     {"compares", "blocks + compared values (cmp, switch)",
-     {"@calls", COV_BLOCKS ",trace-cmp", NULL}, {NULL}, "-fsanitize-coverage=trace-pc-guard,pc-table"},
+     {"@calls", COV_BLOCKS ",trace-cmp", NULL}, {NULL}, "-fsanitize-coverage=trace-pc-guard,pc-table", {NULL}},
     {"all", "blocks + memory + compares",
      {"@calls", COV_BLOCKS ",trace-loads,trace-stores,trace-cmp", NULL}, {NULL},
-     "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores"},
-    {NULL, NULL, {NULL}, {NULL}, NULL},
+     "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores", {NULL}},
+    /* XRay nop sleds at every function entry/exit, patched in only during bursts (runtime/xray.c);
+     * linking with -fxray-instrument adds compiler-rt's XRay runtime. */
+    {"xray", "XRay sleds, patched per burst: hot methods (bursty mode only)",
+     {"-fxray-instrument", "-fxray-instruction-threshold=1", NULL}, {NULL}, "-fxray-instrument (XRay)",
+     {"-fxray-instrument", NULL}},
+    {NULL, NULL, {NULL}, {NULL}, NULL, {NULL}},
 };
 
 const char *const hp_hookset_default = "blocks";

@@ -14,6 +14,8 @@ typedef struct hp_hookset {
     /* Compile flags for gcc, or NULL in gcc_flags[0] with gcc_lacks saying what gcc is missing. */
     const char *gcc_flags[HP_HOOKSET_MAX_FLAGS];
     const char *gcc_lacks;
+    /* Extra flags for link steps of executables (clang only); NULL-terminated, may be empty. */
+    const char *link_flags[HP_HOOKSET_MAX_FLAGS];
 } hp_hookset;
 
 extern const hp_hookset hp_hooksets[];

@@ -175,7 +175,7 @@ static int add_hook_flags(argv_builder *b, const cc_options *o, const char *comp
     return 0;
 }
 
-static int add_runtime(argv_builder *b, char *archive, size_t cap)
+static int add_runtime(argv_builder *b, const cc_options *o, char *archive, size_t cap)
 {
     char dir[PATH_MAX];
     if (runtime_libdir(dir, sizeof dir) != 0 ||
@@ -192,6 +192,7 @@ static int add_runtime(argv_builder *b, char *archive, size_t cap)
     push(b, "-lpthread");
     push(b, "-ldl");
     push(b, "-lm");
+    for (int i = 0; o->hooks->link_flags[i]; i++) push(b, o->hooks->link_flags[i]);
     return 0;
 }
 
@@ -229,7 +230,7 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         if (!shape.has_debug && is_clang(compiler)) push(&b, "-gline-tables-only");
     }
     for (int i = 0; i < nuser; i++) push(&b, user[i]);
-    if (shape.has_input && !shape.compile_only && !shape.shared && add_runtime(&b, archive, sizeof archive) != 0)
+    if (shape.has_input && !shape.compile_only && !shape.shared && add_runtime(&b, &o, archive, sizeof archive) != 0)
         return 2;
     if (o.print_command) {
         for (int i = 0; i < b.n; i++) printf("%s%s", i ? " " : "", b.v[i]);

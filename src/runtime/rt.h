@@ -215,6 +215,14 @@ int hp_write_start(int fd, const char *info, size_t info_len, uint64_t seed);
 int hp_write_group(uint64_t flags, int64_t status, int final, hp_group_stats *st);
 void hp_writer_reset_after_fork(int fd);
 
+/* ---------------------------------------------------------------- XRay bursts (xray.c) */
+
+extern int hp_g_xray; /* 1: time-driven XRay bursts record methods (INFO mode=xray) */
+int hp_xray_present(void);                   /* the program has XRay sleds */
+int hp_xray_probe(int quiet);                /* init, bursty mode: sets hp_g_xray if usable */
+void hp_xray_start(void);                    /* init, output open: handler + control thread */
+size_t hp_xray_info(char *out, size_t cap);  /* the xray.* INFO lines (async-signal-safe) */
+
 /* ---------------------------------------------------------------- small async-safe text */
 
 size_t hp_fmt_u64(char *out, uint64_t v);       /* decimal, no NUL; returns length */

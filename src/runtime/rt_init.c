@@ -3,11 +3,13 @@
  *
  * Life of a process:
  *   1. Hooks may fire before any constructor. The first thread event (or our constructor, if
- *      guards were already registered, i.e. the process is instrumented) runs hp_rt_ensure_init
+ *      guards were already registered or the program has XRay sleds, i.e. the process is
+ *      instrumented) runs hp_rt_ensure_init
  *      exactly once: read HOTPROF_* variables (HOTPROF_MODE=bursty: parse HOTPROF_SAMPLE into the
  *      shared controller configuration hp_g_bcfg; a bad spec disables the runtime), open the output, write the file header, INFO and
  *      MODULES, set HOTPROF_CLAIMED=<pid>, install fatal-signal handlers (on a sigaltstack),
- *      pthread_atfork handlers and an on_exit status catcher. Events recorded by other threads
+ *      pthread_atfork handlers and an on_exit status catcher; in bursty mode with XRay sleds,
+ *      start the XRay burst control thread (xray.c, INFO mode=xray). Events recorded by other threads
  *      while init runs are kept (recording needs only per-thread memory, not the file).
  *   2. At normal exit our destructor (priority 101: among the last of its object) writes the
  *      final group (GROUP_END flags FINAL, status = exit status when on_exit saw it, else 0).
@@ -139,7 +141,7 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_kv_dec(&w, "pid", (uint64_t)getpid());
     put_kv_dec(&w, "ppid", (uint64_t)getppid());
     if (parent_pid) put_kv_dec(&w, "forked_from", parent_pid);
-    put_str(&w, hp_g_bursty ? "mode=bursty\n" : "mode=exhaustive\n");
+    put_str(&w, hp_g_xray ? "mode=xray\n" : hp_g_bursty ? "mode=bursty\n" : "mode=exhaustive\n");
     put_kv_dec(&w, "seed", g_seed);
     put_str(&w, "version=" HOTPROF_VERSION "\n");
     put_str(&w, "start_time="), put_dec(&w, (uint64_t)now.tv_sec), put_str(&w, ".");
@@ -331,12 +333,18 @@ static HP_NOINST void do_init(void)
     uint64_t pid = (uint64_t)getpid();
     int mode = read_mode();
     if (mode == MODE_OFF || (mode == MODE_BURSTY && !setup_bursty())) return;
+    if (mode == MODE_BURSTY) hp_xray_probe(env_flag("HOTPROF_QUIET"));
+    else if (hp_xray_present() && !HP_LOAD_ACQ(&hp_g_guards) && !env_flag("HOTPROF_QUIET")) {
+        const char *parts[] = {"hotprof: xray: XRay sleds record only in bursty mode (--sample methods:...)"};
+        hp_say(parts, 1);
+    }
     read_config(pid);
     hp_modules_refresh();
     if (!open_output(0)) {
         const char *parts[] = {"hotprof: cannot write ", g_path, ": ", strerror(errno), " (not profiling)"};
         hp_say(parts, 5);
         HP_STORE_REL(&hp_g_bursty, 0);
+        HP_STORE_REL(&hp_g_xray, 0);
         return;
     }
     char num[24];
@@ -346,6 +354,7 @@ static HP_NOINST void do_init(void)
     pthread_atfork(NULL, NULL, fork_child);
     on_exit(note_exit_status, NULL);
     HP_STORE_REL(&hp_g_recording, 1);
+    hp_xray_start(); /* XRay bursts (xray.c): only when hp_xray_probe found sleds */
 }
 
 HP_NOINST int hp_rt_ensure_init(void)
@@ -365,7 +374,8 @@ HP_NOINST int hp_rt_ensure_init(void)
 
 __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 {
-    if (HP_LOAD_ACQ(&hp_g_guards) > 0) hp_rt_ensure_init(); /* instrumented: start before main */
+    /* instrumented (coverage guards or XRay sleds): start before main */
+    if (HP_LOAD_ACQ(&hp_g_guards) > 0 || hp_xray_present()) hp_rt_ensure_init();
 }
 
 __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)

@@ -214,7 +214,10 @@ static HP_NOINST void write_blockmap(void)
 
 static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
-    if (t->bursty) return hp_bursty_thread_events(t);
+    if (t->bursty) { /* XRay bursts do not run the controller: their entries are the events */
+        uint64_t e = hp_bursty_thread_events(t);
+        return e ? e : HP_LOAD_RLX(&t->tot.calls);
+    }
     return HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) +
            HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps);
 }
@@ -505,6 +508,10 @@ static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t sta
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next)
         if (thread_events(t)) info_thread_line(t);
     if (HP_LOAD_ACQ(&hp_g_bursty)) info_bursty();
+    if (HP_LOAD_ACQ(&hp_g_xray)) {
+        char xr[512];
+        sec_put(xr, hp_xray_info(xr, sizeof xr));
+    }
     sec_end();
 }
 
