@@ -17,3 +17,5 @@ if [ -x bench/hps_sweep/run.sh ]; then
     echo "== bench/hps_sweep (bursty sampling: overlap vs slowdown)"
     bench/hps_sweep/run.sh ${quick:+--quick}
 fi
+echo "== bench/xray (XRay burst mode: methods overlap per workload)"
+bench/xray/accuracy.sh
