@@ -3,7 +3,7 @@
  *
  * Layout in the caller's memory: struct hp_concise whose last member is the hp_gm_list, then
  * the list's cap+1 entries, then its index of nslots = 2*(cap+1) uint32 (entry index + 1,
- * 0 = empty; home slot = hp_mix64(key) scaled to [0, nslots), linear probing with wrap-around).
+ * 0 = empty; home slot = hp_exact_mix64(key) scaled to [0, nslots), linear probing with wrap-around).
  * Invariants between updates: list.n <= list.cap; every count > 0; keys distinct; each key is
  * reachable from its home slot by linear probing; p == 1/tau; tau >= 1 only grows; `skip` is
  * the number of coming occurrences (of any key) that will not be sampled. Each occurrence seen

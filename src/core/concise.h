@@ -50,7 +50,7 @@ static inline uint32_t *hp_gm_list_slot(const hp_gm_list *l, uint64_t key)
 {
     const hp_gm_entry *e = hp_gm_list_entries(l);
     uint32_t *idx = hp_gm_list_index(l);
-    uint32_t i = (uint32_t)(((__uint128_t)hp_mix64(key) * l->nslots) >> 64);
+    uint32_t i = (uint32_t)(((__uint128_t)hp_exact_mix64(key) * l->nslots) >> 64);
     while (idx[i] != 0 && e[idx[i] - 1].key != key)
         if (++i == l->nslots) i = 0;
     return &idx[i];

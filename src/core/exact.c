@@ -1,7 +1,7 @@
 /* exact.c — Exact summary: open addressing with linear probing over (key, count) slots.
  *
  * Layout in the caller's memory: struct hp_exact, then `nslots` slots (any number >= 8, so the
- * whole budget is used; the home slot is hp_mix64(key) scaled to [0, nslots) by a multiply-high).
+ * whole budget is used; the home slot is hp_exact_mix64(key) scaled to [0, nslots) by a multiply-high).
  * Invariants: a slot is empty iff count == 0; used <= max_used = 3/4 of nslots; every key appears
  * in at most one slot and is reachable from its home slot, probing forward with wrap-around,
  * without crossing an empty slot (nothing is ever deleted, so no tombstones);
@@ -125,7 +125,7 @@ hp_exact *hp_exact_init(void *mem, size_t budget)
 /* The slot holding key, or the empty slot where it would go. */
 static inline hp_exact_slot *exact_find(const hp_exact *e, uint64_t key)
 {
-    const hp_exact_slot *s = &e->slots[(uint64_t)(((__uint128_t)hp_mix64(key) * e->nslots) >> 64)];
+    const hp_exact_slot *s = &e->slots[(uint64_t)(((__uint128_t)hp_exact_mix64(key) * e->nslots) >> 64)];
     const hp_exact_slot *end = e->slots + e->nslots;
     while (s->count != 0 && s->key != key)
         if (++s == end) s = e->slots;

@@ -1,14 +1,14 @@
 /* exact.h — Exact: every key counted exactly, in a fixed open-addressing table (the ground truth).
  *
  * The table lives in the caller's memory: a header followed by as many (key, count) slots as the
- * budget holds, linear probing, keys mixed by hp_mix64. A slot is empty iff its count is 0,
+ * budget holds, linear probing, keys mixed by hp_exact_mix64. A slot is empty iff its count is 0,
  * so every 64-bit key (0 and UINT64_MAX included) can be stored; zero-weight updates store nothing.
  * At most 3/4 of the slots are used. When the table is full, an update for a new key is dropped:
  * its weight goes to `dropped`, hp_exact_full() turns true and update returns -1. Invariant:
  * sum(counts) + dropped == total (all sums saturate at UINT64_MAX). While nothing was dropped
  * every estimate is exact (lower == count == upper); after a drop, upper = count + dropped.
  *
- * Also here, shared by the other summaries: hp_mix64 (the key mixer), hp_sat_add (saturating
+ * Also here, shared by the other summaries: hp_exact_mix64 (the key mixer), hp_sat_add (saturating
  * add) and hp_topk_select (top-k by partial selection: count desc, then key asc).
  */
 #ifndef HOTPROF_CORE_EXACT_H
@@ -47,7 +47,7 @@ size_t hp_exact_capacity(const hp_exact *e);  /* distinct keys it can hold */
 /* ---- helpers shared by the summaries ---- */
 
 /* A strong 64-bit mixer (xmxmx); every input bit affects every output bit. */
-static inline uint64_t hp_mix64(uint64_t x)
+static inline uint64_t hp_exact_mix64(uint64_t x)
 {
     x ^= x >> 32;
     x *= 0xd6e8feb86659fd93ull;

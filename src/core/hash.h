@@ -6,9 +6,10 @@
  * [0, n) without division (Lemire's multiply-shift), so table widths need not be powers of two.
  * Header-only, no state.
  *
- * Note: core/exact.h defines a *different* hp_mix64 (xmxmx, shifts of 32, one constant) used by
- * exact, concise, counting and space-saving; the two headers are never included together. They are
- * not merged because their outputs differ and table layouts (hence serialized forms) depend on them.
+ * Note: core/exact.h has a *different* mixer, hp_exact_mix64 (shifts of 32, one repeated constant),
+ * used by exact, concise, counting and space-saving. The two are not merged because their outputs
+ * differ and those summaries' table layouts (hence serialized forms) depend on them; the distinct
+ * names keep the two from being confused or colliding.
  */
 #ifndef HOTPROF_CORE_HASH_H
 #define HOTPROF_CORE_HASH_H

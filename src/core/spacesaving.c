@@ -76,7 +76,7 @@ static uint32_t m_for_budget(size_t budget)
 
 /* Home slot: Fibonacci hashing (the high bits of key * 2^64/phi depend on every key bit), scaled
  * to the slot count by a multiply-high so the index may have any size. One multiply instead of
- * hp_mix64's two: the delete shift rehashes every key it passes. */
+ * hp_exact_mix64's two: the delete shift rehashes every key it passes. */
 static uint32_t idx_home(const hp_spacesaving *s, uint64_t key)
 {
     return (uint32_t)(((__uint128_t)(key * 0x9e3779b97f4a7c15ull) * s->nslots) >> 64);
