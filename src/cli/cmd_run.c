@@ -37,13 +37,14 @@ static const hp_command_desc run_desc = {
     "types not named are off. --mode bursty alone samples methods and callpairs with\n"
     "period=1000,burst=1. Example: --sample methods:period=99,burst=1 --sample edges:period=5000,burst=10\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
-    "HOTPROF_SAMPLE (bursty), HOTPROF_QUIET (with --quiet); HOTPROF_CLAIMED is removed.\n"};
+    "HOTPROF_SAMPLE (bursty), HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
+    "HOTPROF_CLAIMED is removed.\n"};
 
 #define MAX_SAMPLES 16
 #define DEFAULT_SAMPLE "methods:period=1000,burst=1;callpairs:period=1000,burst=1"
 
 typedef struct run_args {
-    const char *output, *mode, *seed_text, *sample_help;
+    const char *output, *mode, *seed_text, *sample_help, *bursts;
     uint64_t seed;
     int quiet;
     const char *samples[MAX_SAMPLES];
@@ -58,6 +59,10 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 'm', "mode", &a->mode, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
         {HP_OPT_STRING, 0, "sample", &a->sample_help, "TYPE:period=N,burst=M[,jitter=J]",
          "sample TYPE in bursty mode (repeatable; implies --mode bursty)"},
+        {HP_OPT_STRING, 0, "bursts", &a->bursts, "HOW",
+         "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds\n"
+         "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or\n"
+         "auto (default: patch when possible)"},
         {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
@@ -68,7 +73,7 @@ static void init_options(hp_option *opts, run_args *a)
 void cmd_run_usage(FILE *out)
 {
     run_args a = {0};
-    hp_option opts[9];
+    hp_option opts[10];
     init_options(opts, &a);
     hp_print_usage(out, &run_desc, opts);
 }
@@ -115,6 +120,7 @@ static int set_environment(const run_args *a, const char *output)
     if (a->quiet) setenv("HOTPROF_QUIET", "1", 1);
     if (a->sample_spec && setenv("HOTPROF_SAMPLE", a->sample_spec, 1)) return -1;
     if (!a->sample_spec) unsetenv("HOTPROF_SAMPLE");
+    if (a->bursts && setenv("HOTPROF_BURSTS", a->bursts, 1)) return -1;
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }
 
@@ -238,6 +244,10 @@ static int resolve_sampling(run_args *a)
         return hp_usage_error(&run_desc, "unknown mode '%s' (exhaustive, bursty, off)", a->mode);
     if (a->nsamples && strcmp(a->mode, "bursty"))
         return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty, not '%s'", a->mode);
+    if (a->bursts && strcmp(a->bursts, "live") && strcmp(a->bursts, "patch") && strcmp(a->bursts, "auto"))
+        return hp_usage_error(&run_desc, "option '--bursts %s': live, patch or auto", a->bursts);
+    if (a->bursts && strcmp(a->mode, "bursty"))
+        return hp_usage_error(&run_desc, "option '--bursts' needs --mode bursty, not '%s'", a->mode);
     if (strcmp(a->mode, "bursty")) return 0;
     size_t len = 1;
     for (int i = 0; i < a->nsamples; i++) {
@@ -257,8 +267,8 @@ static int run_with(run_args *a, char **pos, int npos);
 
 int cmd_run(int argc, char **argv)
 {
-    run_args a = {HP_DEFAULT_PROFILE, NULL, NULL, NULL, 0, 0, {0}, 0, NULL};
-    hp_option opts[9];
+    run_args a = {HP_DEFAULT_PROFILE, NULL, NULL, NULL, NULL, 0, 0, {0}, 0, NULL};
+    hp_option opts[10];
     char **pos;
     int npos;
     init_options(opts, &a);

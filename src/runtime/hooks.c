@@ -46,6 +46,11 @@ hp_bmap *hp_g_bmap;
 uint32_t hp_g_guards;
 
 static int g_guard_lock;
+
+/* The hooks whose addresses patch mode compares call targets with (defined below). */
+HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site);
+HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site);
 static uint32_t *g_last_guard_start, *g_last_guard_stop; /* range of the last guard_init */
 
 /* A thread's first event creates its state; an inactive state (off, stopped, fork child) never
@@ -161,6 +166,45 @@ static inline HP_NOINST void bursty_enter(hp_thread *t, uint64_t fn, uint64_t si
     if (HP_UNLIKELY(on)) bursty_record_call(t, fn, site, on);
 }
 
+/* ---------------------------------------------------------------- patch mode (sites.c) */
+
+/* Patch mode (HOTPROF_MODE=bursty over patched call sites, docs/bursty.md): hooks run only in a
+ * window (hp_pb_mask != 0, bursts.c) or at a call site not turned off yet. Outside a window a
+ * hook only hands its call site to sites.c and returns. In a window every event of the types in
+ * the mask is recorded, and calls and back-edges take the window's units (hp_pb_take). The call
+ * state (shadow stack, previous block) is stale at a window's start (hooks did not run since the
+ * last one): the first hook of a thread in a new window drops it and ends the last window's
+ * data stream trace. */
+static HP_NOINST __attribute__((noinline, cold)) void window_reset(hp_thread *t)
+{
+    t->window = HP_LOAD_RLX(&hp_pb_epoch);
+    t->depth = 0;
+    t->prev_guard = 0;
+    t->stack[0].last_pc = 0;
+    if (!t->ds_guard) datastream_burst_end(t);
+}
+
+/* The types recording now for a hook called from ret (hook: its address), 0 outside a window. */
+static inline HP_NOINST uint32_t patch_mask(hp_thread *t, uint64_t ret, uint64_t hook)
+{
+    uint32_t mask = HP_LOAD_ACQ(&hp_pb_mask);
+    if (HP_LIKELY(!mask)) {
+        hp_sites_note(ret, hook);
+        return 0;
+    }
+    if (HP_UNLIKELY(t->window != HP_LOAD_RLX(&hp_pb_epoch))) window_reset(t);
+    return mask;
+}
+
+static HP_NOINST __attribute__((noinline)) void patch_enter(hp_thread *t, uint64_t fn, uint64_t site, uint64_t ret,
+                                                           uint64_t hook)
+{
+    uint32_t mask = patch_mask(t, ret, hook);
+    if (!mask) return;
+    push_frame(t, fn, site, NULL);
+    if (hp_pb_take()) bursty_record_call(t, fn, site, mask & (BIT_METHODS | BIT_PAIRS));
+}
+
 /* ---------------------------------------------------------------- calls */
 
 HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
@@ -168,7 +212,11 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
     FAST_THREAD(t);
     uint64_t fn = (uint64_t)(uintptr_t)this_fn, site = (uint64_t)(uintptr_t)call_site;
     if (HP_UNLIKELY(t->bursty)) {
-        bursty_enter(t, fn, site);
+        if (HP_LOAD_RLX(&hp_g_patch))
+            patch_enter(t, fn, site, (uint64_t)(uintptr_t)__builtin_return_address(0),
+                        (uint64_t)(uintptr_t)&__cyg_profile_func_enter);
+        else
+            bursty_enter(t, fn, site);
         return;
     }
     hp_tab *before = t->pairs;
@@ -192,6 +240,9 @@ static HP_NOINST __attribute__((noinline, cold)) void func_exit_search(hp_thread
 HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
     FAST_THREAD(t);
+    if (HP_UNLIKELY(t->bursty) && HP_LOAD_RLX(&hp_g_patch) &&
+        !patch_mask(t, (uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&__cyg_profile_func_exit))
+        return;
     uint64_t d = t->depth;
     if (HP_LIKELY(d - 1 < HP_STACK_FRAMES - 1 && t->stack[d].fn == (uint64_t)(uintptr_t)this_fn)) {
         t->depth = d - 1;
@@ -267,12 +318,33 @@ static inline HP_NOINST void bursty_block(hp_thread *t, uint32_t id)
     if (HP_UNLIKELY(on)) bursty_record_block(t, prev, id, on, fr);
 }
 
+/* Patch mode: a block in a window. A non-entry block met with no frame at all belongs to a
+ * function entered before the window: a frame is adopted for it, so that its loops' back-edges
+ * count for it (its exit pops it like any frame). */
+static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32_t id, uint64_t ret)
+{
+    uint32_t mask = patch_mask(t, ret, (uint64_t)(uintptr_t)&__sanitizer_cov_trace_pc_guard);
+    if (!mask) return;
+    uint32_t prev = t->prev_guard;
+    t->prev_guard = id;
+    hp_bmap *m = HP_LOAD_ACQ(&hp_g_bmap);
+    if (t->depth == 0 && m && id < m->cap && m->e[id].fn && !(m->e[id].flags & 1))
+        push_frame(t, m->e[id].fn, 0, NULL);
+    hp_frame *fr = backedge_frame(t, id);
+    uint32_t on = mask & BIT_EDGES;
+    if (fr && hp_pb_take()) on |= mask & BIT_METHODS;
+    if (on) bursty_record_block(t, prev, id, on, fr);
+}
+
 HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
     FAST_THREAD(t);
     uint32_t id = *guard;
     if (HP_UNLIKELY(t->bursty)) {
-        bursty_block(t, id);
+        if (HP_LOAD_RLX(&hp_g_patch))
+            patch_block(t, id, (uint64_t)(uintptr_t)__builtin_return_address(0));
+        else
+            bursty_block(t, id);
         return;
     }
     uint32_t prev = t->prev_guard;
@@ -385,19 +457,26 @@ static HP_NOINST __attribute__((noinline, cold)) void datastream_sample(hp_threa
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
         if (HP_UNLIKELY(t->bursty)) {                                                              \
-            if (HP_UNLIKELY(hp_bursty_on(&t->bs) & BIT_STREAMS))                                   \
-                datastream_sample(t, addr, (uint64_t)(uintptr_t)__builtin_return_address(0), is_store); \
+            uint64_t ret_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                      \
+            uint32_t on_ = HP_LOAD_RLX(&hp_g_patch) ? patch_mask(t, ret_, (uint64_t)(uintptr_t)&name) \
+                                                    : hp_bursty_on(&t->bs);                        \
+            if (HP_UNLIKELY(on_ & BIT_STREAMS)) datastream_sample(t, addr, ret_, is_store);         \
             return;                                                                                \
         }                                                                                          \
         HP_BUMP(&t->tot.field);                                                                    \
     }
 
-/* Compare hooks count in exhaustive mode only (no bursty profile type uses them yet). */
+/* Compare hooks count in exhaustive mode only (no bursty profile type uses them yet); in patch
+ * mode they hand their call site to sites.c, to be turned off. */
 #define COUNT_HOOK(name, field, params)                                                            \
     HP_API HP_NO_ICF void name params                                                              \
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
-        if (HP_UNLIKELY(t->bursty)) return;                                                        \
+        if (HP_UNLIKELY(t->bursty)) {                                                              \
+            if (HP_LOAD_RLX(&hp_g_patch) && !HP_LOAD_RLX(&hp_pb_mask))                             \
+                hp_sites_note((uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&name); \
+            return;                                                                                \
+        }                                                                                          \
         HP_BUMP(&t->tot.field);                                                                    \
     }
 

@@ -149,6 +149,8 @@ typedef struct hp_thread {
                            * (published with release; NULL until then or if mmap failed) */
     uint32_t ds_guard;    /* owner: inside datastream_sample (re-entry guard for signal handlers) */
     uint32_t ds_failed;   /* 1: the detector's mmap failed; sampled references are only counted */
+    uint32_t window;      /* patch mode: the window (hp_pb_epoch) this thread's call state is from */
+    uint32_t pad_window;
     uint64_t ds_seq;      /* even: ds is stable; odd: the owner is inside hp_ds_burst_end */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
@@ -215,13 +217,53 @@ int hp_write_start(int fd, const char *info, size_t info_len, uint64_t seed);
 int hp_write_group(uint64_t flags, int64_t status, int final, hp_group_stats *st);
 void hp_writer_reset_after_fork(int fd);
 
+/* ---------------------------------------------------------------- patched bursts (bursts.c) */
+
+/* A way to make hooks run (on) and not run at all (off): XRay sleds (xray.c) or the compiler's
+ * hook call sites (sites.c). Called by the control thread only. */
+typedef struct hp_pb_backend {
+    const char *prefix;                      /* INFO key prefix: "xray" or "patch" */
+    void (*on)(void);
+    void (*off)(void);
+    void (*tick)(void);                      /* between windows, every ~1 ms (may be NULL) */
+    size_t (*info)(char *out, size_t cap);   /* extra INFO lines (may be NULL; signal-safe) */
+} hp_pb_backend;
+
+typedef struct hp_pb_schedule {
+    uint32_t type;       /* the schedule type: highest frequency B/(B+S) of the enabled types */
+    uint32_t burst, period, jitter_pct; /* its configured B, S, jitter */
+    uint32_t window;     /* W = max(B, min_window): units per window */
+    uint32_t every[HP_BURSTY_NTYPES]; /* type t records in every every[t]-th window (0: never) */
+    uint64_t off_units;  /* S' = W * S / B: units the off phase should last */
+} hp_pb_schedule;
+
+extern int64_t hp_pb_left;   /* units left in the current window (<= 0: none) */
+extern uint32_t hp_pb_mask;  /* types recording now (0 outside windows) */
+extern uint32_t hp_pb_epoch; /* current window number: threads reset their call state on a change */
+
+uint64_t hp_now_ns(void);    /* CLOCK_MONOTONIC (vDSO) */
+int hp_pb_take(void);        /* a boundary event in a window: 1 if it took a unit (record it) */
+/* The schedule of the enabled types among the `types` bits; -1 if none of them is enabled. */
+int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t types);
+int hp_pb_start(const hp_pb_backend *b, const hp_pb_schedule *s);        /* init: control thread */
+size_t hp_pb_info(char *out, size_t cap); /* "<prefix>.*" INFO lines (async-signal-safe) */
+
 /* ---------------------------------------------------------------- XRay bursts (xray.c) */
 
 extern int hp_g_xray; /* 1: time-driven XRay bursts record methods (INFO mode=xray) */
 int hp_xray_present(void);                   /* the program has XRay sleds */
 int hp_xray_probe(int quiet);                /* init, bursty mode: sets hp_g_xray if usable */
 void hp_xray_start(void);                    /* init, output open: handler + control thread */
-size_t hp_xray_info(char *out, size_t cap);  /* the xray.* INFO lines (async-signal-safe) */
+
+/* ---------------------------------------------------------------- patched call sites (sites.c) */
+
+extern int hp_g_patch; /* 1: bursty mode over patched hook call sites (INFO mode=patch) */
+/* Init, bursty mode: 1 (and hp_g_patch set) if call sites can be patched here (HOTPROF_BURSTS). */
+int hp_sites_probe(int quiet);
+void hp_sites_start(void);                   /* init, output open: SIGTRAP handler + control thread */
+/* A hook ran outside a window: remember its call site (the 5 bytes before ret, if they are a
+ * direct call to hook or to a PLT stub of it) so the control thread turns it off. Signal-safe. */
+void hp_sites_note(uint64_t ret, uint64_t hook);
 
 /* ---------------------------------------------------------------- small async-safe text */
 

@@ -141,7 +141,7 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_kv_dec(&w, "pid", (uint64_t)getpid());
     put_kv_dec(&w, "ppid", (uint64_t)getppid());
     if (parent_pid) put_kv_dec(&w, "forked_from", parent_pid);
-    put_str(&w, hp_g_xray ? "mode=xray\n" : hp_g_bursty ? "mode=bursty\n" : "mode=exhaustive\n");
+    put_str(&w, hp_g_xray ? "mode=xray\n" : hp_g_patch ? "mode=patch\n" : hp_g_bursty ? "mode=bursty\n" : "mode=exhaustive\n");
     put_kv_dec(&w, "seed", g_seed);
     put_str(&w, "version=" HOTPROF_VERSION "\n");
     put_str(&w, "start_time="), put_dec(&w, (uint64_t)now.tv_sec), put_str(&w, ".");
@@ -333,7 +333,7 @@ static HP_NOINST void do_init(void)
     uint64_t pid = (uint64_t)getpid();
     int mode = read_mode();
     if (mode == MODE_OFF || (mode == MODE_BURSTY && !setup_bursty())) return;
-    if (mode == MODE_BURSTY) hp_xray_probe(env_flag("HOTPROF_QUIET"));
+    if (mode == MODE_BURSTY && !hp_xray_probe(env_flag("HOTPROF_QUIET"))) hp_sites_probe(env_flag("HOTPROF_QUIET"));
     else if (hp_xray_present() && !HP_LOAD_ACQ(&hp_g_guards) && !env_flag("HOTPROF_QUIET")) {
         const char *parts[] = {"hotprof: xray: XRay sleds record only in bursty mode (--sample methods:...)"};
         hp_say(parts, 1);
@@ -345,6 +345,7 @@ static HP_NOINST void do_init(void)
         hp_say(parts, 5);
         HP_STORE_REL(&hp_g_bursty, 0);
         HP_STORE_REL(&hp_g_xray, 0);
+        HP_STORE_REL(&hp_g_patch, 0);
         return;
     }
     char num[24];
@@ -354,7 +355,8 @@ static HP_NOINST void do_init(void)
     pthread_atfork(NULL, NULL, fork_child);
     on_exit(note_exit_status, NULL);
     HP_STORE_REL(&hp_g_recording, 1);
-    hp_xray_start(); /* XRay bursts (xray.c): only when hp_xray_probe found sleds */
+    hp_xray_start();  /* XRay bursts (xray.c): only when hp_xray_probe found sleds */
+    hp_sites_start(); /* patched call sites (sites.c): only when hp_sites_probe enabled them */
 }
 
 HP_NOINST int hp_rt_ensure_init(void)

@@ -214,9 +214,11 @@ static HP_NOINST void write_blockmap(void)
 
 static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
-    if (t->bursty) { /* XRay bursts do not run the controller: their entries are the events */
+    if (t->bursty) { /* patched bursts (XRay, call sites) do not run the controller: their
+                      * recorded events are the events */
         uint64_t e = hp_bursty_thread_events(t);
-        return e ? e : HP_LOAD_RLX(&t->tot.calls);
+        return e ? e : HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.backedges) +
+                           HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) + HP_LOAD_RLX(&t->tot.stores);
     }
     return HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) +
            HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps);
@@ -508,10 +510,8 @@ static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t sta
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next)
         if (thread_events(t)) info_thread_line(t);
     if (HP_LOAD_ACQ(&hp_g_bursty)) info_bursty();
-    if (HP_LOAD_ACQ(&hp_g_xray)) {
-        char xr[512];
-        sec_put(xr, hp_xray_info(xr, sizeof xr));
-    }
+    char pb[768];
+    sec_put(pb, hp_pb_info(pb, sizeof pb)); /* patched bursts (XRay or call sites), if any */
     sec_end();
 }
 

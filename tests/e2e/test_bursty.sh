@@ -10,6 +10,9 @@
 #  (d) a bad HOTPROF_SAMPLE disables the runtime with one message and the program runs on;
 #      a bad --sample is a usage error.
 . "$(dirname "$0")/lib.sh"
+# These checks test the live HPS counters (exact Figure 4 patterns, scaled estimates); patched
+# bursts (the default where hooks are patchable) have their own tests in test_patch.sh.
+export HOTPROF_BURSTS=live
 P="$ROOT/tests/e2e/progs"
 cd "$T"
 

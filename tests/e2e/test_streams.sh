@@ -9,6 +9,9 @@
 #  (c) a SUMMARY payload corrupted behind valid section checksums (a flipped byte, a cut blob) is
 #      rejected with one clear message; an exhaustive profile has no streams and says so.
 . "$(dirname "$0")/lib.sh"
+# These checks test the live HPS counters (exact Figure 4 patterns, scaled estimates); patched
+# bursts (the default where hooks are patchable) have their own tests in test_patch.sh.
+export HOTPROF_BURSTS=live
 P="$ROOT/tests/e2e/progs"
 cd "$T"
 ROUNDS=20000

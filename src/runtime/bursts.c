@@ -1,0 +1,284 @@
+/* bursts.c — patched bursts: the control thread that turns hooks on for a burst and off again,
+ * shared by the two backends whose hooks cost nothing while off (rt.h, hp_pb_backend):
+ *   - xray.c:  XRay sleds, patched with __xray_patch / __xray_unpatch (`hotprof cc --hooks=xray`);
+ *   - sites.c: the compiler's hook call sites (-finstrument-functions, sanitizer coverage),
+ *              rewritten to 5-byte nops between bursts and back to calls for a burst.
+ *
+ * One burst ("window"): the control thread sets hp_pb_left = W units and hp_pb_mask = the profile
+ * types recording in this window, bumps hp_pb_epoch, calls backend->on(), then waits until the
+ * hooks have taken W units across all threads (hp_pb_take: the unit that takes the last one
+ * clears the mask and wakes it through a futex) or a timeout, calls backend->off() and clears the
+ * mask. Units are HPS boundary events (function entries; back-edges where blocks are compiled in).
+ *
+ * Schedule (HPS's per-type period S and burst B, made to fit patching): the window budget is
+ * W = max(B, min_window) of the type with the highest frequency B/(B+S) (the "schedule type"),
+ * and the off phase is S' = W * S / B boundary events long, so W/(W+S') = B/(B+S). A type of
+ * lower frequency records in every k-th window, k = round(f_schedule / f_type). Events are not
+ * counted while the hooks are off, so the off phase is timed: interval = S' x (time per unit in
+ * the last window, first to last unit; the whole window if it timed out), an EWMA over windows,
+ * with the schedule type's jitter, clamped to [PB_MIN_INTERVAL_NS, PB_MAX_INTERVAL_NS] and to at
+ * least 20x the time the last on + off took (patching stays under ~5% of the run). Units are
+ * timed while the hooks run (slower than native), so the real sampled fraction is below
+ * B/(B+S); the profile therefore records raw sampled counts and the exposure (INFO
+ * "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
+ * Between windows the thread wakes every PB_TICK_NS to call backend->tick() (sites.c: turn off
+ * call sites first seen since the last pass).
+ *
+ * Invariants: only the control thread calls the backend and writes g_stats, hp_pb_epoch and the
+ * mask's nonzero values; hp_pb_left is shared by the hooks (atomic decrement: a unit is taken iff
+ * the result is >= 0, so a window records at most W units); hp_pb_mask is nonzero only between
+ * the control thread's arming and the last unit (or the window's end). A fork child has no
+ * control thread (its hooks stay as they were at fork; it records nothing: hp_g_stopped).
+ * hp_pb_info is async-signal-safe (reads only); hp_pb_start runs once from init.
+ */
+#define _GNU_SOURCE
+#include "runtime/rt.h"
+#include <linux/futex.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PB_MIN_INTERVAL_NS 200000ull      /* 0.2 ms */
+#define PB_MAX_INTERVAL_NS 200000000ull   /* 0.2 s */
+#define PB_FIRST_INTERVAL_NS 1000000ull   /* 1 ms before the first window */
+#define PB_WINDOW_TIMEOUT_NS 20000000ull  /* a window ends after 20 ms even if short of W units */
+#define PB_TICK_NS 1000000ull             /* backend->tick() period between windows */
+
+int64_t hp_pb_left;
+uint32_t hp_pb_mask;
+uint32_t hp_pb_epoch;
+
+static uint32_t g_done; /* futex word: 1 once the window's last unit is taken */
+static const hp_pb_backend *g_backend;
+static hp_pb_schedule g_sched;
+static uint64_t g_first_ns, g_last_ns; /* times of the window's first and last units */
+
+static struct {
+    uint64_t windows, sampled, timeouts, patched_ns, start_ns, interval_ns, patched_since;
+} g_stats;
+
+HP_NOINST uint64_t hp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A hook's boundary event inside a window: 1 if it took a unit (record it), else 0. */
+HP_NOINST int hp_pb_take(void)
+{
+    if (HP_LOAD_RLX(&hp_pb_left) <= 0) return 0;
+    int64_t left = __atomic_sub_fetch(&hp_pb_left, 1, __ATOMIC_ACQ_REL);
+    if (left < 0) return 0;
+    if ((uint64_t)left == g_sched.window - 1u) HP_STORE_RLX(&g_first_ns, hp_now_ns()); /* vDSO */
+    if (left == 0) {
+        HP_STORE_RLX(&g_last_ns, hp_now_ns());
+        HP_STORE_REL(&hp_pb_mask, 0);
+        HP_STORE_REL(&g_done, 1);
+        syscall(SYS_futex, &g_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+    return 1;
+}
+
+/* Sleeps until deadline (CLOCK_MONOTONIC ns), ticking the backend every PB_TICK_NS. */
+static HP_NOINST void sleep_until(uint64_t deadline)
+{
+    for (;;) {
+        uint64_t now = hp_now_ns();
+        if (now >= deadline) return;
+        uint64_t ns = deadline - now < PB_TICK_NS ? deadline - now : PB_TICK_NS;
+        struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0) {
+        }
+        if (g_backend->tick) g_backend->tick();
+    }
+}
+
+/* Waits until the window's last unit is taken or deadline passes; 1 if it was taken. */
+static HP_NOINST int wait_window(uint64_t deadline)
+{
+    for (;;) {
+        if (HP_LOAD_ACQ(&g_done)) return 1;
+        uint64_t now = hp_now_ns();
+        if (now >= deadline) return 0;
+        uint64_t rel = deadline - now;
+        struct timespec ts = {(time_t)(rel / 1000000000ull), (long)(rel % 1000000000ull)};
+        syscall(SYS_futex, &g_done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+    }
+}
+
+static HP_NOINST uint64_t clamp_interval(uint64_t ns)
+{
+    return ns < PB_MIN_INTERVAL_NS ? PB_MIN_INTERVAL_NS : ns > PB_MAX_INTERVAL_NS ? PB_MAX_INTERVAL_NS : ns;
+}
+
+/* The types recording in window number w (1, 2, ...): type t every every[t]-th window. */
+static HP_NOINST uint32_t window_mask(uint64_t w)
+{
+    uint32_t mask = 0;
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
+        if (g_sched.every[t] && w % g_sched.every[t] == 0) mask |= HP_BURSTY_BIT(t);
+    return mask;
+}
+
+/* S' = 0: on once and record every event from then on. */
+static HP_NOINST void on_for_good(void)
+{
+    HP_STORE_REL(&hp_pb_left, INT64_MAX);
+    HP_STORE_REL(&hp_pb_epoch, 1);
+    HP_STORE_REL(&hp_pb_mask, window_mask(0));
+    uint64_t t0 = hp_now_ns();
+    g_backend->on();
+    HP_STORE_RLX(&g_stats.windows, 1);
+    HP_STORE_REL(&g_stats.patched_since, t0);
+}
+
+static HP_NOINST uint64_t jittered(uint64_t interval, uint64_t *rng)
+{
+    if (!g_sched.jitter_pct) return interval;
+    *rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+    double u = (double)(*rng >> 11) / 9007199254740992.0; /* [0, 1) */
+    return (uint64_t)((double)interval * (1.0 + (2.0 * u - 1.0) * g_sched.jitter_pct / 100.0));
+}
+
+/* One window: arm, on, wait, off. Returns the next interval given the smoothed target. */
+static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
+{
+    HP_STORE_RLX(&g_done, 0);
+    HP_STORE_RLX(&g_first_ns, 0);
+    HP_STORE_REL(&hp_pb_left, (int64_t)g_sched.window);
+    HP_STORE_REL(&hp_pb_epoch, (uint32_t)w);
+    HP_STORE_REL(&hp_pb_mask, window_mask(w));
+    uint64_t t0 = hp_now_ns();
+    g_backend->on();
+    uint64_t t1 = hp_now_ns();
+    int full = wait_window(t0 + PB_WINDOW_TIMEOUT_NS);
+    HP_STORE_REL(&hp_pb_mask, 0);
+    uint64_t t2 = hp_now_ns();
+    g_backend->off();
+    int64_t left = __atomic_exchange_n(&hp_pb_left, 0, __ATOMIC_ACQ_REL);
+    uint64_t t3 = hp_now_ns(), taken = g_sched.window - (uint64_t)(left > 0 ? left : 0);
+    uint64_t first = HP_LOAD_RLX(&g_first_ns), last = HP_LOAD_RLX(&g_last_ns);
+    double per = full && taken > 1 && first && last > first ? (double)(last - first) / (double)(taken - 1)
+                 : taken ? (double)(t2 - t0) / (double)taken : 0.0;
+    double target = per > 0.0 ? per * (double)g_sched.off_units : (double)PB_MAX_INTERVAL_NS;
+    *smooth = *smooth > 0.0 ? 0.75 * *smooth + 0.25 * target : target;
+    uint64_t floor = 20 * ((t1 - t0) + (t3 - t2)), interval = clamp_interval((uint64_t)*smooth);
+    if (interval < floor) interval = floor > PB_MAX_INTERVAL_NS ? PB_MAX_INTERVAL_NS : floor;
+    HP_STORE_RLX(&g_stats.windows, g_stats.windows + 1);
+    HP_STORE_RLX(&g_stats.sampled, g_stats.sampled + taken);
+    HP_STORE_RLX(&g_stats.timeouts, g_stats.timeouts + !full);
+    HP_STORE_RLX(&g_stats.patched_ns, g_stats.patched_ns + (t3 - t0));
+    HP_STORE_RLX(&g_stats.interval_ns, interval);
+    return interval;
+}
+
+static HP_NOINST void *control_thread(void *arg)
+{
+    (void)arg;
+    if (g_sched.off_units == 0) {
+        on_for_good();
+        return NULL;
+    }
+    uint64_t rng = hp_thread_seed(~1ull) | 1, interval = PB_FIRST_INTERVAL_NS;
+    double smooth = 0.0;
+    for (uint64_t w = 1;; w++) {
+        sleep_until(hp_now_ns() + jittered(interval, &rng));
+        if (HP_LOAD_ACQ(&hp_g_stopped)) break;
+        interval = run_window(w, &smooth);
+    }
+    return NULL;
+}
+
+/* The schedule of the enabled types among `types` in the shared bursty configuration (header). */
+HP_NOINST int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t types)
+{
+    memset(s, 0, sizeof *s);
+    uint32_t enabled = atomic_load_explicit(&hp_g_bcfg.enabled_mask, memory_order_relaxed) & types;
+    double best = -1.0, f[HP_BURSTY_NTYPES] = {0};
+    int sched = -1;
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        if (!(enabled >> t & 1)) continue;
+        uint32_t b = atomic_load_explicit(&hp_g_bcfg.burst[t], memory_order_relaxed);
+        uint32_t p = atomic_load_explicit(&hp_g_bcfg.period[t], memory_order_relaxed);
+        f[t] = hp_bursty_frequency(b ? b : 1, p);
+        if (f[t] > best) best = f[t], sched = t;
+    }
+    if (sched < 0) return -1;
+    uint32_t b = atomic_load_explicit(&hp_g_bcfg.burst[sched], memory_order_relaxed);
+    uint32_t p = atomic_load_explicit(&hp_g_bcfg.period[sched], memory_order_relaxed);
+    if (b == 0) b = 1;
+    s->type = (uint32_t)sched;
+    s->burst = b;
+    s->period = p;
+    s->window = b > min_window ? b : min_window;
+    s->off_units = (uint64_t)((double)s->window * (double)p / (double)b + 0.5);
+    s->jitter_pct = atomic_load_explicit(&hp_g_bcfg.jitter_pct[sched], memory_order_relaxed);
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        if (!(enabled >> t & 1)) continue;
+        double k = f[t] > 0.0 ? best / f[t] : 1.0;
+        s->every[t] = k < 1.5 ? 1u : k > 1e6 ? 1000000u : (uint32_t)(k + 0.5);
+    }
+    return 0;
+}
+
+/* Init, after the output is open: starts the control thread over backend b with schedule s. */
+HP_NOINST int hp_pb_start(const hp_pb_backend *b, const hp_pb_schedule *s)
+{
+    g_backend = b;
+    g_sched = *s;
+    g_stats.start_ns = hp_now_ns();
+    pthread_attr_t attr;
+    pthread_t tid;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&tid, &attr, control_thread, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc == 0) return 0;
+    const char *parts[] = {"hotprof: ", b->prefix, ": cannot start the control thread: no bursts"};
+    hp_say(parts, 3);
+    return -1;
+}
+
+static HP_NOINST size_t put_kv(char *out, size_t len, size_t cap, const char *prefix, const char *key, uint64_t v)
+{
+    char num[24];
+    size_t p = strlen(prefix), k = strlen(key), n = hp_fmt_u64(num, v);
+    if (len + p + k + n + 4 > cap) return len;
+    memcpy(out + len, prefix, p), len += p;
+    out[len++] = '.';
+    memcpy(out + len, key, k), len += k;
+    out[len++] = '=';
+    memcpy(out + len, num, n), len += n;
+    out[len++] = '\n';
+    return len;
+}
+
+/* The "<prefix>.*" INFO lines of the exposure observed so far (async-signal-safe). */
+HP_NOINST size_t hp_pb_info(char *out, size_t cap)
+{
+    if (!g_backend) return 0;
+    const char *px = g_backend->prefix;
+    size_t n = 0;
+    uint64_t now = hp_now_ns();
+    n = put_kv(out, n, cap, px, "burst", g_sched.burst);
+    n = put_kv(out, n, cap, px, "period", g_sched.period);
+    n = put_kv(out, n, cap, px, "window", g_sched.window);
+    n = put_kv(out, n, cap, px, "bursts", HP_LOAD_RLX(&g_stats.windows));
+    uint64_t since = HP_LOAD_ACQ(&g_stats.patched_since), patched = HP_LOAD_RLX(&g_stats.patched_ns);
+    uint64_t sampled = HP_LOAD_RLX(&g_stats.sampled);
+    if (since) { /* on for good: every unit recorded */
+        patched = now > since ? now - since : 0;
+        int64_t left = HP_LOAD_RLX(&hp_pb_left);
+        sampled = left >= 0 ? (uint64_t)(INT64_MAX - left) : 0;
+    }
+    n = put_kv(out, n, cap, px, "sampled_entries", sampled);
+    n = put_kv(out, n, cap, px, "timeouts", HP_LOAD_RLX(&g_stats.timeouts));
+    n = put_kv(out, n, cap, px, "patched_ns", patched);
+    n = put_kv(out, n, cap, px, "total_ns", g_stats.start_ns && now > g_stats.start_ns ? now - g_stats.start_ns : 0);
+    n = put_kv(out, n, cap, px, "interval_ns", HP_LOAD_RLX(&g_stats.interval_ns));
+    if (g_backend->info) n += g_backend->info(out + n, cap - n);
+    return n;
+}
