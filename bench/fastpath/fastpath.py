@@ -22,6 +22,11 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
                    burst 1 (only if the runtime accepts the mode)
   hp-xray-bursty   hotprof cc --hooks=xray, bursty: sleds patched only during time-driven
                    bursts of 100 entries, methods 1/1000 (runtime/xray.c)
+  hp-fn-patch      hotprof cc --hooks=functions, bursty over patched call sites (runtime/sites.c):
+                   methods+callpairs 1/1000, burst 1 (windows of 100 units)
+  hp-blk-patch     the same with --hooks=blocks (function + block hooks compiled in)
+  hp-blk-idle      --hooks=blocks, patched, period 10^9: every site a nop (the compiled-in floor)
+  hp-mem-patch     --hooks=memory, patched: methods+callpairs 1/1000 and datastream 1/100, burst 100
 """
 import argparse
 import os
@@ -41,6 +46,7 @@ SIZES = {"fft": "200", "heapsort": "400000", "lexgen": "100", "compress": "1600"
 XRAY = ["-fxray-instrument", "-fxray-instruction-threshold=1"]
 FN = ["-finstrument-functions-after-inlining"]
 BLK = ["-fsanitize-coverage=trace-pc-guard,pc-table,no-prune"]
+HPS_1000 = "methods:period=999,burst=1;callpairs:period=999,burst=1"
 # name: (workload compile flags, stub define or None, extra link flags, env, hotprof hook set)
 VARIANTS = {
     "native": ([], None, [], {}, None),
@@ -56,11 +62,19 @@ VARIANTS = {
     "hp-fn-off": ([], None, [], {"HOTPROF_MODE": "off"}, "functions"),
     "hp-fn": ([], None, [], {"HOTPROF_MODE": "exhaustive"}, "functions"),
     "hp-blk": ([], None, [], {"HOTPROF_MODE": "exhaustive"}, "blocks"),
-    "hp-blk-bursty": ([], None, [], {"HOTPROF_MODE": "bursty",
+    "hp-blk-bursty": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "live",
                                      "HOTPROF_SAMPLE": "methods:period=999,burst=1;callpairs:period=999,burst=1"},
                       "blocks"),
     "hp-xray-bursty": ([], None, [], {"HOTPROF_MODE": "bursty",
                                       "HOTPROF_SAMPLE": "methods:period=99900,burst=100"}, "xray"),
+    "hp-fn-patch": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch", "HOTPROF_SAMPLE": HPS_1000},
+                    "functions"),
+    "hp-blk-patch": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch", "HOTPROF_SAMPLE": HPS_1000},
+                     "blocks"),
+    "hp-blk-idle": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
+                                   "HOTPROF_SAMPLE": "methods:period=1000000000,burst=1"}, "blocks"),
+    "hp-mem-patch": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
+                                    "HOTPROF_SAMPLE": HPS_1000 + ";datastream:period=9900,burst=100"}, "memory"),
 }
 
 
@@ -106,7 +120,7 @@ def bursty_supported(work):
         f.write("int main(void){return 0;}\n")
     exe = os.path.join(work, "probe")
     sh([HOTPROF, "cc", "-o", exe, probe])
-    e = dict(os.environ, HOTPROF_MODE="bursty", HOTPROF_OUTPUT=os.path.join(work, "probe.data"),
+    e = dict(os.environ, HOTPROF_MODE="bursty", HOTPROF_BURSTS="live", HOTPROF_OUTPUT=os.path.join(work, "probe.data"),
              HOTPROF_SAMPLE=VARIANTS["hp-blk-bursty"][3]["HOTPROF_SAMPLE"])
     p = subprocess.run([exe], env=e, stderr=subprocess.PIPE, text=True)
     return p.returncode == 0 and "bursty" in subprocess.run(

@@ -18,7 +18,9 @@
 # (accuracy vs overhead, one line per burst length, as HPS Figure 8). Progress on stderr.
 #
 # Usage: bench/hps_sweep/run.sh [--quick] [--small] [--runs N] [--workloads "fft heapsort ..."]
-#                               [--results DIR]
+#                               [--results DIR] [--bursts patch|live]
+#   --bursts how the sampled runs turn hooks on and off (hotprof run --bursts; default patch:
+#            call sites rewritten per window; live: HPS's counters inside every live hook).
 #   --quick  2 workloads (gametree, heapsort), 3 settings (B=1 f=1/100, B=10 f=1/1000,
 #            B=100 f=1/10000), small sizes, 1 round: a smoke test of the whole pipeline
 #            (~20 s). The full sweep (8 workloads x 20 settings x 3 rounds at default sizes)
@@ -34,10 +36,11 @@ RUNS=""
 QUICK=0
 SMALL=0
 WORKLOADS=""
+BURSTS=patch
 RESULTS="$ROOT/bench/results"
 NATIVE_CC=${NATIVE_CC:-clang}
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -46,11 +49,13 @@ while [ $# -gt 0 ]; do
         --runs) RUNS="$2"; shift ;;
         --workloads) WORKLOADS="$2"; shift ;;
         --results) RESULTS="$2"; shift ;;
+        --bursts) BURSTS="$2"; shift ;;
         -h|--help) usage 0 ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
     esac
     shift
 done
+case "$BURSTS" in patch) SUFFIX="" ;; live) SUFFIX="_live" ;; *) echo "run.sh: --bursts is patch or live" >&2; exit 2 ;; esac
 [ -n "$RUNS" ] || { [ "$QUICK" = 1 ] && RUNS=1 || RUNS=3; }
 case "$RUNS" in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive integer" >&2; exit 2 ;; esac
 if [ -z "$WORKLOADS" ]; then
@@ -86,5 +91,5 @@ build_variant hooked "$HOTPROF cc"
 mkdir -p "$RESULTS"
 echo "# tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/sweep.py" --bin-dir "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" --quick "$QUICK" --small "$SMALL" \
-    --workloads "$WORKLOADS" --csv "$RESULTS/hps_sweep.csv" --svg "$RESULTS/hps_sweep.svg"
-log "wrote $RESULTS/hps_sweep.csv and $RESULTS/hps_sweep.svg"
+    --workloads "$WORKLOADS" --bursts "$BURSTS" --csv "$RESULTS/hps_sweep$SUFFIX.csv" --svg "$RESULTS/hps_sweep$SUFFIX.svg"
+log "wrote $RESULTS/hps_sweep$SUFFIX.csv and $RESULTS/hps_sweep$SUFFIX.svg"

@@ -9,6 +9,10 @@ is compared with the reference by `hotprof compare --format json`. A run's time 
 CPU time of the process tree (os.wait4). Every run must exit 0 and print a line starting "ok"
 (both checked by bench/lib/benchlib.py).
 
+Sampling runs use `hotprof run --bursts BURSTS` (default patch: hook call sites rewritten per
+window, runtime/sites.c; live: HPS's counters in every live hook). sampled_fraction = recorded
+calls + back-edges / the reference's (the frequency patched bursts really reach).
+
 Period from frequency (HPS Section 5: frequency = burst / (burst + sparsity)):
 period = round(burst * (1/f - 1)).
 
@@ -75,8 +79,27 @@ class Workload:
         self.reference = os.path.join(args.bin_dir, name + "-exhaustive.data")
 
     def run_hooked(self, extra, profile):
+        bursts = ["--bursts", self.args.bursts] if "--sample" in extra else []
         return checked_run([self.args.hotprof, "run", "-q", "--seed", "1", "-o", profile]
-                           + extra + ["--"] + self.hooked)
+                           + bursts + extra + ["--"] + self.hooked)
+
+    def info(self, profile):
+        """The INFO keys of a profile (`hotprof info`; later groups override earlier ones)."""
+        _cpu, text, _rc = run_once([self.args.hotprof, "info", profile])
+        keys = {}
+        for line in text.splitlines():
+            parts = line.split(None, 1)
+            if len(parts) == 2 and line.startswith("  "):
+                keys[parts[0]] = parts[1].strip()
+        return keys
+
+    def sampled_fraction(self, profile):
+        """Recorded boundary events (calls + back-edges) / the reference's: the fraction really
+        sampled (patched bursts cannot observe it themselves)."""
+        a, b = self.info(profile), self.info(self.reference)
+        num = lambda d, k: float(d.get(k, "0").split()[0] or 0)
+        total = num(b, "total.calls") + num(b, "total.backedges")
+        return (num(a, "total.calls") + num(a, "total.backedges")) / total if total else float("nan")
 
     def exhaustive(self):
         native = checked_run(self.native)
@@ -143,6 +166,8 @@ def sweep_workload(args, name, rows, progress):
                "native_s": round(native_s, 4), "sampled_s": round(sampled_s, 4),
                "slowdown": round(slow, 4), "exhaustive_slowdown": round(ex_slow, 4),
                "hooks_only_slowdown": round(off_slow, 4)}
+        row["sampled_fraction"] = round(w.sampled_fraction(profile), 8)
+        row["mode"] = w.info(profile).get("mode", "?")
         row.update(metrics_of(cmp, "methods", "methods"))
         row.update(metrics_of(cmp, "call_pairs", "callpairs"))
         row["runs"] = args.runs
@@ -156,7 +181,7 @@ def sweep_workload(args, name, rows, progress):
 COLUMNS = ["workload", "burst", "freq", "period", "native_s", "sampled_s", "slowdown",
            "exhaustive_slowdown", "hooks_only_slowdown", "methods_overlap", "methods_overlap_max", "methods_overlap_renorm",
            "methods_recall10", "callpairs_overlap", "callpairs_overlap_max",
-           "callpairs_overlap_renorm", "callpairs_recall10", "runs"]
+           "callpairs_overlap_renorm", "callpairs_recall10", "sampled_fraction", "mode", "runs"]
 
 
 def write_csv(path, rows):
@@ -182,6 +207,10 @@ def summarize(rows):
         sel = [r for r in rows if (r["burst"], int(r["freq"][2:])) == key]
         out.append({"burst": key[0], "inv_freq": key[1], "n": len(sel),
                     "slowdown": geomean([r["slowdown"] for r in sel]),
+                    "slow_med": statistics.median([r["slowdown"] for r in sel]),
+                    "m_med": statistics.median([r["methods_overlap"] for r in sel if r["methods_overlap"] != ""] or [float("nan")]),
+                    "c_med": statistics.median([r["callpairs_overlap"] for r in sel if r["callpairs_overlap"] != ""] or [float("nan")]),
+                    "frac": statistics.median([r["sampled_fraction"] for r in sel]),
                     "m": mean([r["methods_overlap"] for r in sel]),
                     "m_max": mean([r["methods_overlap_max"] for r in sel]),
                     "m_ren": mean([r["methods_overlap_renorm"] for r in sel]),
@@ -192,14 +221,17 @@ def summarize(rows):
 
 
 def print_table(summary):
-    print("%6s %8s %10s %9s | %8s %7s %7s | %8s %7s %7s" % (
-        "burst", "freq", "workloads", "slowdown", "methods", "max", "renorm", "pairs", "max", "renorm"))
+    print("%6s %8s %4s %8s %8s %9s | %7s %7s %7s %7s | %7s %7s %7s %7s" % (
+        "burst", "freq", "wls", "slowdown", "median", "sampled", "methods", "median", "max", "renorm",
+        "pairs", "median", "max", "renorm"))
     for s in summary:
-        print("%6d %8s %10d %8.3fx | %7.1f%% %6.1f%% %6.1f%% | %7.1f%% %6.1f%% %6.1f%%" % (
-            s["burst"], "1/%d" % s["inv_freq"], s["n"], s["slowdown"], 100 * s["m"], 100 * s["m_max"],
-            100 * s["m_ren"], 100 * s["c"], 100 * s["c_max"], 100 * s["c_ren"]))
-    print("overlap: HPS section 5 (mean over workloads); max: the exhaustive profile against itself;"
-          " renorm: renormalized overlap; slowdown: geomean of sampled/native CPU time.")
+        print("%6d %8s %4d %7.3fx %7.3fx %9.2e | %6.1f%% %6.1f%% %6.1f%% %6.1f%% | %6.1f%% %6.1f%% %6.1f%% %6.1f%%" % (
+            s["burst"], "1/%d" % s["inv_freq"], s["n"], s["slowdown"], s["slow_med"], s["frac"],
+            100 * s["m"], 100 * s["m_med"], 100 * s["m_max"], 100 * s["m_ren"],
+            100 * s["c"], 100 * s["c_med"], 100 * s["c_max"], 100 * s["c_ren"]))
+    print("overlap: HPS section 5 (mean, and median, over workloads); max: the exhaustive profile against itself;"
+          " renorm: renormalized overlap (mean);\nslowdown: geomean (and median) of sampled/native CPU time;"
+          " sampled: median fraction of the reference's calls + back-edges recorded.")
 
 
 COLORS = {1: "#1b9e77", 10: "#d95f02", 50: "#7570b3", 100: "#e7298a"}
@@ -256,6 +288,7 @@ def main():
     ap.add_argument("--quick", type=int, default=0)
     ap.add_argument("--small", type=int, default=0)
     ap.add_argument("--workloads", required=True)
+    ap.add_argument("--bursts", default="patch", help="hotprof run --bursts: patch, live or auto")
     ap.add_argument("--csv", required=True)
     ap.add_argument("--svg", required=True)
     args = ap.parse_args()

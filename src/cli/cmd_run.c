@@ -200,7 +200,7 @@ static int finish(const run_args *a, char *program, int status, int written, con
 /* 1 if option word w (exactly) takes its value from the next argument. */
 static int takes_value(const char *w)
 {
-    static const char *const with_value[] = {"-o", "--output", "-m", "--mode", "--seed"};
+    static const char *const with_value[] = {"-o", "--output", "-m", "--mode", "--seed", "--bursts"};
     for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
         if (strcmp(w, with_value[i]) == 0) return 1;
     return 0;

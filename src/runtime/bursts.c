@@ -21,6 +21,7 @@
  * timed while the hooks run (slower than native), so the real sampled fraction is below
  * B/(B+S); the profile therefore records raw sampled counts and the exposure (INFO
  * "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
+ * Run-time changes of the configuration (hotprof.h) recompute the schedule before the next window.
  * Between windows the thread wakes every PB_TICK_NS to call backend->tick() (sites.c: turn off
  * call sites first seen since the last pass).
  *
@@ -53,6 +54,8 @@ uint32_t hp_pb_epoch;
 static uint32_t g_done; /* futex word: 1 once the window's last unit is taken */
 static const hp_pb_backend *g_backend;
 static hp_pb_schedule g_sched;
+static uint32_t g_min_window, g_types; /* what the schedule is computed from */
+static uint64_t g_generation;          /* of hp_g_bcfg when g_sched was computed */
 static uint64_t g_first_ns, g_last_ns; /* times of the window's first and last units */
 
 static struct {
@@ -175,6 +178,21 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     return interval;
 }
 
+/* Run-time changes (hotprof_sample_set/enable): a new configuration generation recomputes the
+ * schedule before the next window. 0 if no type is enabled now. */
+static HP_NOINST int refresh_schedule(double *smooth)
+{
+    uint64_t gen = atomic_load_explicit(&hp_g_bcfg.generation, memory_order_acquire);
+    if (gen == g_generation || (gen & 1)) return g_sched.window != 0;
+    hp_pb_schedule s;
+    int ok = hp_pb_schedule_from_config(&s, g_min_window, g_types) == 0;
+    if (ok && (s.window != g_sched.window || s.off_units != g_sched.off_units)) *smooth = 0.0;
+    if (!ok) memset(&s, 0, sizeof s);
+    g_sched = s;
+    g_generation = gen;
+    return ok;
+}
+
 static HP_NOINST void *control_thread(void *arg)
 {
     (void)arg;
@@ -187,6 +205,7 @@ static HP_NOINST void *control_thread(void *arg)
     for (uint64_t w = 1;; w++) {
         sleep_until(hp_now_ns() + jittered(interval, &rng));
         if (HP_LOAD_ACQ(&hp_g_stopped)) break;
+        if (!refresh_schedule(&smooth)) continue; /* every type disabled: no window */
         interval = run_window(w, &smooth);
     }
     return NULL;
@@ -224,11 +243,15 @@ HP_NOINST int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window,
     return 0;
 }
 
-/* Init, after the output is open: starts the control thread over backend b with schedule s. */
-HP_NOINST int hp_pb_start(const hp_pb_backend *b, const hp_pb_schedule *s)
+/* Init, after the output is open: starts the control thread over backend b, scheduling the
+ * enabled types among `types` with windows of at least min_window units. */
+HP_NOINST int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t types)
 {
     g_backend = b;
-    g_sched = *s;
+    g_min_window = min_window;
+    g_types = types;
+    g_generation = atomic_load_explicit(&hp_g_bcfg.generation, memory_order_acquire);
+    if (hp_pb_schedule_from_config(&g_sched, min_window, types) != 0) return -1;
     g_stats.start_ns = hp_now_ns();
     pthread_attr_t attr;
     pthread_t tid;

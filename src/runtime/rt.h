@@ -245,7 +245,8 @@ uint64_t hp_now_ns(void);    /* CLOCK_MONOTONIC (vDSO) */
 int hp_pb_take(void);        /* a boundary event in a window: 1 if it took a unit (record it) */
 /* The schedule of the enabled types among the `types` bits; -1 if none of them is enabled. */
 int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t types);
-int hp_pb_start(const hp_pb_backend *b, const hp_pb_schedule *s);        /* init: control thread */
+/* Init: starts the control thread over b for the enabled types among `types` (-1: none/failed). */
+int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t types);
 size_t hp_pb_info(char *out, size_t cap); /* "<prefix>.*" INFO lines (async-signal-safe) */
 
 /* ---------------------------------------------------------------- XRay bursts (xray.c) */

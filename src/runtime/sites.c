@@ -58,7 +58,7 @@ static uint32_t g_done;    /* list entries [0, g_done) are off (control thread) 
 static uint64_t *g_pages;  /* pages made writable (control thread only) */
 static int g_sync_cmd;     /* the membarrier command of sync_cores() */
 static struct sigaction g_old_trap;
-static hp_pb_schedule g_sched;
+static uint32_t g_min_window;
 static struct { uint64_t passes, writes, traps; } g_stats;
 
 static inline HP_NOINST uint64_t site_hash(uint64_t a) { return (a * 0x9e3779b97f4a7c15ull) >> 44; }
@@ -258,7 +258,9 @@ HP_NOINST int hp_sites_probe(int quiet)
     const char *w = getenv("HOTPROF_WINDOW");
     long min_window = w && *w ? strtol(w, NULL, 10) : (long)MIN_WINDOW_DEFAULT;
     if (min_window < 1 || min_window > (long)HP_BURSTY_MAX_COUNT) min_window = MIN_WINDOW_DEFAULT;
-    if (hp_pb_schedule_from_config(&g_sched, (uint32_t)min_window, HP_BURSTY_ALL) != 0) return 0;
+    g_min_window = (uint32_t)min_window;
+    hp_pb_schedule probe;
+    if (hp_pb_schedule_from_config(&probe, g_min_window, HP_BURSTY_ALL) != 0) return 0;
     if (!membarrier_ready()) {
         if (required || !quiet) say1("unavailable: membarrier() cannot serialize cores here; hooks stay live");
         return 0;
@@ -285,5 +287,5 @@ HP_NOINST void hp_sites_start(void)
         HP_STORE_REL(&hp_g_patch, 0);
         return;
     }
-    if (hp_pb_start(&g_sites_backend, &g_sched) != 0) HP_STORE_REL(&hp_g_patch, 0);
+    if (hp_pb_start(&g_sites_backend, g_min_window, HP_BURSTY_ALL) != 0) HP_STORE_REL(&hp_g_patch, 0);
 }

@@ -67,7 +67,6 @@ static HP_NOINST size_t xray_info(char *out, size_t cap)
 }
 
 static const hp_pb_backend g_xray_backend = {"xray", xray_on, xray_off, NULL, xray_info};
-static hp_pb_schedule g_sched;
 
 static HP_NOINST void say1(const char *msg)
 {
@@ -96,7 +95,6 @@ HP_NOINST int hp_xray_probe(int quiet)
         say1("unavailable: XRay bursts sample methods; enable them (--sample methods:period=S,burst=B)");
         return 0;
     }
-    hp_pb_schedule_from_config(&g_sched, 1, HP_BURSTY_BIT(methods)); /* methods only, W = B */
     g_nfn = __xray_max_function_id();
     g_fnaddr = hp_map((g_nfn + 1) * sizeof *g_fnaddr);
     if (!g_fnaddr) return 0;
@@ -110,5 +108,5 @@ HP_NOINST void hp_xray_start(void)
 {
     if (!HP_LOAD_ACQ(&hp_g_xray)) return;
     __xray_set_handler(xray_handler);
-    hp_pb_start(&g_xray_backend, &g_sched);
+    hp_pb_start(&g_xray_backend, 1, HP_BURSTY_BIT(HP_BURSTY_METHODS)); /* methods only, W = B */
 }
