@@ -11,9 +11,12 @@
  * of the table's type (text: "~N" under an "est." header; JSON: the estimate in the count fields
  * plus "estimated": true, the raw "sampled" count and a Chernoff interval "ci_lower"/"ci_upper"
  * from hp_bursty_estimate at "confidence"). Exhaustive profiles print exactly as before.
- * XRay-burst profiles (INFO mode=xray) are not scaled: the header marks their counts as raw
- * sampled counts and lists the recorded exposure (text: "sampling xray"; JSON: "xray").
- * The hot data streams table (--streams) is rendered by report_streams.c.
+ * Patched-burst profiles (INFO mode=xray: XRay sleds; mode=patch: hook call sites rewritten per
+ * window; runtime/bursts.c) are not scaled: their counts are raw sampled counts, the header says
+ * so and lists the exposure recorded under INFO "xray.*" / "patch.*" (text: "sampling xray" /
+ * "sampling patch"; JSON: an "xray" or a "patch" object). p->bursty is 0 for them (profile.c),
+ * so no count is estimated. The hot data streams table (--streams) is rendered by
+ * report_streams.c (raw stream frequencies for these modes: no observed frequency).
  */
 #define _GNU_SOURCE
 #include "analysis/report.h"
@@ -273,29 +276,62 @@ static void text_sampling(FILE *out, const hp_profile *p)
     }
 }
 
-/* XRay bursts (INFO mode=xray, runtime/xray.c): bursts are driven by time and the entries made
- * while the sleds were unpatched are unknown, so no frequency can be observed: the counts are
- * raw sampled counts, not estimates, and the header says so with the exposure recorded. */
+/* Patched bursts (runtime/bursts.c): INFO mode=xray (XRay sleds, runtime/xray.c) or mode=patch
+ * (the compiler's hook call sites rewritten to nops between windows, runtime/sites.c). Windows
+ * are driven by time and the events made while the hooks were off are not counted, so no
+ * frequency can be observed: the counts are raw sampled counts, not estimates, and the header
+ * says so with the exposure the runtime recorded under INFO "<mode>.*". */
+typedef struct patched_mode {
+    const char *mode; /* INFO mode, also the prefix of its keys */
+    const char *how;  /* what is patched, for the text header */
+    const char *unit; /* what a window's units are */
+} patched_mode;
+
+static const patched_mode *patched_mode_of(const hp_profile *p)
+{
+    static const patched_mode modes[] = {
+        {"xray", "XRay sleds patched per window", "entries"},
+        {"patch", "call sites rewritten per window", "units"},
+    };
+    const char *mode = hp_profile_info(p, "mode");
+    for (size_t i = 0; mode && i < sizeof modes / sizeof modes[0]; i++)
+        if (!strcmp(mode, modes[i].mode)) return &modes[i];
+    return NULL;
+}
+
 static int xray_mode(const hp_profile *p)
 {
-    const char *mode = hp_profile_info(p, "mode");
-    return mode && !strcmp(mode, "xray");
+    const patched_mode *m = patched_mode_of(p);
+    return m && !strcmp(m->mode, "xray");
 }
 
-static double info_num(const hp_profile *p, const char *key)
+/* INFO "<m->mode>.<key>": its value, or "?" if absent. */
+static const char *pb_str(const hp_profile *p, const patched_mode *m, const char *key)
 {
-    const char *v = hp_profile_info(p, key);
-    return v ? strtod(v, NULL) : 0.0;
+    char full[64];
+    snprintf(full, sizeof full, "%s.%s", m->mode, key);
+    return info_or(p, full, "?");
 }
 
-static void text_xray(FILE *out, const hp_profile *p)
+/* INFO "<m->mode>.<key>" as a number, 0 if absent. */
+static double pb_num(const hp_profile *p, const patched_mode *m, const char *key)
 {
-    if (!xray_mode(p)) return;
-    fprintf(out, "  sampling xray (time-driven bursts): counts are RAW SAMPLED counts, not estimates\n");
-    fprintf(out, "    methods S=%s B=%s  bursts %s  sampled %s entries  patched %.1f of %.1f ms\n",
-            info_or(p, "xray.period", "?"), info_or(p, "xray.burst", "?"), info_or(p, "xray.bursts", "?"),
-            info_or(p, "xray.sampled_entries", "?"), info_num(p, "xray.patched_ns") / 1e6,
-            info_num(p, "xray.total_ns") / 1e6);
+    const char *v = pb_str(p, m, key);
+    return strcmp(v, "?") ? strtod(v, NULL) : 0.0;
+}
+
+static void text_patched(FILE *out, const hp_profile *p)
+{
+    const patched_mode *m = patched_mode_of(p);
+    if (!m) return;
+    int xray = xray_mode(p);
+    fprintf(out, "  sampling %s (%s): counts are RAW SAMPLED counts, not estimates\n", m->mode, m->how);
+    fprintf(out, "    %sS=%s B=%s window=%s  bursts %s  sampled %s %s  patched %.1f of %.1f ms",
+            xray ? "methods " : "", pb_str(p, m, "period"), pb_str(p, m, "burst"), pb_str(p, m, "window"),
+            pb_str(p, m, "bursts"), pb_str(p, m, "sampled_entries"), m->unit, pb_num(p, m, "patched_ns") / 1e6,
+            pb_num(p, m, "total_ns") / 1e6);
+    if (xray) fprintf(out, "  functions %s\n", pb_str(p, m, "functions"));
+    else fprintf(out, "  sites %s  traps %s\n", pb_str(p, m, "sites"), pb_str(p, m, "traps"));
 }
 
 static void text_header(FILE *out, const hp_profile *p)
@@ -312,7 +348,7 @@ static void text_header(FILE *out, const hp_profile *p)
     fprintf(out, "  distinct %zu functions, %zu call pairs, %zu blocks, %zu edges\n", p->nfuncs, p->npairs,
             p->nblocks, p->nedges);
     text_sampling(out, p);
-    text_xray(out, p);
+    text_patched(out, p);
     if (!strcmp(rs.state, "crashed"))
         fprintf(out, "  run      CRASHED: killed by signal %d (SIG%s); counts up to the crash\n", rs.signal,
                 signal_name(rs.signal));
@@ -552,6 +588,24 @@ static void json_sampling(FILE *out, const hp_profile *p)
     fprintf(out, "\n  },\n  \"confidence\": %.2f,\n", EST_CONFIDENCE);
 }
 
+/* Patched bursts: "xray": {...} (mode=xray) or "patch": {...} (mode=patch, with the window and
+ * the call-site counters) after the header; the counts of such a profile are raw. */
+static void json_patched(FILE *out, const hp_profile *p)
+{
+    const patched_mode *m = patched_mode_of(p);
+    if (!m) return;
+    fprintf(out, "  \"%s\": {\"raw_sampled_counts\": true, \"period\": %.0f, \"burst\": %.0f, ", m->mode,
+            pb_num(p, m, "period"), pb_num(p, m, "burst"));
+    if (!xray_mode(p)) fprintf(out, "\"window\": %.0f, ", pb_num(p, m, "window"));
+    fprintf(out, "\"bursts\": %.0f, \"sampled_entries\": %.0f, \"patched_ns\": %.0f, \"total_ns\": %.0f",
+            pb_num(p, m, "bursts"), pb_num(p, m, "sampled_entries"), pb_num(p, m, "patched_ns"),
+            pb_num(p, m, "total_ns"));
+    if (!xray_mode(p))
+        fprintf(out, ", \"timeouts\": %.0f, \"sites\": %.0f, \"traps\": %.0f", pb_num(p, m, "timeouts"),
+                pb_num(p, m, "sites"), pb_num(p, m, "traps"));
+    fputs("},\n", out);
+}
+
 /* Bursty: what an estimated row adds: "estimated": true, "sampled": x and the Chernoff interval
  * of hp_bursty_estimate at EST_CONFIDENCE (upper null when unbounded). Nothing in exhaustive. */
 static void json_estimate(FILE *out, const hp_profile *p, int type, uint64_t x)
@@ -709,11 +763,7 @@ static void write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const h
 {
     json_header(out, p);
     json_sampling(out, p);
-    if (xray_mode(p))
-        fprintf(out, "  \"xray\": {\"raw_sampled_counts\": true, \"period\": %.0f, \"burst\": %.0f, \"bursts\": %.0f, "
-                "\"sampled_entries\": %.0f, \"patched_ns\": %.0f, \"total_ns\": %.0f},\n",
-                info_num(p, "xray.period"), info_num(p, "xray.burst"), info_num(p, "xray.bursts"),
-                info_num(p, "xray.sampled_entries"), info_num(p, "xray.patched_ns"), info_num(p, "xray.total_ns"));
+    json_patched(out, p);
     json_methods(out, p, s, o, ord->funcs);
     json_pairs(out, p, s, o, ord->pairs);
     if (o->blocks) json_blocks(out, p, s, o, ord->blocks);

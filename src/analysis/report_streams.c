@@ -4,7 +4,9 @@
  * are hottest first (heat = length x frequency, core/datastream.h). A stream's frequency counts
  * the *sampled* references the detectors saw; its estimated whole-run frequency is freq / f, f
  * the datastream type's observed frequency (sampled / events over all threads, INFO), or
- * B/(B+S) when no events were counted, or no estimate (0 / null) when neither is known.
+ * B/(B+S) when no events were counted, or no estimate (0 / null) when neither is known: so in
+ * patched-burst profiles (INFO mode=patch or xray: no sample.* keys are read, p->bursty = 0)
+ * the frequencies stay raw sampled counts, and the text table says so.
  * Text: one row per stream with its first references (addresses; "..." when there are more),
  * cut to 100 columns. JSON: every reference of every stream row. Rows: the report's `top`.
  */
@@ -55,6 +57,7 @@ void hp_report_streams_text(FILE *out, const hp_profile *p, const hp_report_opts
     fprintf(out, "\nHot data streams (heat = length x frequency): %zu of %zu\n", n, p->ds.nstreams);
     fprintf(out, "  from %zu detector%s (threads), %" PRIu64 " sampled references in %" PRIu64 " bursts\n",
             p->ds.states, p->ds.states == 1 ? "" : "s", p->ds.refs_seen, p->ds.bursts);
+    if (n && f <= 0) fputs("  freq: raw sampled counts (no observed sampling frequency to estimate from)\n", out);
     fprintf(out, "%4s %10s %4s %9s %11s  %s\n", "rank", "heat", "len", "freq", f > 0 ? "est.freq" : "", "references");
     for (size_t i = 0; i < n; i++) {
         const hp_ds_stream *st = &p->ds.streams[i];
