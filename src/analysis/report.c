@@ -331,7 +331,7 @@ static void text_patched(FILE *out, const hp_profile *p)
             pb_str(p, m, "bursts"), pb_str(p, m, "sampled_entries"), m->unit, pb_num(p, m, "patched_ns") / 1e6,
             pb_num(p, m, "total_ns") / 1e6);
     if (xray) fprintf(out, "  functions %s\n", pb_str(p, m, "functions"));
-    else fprintf(out, "  sites %s  traps %s\n", pb_str(p, m, "sites"), pb_str(p, m, "traps"));
+    else fprintf(out, "  sites %s\n", pb_str(p, m, "sites"));
 }
 
 static void text_header(FILE *out, const hp_profile *p)
@@ -601,8 +601,7 @@ static void json_patched(FILE *out, const hp_profile *p)
             pb_num(p, m, "bursts"), pb_num(p, m, "sampled_entries"), pb_num(p, m, "patched_ns"),
             pb_num(p, m, "total_ns"));
     if (!xray_mode(p))
-        fprintf(out, ", \"timeouts\": %.0f, \"sites\": %.0f, \"traps\": %.0f", pb_num(p, m, "timeouts"),
-                pb_num(p, m, "sites"), pb_num(p, m, "traps"));
+        fprintf(out, ", \"timeouts\": %.0f, \"sites\": %.0f", pb_num(p, m, "timeouts"), pb_num(p, m, "sites"));
     fputs("},\n", out);
 }
 

@@ -175,6 +175,14 @@ static inline HP_NOINST void bursty_enter(hp_thread *t, uint64_t fn, uint64_t si
  * state (shadow stack, previous block) is stale at a window's start (hooks did not run since the
  * last one): the first hook of a thread in a new window drops it and ends the last window's
  * data stream trace. */
+/* The calling thread's data stream trace, processed now (the exit destructor: in patch mode a
+ * window's trace is otherwise processed at the thread's first hook of the next window). */
+HP_NOINST void hp_ds_flush_self(void)
+{
+    hp_thread *t = hp_tls;
+    if (t && t->active && t->bursty && HP_LOAD_RLX(&hp_g_patch) && !t->ds_guard && !t->in_slow) datastream_burst_end(t);
+}
+
 static HP_NOINST __attribute__((noinline, cold)) void window_reset(hp_thread *t)
 {
     t->window = HP_LOAD_RLX(&hp_pb_epoch);
@@ -332,7 +340,10 @@ static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32
         push_frame(t, m->e[id].fn, 0, NULL);
     hp_frame *fr = backedge_frame(t, id);
     uint32_t on = mask & BIT_EDGES;
-    if (fr && hp_pb_take()) on |= mask & BIT_METHODS;
+    if (fr && hp_pb_take()) { /* a unit: counted in the totals whatever the mask records */
+        if (mask & BIT_METHODS) on |= BIT_METHODS;
+        else HP_BUMP(&t->tot.backedges);
+    }
     if (on) bursty_record_block(t, prev, id, on, fr);
 }
 

@@ -198,6 +198,8 @@ void hp_main_exe_path(char *out, size_t cap);
 
 /* The detector's configuration in this runtime (the same for every thread, so states merge). */
 void hp_ds_runtime_config(hp_ds_config *c);
+/* Patch mode: processes the calling thread's pending data stream trace (exit destructor). */
+void hp_ds_flush_self(void);
 
 /* ---------------------------------------------------------------- writer (writer.c) */
 

@@ -383,6 +383,7 @@ __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
 {
     if (HP_LOAD_ACQ(&g_init_state) != 2 || !hp_g_recording || HP_LOAD_ACQ(&hp_g_stopped)) return;
+    hp_ds_flush_self(); /* patch mode: this thread's last window of references */
     hp_modules_refresh();
     hp_group_stats st;
     if (hp_write_group(HP_GROUP_FINAL, g_exit_known ? g_exit_status : 0, 1, &st) == HP_WRITE_OK)
