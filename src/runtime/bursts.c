@@ -10,10 +10,10 @@
  * clears the mask and wakes it through a futex) or a timeout, calls backend->off() and clears the
  * mask. Units are HPS boundary events (function entries; back-edges where blocks are compiled in).
  *
- * Schedule (HPS's per-type period S and burst B, made to fit patching): the window budget is
- * W = max(B, min_window) of the type with the highest frequency B/(B+S) (the "schedule type"),
- * and the off phase is S' = W * S / B boundary events long, so W/(W+S') = B/(B+S). A type of
- * lower frequency records in every k-th window, k = round(f_schedule / f_type). Events are not
+ * Schedule (HPS's per-type period S and burst B, made to fit patching; core/window_plan.h): the
+ * window budget is W = max(B, min_window) of the type with the highest frequency B/(B+S), and the
+ * off phase is S' = W * S / B boundary events long, so W/(W+S') = B/(B+S). A type of lower
+ * frequency records in every k-th window, k = round(f_schedule / f_type). Events are not
  * counted while the hooks are off, so the off phase is timed: interval = S' x (time per unit in
  * the last window, first to last unit; the whole window if it timed out), an EWMA over windows,
  * with the schedule type's jitter, clamped to [PB_MIN_INTERVAL_NS, PB_MAX_INTERVAL_NS] and to at
@@ -117,14 +117,7 @@ static HP_NOINST uint64_t clamp_interval(uint64_t ns)
     return ns < PB_MIN_INTERVAL_NS ? PB_MIN_INTERVAL_NS : ns > PB_MAX_INTERVAL_NS ? PB_MAX_INTERVAL_NS : ns;
 }
 
-/* The types recording in window number w (1, 2, ...): type t every every[t]-th window. */
-static HP_NOINST uint32_t window_mask(uint64_t w)
-{
-    uint32_t mask = 0;
-    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
-        if (g_sched.every[t] && w % g_sched.every[t] == 0) mask |= HP_BURSTY_BIT(t);
-    return mask;
-}
+static HP_NOINST uint32_t window_mask(uint64_t w) { return hp_window_plan_mask(&g_sched, w); }
 
 /* S' = 0: on once and record every event from then on. */
 static HP_NOINST void on_for_good(void)
@@ -211,36 +204,13 @@ static HP_NOINST void *control_thread(void *arg)
     return NULL;
 }
 
-/* The schedule of the enabled types among `types` in the shared bursty configuration (header). */
+/* The schedule of the enabled types among `types` in the shared bursty configuration
+ * (core/window_plan.h; the configuration read with hp_bursty_config_get, control code only). */
 HP_NOINST int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t types)
 {
-    memset(s, 0, sizeof *s);
-    uint32_t enabled = atomic_load_explicit(&hp_g_bcfg.enabled_mask, memory_order_relaxed) & types;
-    double best = -1.0, f[HP_BURSTY_NTYPES] = {0};
-    int sched = -1;
-    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
-        if (!(enabled >> t & 1)) continue;
-        uint32_t b = atomic_load_explicit(&hp_g_bcfg.burst[t], memory_order_relaxed);
-        uint32_t p = atomic_load_explicit(&hp_g_bcfg.period[t], memory_order_relaxed);
-        f[t] = hp_bursty_frequency(b ? b : 1, p);
-        if (f[t] > best) best = f[t], sched = t;
-    }
-    if (sched < 0) return -1;
-    uint32_t b = atomic_load_explicit(&hp_g_bcfg.burst[sched], memory_order_relaxed);
-    uint32_t p = atomic_load_explicit(&hp_g_bcfg.period[sched], memory_order_relaxed);
-    if (b == 0) b = 1;
-    s->type = (uint32_t)sched;
-    s->burst = b;
-    s->period = p;
-    s->window = b > min_window ? b : min_window;
-    s->off_units = (uint64_t)((double)s->window * (double)p / (double)b + 0.5);
-    s->jitter_pct = atomic_load_explicit(&hp_g_bcfg.jitter_pct[sched], memory_order_relaxed);
-    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
-        if (!(enabled >> t & 1)) continue;
-        double k = f[t] > 0.0 ? best / f[t] : 1.0;
-        s->every[t] = k < 1.5 ? 1u : k > 1e6 ? 1000000u : (uint32_t)(k + 0.5);
-    }
-    return 0;
+    hp_bursty_params p[HP_BURSTY_NTYPES];
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) hp_bursty_config_get(&hp_g_bcfg, (enum hp_bursty_type)t, &p[t]);
+    return hp_window_plan_make(p, types, min_window, s);
 }
 
 /* Init, after the output is open: starts the control thread over backend b, scheduling the

@@ -45,6 +45,7 @@
 #include <stdint.h>
 #include "core/bursty.h"
 #include "core/datastream.h"
+#include "core/window_plan.h"
 
 #define HP_NOINST __attribute__((no_instrument_function))
 #define HP_API __attribute__((visibility("default"), no_instrument_function))
@@ -231,13 +232,7 @@ typedef struct hp_pb_backend {
     size_t (*info)(char *out, size_t cap);   /* extra INFO lines (may be NULL; signal-safe) */
 } hp_pb_backend;
 
-typedef struct hp_pb_schedule {
-    uint32_t type;       /* the schedule type: highest frequency B/(B+S) of the enabled types */
-    uint32_t burst, period, jitter_pct; /* its configured B, S, jitter */
-    uint32_t window;     /* W = max(B, min_window): units per window */
-    uint32_t every[HP_BURSTY_NTYPES]; /* type t records in every every[t]-th window (0: never) */
-    uint64_t off_units;  /* S' = W * S / B: units the off phase should last */
-} hp_pb_schedule;
+typedef hp_window_plan hp_pb_schedule; /* core/window_plan.h: W, S', every k-th window per type */
 
 extern int64_t hp_pb_left;   /* units left in the current window (<= 0: none) */
 extern uint32_t hp_pb_mask;  /* types recording now (0 outside windows) */
