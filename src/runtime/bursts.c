@@ -4,8 +4,9 @@
  *   - sites.c: the compiler's hook call sites (-finstrument-functions, sanitizer coverage),
  *              rewritten to 5-byte nops between bursts and back to calls for a burst.
  *
- * One burst ("window"): the control thread sets hp_pb_left = W units and hp_pb_mask = the profile
- * types recording in this window, bumps hp_pb_epoch, calls backend->on(), then waits until the
+ * One burst ("window"): the control thread sets hp_pb_left = W units, bumps hp_pb_epoch, calls
+ * backend->on(), and only then sets hp_pb_mask = the profile types recording in this window (so
+ * that no hook records before every hook is on), then waits until the
  * hooks have taken W units across all threads (hp_pb_take: the unit that takes the last one
  * clears the mask and wakes it through a futex) or a timeout, calls backend->off() and clears the
  * mask. Units are HPS boundary events (function entries; back-edges where blocks are compiled in).
@@ -15,11 +16,13 @@
  * off phase is S' = W * S / B boundary events long, so W/(W+S') = B/(B+S). A type of lower
  * frequency records in every k-th window, k = round(f_schedule / f_type). Events are not
  * counted while the hooks are off, so the off phase is timed: interval = S' x (time per unit in
- * the last window, first to last unit; the whole window if it timed out), an EWMA over windows,
+ * the last window, first to last unit; the whole window if it timed out; times the program's
+ * share of that time: the hooks' own time, measured by them with the TSC plus PB_HOOK_CALL_NS per
+ * call, is taken out, since the off phase runs at native speed), an EWMA over windows,
  * with the schedule type's jitter, clamped to [PB_MIN_INTERVAL_NS, PB_MAX_INTERVAL_NS] and to at
- * least 20x the time the last on + off took (patching stays under ~5% of the run). Units are
- * timed while the hooks run (slower than native), so the real sampled fraction is below
- * B/(B+S); the profile therefore records raw sampled counts and the exposure (INFO
+ * least 20x the time the last on + off took (patching stays under ~5% of the run). The hooks'
+ * time is an estimate (the call overhead is a constant), so the real sampled fraction is near
+ * B/(B+S), not exact; the profile therefore records raw sampled counts and the exposure (INFO
  * "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
  * Run-time changes of the configuration (hotprof.h) recompute the schedule before the next window.
  * Between windows the thread wakes every PB_TICK_NS to call backend->tick() (sites.c: turn off
@@ -40,12 +43,16 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #define PB_MIN_INTERVAL_NS 200000ull      /* 0.2 ms */
 #define PB_MAX_INTERVAL_NS 200000000ull   /* 0.2 s */
 #define PB_FIRST_INTERVAL_NS 1000000ull   /* 1 ms before the first window */
 #define PB_WINDOW_TIMEOUT_NS 20000000ull  /* a window ends after 20 ms even if short of W units */
 #define PB_TICK_NS 1000000ull             /* backend->tick() period between windows */
+#define PB_HOOK_CALL_NS 1.0               /* per hook call: the call itself, not in win_tsc
+                                           * (bench/fastpath: an empty block hook ~1-2 ns) */
+#define PB_MIN_PROGRAM_SHARE 0.02         /* the program's share of a window, at least */
 
 int64_t hp_pb_left;
 uint32_t hp_pb_mask;
@@ -58,9 +65,64 @@ static uint32_t g_min_window, g_types; /* what the schedule is computed from */
 static uint64_t g_generation;          /* of hp_g_bcfg when g_sched was computed */
 static uint64_t g_first_ns, g_last_ns; /* times of the window's first and last units */
 
+static double g_tsc_per_ns;  /* measured at the control thread's start */
+static double g_tsc_floor;   /* ticks of two back-to-back rdtsc */
+
 static struct {
     uint64_t windows, sampled, timeouts, patched_ns, start_ns, interval_ns, patched_since;
+    uint64_t hook_share_ppm; /* the hooks' share of the last window's time, parts per million */
 } g_stats;
+
+/* Hook counts and timed TSC ticks summed over threads, and the threads that ran a hook in window
+ * w (t->window == w: set at a thread's first hook of the window). XRay handlers count nothing. */
+typedef struct hook_time { uint64_t hooks, heavy, timed, tsc, threads; } hook_time;
+
+static HP_NOINST hook_time hook_time_now(uint32_t w)
+{
+    hook_time h = {0, 0, 0, 0, 0};
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
+        h.hooks += HP_LOAD_RLX(&t->win_hooks);
+        h.heavy += HP_LOAD_RLX(&t->win_heavy);
+        h.timed += HP_LOAD_RLX(&t->win_timed);
+        h.tsc += HP_LOAD_RLX(&t->win_tsc);
+        h.threads += HP_LOAD_RLX(&t->window) == w;
+    }
+    return h;
+}
+
+/* The program's share of a window's time: 1 - hook time / (window time x threads that ran).
+ * Hook time = call/block hooks x their mean timed cost (rdtsc's own cost taken out) + every hook
+ * call x PB_HOOK_CALL_NS; the mean is over all windows so far (the timed hooks are few). */
+static HP_NOINST double program_share(hook_time before, hook_time after, double window_ns)
+{
+    static uint64_t all_timed, all_tsc;
+    all_timed += after.timed - before.timed;
+    all_tsc += after.tsc - before.tsc;
+    if (g_tsc_per_ns <= 0.0 || window_ns <= 0.0 || after.hooks <= before.hooks || !all_timed) return 1.0;
+    double mean_ns = ((double)all_tsc / (double)all_timed - g_tsc_floor) / g_tsc_per_ns;
+    if (mean_ns < 0.0) mean_ns = 0.0;
+    double hooks_ns = (double)(after.heavy - before.heavy) * mean_ns + (double)(after.hooks - before.hooks) * PB_HOOK_CALL_NS;
+    double share = 1.0 - hooks_ns / (window_ns * (double)(after.threads ? after.threads : 1));
+    return share < PB_MIN_PROGRAM_SHARE ? PB_MIN_PROGRAM_SHARE : share > 1.0 ? 1.0 : share;
+}
+
+/* TSC ticks per ns, measured over ~2 ms (0 if the TSC does not advance), and g_tsc_floor: the
+ * smallest difference of two back-to-back rdtsc (what a timed hook's interval holds besides it). */
+static HP_NOINST double measure_tsc_rate(void)
+{
+    uint64_t floor = UINT64_MAX;
+    for (int i = 0; i < 64; i++) {
+        uint64_t a = __rdtsc(), b = __rdtsc();
+        if (b - a < floor) floor = b - a;
+    }
+    g_tsc_floor = (double)floor;
+    uint64_t n0 = hp_now_ns(), c0 = __rdtsc();
+    struct timespec ts = {0, 2000000};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0) {
+    }
+    uint64_t n1 = hp_now_ns(), c1 = __rdtsc();
+    return n1 > n0 && c1 > c0 ? (double)(c1 - c0) / (double)(n1 - n0) : 0.0;
+}
 
 HP_NOINST uint64_t hp_now_ns(void)
 {
@@ -124,9 +186,9 @@ static HP_NOINST void on_for_good(void)
 {
     HP_STORE_REL(&hp_pb_left, INT64_MAX);
     HP_STORE_REL(&hp_pb_epoch, 1);
-    HP_STORE_REL(&hp_pb_mask, window_mask(0));
     uint64_t t0 = hp_now_ns();
     g_backend->on();
+    HP_STORE_REL(&hp_pb_mask, window_mask(0));
     HP_STORE_RLX(&g_stats.windows, 1);
     HP_STORE_REL(&g_stats.patched_since, t0);
 }
@@ -146,9 +208,12 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     HP_STORE_RLX(&g_first_ns, 0);
     HP_STORE_REL(&hp_pb_left, (int64_t)g_sched.window);
     HP_STORE_REL(&hp_pb_epoch, (uint32_t)w);
-    HP_STORE_REL(&hp_pb_mask, window_mask(w));
+    hook_time h0 = hook_time_now((uint32_t)w);
     uint64_t t0 = hp_now_ns();
     g_backend->on();
+    /* Record only once every hook is on: sites switched on early in the pass would otherwise
+     * take the window's units before the others (a bias measured on interp's calls). */
+    HP_STORE_REL(&hp_pb_mask, window_mask(w));
     uint64_t t1 = hp_now_ns();
     int full = wait_window(t0 + PB_WINDOW_TIMEOUT_NS);
     HP_STORE_REL(&hp_pb_mask, 0);
@@ -157,8 +222,12 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     int64_t left = __atomic_exchange_n(&hp_pb_left, 0, __ATOMIC_ACQ_REL);
     uint64_t t3 = hp_now_ns(), taken = g_sched.window - (uint64_t)(left > 0 ? left : 0);
     uint64_t first = HP_LOAD_RLX(&g_first_ns), last = HP_LOAD_RLX(&g_last_ns);
-    double per = full && taken > 1 && first && last > first ? (double)(last - first) / (double)(taken - 1)
-                 : taken ? (double)(t2 - t0) / (double)taken : 0.0;
+    int timed = full && taken > 1 && first && last > first;
+    double span = timed ? (double)(last - first) : (double)(t2 - t0);
+    double per = taken > (uint64_t)timed ? span / (double)(taken - (uint64_t)timed) : 0.0;
+    double share = program_share(h0, hook_time_now((uint32_t)w), span);
+    per *= share; /* the program's own time per unit: the off phase runs without hooks */
+    HP_STORE_RLX(&g_stats.hook_share_ppm, (uint64_t)((1.0 - share) * 1e6));
     double target = per > 0.0 ? per * (double)g_sched.off_units : (double)PB_MAX_INTERVAL_NS;
     *smooth = *smooth > 0.0 ? 0.75 * *smooth + 0.25 * target : target;
     uint64_t floor = 20 * ((t1 - t0) + (t3 - t2)), interval = clamp_interval((uint64_t)*smooth);
@@ -193,6 +262,7 @@ static HP_NOINST void *control_thread(void *arg)
         on_for_good();
         return NULL;
     }
+    g_tsc_per_ns = measure_tsc_rate();
     uint64_t rng = hp_thread_seed(~1ull) | 1, interval = PB_FIRST_INTERVAL_NS;
     double smooth = 0.0;
     for (uint64_t w = 1;; w++) {
@@ -272,6 +342,7 @@ HP_NOINST size_t hp_pb_info(char *out, size_t cap)
     n = put_kv(out, n, cap, px, "patched_ns", patched);
     n = put_kv(out, n, cap, px, "total_ns", g_stats.start_ns && now > g_stats.start_ns ? now - g_stats.start_ns : 0);
     n = put_kv(out, n, cap, px, "interval_ns", HP_LOAD_RLX(&g_stats.interval_ns));
+    n = put_kv(out, n, cap, px, "hook_share_ppm", HP_LOAD_RLX(&g_stats.hook_share_ppm));
     if (g_backend->info) n += g_backend->info(out + n, cap - n);
     return n;
 }

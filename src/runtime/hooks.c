@@ -41,6 +41,7 @@
 #define _GNU_SOURCE
 #include "runtime/rt.h"
 #include <sched.h>
+#include <x86intrin.h>
 
 hp_bmap *hp_g_bmap;
 uint32_t hp_g_guards;
@@ -174,7 +175,10 @@ static inline HP_NOINST void bursty_enter(hp_thread *t, uint64_t fn, uint64_t si
  * the mask is recorded, and calls and back-edges take the window's units (hp_pb_take). The call
  * state (shadow stack, previous block) is stale at a window's start (hooks did not run since the
  * last one): the first hook of a thread in a new window drops it and ends the last window's
- * data stream trace. */
+ * data stream trace. Each hook run in a window counts in t->win_hooks, call and block hooks also
+ * in t->win_heavy, and one of those in HP_WIN_TIME_EVERY adds its TSC time to t->win_tsc:
+ * bursts.c takes the hooks' time out of the window's time per unit, so that the off phase is
+ * timed at the program's own speed. */
 /* The calling thread's data stream trace, processed now (the exit destructor: in patch mode a
  * window's trace is otherwise processed at the thread's first hook of the next window). */
 HP_NOINST void hp_ds_flush_self(void)
@@ -201,7 +205,24 @@ static inline HP_NOINST uint32_t patch_mask(hp_thread *t, uint64_t ret, uint64_t
         return 0;
     }
     if (HP_UNLIKELY(t->window != HP_LOAD_RLX(&hp_pb_epoch))) window_reset(t);
+    HP_BUMP(&t->win_hooks);
     return mask;
+}
+
+/* The time of one call/block hook in HP_WIN_TIME_EVERY, for bursts.c to take the hooks' time
+ * out of a window's time per unit (rdtsc costs ~20 ns here: timing every hook would double a
+ * window's cost). tsc_start returns 0 when this hook is not timed. */
+static inline HP_NOINST uint64_t tsc_start(hp_thread *t)
+{
+    uint64_t n = t->win_heavy + 1;
+    HP_STORE_RLX(&t->win_heavy, n);
+    return n % HP_WIN_TIME_EVERY == 0 ? __rdtsc() : 0;
+}
+static inline HP_NOINST void tsc_add(hp_thread *t, uint64_t since)
+{
+    if (HP_LIKELY(!since)) return;
+    HP_STORE_RLX(&t->win_tsc, HP_LOAD_RLX(&t->win_tsc) + (__rdtsc() - since));
+    HP_BUMP(&t->win_timed);
 }
 
 static HP_NOINST __attribute__((noinline)) void patch_enter(hp_thread *t, uint64_t fn, uint64_t site, uint64_t ret,
@@ -209,8 +230,10 @@ static HP_NOINST __attribute__((noinline)) void patch_enter(hp_thread *t, uint64
 {
     uint32_t mask = patch_mask(t, ret, hook);
     if (!mask) return;
+    uint64_t t0 = tsc_start(t);
     push_frame(t, fn, site, NULL);
     if (hp_pb_take()) bursty_record_call(t, fn, site, mask & (BIT_METHODS | BIT_PAIRS));
+    tsc_add(t, t0);
 }
 
 /* ---------------------------------------------------------------- calls */
@@ -333,6 +356,7 @@ static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32
 {
     uint32_t mask = patch_mask(t, ret, (uint64_t)(uintptr_t)&__sanitizer_cov_trace_pc_guard);
     if (!mask) return;
+    uint64_t t0 = tsc_start(t);
     uint32_t prev = t->prev_guard;
     t->prev_guard = id;
     hp_bmap *m = HP_LOAD_ACQ(&hp_g_bmap);
@@ -345,6 +369,7 @@ static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32
         else HP_BUMP(&t->tot.backedges);
     }
     if (on) bursty_record_block(t, prev, id, on, fr);
+    tsc_add(t, t0);
 }
 
 HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)

@@ -152,6 +152,10 @@ typedef struct hp_thread {
     uint32_t ds_failed;   /* 1: the detector's mmap failed; sampled references are only counted */
     uint32_t window;      /* patch mode: the window (hp_pb_epoch) this thread's call state is from */
     uint32_t pad_window;
+    uint64_t win_hooks;   /* patch mode: hook calls run inside windows (owner writes, control reads) */
+    uint64_t win_heavy;   /* ... of which call and block hooks (the ones that record) */
+    uint64_t win_timed;   /* ... of which timed with the TSC (one in HP_WIN_TIME_EVERY) */
+    uint64_t win_tsc;     /* TSC ticks of the timed ones (bursts.c: the hooks' share of a window) */
     uint64_t ds_seq;      /* even: ds is stable; odd: the owner is inside hp_ds_burst_end */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
@@ -245,6 +249,8 @@ int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t 
 /* Init: starts the control thread over b for the enabled types among `types` (-1: none/failed). */
 int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t types);
 size_t hp_pb_info(char *out, size_t cap); /* "<prefix>.*" INFO lines (async-signal-safe) */
+
+#define HP_WIN_TIME_EVERY 64u /* one call/block hook in 64 is timed in a window (rdtsc ~20 ns here) */
 
 /* ---------------------------------------------------------------- XRay bursts (xray.c) */
 
