@@ -25,7 +25,8 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-fn-patch      hotprof cc --hooks=functions, bursty over patched call sites (runtime/sites.c):
                    methods+callpairs 1/1000, burst 1 (windows of 100 units)
   hp-blk-patch     the same with --hooks=blocks (function + block hooks compiled in)
-  hp-blk-idle      --hooks=blocks, patched, period 10^9: every site a nop (the compiled-in floor)
+  hp-fn-idle       --hooks=functions, patched, period 10^9: every site off (the compiled-in floor)
+  hp-blk-idle      --hooks=blocks, patched, period 10^9: every site off (the compiled-in floor)
   hp-mem-patch     --hooks=memory, patched: methods+callpairs 1/1000 and datastream 1/100, burst 100
 """
 import argparse
@@ -71,6 +72,8 @@ VARIANTS = {
                     "functions"),
     "hp-blk-patch": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch", "HOTPROF_SAMPLE": HPS_1000},
                      "blocks"),
+    "hp-fn-idle": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
+                                  "HOTPROF_SAMPLE": "methods:period=1000000000,burst=1"}, "functions"),
     "hp-blk-idle": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
                                    "HOTPROF_SAMPLE": "methods:period=1000000000,burst=1"}, "blocks"),
     "hp-mem-patch": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
