@@ -20,7 +20,8 @@
 #  (f) fork (progs/patch_fork.c): children run instrumented code while the parent patches;
 #  (g) a functions-only build (--hooks=functions): patch mode over the enter/exit hook sites;
 #  (h) a memory build (--hooks=memory) sampling data streams: load/store hook sites patched, the
-#      native output, hotprof report --streams works.
+#      native output, hotprof report --streams works;
+#  (i) run-time control (hotprof.h) from inside the program: disable, re-enable at a new period.
 . "$(dirname "$0")/lib.sh"
 unset HOTPROF_BURSTS HOTPROF_WINDOW
 P="$ROOT/tests/e2e/progs"
@@ -207,4 +208,25 @@ if build gametree_mem "$W/gametree.c" --hooks=memory; then
     fi
 else
     fail "memory build: build"
+fi
+
+# ---- (i) run-time control through hotprof.h (progs/bursty_ctl.c): methods at 1/100000, then
+# disabled, then 1/10. Patched bursts re-read the configuration before each window, so the
+# disabled phase records (almost) nothing and the 1/10 phase many more windows than the first
+# (the first phase's off phase is ~100x longer; the 0.2 ms clamp bounds the last one).
+if "$HP" cc -O2 -I"$ROOT/include" -o ctl "$P/bursty_ctl.c"; then
+    "$HP" run -q --sample methods:period=99999,burst=1 -o ctl.data -- ./ctl 20000000 >ctl.out
+    check_eq "api: exit 0, calls succeed" "$(head -1 ctl.out)" "api 0 0 0"
+    calls_of() { "$HP" report --format json ctl.data | python3 -c "
+import json, sys
+m = {f['function']: f['calls'] for f in json.load(sys.stdin)['methods']}
+print(m.get('$1', 0))"; }
+    a=$(calls_of phase_a) b=$(calls_of phase_b) c=$(calls_of phase_c)
+    ge "api: phase at 1/100000 sampled" "$a" 1
+    if [ "$b" -le $(( (a + c) / 20 )) ]; then ok "api: disabled phase almost unsampled ($b of $((a + b + c)))";
+    else fail "api: disabled phase" "$b sampled calls, a=$a c=$c"; fi
+    if [ "$c" -ge $(( 3 * a )) ]; then ok "api: period 99999 -> 9 takes effect (phase_c $c >= 3 x phase_a $a)";
+    else fail "api: period change" "phase_a $a, phase_c $c"; fi
+else
+    fail "api: build"
 fi
