@@ -28,8 +28,9 @@
  * Between windows the thread wakes every PB_TICK_NS to call backend->tick() (sites.c: turn off
  * call sites first seen since the last pass).
  *
- * Invariants: only the control thread calls the backend and writes g_stats, hp_pb_epoch and the
- * mask's nonzero values; hp_pb_left is shared by the hooks (atomic decrement: a unit is taken iff
+ * Invariants: only the control thread calls the backend (except off_now) and writes g_stats, hp_pb_epoch and the
+ * mask's nonzero values (the hook that takes the last unit may also turn the hooks off at once,
+ * backend->off_now); hp_pb_left is shared by the hooks (atomic decrement: a unit is taken iff
  * the result is >= 0, so a window records at most W units); hp_pb_mask is nonzero only between
  * the control thread's arming and the last unit (or the window's end). A fork child has no
  * control thread (its hooks stay as they were at fork; it records nothing: hp_g_stopped).
@@ -141,6 +142,7 @@ HP_NOINST int hp_pb_take(void)
     if (left == 0) {
         HP_STORE_RLX(&g_last_ns, hp_now_ns());
         HP_STORE_REL(&hp_pb_mask, 0);
+        if (g_backend->off_now) g_backend->off_now(); /* end the window now, in this thread */
         HP_STORE_REL(&g_done, 1);
         syscall(SYS_futex, &g_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }

@@ -233,6 +233,9 @@ typedef struct hp_pb_backend {
     void (*on)(void);
     void (*off)(void);
     void (*tick)(void);                      /* between windows, every ~1 ms (may be NULL) */
+    /* Called by the hook that takes a window's last unit, in the program's thread: turn the
+     * hooks off now if that is cheap and safe there (never blocks; may do nothing). NULL: no. */
+    void (*off_now)(void);
     size_t (*info)(char *out, size_t cap);   /* extra INFO lines (may be NULL; signal-safe) */
 } hp_pb_backend;
 

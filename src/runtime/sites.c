@@ -33,6 +33,7 @@
 #define _GNU_SOURCE
 #include "runtime/rt.h"
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -145,12 +146,43 @@ static HP_NOINST uint32_t listed(void)
     return n > SITES_CAP ? SITES_CAP : n;
 }
 
-static HP_NOINST void sites_on(void) { pass(0, g_done, 1); }
-static HP_NOINST void sites_off(void) { g_done = pass(0, listed(), 0); }
+/* Passes are serialized by g_pass_lock: the control thread waits for it, a hook only tries it. */
+static int g_pass_lock;
+static HP_NOINST int pass_trylock(void) { return !__atomic_exchange_n(&g_pass_lock, 1, __ATOMIC_ACQUIRE); }
+static HP_NOINST void pass_lock(void)
+{
+    while (!pass_trylock()) sched_yield();
+}
+static HP_NOINST void pass_unlock(void) { __atomic_store_n(&g_pass_lock, 0, __ATOMIC_RELEASE); }
+
+static HP_NOINST void sites_on(void)
+{
+    pass_lock();
+    pass(0, HP_LOAD_RLX(&g_done), 1);
+    pass_unlock();
+}
+static HP_NOINST void sites_off(void)
+{
+    pass_lock();
+    HP_STORE_RLX(&g_done, pass(0, listed(), 0));
+    pass_unlock();
+}
 static HP_NOINST void sites_tick(void)
 {
+    pass_lock();
     uint32_t n = listed();
-    if (n > g_done) g_done = pass(g_done, n, 0);
+    if (n > g_done) HP_STORE_RLX(&g_done, pass(g_done, n, 0));
+    pass_unlock();
+}
+/* The hook that took the window's last unit turns the sites off at once, so that the window does
+ * not last until the control thread is scheduled (milliseconds on a loaded machine, with every
+ * hook live meanwhile). Only sites [0, g_done): their pages are writable already, so the pass is
+ * plain stores (async-signal-safe). Skipped if the control thread is in a pass. */
+static HP_NOINST void sites_off_now(void)
+{
+    if (!pass_trylock()) return;
+    pass(0, HP_LOAD_RLX(&g_done), 0);
+    pass_unlock();
 }
 
 static HP_NOINST size_t sites_info(char *out, size_t cap)
@@ -169,7 +201,8 @@ static HP_NOINST size_t sites_info(char *out, size_t cap)
     return n;
 }
 
-static const hp_pb_backend g_sites_backend = {"patch", sites_on, sites_off, sites_tick, sites_info};
+static const hp_pb_backend g_sites_backend = {
+    .prefix = "patch", .on = sites_on, .off = sites_off, .tick = sites_tick, .off_now = sites_off_now, .info = sites_info};
 
 /* ---------------------------------------------------------------- init */
 

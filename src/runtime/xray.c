@@ -66,7 +66,7 @@ static HP_NOINST size_t xray_info(char *out, size_t cap)
     return n;
 }
 
-static const hp_pb_backend g_xray_backend = {"xray", xray_on, xray_off, NULL, xray_info};
+static const hp_pb_backend g_xray_backend = {.prefix = "xray", .on = xray_on, .off = xray_off, .info = xray_info};
 
 static HP_NOINST void say1(const char *msg)
 {
