@@ -152,7 +152,8 @@ HP_NOINST int hp_pb_take(void)
     return 1;
 }
 
-/* Sleeps until deadline (CLOCK_MONOTONIC ns), ticking the backend every PB_TICK_NS. */
+/* Sleeps until deadline (CLOCK_MONOTONIC ns), ticking the backend every PB_TICK_NS; returns early
+ * when the sampling configuration changes (a run-time change applies within ~1 ms). */
 static HP_NOINST void sleep_until(uint64_t deadline)
 {
     for (;;) {
@@ -163,6 +164,7 @@ static HP_NOINST void sleep_until(uint64_t deadline)
         while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0) {
         }
         if (g_backend->tick) g_backend->tick();
+        if (atomic_load_explicit(&hp_g_bcfg.generation, memory_order_acquire) != g_generation) return;
     }
 }
 
