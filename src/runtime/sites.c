@@ -1,14 +1,15 @@
 /* sites.c — the call-site backend of patched bursts (bursts.c): the compiler's hook calls
- * (-finstrument-functions*, -fsanitize-coverage trace-pc-guard, trace-loads/stores) become 5-byte
- * nops between bursts and calls again for a burst, so that outside bursts no hook runs at all.
+ * (-finstrument-functions*, -fsanitize-coverage trace-pc-guard, trace-loads/stores, trace-cmp)
+ * become `mov eax, imm32` between bursts and calls again for a burst, so that outside bursts no
+ * hook runs at all.
  *
  * Discovery: a hook that runs outside a window (hp_pb_mask == 0) calls hp_sites_note with its
  * return address. If the 5 bytes before it are `call rel32` (e8) whose target is the hook, or a
  * PLT stub (`[endbr64] [bnd] jmp *GOT(%rip)`) whose GOT slot holds the hook, the site is claimed
- * in a lock-free open-addressing set and appended to a dense list with its rel32. Sites that never
+ * in a lock-free open-addressing set and appended to a dense list. Sites that never
  * run are never touched; sites of code loaded later are found when they first run.
  *
- * Patching (control thread only) changes ONE byte per site: the opcode. On: `e8 r0 r1 r2 r3`
+ * Patching changes ONE byte per site: the opcode. On: `e8 r0 r1 r2 r3`
  * (call rel32, the compiler's own bytes). Off: `b8 r0 r1 r2 r3` (mov eax, imm32: the same four
  * bytes as an immediate). Both are 5 bytes long with the same tail, so no thread can ever see a
  * torn instruction: a core fetches the old or the new opcode, never a mix (the property the
@@ -23,8 +24,10 @@
  * not two per window).
  *
  * Invariants: a site is in the list only after its 5 bytes were verified to be a direct call to
- * a hook; only the control thread writes code bytes (byte 0 of listed sites, e8 or b8) and the
- * page set; the set and list never shrink. Capacities are fixed (SITES_CAP sites): beyond them
+ * a hook; code bytes (byte 0 of listed sites, e8 or b8) are written only inside a pass, under
+ * g_pass_lock: by the control thread, or by the hook that closes a window (sites_off_now, over
+ * sites whose pages are writable already); only the control thread adds to the page set; the
+ * set and list never shrink. Capacities are fixed (SITES_CAP sites): beyond them
  * a site stays a live call (correct, just not free).
  *
  * Limits: direct calls only (an indirect call to a hook stays live); a fork child keeps the
@@ -105,17 +108,15 @@ HP_NOINST void hp_sites_note(uint64_t ret, uint64_t hook)
 
 /* ---------------------------------------------------------------- patching (control thread) */
 
-/* Makes the page of addr (and of addr + 4) writable, once. 0 on failure (site skipped). */
+/* Makes the page of addr (a site's opcode byte) writable, once. 0 on failure (site skipped). */
 static HP_NOINST int page_writable(uint64_t addr)
 {
     uint64_t page = addr & ~4095ull;
     for (uint64_t i = site_hash(page) & (PAGES_CAP - 1);; i = (i + 1) & (PAGES_CAP - 1)) {
         if (g_pages[i] == page) return 1;
         if (g_pages[i] != 0) continue;
-        uint64_t len = ((addr + 4) & ~4095ull) == page ? 4096 : 8192;
-        if (mprotect((void *)(uintptr_t)page, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return 0;
+        if (mprotect((void *)(uintptr_t)page, 4096, PROT_READ | PROT_WRITE | PROT_EXEC) != 0) return 0;
         g_pages[i] = page;
-        if (len == 8192) return page_writable(page + 4096);
         return 1;
     }
 }
