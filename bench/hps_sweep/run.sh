@@ -18,7 +18,10 @@
 # (accuracy vs overhead, one line per burst length, as HPS Figure 8). Progress on stderr.
 #
 # Usage: bench/hps_sweep/run.sh [--quick] [--small] [--runs N] [--workloads "fft heapsort ..."]
-#                               [--results DIR] [--bursts patch|live]
+#                               [--results DIR] [--bursts patch|live] [--hooks SET] [--only B:F,...]
+#   --hooks  the hook set compiled in (hotprof cc --hooks=SET; default blocks); results get the
+#            suffix _SET unless it is blocks.
+#   --only   only these settings, e.g. "1:1000,10:1000" (burst:inverse frequency).
 #   --bursts how the sampled runs turn hooks on and off (hotprof run --bursts; default patch:
 #            call sites rewritten per window; live: HPS's counters inside every live hook).
 #   --quick  2 workloads (gametree, heapsort), 3 settings (B=1 f=1/100, B=10 f=1/1000,
@@ -37,6 +40,8 @@ QUICK=0
 SMALL=0
 WORKLOADS=""
 BURSTS=patch
+HOOKS=blocks
+ONLY=""
 RESULTS="$ROOT/bench/results"
 NATIVE_CC=${NATIVE_CC:-clang}
 
@@ -50,12 +55,15 @@ while [ $# -gt 0 ]; do
         --workloads) WORKLOADS="$2"; shift ;;
         --results) RESULTS="$2"; shift ;;
         --bursts) BURSTS="$2"; shift ;;
+        --hooks) HOOKS="$2"; shift ;;
+        --only) ONLY="$2"; shift ;;
         -h|--help) usage 0 ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
     esac
     shift
 done
 case "$BURSTS" in patch) SUFFIX="" ;; live) SUFFIX="_live" ;; *) echo "run.sh: --bursts is patch or live" >&2; exit 2 ;; esac
+[ "$HOOKS" = blocks ] || SUFFIX="${SUFFIX}_$HOOKS"
 [ -n "$RUNS" ] || { [ "$QUICK" = 1 ] && RUNS=1 || RUNS=3; }
 case "$RUNS" in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive integer" >&2; exit 2 ;; esac
 if [ -z "$WORKLOADS" ]; then
@@ -86,10 +94,10 @@ build_variant() {   # name, CC command
     make -s -C "$ROOT/bench/workloads" CC="$2" CFLAGS=-O2 OUT="$WORK/$1" >&2
 }
 build_variant native "$NATIVE_CC"
-build_variant hooked "$HOTPROF cc"
+build_variant hooked "$HOTPROF cc --hooks=$HOOKS"
 
 mkdir -p "$RESULTS"
-echo "# tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, $(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, hooked: hotprof cc --hooks=$HOOKS -O2, --bursts $BURSTS, $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/sweep.py" --bin-dir "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" --quick "$QUICK" --small "$SMALL" \
-    --workloads "$WORKLOADS" --bursts "$BURSTS" --csv "$RESULTS/hps_sweep$SUFFIX.csv" --svg "$RESULTS/hps_sweep$SUFFIX.svg"
+    --workloads "$WORKLOADS" --bursts "$BURSTS" --only "$ONLY" --csv "$RESULTS/hps_sweep$SUFFIX.csv" --svg "$RESULTS/hps_sweep$SUFFIX.svg"
 log "wrote $RESULTS/hps_sweep$SUFFIX.csv and $RESULTS/hps_sweep$SUFFIX.svg"

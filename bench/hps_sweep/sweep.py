@@ -147,7 +147,9 @@ def metrics_of(cmp, kind, prefix):
             prefix + "_recall10": round(p["top_k"]["recall"], 6)}
 
 
-def settings(quick):
+def settings(quick, only=""):
+    if only:
+        return [tuple(int(x) for x in item.split(":")) for item in only.split(",") if item]
     if quick:
         return QUICK_SETTINGS
     return [(b, f) for b in BURSTS for f in FREQS]
@@ -157,7 +159,7 @@ def sweep_workload(args, name, rows, progress):
     w = Workload(args, name)
     ex_slow, off_slow = w.exhaustive(), w.hooks_only()
     log("%-9s exhaustive: slowdown %.2fx, hooks only (--mode off): %.2fx" % (name, ex_slow, off_slow))
-    for burst, inv_freq in settings(args.quick):
+    for burst, inv_freq in settings(args.quick, args.only):
         period = period_of(burst, inv_freq)
         profile = os.path.join(args.bin_dir, "%s-b%d-f%d.data" % (name, burst, inv_freq))
         native_s, sampled_s, slow = w.timed_pairs(sample_args(burst, period), profile)
@@ -289,13 +291,14 @@ def main():
     ap.add_argument("--small", type=int, default=0)
     ap.add_argument("--workloads", required=True)
     ap.add_argument("--bursts", default="patch", help="hotprof run --bursts: patch, live or auto")
+    ap.add_argument("--only", default="", help='settings "B:F,..." (burst:inverse frequency)')
     ap.add_argument("--csv", required=True)
     ap.add_argument("--svg", required=True)
     args = ap.parse_args()
     signal.signal(signal.SIGTERM, benchlib.on_signal)
     signal.signal(signal.SIGINT, benchlib.on_signal)
     names = args.workloads.split()
-    rows, progress = [], [0, len(names) * len(settings(args.quick))]
+    rows, progress = [], [0, len(names) * len(settings(args.quick, args.only))]
     for name in names:
         sweep_workload(args, name, rows, progress)
         write_csv(args.csv, rows)  # partial results survive an interrupted sweep
