@@ -54,20 +54,26 @@ build() {
     local name=$1 src=$2; shift 2
     "$HP" cc "$@" -O2 -o "$name" "$src" -lm -lpthread && clang -O2 -o "$name.nat" "$src" -lm -lpthread
 }
+# patched_run LABEL PREFIX PROG ARG: PROG ARG in patch mode with $SAMPLE into PREFIX.data: exit 0,
+# the native build's output, mode patch, call sites found, >= 5 bursts, units = recorded events.
+patched_run() {
+    local label=$1 prefix=$2 prog=$3 arg=$4
+    "./$prog.nat" "$arg" >"$prefix.nat"
+    "$HP" run -q $SAMPLE -o "$prefix.data" -- "./$prog" "$arg" >"$prefix.out"
+    check_eq "$label: exit 0" "$?" 0
+    same_output "$label: output = native build's" "$prefix.out" "$prefix.nat"
+    check_eq "$label: INFO mode=patch" "$(ival "$prefix.data" mode)" patch
+    gt "$label: call sites found" "$(ival "$prefix.data" patch.sites)" 0
+    ge "$label: bursts" "$(ival "$prefix.data" patch.bursts)" 5
+    sum_is_sampled "$label: recorded calls + back-edges = patch.sampled_entries" "$prefix.data"
+}
 # top1 JSON: the hottest method's name
 top1() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["methods"][0]["function"])' "$1" 2>/dev/null; }
 
 # ---- (a) gametree in patch mode
 if build gametree "$W/gametree.c"; then
-    ./gametree.nat 9 >g.nat
-    "$HP" run -q $SAMPLE -o g.data -- ./gametree 9 >g.out
-    check_eq "gametree: patch run exits 0" "$?" 0
-    same_output "gametree: output = native build's" g.out g.nat
-    check_eq "gametree: INFO mode=patch" "$(ival g.data mode)" patch
-    ge "gametree: bursts" "$(ival g.data patch.bursts)" 5
-    gt "gametree: call sites found" "$(ival g.data patch.sites)" 0
+    patched_run gametree g gametree 9
     check_eq "gametree: window = HOTPROF_WINDOW default" "$(ival g.data patch.window)" 100
-    sum_is_sampled "gametree: recorded calls + back-edges = patch.sampled_entries" g.data
 
     # ---- (b) accuracy against the same binary, exhaustive
     HOTPROF_MODE=exhaustive "$HP" run -q -o gx.data -- ./gametree 9 >gx.out
@@ -179,14 +185,7 @@ fi
 
 # ---- (g) functions only
 if build gametree_fn "$W/gametree.c" --hooks=functions; then
-    ./gametree_fn.nat 9 >fn.nat
-    "$HP" run -q $SAMPLE -o fn.data -- ./gametree_fn 9 >fn.out
-    check_eq "functions build: exit 0" "$?" 0
-    same_output "functions build: output = native build's" fn.out fn.nat
-    check_eq "functions build: mode patch" "$(ival fn.data mode)" patch
-    gt "functions build: enter/exit sites found" "$(ival fn.data patch.sites)" 0
-    ge "functions build: bursts" "$(ival fn.data patch.bursts)" 5
-    sum_is_sampled "functions build: recorded calls = patch.sampled_entries" fn.data
+    patched_run "functions build" fn gametree_fn 9
 else
     fail "functions build: build"
 fi
