@@ -59,10 +59,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import benchlib  # noqa: E402  (run_once, output_ok, on_signal)
+from hpsplot import BURSTS, FREQS, geomean, mean, median, num, period_of, write_svg as plot_svg  # noqa: E402
 
 # The grid and the small sizes are sweep.py's (kept in step by hand).
-BURSTS = [1, 10, 50, 100]
-FREQS = [100, 500, 1000, 5000, 10000]            # f = 1/x
 QUICK_SETTINGS = [(1, 100), (10, 1000), (100, 10000)]
 SMALL_SIZES = {"fft": ["100"], "heapsort": ["200000"], "lexgen": ["50"], "compress": ["800"],
                "gametree": ["8"], "interp": ["12"], "nbody": ["300"], "mt_work": ["150000"]}
@@ -77,10 +76,6 @@ FIXED_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 << 20), "MALLOC_ARENA_MAX": "1"}
 
 def log(msg):
     print("[hps_streams %s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
-
-
-def period_of(burst, inv_freq):
-    return max(1, round(burst * (inv_freq - 1)))
 
 
 def settings(quick):
@@ -372,25 +367,6 @@ def write_csv(path, rows):
         w.writerows(rows)
 
 
-def num(values):
-    return [v for v in values if v not in ("", None) and not (isinstance(v, float) and math.isnan(v))]
-
-
-def mean(values):
-    values = num(values)
-    return sum(values) / len(values) if values else float("nan")
-
-
-def median(values):
-    values = num(values)
-    return statistics.median(values) if values else float("nan")
-
-
-def geomean(values):
-    values = num(values)
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
-
-
 def summarize(rows):
     out = []
     for key in sorted({(r["burst"], int(r["freq"][2:])) for r in rows}):
@@ -458,60 +434,11 @@ def fmt(v, digits=3):
     return "%.*f" % (digits, v) if isinstance(v, (int, float)) and not math.isnan(v) else "-"
 
 
-COLORS = {1: "#1b9e77", 10: "#d95f02", 50: "#7570b3", 100: "#e7298a"}
-
-
-def svg_panel(summary, key, title, x0, y0, w, h, max_key=None):
-    pts_all = [s for s in summary if not math.isnan(s["slowdown"]) and not math.isnan(s[key])]
-    xs = [100 * (s["slowdown"] - 1) for s in pts_all]
-    xmin, xmax = min(xs + [0]), max(xs + [1])
-    xmax += 0.05 * (xmax - xmin or 1)
-    sx = lambda x: x0 + (x - xmin) / (xmax - xmin) * w
-    sy = lambda y: y0 + h - y / 100 * h
-    parts = ['<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#888"/>' % (x0, y0, w, h),
-             '<text x="%g" y="%g" font-size="13" text-anchor="middle">%s</text>' % (x0 + w / 2, y0 - 8, title)]
-    for yv in range(0, 101, 20):
-        parts.append('<text x="%g" y="%g" font-size="10" text-anchor="end">%d%%</text>' % (x0 - 4, sy(yv) + 3, yv))
-        parts.append('<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#eee"/>' % (x0, sy(yv), x0 + w, sy(yv)))
-    for i in range(5):
-        xv = xmin + i * (xmax - xmin) / 4
-        parts.append('<text x="%g" y="%g" font-size="10" text-anchor="middle">%.0f%%</text>' % (sx(xv), y0 + h + 14, xv))
-    parts.append('<text x="%g" y="%g" font-size="11" text-anchor="middle">overhead (CPU time vs native)</text>'
-                 % (x0 + w / 2, y0 + h + 30))
-    if max_key:
-        maxes = [s[max_key] for s in pts_all if not math.isnan(s[max_key])]
-        if maxes:
-            y = sy(100 * sum(maxes) / len(maxes))
-            parts.append('<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#999" stroke-dasharray="4,3"/>'
-                         '<text x="%g" y="%.1f" font-size="9" fill="#666" text-anchor="end">reference vs itself'
-                         '</text>' % (x0, y, x0 + w, y, x0 + w - 3, y - 3))
-    for b in sorted({s["burst"] for s in pts_all}):
-        pts = [(sx(100 * (s["slowdown"] - 1)), sy(100 * s[key]), s["inv_freq"]) for s in pts_all if s["burst"] == b]
-        if len(pts) > 1:
-            parts.append('<polyline fill="none" stroke="%s" points="%s"/>' % (
-                COLORS.get(b, "#333"), " ".join("%.1f,%.1f" % (x, y) for x, y, _ in pts)))
-        for x, y, f in pts:
-            parts.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>burst %d, f=1/%d</title></circle>'
-                         % (x, y, COLORS.get(b, "#333"), b, f))
-    return parts
-
-
 def write_svg(path, summary, subtitle):
-    w, h = 1280, 395
-    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif">' % (w, h),
-             '<rect width="100%" height="100%" fill="white"/>',
-             '<text x="%d" y="20" font-size="15" text-anchor="middle">HPS bursty sampling, hot data streams: '
-             'accuracy vs overhead</text>' % (w // 2),
-             '<text x="%d" y="36" font-size="11" fill="#555" text-anchor="middle">%s</text>' % (w // 2, subtitle)]
-    parts += svg_panel(summary, "o", "overlap, exact streams (mean)", 60, 65, 330, 260, "o_max")
-    parts += svg_panel(summary, "w", "overlap, %d-reference windows (mean)" % WIN, 480, 65, 330, 260, "w_max")
-    parts += svg_panel(summary, "r10", "top-10 recall, exact streams (mean)", 900, 65, 330, 260)
-    for i, b in enumerate(sorted({s["burst"] for s in summary})):
-        parts.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="11">'
-                     'burst %d</text>' % (60 + 110 * i, h - 22, COLORS.get(b, "#333"), 76 + 110 * i, h - 12, b))
-    parts.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(parts) + "\n")
+    plot_svg(path, summary, 1280, 395, ["HPS bursty sampling, hot data streams: accuracy vs overhead", subtitle],
+             [("o", "overlap, exact streams (mean)", 60, "o_max"),
+              ("w", "overlap, %d-reference windows (mean)" % WIN, 480, "w_max"),
+              ("r10", "top-10 recall, exact streams (mean)", 900, None)])
 
 
 def main():

@@ -35,9 +35,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import benchlib  # noqa: E402  (run_once, output_ok, on_signal)
+from hpsplot import BURSTS, FREQS, geomean, mean, period_of, write_svg as plot_svg  # noqa: E402
 
-BURSTS = [1, 10, 50, 100]
-FREQS = [100, 500, 1000, 5000, 10000]            # f = 1/x
 QUICK_SETTINGS = [(1, 100), (10, 1000), (100, 10000)]
 QUICK_SIZES = {"fft": "100", "heapsort": "200000", "lexgen": "50", "compress": "800",
                "gametree": "8", "interp": "12", "nbody": "300", "mt_work": "150000"}
@@ -59,10 +58,6 @@ def checked_run(argv):
         log("FAILED: %s (exit %d):\n%s" % (" ".join(argv), rc, text[-2000:]))
         sys.exit(1)
     return cpu
-
-
-def period_of(burst, inv_freq):
-    return max(1, round(burst * (inv_freq - 1)))
 
 
 def sample_args(burst, period):
@@ -193,15 +188,6 @@ def write_csv(path, rows):
         w.writerows(rows)
 
 
-def mean(values):
-    values = [v for v in values if v != ""]
-    return sum(values) / len(values) if values else float("nan")
-
-
-def geomean(values):
-    return math.exp(sum(math.log(v) for v in values) / len(values))
-
-
 def summarize(rows):
     """Per setting: mean overlaps over workloads and geomean slowdown."""
     out = []
@@ -236,50 +222,9 @@ def print_table(summary):
           " sampled: median fraction of the reference's calls + back-edges recorded.")
 
 
-COLORS = {1: "#1b9e77", 10: "#d95f02", 50: "#7570b3", 100: "#e7298a"}
-
-
-def svg_panel(summary, key, title, x0, y0, w, h):
-    xs = [100 * (s["slowdown"] - 1) for s in summary]
-    xmin, xmax = min(xs + [0]), max(xs + [1])
-    xmax += 0.05 * (xmax - xmin or 1)  # overhead starts at 0: no negative padding
-    sx = lambda x: x0 + (x - xmin) / (xmax - xmin) * w
-    sy = lambda y: y0 + h - y / 100 * h
-    parts = ['<rect x="%g" y="%g" width="%g" height="%g" fill="none" stroke="#888"/>' % (x0, y0, w, h),
-             '<text x="%g" y="%g" font-size="13" text-anchor="middle">%s</text>' % (x0 + w / 2, y0 - 8, title)]
-    for yv in range(0, 101, 20):
-        parts.append('<text x="%g" y="%g" font-size="10" text-anchor="end">%d%%</text>' % (x0 - 4, sy(yv) + 3, yv))
-    for i in range(5):
-        xv = xmin + i * (xmax - xmin) / 4
-        parts.append('<text x="%g" y="%g" font-size="10" text-anchor="middle">%.1f%%</text>' % (sx(xv), y0 + h + 14, xv))
-    parts.append('<text x="%g" y="%g" font-size="11" text-anchor="middle">overhead (CPU time vs native)</text>'
-                 % (x0 + w / 2, y0 + h + 30))
-    for b in sorted({s["burst"] for s in summary}):
-        pts = [(sx(100 * (s["slowdown"] - 1)), sy(100 * s[key]), s["inv_freq"]) for s in summary
-               if s["burst"] == b and not math.isnan(s[key])]
-        if len(pts) > 1:
-            parts.append('<polyline fill="none" stroke="%s" points="%s"/>' % (
-                COLORS.get(b, "#333"), " ".join("%.1f,%.1f" % (x, y) for x, y, _ in pts)))
-        for x, y, f in pts:
-            parts.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>burst %d, f=1/%d</title></circle>'
-                         % (x, y, COLORS.get(b, "#333"), b, f))
-    return parts
-
-
 def write_svg(path, summary):
-    w, h = 860, 380
-    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif">' % (w, h),
-             '<rect width="100%" height="100%" fill="white"/>',
-             '<text x="%d" y="20" font-size="15" text-anchor="middle">HPS bursty sampling: accuracy (overlap) vs overhead'
-             '</text>' % (w // 2)]
-    parts += svg_panel(summary, "m", "hot methods (heat)", 60, 50, 330, 260)
-    parts += svg_panel(summary, "c", "hot call pairs", 480, 50, 330, 260)
-    for i, b in enumerate(sorted({s["burst"] for s in summary})):
-        parts.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d" font-size="11">burst %d</text>'
-                     % (60 + 110 * i, h - 22, COLORS.get(b, "#333"), 76 + 110 * i, h - 12, b))
-    parts.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(parts) + "\n")
+    plot_svg(path, summary, 860, 380, ["HPS bursty sampling: accuracy (overlap) vs overhead"],
+             [("m", "hot methods (heat)", 60, None), ("c", "hot call pairs", 480, None)])
 
 
 def main():
