@@ -47,7 +47,6 @@ A run that fails (no "ok" line, non-zero exit, timeout) is logged with its comma
 and its row gets status FAILED/TIMEOUT and no metrics; the sweep goes on.
 """
 import argparse
-import csv
 import json
 import math
 import os
@@ -59,6 +58,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import benchlib  # noqa: E402  (run_once, output_ok, on_signal)
+import hpsplot  # noqa: E402
 from hpsplot import BURSTS, FREQS, geomean, mean, median, num, period_of, write_svg as plot_svg  # noqa: E402
 
 # The grid and the small sizes are sweep.py's (kept in step by hand).
@@ -361,16 +361,12 @@ def sweep_workload(args, name, rows, progress):
 
 
 def write_csv(path, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
+    hpsplot.write_csv(path, rows, COLUMNS)
 
 
 def summarize(rows):
     out = []
-    for key in sorted({(r["burst"], int(r["freq"][2:])) for r in rows}):
-        sel = [r for r in rows if (r["burst"], int(r["freq"][2:])) == key and r.get("status") == "ok"]
+    for key, sel in hpsplot.settings_of(rows, lambda r: r.get("status") == "ok"):
         g = lambda k: [r[k] for r in sel]
         out.append({"burst": key[0], "inv_freq": key[1], "n": len(sel),
                     "slowdown": geomean(g("slowdown")), "slow_med": median(g("slowdown")),

@@ -24,7 +24,6 @@ overlap is HPS's (shares of the whole profile; an identical profile scores overl
 overlap_renorm the renormalized variant (identical = 1); see docs/metrics.md.
 """
 import argparse
-import csv
 import json
 import math
 import os
@@ -35,6 +34,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import benchlib  # noqa: E402  (run_once, output_ok, on_signal)
+import hpsplot  # noqa: E402
 from hpsplot import BURSTS, FREQS, geomean, mean, period_of, write_svg as plot_svg  # noqa: E402
 
 QUICK_SETTINGS = [(1, 100), (10, 1000), (100, 10000)]
@@ -182,17 +182,13 @@ COLUMNS = ["workload", "burst", "freq", "period", "native_s", "sampled_s", "slow
 
 
 def write_csv(path, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        w.writerows(rows)
+    hpsplot.write_csv(path, rows, COLUMNS)
 
 
 def summarize(rows):
     """Per setting: mean overlaps over workloads and geomean slowdown."""
     out = []
-    for key in sorted({(r["burst"], int(r["freq"][2:])) for r in rows}):
-        sel = [r for r in rows if (r["burst"], int(r["freq"][2:])) == key]
+    for key, sel in hpsplot.settings_of(rows, lambda r: True):
         out.append({"burst": key[0], "inv_freq": key[1], "n": len(sel),
                     "slowdown": geomean([r["slowdown"] for r in sel]),
                     "slow_med": statistics.median([r["slowdown"] for r in sel]),

@@ -1,11 +1,12 @@
 """bench/lib/hpsplot.py - what the HPS sweeps (bench/hps_sweep/sweep.py for methods and call
 pairs, streams.py for hot data streams) share: the burst x frequency grid, period from frequency,
-NaN-tolerant mean/median/geomean, and the SVG panels of accuracy vs overhead (HPS Figures 8 and
+CSV writing, rows grouped by setting, NaN-tolerant mean/median/geomean, and the SVG panels of accuracy vs overhead (HPS Figures 8 and
 10: one line per burst length). Standard library only.
 
 A summary row (one per setting) has "burst", "inv_freq", "slowdown" and the accuracy keys the
 caller plots, as fractions in [0, 1].
 """
+import csv
 import math
 import statistics
 
@@ -17,6 +18,19 @@ COLORS = {1: "#1b9e77", 10: "#d95f02", 50: "#7570b3", 100: "#e7298a"}
 def period_of(burst, inv_freq):
     """HPS Section 5: frequency = burst / (burst + period), so period = burst (1/f - 1)."""
     return max(1, round(burst * (inv_freq - 1)))
+
+
+def write_csv(path, rows, columns):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def settings_of(rows, key):
+    """The rows of each (burst, inverse frequency) setting, in order: [((b, f), [rows])]."""
+    keys = sorted({(r["burst"], int(r["freq"][2:])) for r in rows})
+    return [(k, [r for r in rows if (r["burst"], int(r["freq"][2:])) == k and key(r)]) for k in keys]
 
 
 def num(values):
