@@ -1,5 +1,5 @@
-# hotprof build. GNU Make, no autotools. Every directory is picked up by wildcard, so adding a
-# file needs no edit here. Layering (DESIGN.md): core <- runtime, analysis, sim <- cli.
+# hotprof build. GNU Make, no autotools. Every source under a layer's directory (subdirectories
+# included) is picked up by find, so adding a file needs no edit here. Layering (DESIGN.md): core <- runtime, analysis, sim <- cli.
 #   make            build everything into build/
 #   make check      build and run every test (unit + end-to-end); ends with "N passed, N failed"
 #   make unit       unit tests only
@@ -23,11 +23,12 @@ LDSAN     := -fsanitize=address,undefined
 endif
 ALLCFLAGS := $(BASEFLAGS) $(CFLAGS)
 
-CORE_SRC     := $(wildcard src/core/*.c)
-RUNTIME_SRC  := $(wildcard src/runtime/*.c)
-ANALYSIS_SRC := $(wildcard src/analysis/*.c)
-SIM_SRC      := $(wildcard src/sim/*.c)
-CLI_SRC      := $(wildcard src/cli/*.c)
+srcs_under = $(sort $(shell find $(1) -name '*.c' 2>/dev/null))
+CORE_SRC     := $(call srcs_under,src/core)
+RUNTIME_SRC  := $(call srcs_under,src/runtime)
+ANALYSIS_SRC := $(call srcs_under,src/analysis)
+SIM_SRC      := $(call srcs_under,src/sim)
+CLI_SRC      := $(call srcs_under,src/cli)
 UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 
 obj = $(patsubst %.c,$(B)/%.o,$(1))

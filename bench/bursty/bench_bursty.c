@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "core/bursty.h"
+#include "core/control/bursty.h"
 
 static __thread hp_bursty_state tls_state;
 static __thread uint64_t tls_recorded;

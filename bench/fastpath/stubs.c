@@ -21,7 +21,7 @@ static __thread uint64_t fp_events;
 #endif
 
 #ifdef FP_COUNTDOWN
-#include "core/bursty.h"
+#include "core/control/bursty.h"
 static hp_bursty_config fp_cfg;
 static __thread hp_bursty_state fp_state;
 static __thread int fp_ready;

@@ -7,7 +7,7 @@
  */
 #ifndef HOTPROF_BENCH_COMMON_H
 #define HOTPROF_BENCH_COMMON_H
-#include "core/metrics.h"
+#include "core/metrics/metrics.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-/* bench_multihash.c — the multi-hash interval profiler (src/core/multihash.h) in the paper's
+/* bench_multihash.c — the multi-hash interval profiler (src/core/summary/multihash.h) in the paper's
  * configurations, scored with the paper's weighted error E (metrics.h, Section 5.5.2).
  *
  * Configurations (Section 6): 1, 2, 4, 8, 16 hash tables sharing Z = 2048 counters, without/with
@@ -12,8 +12,8 @@
  */
 #define _GNU_SOURCE
 #include "bench_common.h"
-#include "core/metrics.h"
-#include "core/multihash.h"
+#include "core/metrics/metrics.h"
+#include "core/summary/multihash.h"
 #include "zipf.h"
 #include <math.h>
 #include <stdio.h>

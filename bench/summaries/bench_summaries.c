@@ -23,8 +23,8 @@
  */
 #define _GNU_SOURCE
 #include "bench_common.h"
-#include "core/metrics.h"
-#include "core/summary.h"
+#include "core/metrics/metrics.h"
+#include "core/summary/summary.h"
 #include "zipf.h"
 #include <math.h>
 #include <stdio.h>

@@ -34,7 +34,7 @@ elif [ -x build/bench/summaries/bench_multihash ]; then
     python3 bench/summaries/plot.py bench/results/summaries.csv bench/results/summaries.svg \
         bench/results/multihash.csv bench/results/multihash.svg
 else
-    echo "note: src/core/multihash.h is not in the tree yet: multi-hash benchmark skipped"
+    echo "note: src/core/summary/multihash.h is not in the tree yet: multi-hash benchmark skipped"
     python3 bench/summaries/plot.py bench/results/summaries.csv bench/results/summaries.svg
 fi
 echo "wrote bench/results/summaries.csv summaries.svg (and multihash.* when built)"

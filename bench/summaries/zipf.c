@@ -1,7 +1,7 @@
 /* zipf.c — Zipf stream generator by CDF inversion (see zipf.h). The CDF table (universe doubles)
  * is the only allocation; it is freed before returning. */
 #include "zipf.h"
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include <math.h>
 #include <stdlib.h>
 

@@ -7,7 +7,7 @@
  */
 #include "analysis/compare.h"
 #include "analysis/report.h"
-#include "core/hash.h"
+#include "core/base/hash.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analysis/profile.h"
-#include "core/metrics.h"
+#include "core/metrics/metrics.h"
 
 enum hp_cmp_type { HP_CMP_METHODS, HP_CMP_CALLS, HP_CMP_CALLPAIRS, HP_CMP_EDGES, HP_CMP_BLOCKS, HP_CMP_NTYPES };
 

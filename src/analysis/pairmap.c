@@ -2,7 +2,7 @@
  * and invariants. Hashing mixes both keys with core/hash.h's hp_hash_seeded (k2 as the seed), so
  * that aligned addresses and small guard numbers spread over the table. */
 #include "analysis/pairmap.h"
-#include "core/hash.h"
+#include "core/base/hash.h"
 #include <stdlib.h>
 
 static size_t slot_of(const hp_pairmap *m, uint64_t k1, uint64_t k2)

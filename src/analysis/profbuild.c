@@ -1,8 +1,8 @@
 /* profbuild.c — in-memory profile builder (see profbuild.h). Record sections are encoded into a
  * temporary payload with the matching hp_fmt_put_* encoder, then appended with their header. */
 #include "analysis/profbuild.h"
-#include "core/bytes.h"
-#include "core/crc32.h"
+#include "core/base/bytes.h"
+#include "core/base/crc32.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #define HOTPROF_ANALYSIS_PROFBUILD_H
 #include <stddef.h>
 #include <stdint.h>
-#include "core/format.h"
+#include "core/format/format.h"
 
 typedef struct hp_pbuild { uint8_t *buf; size_t len, cap; int ok; } hp_pbuild;
 

@@ -18,9 +18,9 @@
 #define _GNU_SOURCE
 #include "analysis/profile.h"
 #include "analysis/pairmap.h"
-#include "core/bytes.h"
-#include "core/crc32.h"
-#include "core/sampling.h"
+#include "core/base/bytes.h"
+#include "core/base/crc32.h"
+#include "core/control/sampling.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* profile.h — the in-memory profile that `hotprof report` and `hotprof info` read.
  *
- * hp_profile_read_file() loads a whole hotprof.data (format: src/core/format.h, docs/format.md),
+ * hp_profile_read_file() loads a whole hotprof.data (format: src/core/format/format.h, docs/format.md),
  * checks every header and payload checksum, decodes the records, and keeps:
  *   - the file header, the INFO key/values, the union of all MODULES sections (deduplicated by
  *     base+path) and the union of all BLOCKMAP sections (guard -> pc, flags);
@@ -32,9 +32,9 @@
 #define HOTPROF_ANALYSIS_PROFILE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "core/bursty.h"
-#include "core/datastream.h"
-#include "core/format.h"
+#include "core/control/bursty.h"
+#include "core/summary/datastream.h"
+#include "core/format/format.h"
 
 typedef struct hp_info_kv { char *key, *value; } hp_info_kv;
 

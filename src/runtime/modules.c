@@ -16,8 +16,8 @@
  */
 #define _GNU_SOURCE
 #include "runtime/rt.h"
-#include "core/bytes.h"
-#include "core/format.h"
+#include "core/base/bytes.h"
+#include "core/format/format.h"
 #include <elf.h>
 #include <limits.h>
 #include <link.h>

@@ -43,9 +43,9 @@
 #define HOTPROF_RUNTIME_RT_H
 #include <stddef.h>
 #include <stdint.h>
-#include "core/bursty.h"
-#include "core/datastream.h"
-#include "core/window_plan.h"
+#include "core/control/bursty.h"
+#include "core/summary/datastream.h"
+#include "core/control/window_plan.h"
 
 #define HP_NOINST __attribute__((no_instrument_function))
 #define HP_API __attribute__((visibility("default"), no_instrument_function))

@@ -27,9 +27,10 @@
  */
 #define _GNU_SOURCE
 #include "runtime/rt.h"
-#include "core/bytes.h"
-#include "core/format.h"
-#include "core/sampling.h"
+#include "core/base/bytes.h"
+#include "core/base/hash.h"
+#include "core/format/format.h"
+#include "core/control/sampling.h"
 #include "hotprof/hotprof.h"
 #include "hotprof/version.h"
 #include <errno.h>
@@ -248,23 +249,14 @@ static HP_NOINST void note_exit_status(int status, void *arg)
 
 /* ---------------------------------------------------------------- init */
 
-/* splitmix64 finalizer, inline: calling core/rng.c would drag libm into programs that need none */
-static HP_NOINST uint64_t mix64(uint64_t s)
-{
-    s += 0x9e3779b97f4a7c15ull;
-    s = (s ^ (s >> 30)) * 0xbf58476d1ce4e5b9ull;
-    s = (s ^ (s >> 27)) * 0x94d049bb133111ebull;
-    return s ^ (s >> 31);
-}
-
 static HP_NOINST uint64_t default_seed(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return mix64(((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 32));
+    return hp_splitmix64_mix(((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 32));
 }
 
-HP_NOINST uint64_t hp_thread_seed(uint64_t index) { return mix64(g_seed ^ mix64(index + 1)); }
+HP_NOINST uint64_t hp_thread_seed(uint64_t index) { return hp_splitmix64_mix(g_seed ^ hp_splitmix64_mix(index + 1)); }
 
 static HP_NOINST int env_flag(const char *name)
 {

@@ -23,10 +23,10 @@
  */
 #define _GNU_SOURCE
 #include "runtime/rt.h"
-#include "core/bytes.h"
-#include "core/crc32.h"
-#include "core/format.h"
-#include "core/sampling.h"
+#include "core/base/bytes.h"
+#include "core/base/crc32.h"
+#include "core/format/format.h"
+#include "core/control/sampling.h"
 #include <stdatomic.h>
 #include <errno.h>
 #include <string.h>

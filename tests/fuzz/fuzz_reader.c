@@ -10,8 +10,8 @@
 #include "analysis/profile.h"
 #include "analysis/report.h"
 #include "analysis/symbolize.h"
-#include "core/bytes.h"
-#include "core/crc32.h"
+#include "core/base/bytes.h"
+#include "core/base/crc32.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

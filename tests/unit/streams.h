@@ -13,9 +13,10 @@
  */
 #ifndef HOTPROF_TEST_STREAMS_H
 #define HOTPROF_TEST_STREAMS_H
-#include "core/exact.h"
-#include "core/rng.h"
-#include "core/summary.h"
+#include "core/summary/exact.h"
+#include "core/base/hash.h"
+#include "core/base/rng.h"
+#include "core/summary/summary.h"
 #include "test.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static inline uint64_t stream_rank_key(uint32_t rank)
 {
     if (rank == 0) return 0;
     if (rank == 1) return UINT64_MAX;
-    return hp_exact_mix64((uint64_t)rank * 0x9e3779b97f4a7c15ull + 12345);
+    return hp_mix64_xmx((uint64_t)rank * 0x9e3779b97f4a7c15ull + 12345);
 }
 
 static inline int stream_cmp_u32_asc(const void *a, const void *b)
@@ -169,7 +170,7 @@ static inline void bounds_check(const summary *x, const truth *t, bound_stats *s
         if (top[i].lower > top[i].upper || top[i].count < top[i].lower || top[i].count > top[i].upper) st->bad_order++;
         if (i > 0 && top[i - 1].count < top[i].count) st->bad_order++;
     }
-    for (uint64_t a = 0; a < 100; a++) bounds_one(x, hp_exact_mix64(a + 0xabcdef) | 1, 0, st); /* absent keys */
+    for (uint64_t a = 0; a < 100; a++) bounds_one(x, hp_mix64_xmx(a + 0xabcdef) | 1, 0, st); /* absent keys */
 }
 
 /* ---- round trip ---- */
@@ -216,7 +217,7 @@ static inline void exercise(const hp_summary_vt *vt, void *y)
     hp_estimate top[32], q;
     size_t k = vt->topk(y, top, 32);
     for (size_t i = 0; i < k; i++) vt->query(y, top[i].key, &q);
-    for (uint64_t i = 0; i < 200; i++) vt->update(y, hp_exact_mix64(i % 37), 1 + i % 3);
+    for (uint64_t i = 0; i < 200; i++) vt->update(y, hp_mix64_xmx(i % 37), 1 + i % 3);
     vt->topk(y, top, 32);
     uint8_t tmp[4096];
     if (vt->serialized_size(y) <= sizeof tmp) vt->serialize(y, tmp, sizeof tmp);
@@ -285,12 +286,12 @@ static inline void streams_bench(const hp_summary_vt *vt)
         double hot = n / (bench_now() - t0);
         n = 10000000;
         t0 = bench_now();
-        for (size_t i = 0; i < n; i++) vt->update(x.s, hp_exact_mix64(i + 0x5555), 1);
+        for (size_t i = 0; i < n; i++) vt->update(x.s, hp_mix64_xmx(i + 0x5555), 1);
         double worst = n / (bench_now() - t0);
         summary_free(&x);
         x = summary_new(vt, budgets[b], 2); /* fresh: every resampling from tau = 1 on included */
         t0 = bench_now();
-        for (size_t i = 0; i < n; i++) vt->update(x.s, hp_exact_mix64(i + 0x7777), 1);
+        for (size_t i = 0; i < n; i++) vt->update(x.s, hp_mix64_xmx(i + 0x7777), 1);
         double fresh = n / (bench_now() - t0);
         printf("bench %-12s budget %6zu B: hot key %7.1f M updates/s, all-new keys %7.1f M/s "
                "(from a fresh summary %7.1f M/s)\n", vt->name, budgets[b], hot / 1e6, worst / 1e6, fresh / 1e6);

@@ -1,4 +1,4 @@
-/* test_bursty.c — the bursty-sampling controller (src/core/bursty.h) against an independent
+/* test_bursty.c — the bursty-sampling controller (src/core/control/bursty.h) against an independent
  * simulator of the HPS productions (hps-hybrid-profiling-support.txt, Figures 4 and 5).
  *
  * The simulator below is the paper's machine written out literally, one event at a time, with no
@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include "core/bursty.h"
+#include "core/control/bursty.h"
 #include "test.h"
 #include "zipf.h"
 

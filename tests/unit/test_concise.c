@@ -7,7 +7,7 @@
  * merge of two halves; the per-PC configuration (N = 16, f = 16/15) finds the hot values; round
  * trip (and identical continuation, the RNG state travels); corrupt input; parameter checks.
  */
-#include "core/concise.h"
+#include "core/summary/concise.h"
 #include "streams.h"
 
 /* Interval misses over all keys of the truth, and over its 200 hottest keys (a fixed set of

@@ -6,8 +6,8 @@
  * better than concise samples of the same budget (GM's claim, documented in docs/summaries.md);
  * thinning by hand-countable cases; round trip and continuation; corrupt input; parameters.
  */
-#include "core/concise.h"
-#include "core/counting.h"
+#include "core/summary/concise.h"
+#include "core/summary/counting.h"
 #include "streams.h"
 
 typedef struct rate { size_t checked, below, above, hot_checked, hot_above; } rate;

@@ -5,7 +5,7 @@
  * topk sorted, merge of two halves keeps the guarantee for the whole stream, serialize round
  * trip, truncated / bit-flipped input never crashes. */
 #include <stdlib.h>
-#include "core/countmin.h"
+#include "core/summary/countmin.h"
 #include "test.h"
 #include "zipf.h"
 

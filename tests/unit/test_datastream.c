@@ -9,9 +9,9 @@
  * states; serialize round trip; corrupt and truncated input rejected; a periodic trace (cycle of
  * windows), references with pcs, and two streams sharing a prefix.
  */
-#include "core/datastream.h"
-#include "core/crc32.h"
-#include "core/rng.h"
+#include "core/summary/datastream.h"
+#include "core/base/crc32.h"
+#include "core/base/rng.h"
 #include "test.h"
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * merge of two halves equals the whole; serialize round trip; corrupt input rejected or harmless;
  * budget respected for any alignment. `test_exact --bench` prints update rates.
  */
-#include "core/exact.h"
+#include "core/summary/exact.h"
 #include "streams.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -267,7 +267,7 @@ static void bench_typed(void)
         double cycle = n / (bench_now() - t0);
         n = 20000000;
         t0 = bench_now();
-        for (size_t i = 0; i < n; i++) hp_exact_update(e, hp_exact_mix64(i) | (1ull << 63), 1);
+        for (size_t i = 0; i < n; i++) hp_exact_update(e, hp_mix64_xmx(i) | (1ull << 63), 1);
         double miss = n / (bench_now() - t0);
         printf("bench exact typed budget %6zu B: hot key %7.1f M/s, all %zu held keys cycled %7.1f M/s, "
                "new keys dropped (full) %7.1f M/s\n", budget, hot / 1e6, held, cycle / 1e6, miss / 1e6);

@@ -1,8 +1,8 @@
 /* test_format.c — CRC-32 against known vectors, the byte codec's bounds, and the profile
  * framing (file and section headers, record encoders) round-tripping and rejecting damage. */
-#include "core/bytes.h"
-#include "core/crc32.h"
-#include "core/format.h"
+#include "core/base/bytes.h"
+#include "core/base/crc32.h"
+#include "core/format/format.h"
 #include "test.h"
 #include <string.h>
 

@@ -7,7 +7,7 @@
  * truncated / bit-flipped input never crashes. */
 #include <math.h>
 #include <stdlib.h>
-#include "core/heavykeeper.h"
+#include "core/summary/heavykeeper.h"
 #include "test.h"
 #include "zipf.h"
 

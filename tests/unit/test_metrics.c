@@ -1,12 +1,12 @@
-/* test_metrics.c — unit tests for src/core/metrics.c.
+/* test_metrics.c — unit tests for src/core/metrics/metrics.c.
  *
  * Every expected number is worked by hand from the paper's definition in the comment above the
  * check; edge cases (empty, identical, disjoint), (a)symmetry as each definition says, and one
  * randomized property test: OSP's Chernoff bounds cover the true count at least at the stated
  * confidence when sampling is simulated with hp_rng (seed printed, fixed).
  */
-#include "core/metrics.h"
-#include "core/rng.h"
+#include "core/metrics/metrics.h"
+#include "core/base/rng.h"
 #include "test.h"
 #include <string.h>
 

@@ -6,7 +6,7 @@
  * serialize round trip; truncated / bit-flipped input never crashes. */
 #include <stdlib.h>
 #include <string.h>
-#include "core/misragries.h"
+#include "core/summary/misragries.h"
 #include "test.h"
 #include "zipf.h"
 

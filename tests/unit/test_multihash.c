@@ -11,8 +11,8 @@
  *  - hash: counter index in range, deterministic per seed, tables differ;
  *  - area formula on the paper's configuration; invalid parameters rejected. */
 #include <stdlib.h>
-#include "core/metrics.h"
-#include "core/multihash.h"
+#include "core/metrics/metrics.h"
+#include "core/summary/multihash.h"
 #include "test.h"
 #include "zipf.h"
 

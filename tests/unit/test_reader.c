@@ -4,8 +4,8 @@
  * summaries (merged across threads; corrupt ones rejected; foreign ones skipped). */
 #include "analysis/profbuild.h"
 #include "analysis/profile.h"
-#include "core/crc32.h"
-#include "core/datastream.h"
+#include "core/base/crc32.h"
+#include "core/summary/datastream.h"
 #include "test.h"
 #include <string.h>
 

@@ -1,7 +1,7 @@
-/* test_rng.c — properties of the seeded RNG (src/core/rng.c): reproducibility from the seed,
+/* test_rng.c — properties of the seeded RNG (src/core/base/rng.c): reproducibility from the seed,
  * uniformity, and that geometric and binomial draws have the mean and variance their
  * distributions define (checked within several standard errors over many draws). */
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include "test.h"
 
 TEST(same_seed_same_stream)

@@ -1,7 +1,7 @@
 /* test_sampling.c — core/sampling: the bursty spec grammar (HOTPROF_SAMPLE, --sample, INFO
  * sample.<type>): good specs, defaults for keys left out, later clauses win, every kind of bad
  * spec refused with a message, and format/parse round trips. */
-#include "core/sampling.h"
+#include "core/control/sampling.h"
 #include "test.h"
 #include <string.h>
 

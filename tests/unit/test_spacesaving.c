@@ -6,7 +6,7 @@
  *   the definition, weighted updates, merge of two halves (guarantees hold against the whole,
  *   err <= 2*total/m), serialize round trip, corrupt input. `--bench` prints update rates.
  */
-#include "core/spacesaving.h"
+#include "core/summary/spacesaving.h"
 #include "streams.h"
 
 static void check_guarantees(const summary *x, const truth *t)

@@ -4,7 +4,7 @@
  * Zipf / adversarial streams through the vtable (N = 50, K = 2000); topk sorted; merge refused;
  * serialize round trip; corrupt input never crashes. */
 #include <stdlib.h>
-#include "core/tnv.h"
+#include "core/summary/tnv.h"
 #include "test.h"
 #include "zipf.h"
 

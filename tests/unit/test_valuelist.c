@@ -6,7 +6,7 @@
  * lower <= true <= upper for every key of Zipf / adversarial streams with the 24/32-slot vtables;
  * serialize round trip; corrupt input never crashes. */
 #include <stdlib.h>
-#include "core/valuelist.h"
+#include "core/summary/valuelist.h"
 #include "test.h"
 #include "zipf.h"
 

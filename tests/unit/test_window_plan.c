@@ -1,4 +1,4 @@
-/* test_window_plan.c — the patched-burst schedule (src/core/window_plan.h) against its definition:
+/* test_window_plan.c — the patched-burst schedule (src/core/control/window_plan.h) against its definition:
  *   - the schedule type is the enabled, asked-for type of highest B/(B+S), lowest index on ties;
  *   - W = max(B, min_window) and W/(W+S') equals B/(B+S) up to S' rounding;
  *   - over many windows every type records in a share of the run that matches its own frequency
@@ -8,8 +8,8 @@
  */
 #include <math.h>
 #include <string.h>
-#include "core/rng.h"
-#include "core/window_plan.h"
+#include "core/base/rng.h"
+#include "core/control/window_plan.h"
 #include "test.h"
 
 #define NT HP_BURSTY_NTYPES

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/hash.h"
-#include "core/rng.h"
+#include "core/base/hash.h"
+#include "core/base/rng.h"
 
 enum hp_stream_kind { HP_STREAM_ZIPF, HP_STREAM_UNIFORM, HP_STREAM_SORTED, HP_STREAM_BURSTS, HP_STREAM_ALTERNATE };
 
@@ -194,7 +194,7 @@ static inline void hp_exact_fill(hp_exact_map *m, const uint64_t *keys, size_t n
 #endif
 
 /* ---- generic vtable checks shared by the summary tests (return 1 when the property holds) ---- */
-#include "core/summary.h"
+#include "core/summary/summary.h"
 
 /* serialize -> deserialize -> serialize gives identical bytes, identical topk and totals. */
 static inline int hp_vt_roundtrip_ok(const hp_summary_vt *vt, const void *s, size_t budget)

@@ -1,0 +1,353 @@
+/* bursty.c — the out-of-line half of the bursty-sampling controller (bursty.h, docs/bursty.md):
+ * the slow path that runs the Figure 4 transitions, the seqlock that publishes and reads the
+ * shared configuration, and the count scaling.
+ *
+ * Slow path, at the boundary event where the shared countdown reaches 0:
+ *   1. sampled = on_mask (Figure 5 reads OF1 as the event matches);
+ *   2. read the config if its generation moved (parameters now apply to reloads);
+ *   3. account the `armed` elapsed events to every enabled type;
+ *   4. per enabled type, in ascending order: left -= armed; at 0 run the due transition —
+ *      off phase over (CC1 overflowed counter_1: OF1 up) -> burst of the cycle's B;
+ *      burst over (P5/P6: CC3 reloads both counters)    -> new cycle: S' = S with jitter and B
+ *                                                         fixed now; off phase of S', or straight
+ *                                                         into the burst if S' = 0;
+ *   5. apply enable / disable / restart read in step 2 (they act from the next event on);
+ *   6. re-arm: 1 while any type is on, else min(left of enabled types, poll).
+ *
+ * Seqlock: a writer CASes the generation from even g to g + 1, stores the fields, and releases
+ * g + 2. A reader that sees an odd generation or a different one after copying the fields
+ * keeps what it had and tries again at its next slow path (it never spins).
+ */
+#include "core/control/bursty.h"
+
+/* ---- configuration: writers ----------------------------------------------------------------- */
+
+static const hp_bursty_params default_params[HP_BURSTY_NTYPES] = {
+    [HP_BURSTY_METHODS] = {99, 1, 0, 0},
+    [HP_BURSTY_CALL_PAIRS] = {99, 1, 0, 0},
+    [HP_BURSTY_EDGES] = {99, 1, 0, 0},
+    [HP_BURSTY_DATA_STREAMS] = {9900, 100, 0, 0},
+};
+
+static int valid_type(int type) { return type >= 0 && type < HP_BURSTY_NTYPES; }
+
+static uint64_t begin_write(hp_bursty_config *cfg)
+{
+    uint64_t g = atomic_load_explicit(&cfg->generation, memory_order_relaxed);
+    for (;;) {
+        g &= ~(uint64_t)1;
+        if (atomic_compare_exchange_weak_explicit(&cfg->generation, &g, g + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            break;
+    }
+    atomic_thread_fence(memory_order_release);
+    return g;
+}
+
+static void end_write(hp_bursty_config *cfg, uint64_t g)
+{
+    atomic_store_explicit(&cfg->generation, g + 2, memory_order_release);
+}
+
+static void store_params(hp_bursty_config *cfg, int type, const hp_bursty_params *p)
+{
+    atomic_store_explicit(&cfg->period[type], p->period, memory_order_relaxed);
+    atomic_store_explicit(&cfg->burst[type], p->burst, memory_order_relaxed);
+    atomic_store_explicit(&cfg->jitter_pct[type], p->jitter_pct, memory_order_relaxed);
+    uint32_t bit = HP_BURSTY_BIT(type);
+    if (p->enabled)
+        atomic_fetch_or_explicit(&cfg->enabled_mask, bit, memory_order_relaxed);
+    else
+        atomic_fetch_and_explicit(&cfg->enabled_mask, ~bit, memory_order_relaxed);
+}
+
+void hp_bursty_config_init(hp_bursty_config *cfg)
+{
+    atomic_init(&cfg->generation, 0);
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        atomic_init(&cfg->period[t], default_params[t].period);
+        atomic_init(&cfg->burst[t], default_params[t].burst);
+        atomic_init(&cfg->jitter_pct[t], default_params[t].jitter_pct);
+        atomic_init(&cfg->restart_epoch[t], 0);
+    }
+    atomic_init(&cfg->enabled_mask, 0);
+    atomic_init(&cfg->poll, HP_BURSTY_DEFAULT_POLL);
+}
+
+int hp_bursty_params_check(const hp_bursty_params *p)
+{
+    if (!p || p->burst < 1 || p->burst > HP_BURSTY_MAX_COUNT) return -1;
+    if (p->period > HP_BURSTY_MAX_COUNT || p->jitter_pct > HP_BURSTY_MAX_JITTER) return -1;
+    return p->enabled > 1 ? -1 : 0;
+}
+
+int hp_bursty_config_set(hp_bursty_config *cfg, enum hp_bursty_type type, const hp_bursty_params *p)
+{
+    if (!valid_type((int)type) || hp_bursty_params_check(p) != 0) return -1;
+    uint64_t g = begin_write(cfg);
+    store_params(cfg, (int)type, p);
+    end_write(cfg, g);
+    return 0;
+}
+
+int hp_bursty_config_set_all(hp_bursty_config *cfg, const hp_bursty_params *p)
+{
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
+        if (hp_bursty_params_check(&p[t]) != 0) return -1;
+    uint64_t g = begin_write(cfg);
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) store_params(cfg, t, &p[t]);
+    end_write(cfg, g);
+    return 0;
+}
+
+int hp_bursty_config_enable(hp_bursty_config *cfg, enum hp_bursty_type type, int enabled)
+{
+    if (!valid_type((int)type)) return -1;
+    uint64_t g = begin_write(cfg);
+    uint32_t bit = HP_BURSTY_BIT(type);
+    if (enabled)
+        atomic_fetch_or_explicit(&cfg->enabled_mask, bit, memory_order_relaxed);
+    else
+        atomic_fetch_and_explicit(&cfg->enabled_mask, ~bit, memory_order_relaxed);
+    end_write(cfg, g);
+    return 0;
+}
+
+int hp_bursty_config_restart(hp_bursty_config *cfg, enum hp_bursty_type type)
+{
+    if (!valid_type((int)type)) return -1;
+    uint64_t g = begin_write(cfg);
+    atomic_fetch_add_explicit(&cfg->restart_epoch[type], 1, memory_order_relaxed);
+    end_write(cfg, g);
+    return 0;
+}
+
+int hp_bursty_config_set_poll(hp_bursty_config *cfg, uint32_t poll)
+{
+    if (poll < 1 || poll > HP_BURSTY_MAX_COUNT) return -1;
+    uint64_t g = begin_write(cfg);
+    atomic_store_explicit(&cfg->poll, poll, memory_order_relaxed);
+    end_write(cfg, g);
+    return 0;
+}
+
+/* ---- configuration: readers (never spin) ---------------------------------------------------- */
+
+typedef struct config_snapshot {
+    uint64_t generation;
+    uint32_t period[HP_BURSTY_NTYPES], burst[HP_BURSTY_NTYPES], jitter_pct[HP_BURSTY_NTYPES];
+    uint32_t restart_epoch[HP_BURSTY_NTYPES];
+    uint32_t enabled_mask, poll;
+} config_snapshot;
+
+static void copy_fields(hp_bursty_config *cfg, config_snapshot *s)
+{
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        s->period[t] = atomic_load_explicit(&cfg->period[t], memory_order_relaxed);
+        s->burst[t] = atomic_load_explicit(&cfg->burst[t], memory_order_relaxed);
+        s->jitter_pct[t] = atomic_load_explicit(&cfg->jitter_pct[t], memory_order_relaxed);
+        s->restart_epoch[t] = atomic_load_explicit(&cfg->restart_epoch[t], memory_order_relaxed);
+    }
+    s->enabled_mask = atomic_load_explicit(&cfg->enabled_mask, memory_order_relaxed);
+    s->poll = atomic_load_explicit(&cfg->poll, memory_order_relaxed);
+}
+
+/* 1 with a consistent snapshot whose generation differs from `seen`; 0 if unchanged or busy. */
+static int read_config(hp_bursty_config *cfg, uint64_t seen, config_snapshot *s)
+{
+    uint64_t g1 = atomic_load_explicit(&cfg->generation, memory_order_acquire);
+    if (g1 == seen || (g1 & 1)) return 0;
+    copy_fields(cfg, s);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&cfg->generation, memory_order_relaxed) != g1) return 0;
+    s->generation = g1;
+    return 1;
+}
+
+int hp_bursty_config_get(hp_bursty_config *cfg, enum hp_bursty_type type, hp_bursty_params *out)
+{
+    if (!valid_type((int)type) || !out) return -1;
+    config_snapshot s;
+    while (!read_config(cfg, 1, &s)) { /* 1 is odd: never a stable generation */
+    }
+    out->period = s.period[type];
+    out->burst = s.burst[type];
+    out->jitter_pct = s.jitter_pct[type];
+    out->enabled = (s.enabled_mask >> type) & 1u;
+    return 0;
+}
+
+/* ---- per-thread transitions ----------------------------------------------------------------- */
+
+/* S with jitter: S - w + U[0, 2w], w = floor(S * j / 100); no draw when w = 0. */
+static uint32_t draw_off_length(hp_bursty_state *st, const hp_bursty_type_state *ts)
+{
+    uint32_t w = (uint32_t)((uint64_t)ts->period * ts->jitter_pct / 100u);
+    if (w == 0) return ts->period;
+    return ts->period - w + (uint32_t)hp_rng_below(&st->rng, 2ull * w + 1);
+}
+
+/* OF1 goes up: a burst of B boundary events starts (the first B - 1 are P3/P4, the last P5/P6),
+ * B as loaded into counter_2 at the cycle's start. */
+static void start_burst(hp_bursty_state *st, int type)
+{
+    st->on_mask |= HP_BURSTY_BIT(type);
+    st->t[type].left = st->t[type].cycle_burst;
+}
+
+/* CC3 (or a fresh cycle): set_1(sampleFreq) with jitter, set_2(burstLength); OF1 and OF2 down.
+ * Both values of the new cycle are fixed here. S' = 0: the burst begins at once. */
+static void start_cycle(hp_bursty_state *st, int type)
+{
+    hp_bursty_type_state *ts = &st->t[type];
+    st->on_mask &= ~HP_BURSTY_BIT(type);
+    ts->cycle_burst = ts->burst;
+    ts->cycle_period = draw_off_length(st, ts);
+    ts->left = ts->cycle_period;
+    if (ts->left == 0) start_burst(st, type);
+}
+
+static void stop_type(hp_bursty_state *st, int type)
+{
+    st->on_mask &= ~HP_BURSTY_BIT(type);
+    st->t[type].left = 0;
+}
+
+static void advance_type(hp_bursty_state *st, int type, uint32_t elapsed)
+{
+    hp_bursty_type_state *ts = &st->t[type];
+    ts->left -= elapsed;
+    if (ts->left != 0) return;
+    if (st->on_mask & HP_BURSTY_BIT(type))
+        start_cycle(st, type);     /* P5/P6: the burst's last event; CC3 */
+    else
+        start_burst(st, type);     /* P1/P2 whose CC1 overflowed counter_1 */
+}
+
+static void account(hp_bursty_state *st, uint32_t elapsed, uint32_t sampled)
+{
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        if (!(st->enabled_mask & HP_BURSTY_BIT(t))) continue;
+        st->t[t].events += elapsed;
+        st->t[t].sampled += (sampled >> t) & 1u;
+    }
+}
+
+static void adopt_params(hp_bursty_state *st, const config_snapshot *s)
+{
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        st->t[t].period = s->period[t];
+        st->t[t].burst = s->burst[t];
+        st->t[t].jitter_pct = s->jitter_pct[t];
+    }
+    st->poll = s->poll;
+    st->seen_generation = s->generation;
+}
+
+/* Enable, disable and restart, in ascending type order. */
+static void adopt_switches(hp_bursty_state *st, const config_snapshot *s)
+{
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        uint32_t bit = HP_BURSTY_BIT(t);
+        int was = (st->enabled_mask & bit) != 0, now = (s->enabled_mask & bit) != 0;
+        int restart = s->restart_epoch[t] != st->t[t].restart_epoch;
+        st->t[t].restart_epoch = s->restart_epoch[t];
+        if (!now) {
+            stop_type(st, t);
+            st->enabled_mask &= ~bit;
+        } else if (!was || restart) {
+            st->enabled_mask |= bit;
+            start_cycle(st, t);
+        }
+    }
+}
+
+static void arm(hp_bursty_state *st)
+{
+    uint32_t next = st->poll;
+    if (st->on_mask) next = 1;
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
+        if ((st->enabled_mask & HP_BURSTY_BIT(t)) && st->t[t].left < next) next = st->t[t].left;
+    st->countdown = st->armed = next;
+}
+
+void hp_bursty_init(hp_bursty_state *st, hp_bursty_config *cfg, uint64_t seed)
+{
+    *st = (hp_bursty_state){0};
+    st->cfg = cfg;
+    st->poll = HP_BURSTY_DEFAULT_POLL;
+    st->seen_generation = 1; /* odd: the first read always adopts */
+    hp_rng_seed(&st->rng, seed);
+    config_snapshot s;
+    if (read_config(cfg, st->seen_generation, &s)) {
+        adopt_params(st, &s);
+        adopt_switches(st, &s);
+    }
+    arm(st);
+}
+
+uint32_t hp_bursty_boundary_slow(hp_bursty_state *st)
+{
+    uint32_t sampled = st->on_mask, elapsed = st->armed;
+    config_snapshot s;
+    int changed = read_config(st->cfg, st->seen_generation, &s);
+    if (changed) adopt_params(st, &s);
+    account(st, elapsed, sampled);
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
+        if (st->enabled_mask & HP_BURSTY_BIT(t)) advance_type(st, t, elapsed);
+    if (changed) adopt_switches(st, &s);
+    arm(st);
+    return sampled;
+}
+
+/* ---- observation ---------------------------------------------------------------------------- */
+
+/* Events of the current arming already taken on the fast path. */
+static uint32_t pending_events(const hp_bursty_state *st) { return st->armed - st->countdown; }
+
+int hp_bursty_phase(const hp_bursty_state *st, enum hp_bursty_type type)
+{
+    if (!valid_type((int)type) || !(st->enabled_mask & HP_BURSTY_BIT(type))) return HP_BURSTY_PHASE_DISABLED;
+    if (!(st->on_mask & HP_BURSTY_BIT(type))) return HP_BURSTY_PHASE_OFF;
+    uint32_t left = st->t[type].left - pending_events(st);
+    return left == 1 ? HP_BURSTY_PHASE_BURST_DONE : HP_BURSTY_PHASE_BURST;
+}
+
+void hp_bursty_counts(const hp_bursty_state *st, enum hp_bursty_type type, uint64_t *events,
+                      uint64_t *sampled)
+{
+    uint64_t e = 0, s = 0;
+    if (valid_type((int)type)) {
+        e = st->t[type].events;
+        s = st->t[type].sampled;
+        if (st->enabled_mask & HP_BURSTY_BIT(type)) e += pending_events(st);
+    }
+    if (events) *events = e;
+    if (sampled) *sampled = s;
+}
+
+double hp_bursty_observed_frequency(const hp_bursty_state *st, enum hp_bursty_type type)
+{
+    uint64_t e, s;
+    hp_bursty_counts(st, type, &e, &s);
+    return e ? (double)s / (double)e : 0.0;
+}
+
+/* ---- scaling -------------------------------------------------------------------------------- */
+
+double hp_bursty_frequency(uint32_t burst, uint32_t period)
+{
+    if (burst == 0) return 0.0;
+    return (double)burst / ((double)burst + (double)period);
+}
+
+double hp_bursty_scale(uint32_t burst, uint32_t period)
+{
+    if (burst == 0) return 0.0;
+    return ((double)burst + (double)period) / (double)burst;
+}
+
+hp_osp_bound hp_bursty_estimate(uint64_t sampled_count, double frequency, double confidence)
+{
+    return hp_osp_count_bound(sampled_count, frequency, 1.0, confidence, 0);
+}

@@ -1,0 +1,126 @@
+/* sampling.c — parsing and formatting of bursty-sampling specs (see sampling.h for the grammar).
+ * Every parser walks explicit (pointer, length) ranges, so a spec need not be NUL-terminated
+ * inside a clause and nothing is copied. */
+#include "core/control/sampling.h"
+#include <stdio.h>
+#include <string.h>
+
+static const char *const type_names[HP_BURSTY_NTYPES] = {"methods", "callpairs", "edges", "datastream"};
+
+const char *hp_sample_type_name(int type)
+{
+    return type >= 0 && type < HP_BURSTY_NTYPES ? type_names[type] : NULL;
+}
+
+int hp_sample_type_parse(const char *word, size_t len)
+{
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
+        if (strlen(type_names[t]) == len && memcmp(type_names[t], word, len) == 0) return t;
+    return -1;
+}
+
+void hp_sample_defaults(hp_bursty_params p[HP_BURSTY_NTYPES])
+{
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
+        p[t] = (hp_bursty_params){HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, 0, 0};
+}
+
+static int say(char *err, size_t errlen, const char *fmt, const char *a, size_t alen)
+{
+    if (errlen) snprintf(err, errlen, fmt, (int)alen, a);
+    return -1;
+}
+
+/* Decimal digits only, at most 10 of them. */
+static int parse_num(const char *s, size_t len, uint32_t *out)
+{
+    uint64_t v = 0;
+    if (len == 0 || len > 10) return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > 0xffffffffu) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int set_key(const char *kv, size_t len, hp_bursty_params *p, char *err, size_t errlen)
+{
+    const char *eq = memchr(kv, '=', len);
+    if (!eq) return say(err, errlen, "'%.*s' is not KEY=NUMBER (period, burst, jitter)", kv, len);
+    size_t klen = (size_t)(eq - kv);
+    uint32_t v;
+    if (parse_num(eq + 1, len - klen - 1, &v))
+        return say(err, errlen, "'%.*s': the value is not a non-negative number", kv, len);
+    if (klen == 6 && !memcmp(kv, "period", 6)) p->period = v;
+    else if (klen == 5 && !memcmp(kv, "burst", 5)) p->burst = v;
+    else if (klen == 6 && !memcmp(kv, "jitter", 6)) p->jitter_pct = v;
+    else return say(err, errlen, "unknown key '%.*s' (period, burst, jitter)", kv, klen);
+    return 0;
+}
+
+static int check_ranges(const hp_bursty_params *p, const char *what, size_t wlen, char *err, size_t errlen)
+{
+    if (p->burst < 1 || p->burst > HP_BURSTY_MAX_COUNT)
+        return say(err, errlen, "'%.*s': burst must be 1..1073741824", what, wlen);
+    if (p->period > HP_BURSTY_MAX_COUNT)
+        return say(err, errlen, "'%.*s': period must be 0..1073741824", what, wlen);
+    if (p->jitter_pct > HP_BURSTY_MAX_JITTER) return say(err, errlen, "'%.*s': jitter must be 0..99 (percent)", what, wlen);
+    return 0;
+}
+
+int hp_sample_params_parse(const char *text, size_t len, hp_bursty_params *p, char *err, size_t errlen)
+{
+    hp_bursty_params q = *p;
+    size_t pos = 0;
+    while (pos < len) {
+        const char *comma = memchr(text + pos, ',', len - pos);
+        size_t n = comma ? (size_t)(comma - (text + pos)) : len - pos;
+        if (set_key(text + pos, n, &q, err, errlen)) return -1;
+        pos += n + 1;
+        if (comma && pos == len) return say(err, errlen, "'%.*s' ends with a comma", text, len);
+    }
+    if (check_ranges(&q, text, len, err, errlen)) return -1;
+    q.enabled = p->enabled;
+    *p = q;
+    return 0;
+}
+
+int hp_sample_clause_parse(const char *text, size_t len, hp_bursty_params p[HP_BURSTY_NTYPES], char *err,
+                           size_t errlen)
+{
+    const char *colon = memchr(text, ':', len);
+    size_t tlen = colon ? (size_t)(colon - text) : len;
+    int type = hp_sample_type_parse(text, tlen);
+    if (type < 0)
+        return say(err, errlen, "unknown sample type '%.*s' (methods, callpairs, edges, datastream)", text, tlen);
+    hp_bursty_params q = {HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, 0, 1};
+    if (colon && hp_sample_params_parse(colon + 1, len - tlen - 1, &q, err, errlen)) return -1;
+    if (colon && len == tlen + 1) return say(err, errlen, "'%.*s': no parameters after ':'", text, len);
+    p[type] = q;
+    return 0;
+}
+
+int hp_sample_spec_parse(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES], char *err, size_t errlen)
+{
+    size_t len = strlen(text), pos = 0;
+    hp_sample_defaults(p);
+    if (len == 0) return say(err, errlen, "empty sampling spec%.*s", "", 0);
+    while (pos < len) {
+        const char *semi = memchr(text + pos, ';', len - pos);
+        size_t n = semi ? (size_t)(semi - (text + pos)) : len - pos;
+        if (n == 0) return say(err, errlen, "empty clause in '%.*s'", text, len);
+        if (hp_sample_clause_parse(text + pos, n, p, err, errlen)) return -1;
+        pos += n + 1;
+    }
+    return 0;
+}
+
+size_t hp_sample_params_format(char *out, size_t cap, const hp_bursty_params *p)
+{
+    int n = snprintf(out, cap, "period=%u,burst=%u,jitter=%u", (unsigned)p->period, (unsigned)p->burst,
+                     (unsigned)p->jitter_pct);
+    if (n < 0) return 0;
+    return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
+}
