@@ -1,0 +1,77 @@
+/* info_keys.h — the names of every INFO key ("key=value\n" lines of HP_SEC_INFO sections), shared
+ * by the runtime's writer and the analysis reader. docs/format.md lists them with their meaning.
+ *
+ * Invariant: a key written by the runtime and read by analysis is spelled here once and used by
+ * both sides through these macros, so renaming a key is one edit and a typo does not compile.
+ * Keys are string literals (macros) so that they concatenate: HP_INFO_PROGRAM "=" is "program=".
+ * Per-type and per-thread keys are built from a prefix, a name and a suffix:
+ *   sample.<type>=period=N,burst=M,jitter=J      sample.<type>.enabled=0|1
+ *   thread.<tid>=calls blocks backedges loads stores compares
+ *   thread.<tid>.seed=S   thread.<tid>.events.<type>=N   thread.<tid>.sampled.<type>=N
+ *   <backend>.<stat>=N   (backend: "patch" or "xray"; stat: HP_INFO_PB_*)
+ */
+#ifndef HOTPROF_CORE_FORMAT_INFO_KEYS_H
+#define HOTPROF_CORE_FORMAT_INFO_KEYS_H
+
+/* ---- file INFO (written once at start) ---- */
+#define HP_INFO_PROGRAM "program"
+#define HP_INFO_ARGS "args"
+#define HP_INFO_ARGC "argc"
+#define HP_INFO_ARGS_CUT "args_truncated" /* 1 when args was cut to fit */
+#define HP_INFO_PID "pid"
+#define HP_INFO_PPID "ppid"
+#define HP_INFO_FORKED_FROM "forked_from"
+#define HP_INFO_MODE "mode"
+#define HP_INFO_SEED "seed"
+#define HP_INFO_VERSION "version"
+#define HP_INFO_START_TIME "start_time"
+#define HP_INFO_OUTPUT "output"
+#define HP_INFO_FOLLOW_FORK "follow_fork"
+#define HP_INFO_RUNTIME "runtime"
+#define HP_INFO_RECORDS "records"
+
+/* values of HP_INFO_MODE */
+#define HP_MODE_EXHAUSTIVE "exhaustive"
+#define HP_MODE_BURSTY "bursty"
+#define HP_MODE_PATCH "patch"
+#define HP_MODE_XRAY "xray"
+
+/* ---- sampling configuration (file INFO and every group INFO in bursty modes) ---- */
+#define HP_INFO_SAMPLE_PREFIX "sample."
+#define HP_INFO_ENABLED_SUFFIX ".enabled"
+
+/* ---- group INFO (one per group) ---- */
+#define HP_INFO_GROUP "group"
+#define HP_INFO_GROUP_FLAGS "group_flags"
+#define HP_INFO_EXIT_STATUS "exit_status"
+#define HP_INFO_THREADS "threads"
+#define HP_INFO_TOTAL_CALLS "total.calls"
+#define HP_INFO_TOTAL_BLOCKS "total.blocks"
+#define HP_INFO_TOTAL_BACKEDGES "total.backedges"
+#define HP_INFO_TOTAL_LOADS "total.loads"
+#define HP_INFO_TOTAL_STORES "total.stores"
+#define HP_INFO_TOTAL_COMPARES "total.compares"
+#define HP_INFO_THREAD_PREFIX "thread."
+#define HP_INFO_THREAD_SEED "seed"
+#define HP_INFO_THREAD_EVENTS "events"
+#define HP_INFO_THREAD_SAMPLED "sampled"
+
+/* ---- patched bursts: "<backend>.<stat>" ---- */
+#define HP_INFO_PB_PATCH "patch"
+#define HP_INFO_PB_XRAY "xray"
+#define HP_INFO_PB_BURST "burst"
+#define HP_INFO_PB_PERIOD "period"
+#define HP_INFO_PB_WINDOW "window"
+#define HP_INFO_PB_BURSTS "bursts"
+#define HP_INFO_PB_SAMPLED_ENTRIES "sampled_entries"
+#define HP_INFO_PB_TIMEOUTS "timeouts"
+#define HP_INFO_PB_PATCHED_NS "patched_ns"
+#define HP_INFO_PB_TOTAL_NS "total_ns"
+#define HP_INFO_PB_INTERVAL_NS "interval_ns"
+#define HP_INFO_PB_HOOK_SHARE_PPM "hook_share_ppm"
+#define HP_INFO_PB_SITES "sites"
+#define HP_INFO_PB_PASSES "passes"
+#define HP_INFO_PB_SITE_WRITES "site_writes"
+#define HP_INFO_PB_FUNCTIONS "functions"
+
+#endif
