@@ -30,7 +30,7 @@
 #include "core/base/bytes.h"
 #include "core/base/hash.h"
 #include "core/format/format.h"
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include "hotprof/hotprof.h"
 #include "hotprof/version.h"
 #include <errno.h>

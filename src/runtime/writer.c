@@ -26,7 +26,7 @@
 #include "core/base/bytes.h"
 #include "core/base/crc32.h"
 #include "core/format/format.h"
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include <stdatomic.h>
 #include <errno.h>
 #include <string.h>
