@@ -2,7 +2,7 @@
  *
  * Each type is turned into an array of (module-relative key, weight) items, sorted by key with
  * colliding keys summed and zero weights dropped, then handed to core/metrics.h. Nothing here
- * interprets the metrics: the definitions (and their reading of the papers) live in metrics.c
+ * interprets the metrics: the definitions (and their reading of the papers) live in core/metrics/
  * and docs/metrics.md.
  */
 #include "analysis/compare.h"

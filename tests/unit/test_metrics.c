@@ -1,4 +1,4 @@
-/* test_metrics.c — unit tests for src/core/metrics/metrics.c.
+/* test_metrics.c — unit tests for src/core/metrics/ (items, hps, multihash, shadow, osp, agreement).
  *
  * Every expected number is worked by hand from the paper's definition in the comment above the
  * check; edge cases (empty, identical, disjoint), (a)symmetry as each definition says, and one

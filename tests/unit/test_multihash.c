@@ -401,7 +401,7 @@ TEST(area_and_parameters)
 }
 
 /* HP_BENCH: throughput of the paper's configuration and its mean weighted error E (Eq. 1,
- * computed by metrics.c) on Zipf streams of 10^6 events. Informational, prints only. */
+ * computed by core/metrics/multihash.c) on Zipf streams of 10^6 events. Informational, prints only. */
 static double mean_error(const hp_multihash_params *p, const uint64_t *keys, size_t n)
 {
     hp_multihash *mh = make(p);
