@@ -1,0 +1,272 @@
+/* cmd_cc.c — `hotprof cc` and `hotprof c++`: a compiler wrapper usable as CC="hotprof cc".
+ *
+ * It passes the user's arguments through unchanged, adds the compile flags of one hook set
+ * (cc_hooksets.c), adds -gline-tables-only when the user gave no -g (so reports have file:line),
+ * and on link steps of executables links the static runtime libhotprof_rt.a with its hooks
+ * exported, so shared libraries built with `hotprof cc -shared` (which are linked without a
+ * runtime) bind to the one runtime in the program. Wrapper options start with --hooks=,
+ * --calls=, --compiler=, --print-command and may stand anywhere; they are removed before the
+ * compiler sees the arguments. Environment: HOTPROF_HOOKS, HOTPROF_COMPILER, HOTPROF_LIBDIR.
+ * Static links (-static, -static-pie) with clang and sanitizer coverage add
+ * -fno-sanitize-link-runtime: clang would otherwise link its UBSan runtime (for default coverage
+ * callbacks hotprof's runtime provides anyway), whose start-up crashes in a static program.
+ */
+#include "cli/cc_hooksets.h"
+#include "cli/commands.h"
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct cc_options {
+    const hp_hookset *hooks;
+    int calls_source;   /* 1: -finstrument-functions (inlined calls too) */
+    const char *compiler;
+    int print_command;
+    int cplusplus;
+} cc_options;
+
+typedef struct cc_args_shape {
+    int compile_only; /* -c, -S, -E, -M, -MM, -fsyntax-only: no link */
+    int shared;       /* -shared: build a DSO, no runtime linked */
+    int has_input;    /* at least one non-option argument */
+    int has_debug;    /* -g... given */
+    int is_static;    /* -static or -static-pie */
+    int sanitize;     /* the user's own -fsanitize=... (a sanitizer runtime is theirs to link) */
+} cc_args_shape;
+
+static void cc_usage(FILE *out, int cplusplus)
+{
+    fprintf(out,
+            "usage: hotprof %s [--hooks=SET] [--calls=optimized|source] [--compiler=PATH]\n"
+            "                  [--print-command] COMPILER-ARGS...\n"
+            "Compiles and links like the compiler, adding hotprof's hooks and runtime.\n"
+            "Use as CC=\"hotprof cc\" make. Hook sets (default %s, or $HOTPROF_HOOKS):\n",
+            cplusplus ? "c++" : "cc", hp_hookset_default);
+    for (const hp_hookset *h = hp_hooksets; h->name; h++) fprintf(out, "  %-10s %s\n", h->name, h->about);
+    fprintf(out, "--calls=optimized (default) hooks the calls the optimized program makes;\n"
+                 "--calls=source also counts calls the compiler inlined (gcc always does this).\n"
+                 "The compiler is clang%s when found, else gcc%s ($HOTPROF_COMPILER overrides).\n",
+            cplusplus ? "++" : "", cplusplus ? "/g++" : "");
+}
+
+/* Options that take their value as the next argument (so that value is not an input file). */
+static int takes_separate_value(const char *a)
+{
+    static const char *const opts[] = {"-o", "-I", "-D", "-U", "-L", "-l", "-x", "-include", "-imacros",
+                                       "-isystem", "-idirafter", "-iquote", "-MF", "-MT", "-MQ",
+                                       "-Xlinker", "-Xclang", "-Xassembler", "-Xpreprocessor", "-target",
+                                       "--target", "-arch", "-T", "-u", "-z", NULL};
+    for (int i = 0; opts[i]; i++)
+        if (strcmp(a, opts[i]) == 0) return 1;
+    return 0;
+}
+
+static cc_args_shape classify(int argc, char **argv)
+{
+    cc_args_shape s = {0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
+            !strcmp(a, "-MM") || !strcmp(a, "-fsyntax-only"))
+            s.compile_only = 1;
+        else if (!strcmp(a, "-shared"))
+            s.shared = 1;
+        else if (!strncmp(a, "-g", 2) && strcmp(a, "-g0") != 0)
+            s.has_debug = 1;
+        else if (!strcmp(a, "-static") || !strcmp(a, "-static-pie"))
+            s.is_static = 1;
+        else if (!strncmp(a, "-fsanitize=", 11))
+            s.sanitize = 1;
+        else if (takes_separate_value(a))
+            i++;
+        else if (a[0] != '-' || !strcmp(a, "-"))
+            s.has_input = 1;
+    }
+    return s;
+}
+
+static int wrapper_option(const char *a, cc_options *o, const char **err)
+{
+    if (!strncmp(a, "--hooks=", 8)) {
+        o->hooks = hp_hookset_find(a + 8);
+        if (!o->hooks) *err = "unknown hook set";
+        return 1;
+    }
+    if (!strcmp(a, "--calls=optimized")) return o->calls_source = 0, 1;
+    if (!strcmp(a, "--calls=source")) return o->calls_source = 1, 1;
+    if (!strncmp(a, "--calls=", 8)) return *err = "--calls takes optimized or source", 1;
+    if (!strncmp(a, "--compiler=", 11)) return o->compiler = a + 11, 1;
+    if (!strcmp(a, "--print-command")) return o->print_command = 1, 1;
+    return 0;
+}
+
+static int on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path || strchr(prog, '/')) return access(prog, X_OK) == 0;
+    char buf[PATH_MAX];
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, prog) < (int)sizeof buf && access(buf, X_OK) == 0)
+            return 1;
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}
+
+static const char *choose_compiler(const cc_options *o)
+{
+    if (o->compiler) return o->compiler;
+    const char *env = getenv("HOTPROF_COMPILER");
+    if (env && *env) return env;
+    const char *clang = o->cplusplus ? "clang++" : "clang";
+    if (on_path(clang)) return clang;
+    return o->cplusplus ? "g++" : "gcc";
+}
+
+static int is_clang(const char *compiler)
+{
+    char copy[PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", compiler);
+    return strstr(basename(copy), "clang") != NULL;
+}
+
+/* Directory holding libhotprof_rt.a: $HOTPROF_LIBDIR, else <dir of this executable>/../lib. */
+static int runtime_libdir(char *out, size_t cap)
+{
+    const char *env = getenv("HOTPROF_LIBDIR");
+    if (env && *env) return snprintf(out, cap, "%s", env) < (int)cap ? 0 : -1;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return -1;
+    exe[n] = 0;
+    return snprintf(out, cap, "%s/../lib", dirname(exe)) < (int)cap ? 0 : -1;
+}
+
+typedef struct argv_builder { char **v; int n, cap; } argv_builder;
+
+static void push(argv_builder *b, const char *s)
+{
+    if (b->n + 1 >= b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 64;
+        b->v = realloc(b->v, (size_t)b->cap * sizeof *b->v);
+        if (!b->v) { perror("hotprof cc"); exit(2); }
+    }
+    b->v[b->n++] = (char *)s;
+    b->v[b->n] = NULL;
+}
+
+static int add_hook_flags(argv_builder *b, const cc_options *o, const char *compiler)
+{
+    if (!is_clang(compiler)) {
+        if (!o->hooks->gcc_flags[0]) {
+            fprintf(stderr,
+                    "hotprof cc: %s cannot build hook set '%s': gcc lacks %s.\n"
+                    "  Install clang (apt-get install clang), or use --hooks=functions with gcc.\n",
+                    compiler, o->hooks->name, o->hooks->gcc_lacks);
+            return -1;
+        }
+        for (int i = 0; o->hooks->gcc_flags[i]; i++) push(b, o->hooks->gcc_flags[i]);
+        return 0;
+    }
+    for (int i = 0; o->hooks->clang_flags[i]; i++) {
+        const char *f = o->hooks->clang_flags[i];
+        if (!strcmp(f, "@calls"))
+            f = o->calls_source ? "-finstrument-functions" : "-finstrument-functions-after-inlining";
+        push(b, f);
+    }
+    return 0;
+}
+
+/* 1 if the hook set compiles in sanitizer coverage with clang (clang then links a UBSan runtime). */
+static int uses_sancov(const hp_hookset *h)
+{
+    for (int i = 0; h->clang_flags[i]; i++)
+        if (!strncmp(h->clang_flags[i], "-fsanitize-coverage", 19)) return 1;
+    return 0;
+}
+
+/* A static link must not pull in clang's sanitizer runtime (it crashes at start, see the top). */
+static void add_static_flags(argv_builder *b, const cc_options *o, const char *compiler, const cc_args_shape *s)
+{
+    if (s->is_static && !s->sanitize && is_clang(compiler) && uses_sancov(o->hooks))
+        push(b, "-fno-sanitize-link-runtime");
+}
+
+static int add_runtime(argv_builder *b, const cc_options *o, char *archive, size_t cap)
+{
+    char dir[PATH_MAX];
+    if (runtime_libdir(dir, sizeof dir) != 0 ||
+        snprintf(archive, cap, "%s/libhotprof_rt.a", dir) >= (int)cap || access(archive, R_OK) != 0) {
+        fprintf(stderr, "hotprof cc: cannot find the runtime libhotprof_rt.a (looked in %s);\n"
+                        "  build it with 'make', or set HOTPROF_LIBDIR\n", dir);
+        return -1;
+    }
+    push(b, "-Wl,--whole-archive");
+    push(b, archive);
+    push(b, "-Wl,--no-whole-archive");
+    push(b, "-Wl,--export-dynamic-symbol=__cyg_profile_func_*");
+    push(b, "-Wl,--export-dynamic-symbol=__sanitizer_cov_*");
+    push(b, "-lpthread");
+    push(b, "-ldl");
+    push(b, "-lm");
+    for (int i = 0; o->hooks->link_flags[i]; i++) push(b, o->hooks->link_flags[i]);
+    return 0;
+}
+
+static int run_wrapper(int argc, char **argv, int cplusplus)
+{
+    cc_options o = {NULL, 0, NULL, 0, cplusplus};
+    const char *env_hooks = getenv("HOTPROF_HOOKS");
+    o.hooks = hp_hookset_find(env_hooks && *env_hooks ? env_hooks : hp_hookset_default);
+    if (!o.hooks) { fprintf(stderr, "hotprof cc: unknown hook set '%s' in HOTPROF_HOOKS\n", env_hooks); return 2; }
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return cc_usage(stdout, cplusplus), 0;
+
+    char **user = calloc((size_t)argc + 1, sizeof *user);
+    int nuser = 0;
+    if (!user) return perror("hotprof cc"), 2;
+    for (int i = 1; i < argc; i++) {
+        const char *err = NULL;
+        if (wrapper_option(argv[i], &o, &err)) {
+            if (err) { fprintf(stderr, "hotprof cc: %s: '%s' (see hotprof cc --help)\n", err, argv[i]); return 2; }
+            continue;
+        }
+        user[nuser++] = argv[i];
+    }
+    const char *compiler = choose_compiler(&o);
+    if (!on_path(compiler)) {
+        fprintf(stderr, "hotprof cc: cannot run compiler '%s': not found (set --compiler= or HOTPROF_COMPILER)\n",
+                compiler);
+        return 127;
+    }
+    cc_args_shape shape = classify(nuser, user);
+    argv_builder b = {NULL, 0, 0};
+    static char archive[PATH_MAX];
+    push(&b, compiler);
+    if (shape.has_input) {
+        if (add_hook_flags(&b, &o, compiler) != 0) return 2;
+        if (!shape.has_debug && is_clang(compiler)) push(&b, "-gline-tables-only");
+    }
+    for (int i = 0; i < nuser; i++) push(&b, user[i]);
+    if (shape.has_input && !shape.compile_only && !shape.shared) {
+        if (add_runtime(&b, &o, archive, sizeof archive) != 0) return 2;
+        add_static_flags(&b, &o, compiler, &shape);
+    }
+    if (o.print_command) {
+        for (int i = 0; i < b.n; i++) printf("%s%s", i ? " " : "", b.v[i]);
+        printf("\n");
+        return 0;
+    }
+    execvp(compiler, b.v);
+    fprintf(stderr, "hotprof cc: cannot run compiler '%s': %s\n", compiler, strerror(errno));
+    return 127;
+}
+
+int cmd_cc(int argc, char **argv) { return run_wrapper(argc, argv, 0); }
+int cmd_cxx(int argc, char **argv) { return run_wrapper(argc, argv, 1); }
