@@ -72,12 +72,12 @@ for sig in TERM INT HUP; do
 done
 
 # ---- 17: perf-style -i, the calls synonym, help wrapping
-"$HP" run -o good.data -- ./work
+"$HP" run -q -o good.data -- ./work
 check "defect 17: report -i FILE" sh -c "'$HP' report -i good.data | grep -q leaf"
 check "defect 17: report --input=FILE" sh -c "'$HP' report --input=good.data | grep -q leaf"
 check_fails_cleanly "defect 17: report -i FILE and FILE" "one profile" "$HP" report -i good.data good.data
 check "defect 17: run --sample calls:... (synonym of methods)" \
-    sh -c "'$HP' run -o calls.data --sample calls:period=10,burst=1 -- ./work && '$HP' report calls.data | grep -q leaf"
+    sh -c "'$HP' run -o calls.data --bursts live --sample calls:period=10,burst=1 -- ./work && '$HP' report calls.data | grep -q leaf"
 # Every line of the options list starts an option or continues under the description column.
 "$HP" help run > help.txt
 bad=$(awk '/^options:/ {on=1; next} on && /^$/ {on=0} on && !/^  -/ && !/^      --/ && !/^                               [^ ]/' help.txt)
