@@ -1,5 +1,5 @@
 /* cc_hooksets.c — the table of hook sets (see cc_hooksets.h). Function hooks are listed as a
- * placeholder "@calls" that cli_cc.c replaces by the chosen call-hook flavour:
+ * placeholder "@calls" that cmd_cc.c replaces by the chosen call-hook flavour:
  * -finstrument-functions-after-inlining (default: the calls the optimized program really makes,
  * same inlining as a native build) or -finstrument-functions (source-level calls, inlined ones too). */
 #include "cli/cc_hooksets.h"

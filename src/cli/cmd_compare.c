@@ -36,13 +36,13 @@ static void init_options(hp_option *opts, compare_args *a)
         {HP_OPT_FLAG, 0, "force", &a->force, NULL, "compare even if the programs differ"},
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) opts[i] = table[i];
+    HP_OPTIONS_COPY(opts, table);
 }
 
 void cmd_compare_usage(FILE *out)
 {
     compare_args a = {0};
-    hp_option opts[6];
+    hp_option opts[HP_OPTIONS_MAX];
     init_options(opts, &a);
     hp_print_usage(out, &compare_desc, opts);
 }
@@ -112,7 +112,7 @@ out:
 int cmd_compare(int argc, char **argv)
 {
     compare_args a = {HP_CMP_DEFAULT_K, "text", 0};
-    hp_option opts[6];
+    hp_option opts[HP_OPTIONS_MAX];
     hp_report_format fmt;
     char **pos;
     int npos;

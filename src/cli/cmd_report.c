@@ -1,6 +1,7 @@
-/* cmd_report.c — `hotprof report [options] [FILE]`: read a profile, symbolize, print the hot
- * methods and call pairs (and blocks/edges/hot data streams on request) as text or JSON on stdout. Warnings of
- * the reader and the symbolizer go to stderr so that JSON on stdout stays clean.
+/* cmd_report.c — `hotprof report [options] [FILE]` (or `-i FILE`, as perf report): read a
+ * profile, symbolize, print the hot methods and call pairs (and blocks/edges/hot data streams on
+ * request) as text or JSON on stdout. Warnings of the reader and the symbolizer go to stderr so
+ * that JSON on stdout stays clean.
  */
 #include "analysis/profile.h"
 #include "analysis/report.h"
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 
 static const hp_command_desc report_desc = {
-    "report", "[options] [FILE]",
+    "report", "[options] [-i FILE | FILE]",
     "Print what is hot in a profile (default FILE: " HP_DEFAULT_PROFILE "): methods by HPS heat\n"
     "(calls + loop back-edges) and call pairs, with function names and file:line.",
     "Call pairs are (call site, callee); the caller and the call-site line are found from the\n"
@@ -18,13 +19,14 @@ static const hp_command_desc report_desc = {
 
 typedef struct report_args {
     uint64_t top;
-    const char *sort, *format;
+    const char *sort, *format, *input;
     int blocks, edges, streams;
 } report_args;
 
 static void init_options(hp_option *opts, report_args *a)
 {
     hp_option table[] = {
+        {HP_OPT_STRING, 'i', "input", &a->input, "FILE", "the profile to read (as FILE; default " HP_DEFAULT_PROFILE ")"},
         {HP_OPT_UINT, 't', "top", &a->top, "N", "rows per table (default 20; 0 = all)"},
         {HP_OPT_STRING, 's', "sort", &a->sort, "KEY", "methods by heat|calls|backedges|name (default heat)"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
@@ -33,13 +35,13 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_FLAG, 0, "streams", &a->streams, NULL, "also list the hot data streams (bursty datastream sampling)"},
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) opts[i] = table[i];
+    HP_OPTIONS_COPY(opts, table);
 }
 
 void cmd_report_usage(FILE *out)
 {
     report_args a = {0};
-    hp_option opts[9];
+    hp_option opts[HP_OPTIONS_MAX];
     init_options(opts, &a);
     hp_print_usage(out, &report_desc, opts);
 }
@@ -65,17 +67,18 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", 0, 0, 0};
-    hp_option opts[9];
+    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, 0, 0, 0};
+    hp_option opts[HP_OPTIONS_MAX];
     hp_report_opts ro;
     char **pos, err[512];
     int npos;
     init_options(opts, &a);
     int rc = hp_parse_options(&report_desc, opts, argc, argv, HP_PARSE_PERMUTE, &pos, &npos);
     if (rc) return rc == HP_PARSE_HELP ? 0 : 2;
+    if (a.input && npos) return hp_usage_error(&report_desc, "one profile at a time (got '%s' and '%s')", a.input, pos[0]);
     if (npos > 1) return hp_usage_error(&report_desc, "one profile at a time (got '%s' and '%s')", pos[0], pos[1]);
     if (options_to_report(&a, &ro)) return 2;
-    const char *path = npos ? pos[0] : HP_DEFAULT_PROFILE;
+    const char *path = a.input ? a.input : npos ? pos[0] : HP_DEFAULT_PROFILE;
     hp_profile *p = hp_profile_read_file(path, err, sizeof err);
     if (!p) {
         fprintf(stderr, "hotprof: %s\n", err);

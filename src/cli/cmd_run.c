@@ -1,11 +1,13 @@
 /* cmd_run.c — `hotprof run [options] -- PROG ARGS...`: runs a program built with `hotprof cc`
  * and tells its runtime where and how to profile through the environment:
- *   HOTPROF_OUTPUT (absolute path), HOTPROF_MODE, HOTPROF_SEED, HOTPROF_QUIET, and in bursty mode
- *   HOTPROF_SAMPLE (the --sample clauses joined by ';', validated here with core/sampling's
- *   parser, the runtime's own; default methods and callpairs at period 1000, burst 1);
- *   HOTPROF_CLAIMED is removed so the program's runtime claims the output afresh.
- * --sample is repeatable, which the shared option parser does not do: its occurrences are taken
- * out of argv (up to the program's name or "--") before the parser sees the rest.
+ *   HOTPROF_OUTPUT (absolute path), HOTPROF_MODE, HOTPROF_SEED, HOTPROF_QUIET, HOTPROF_BURSTS, and in
+ *   bursty mode HOTPROF_SAMPLE; HOTPROF_CLAIMED is removed so the program's runtime claims the
+ *   output afresh.
+ * Every setting is parsed once, here, with core/control/spec (the runtime's own grammar, so the
+ * messages are the runtime's): --sample (repeatable) clauses into hp_bursty_params, and the
+ * runtime gets them back as one canonical spec (hp_sample_params_format), exactly what was
+ * validated; defaults come from spec.h. The program is started and waited for by run_child.c
+ * (SIGTERM, SIGINT, SIGHUP forwarded to it).
  * The program's exit status passes through (128+N when killed by signal N). A program that
  * finished without writing a profile (not built with `hotprof cc`) is an error, and a profile
  * already in place from an earlier run is never deleted: "written" means the file changed.
@@ -13,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/commands.h"
+#include "cli/run_child.h"
 #include "core/control/spec.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -30,50 +33,51 @@ static const hp_command_desc run_desc = {
     "Run PROGRAM (built with 'hotprof cc') and write its profile.",
     "The program's exit status is passed through; if it is killed by signal N, hotprof exits\n"
     "with 128+N and keeps the profile it wrote up to then. If the program wrote no profile,\n"
-    "hotprof says so and exits with 1 (or the program's non-zero status).\n"
+    "hotprof says so and exits with 1 (or the program's non-zero status). SIGTERM, SIGINT and\n"
+    "SIGHUP sent to hotprof are passed on to the program, and hotprof waits for it.\n"
     "Bursty mode (HPS) samples each profile type in bursts: after every S calls and loop\n"
     "back-edges (period), B of them (burst) are recorded, so the frequency is B/(B+S); jitter J\n"
-    "varies each period by up to J percent. TYPE is methods, callpairs, edges or datastream;\n"
-    "types not named are off. --mode bursty alone samples methods and callpairs with\n"
+    "varies each period by up to J percent. TYPE is methods (or calls), callpairs, edges or\n"
+    "datastream; types not named are off. --mode bursty alone samples methods and callpairs with\n"
     "period=1000,burst=1. Example: --sample methods:period=99,burst=1 --sample edges:period=5000,burst=10\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
     "HOTPROF_SAMPLE (bursty), HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
     "HOTPROF_CLAIMED is removed.\n"};
 
-#define MAX_SAMPLES 16
-#define DEFAULT_SAMPLE "methods:period=1000,burst=1;callpairs:period=1000,burst=1"
+/* A canonical spec: every type "name:period=N,burst=M,jitter=J", joined by ';'. */
+#define SPEC_MAX (HP_BURSTY_NTYPES * 64)
 
 typedef struct run_args {
-    const char *output, *mode, *seed_text, *sample_help, *bursts;
-    uint64_t seed;
+    const char *output, *mode_text, *seed_text, *bursts_text; /* as given, NULL if not */
+    hp_opt_list samples;
     int quiet;
-    const char *samples[MAX_SAMPLES];
-    int nsamples;
-    char *sample_spec; /* HOTPROF_SAMPLE, malloc'd; NULL unless bursty */
+    const char *mode, *bursts; /* canonical names (hp_spec_*_name); bursts NULL if not given */
+    uint64_t seed;
+    char sample_spec[SPEC_MAX]; /* HOTPROF_SAMPLE; "" unless bursty */
 } run_args;
 
 static void init_options(hp_option *opts, run_args *a)
 {
     hp_option table[] = {
-        {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_DEFAULT_PROFILE ")"},
-        {HP_OPT_STRING, 'm', "mode", &a->mode, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
-        {HP_OPT_STRING, 0, "sample", &a->sample_help, "TYPE:period=N,burst=M[,jitter=J]",
+        {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_SPEC_DEFAULT_OUTPUT ")"},
+        {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
+        {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
          "sample TYPE in bursty mode (repeatable; implies --mode bursty)"},
-        {HP_OPT_STRING, 0, "bursts", &a->bursts, "HOW",
-         "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds\n"
-         "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or\n"
+        {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
+         "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
+         "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
          "auto (default: patch when possible)"},
         {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) opts[i] = table[i];
+    HP_OPTIONS_COPY(opts, table);
 }
 
 void cmd_run_usage(FILE *out)
 {
     run_args a = {0};
-    hp_option opts[10];
+    hp_option opts[HP_OPTIONS_MAX];
     init_options(opts, &a);
     hp_print_usage(out, &run_desc, opts);
 }
@@ -112,52 +116,84 @@ static int check_writable(const char *path)
     return ok ? 0 : -1;
 }
 
+/* ---------------------------------------------------------------- settings (core/control/spec) */
+
+/* Each --sample clause into p (a type named twice takes the later clause); without any, the
+ * default types. 0, or HP_PARSE_ERROR after the parser's message. */
+static int parse_samples(const run_args *a, hp_bursty_params p[HP_BURSTY_NTYPES])
+{
+    char err[256];
+    hp_sample_defaults(p);
+    for (int t = 0; !a->samples.n && t < HP_BURSTY_NTYPES; t++) p[t].enabled = (HP_SAMPLE_DEFAULT_TYPES >> t) & 1u;
+    for (int i = 0; i < a->samples.n; i++) {
+        const char *clause = a->samples.items[i];
+        if (hp_sample_clause_parse(clause, strlen(clause), p, err, sizeof err))
+            return hp_usage_error(&run_desc, "option '--sample %s': %s", clause, err);
+    }
+    return 0;
+}
+
+/* The enabled types of p as one spec text, the form the runtime parses (HOTPROF_SAMPLE). */
+static void format_spec(char *out, size_t cap, const hp_bursty_params p[HP_BURSTY_NTYPES])
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int t = 0; t < HP_BURSTY_NTYPES && len + 1 < cap; t++) {
+        if (!p[t].enabled) continue;
+        int n = snprintf(out + len, cap - len, "%s%s:", len ? ";" : "", hp_sample_type_name(t));
+        if (n < 0 || (size_t)n >= cap - len) break;
+        len += (size_t)n;
+        len += hp_sample_params_format(out + len, cap - len, &p[t]);
+    }
+}
+
+/* --mode (default: bursty with --sample, else exhaustive) and --bursts, checked together. */
+static int resolve_mode(run_args *a)
+{
+    char err[256];
+    int mode = a->samples.n ? HP_RUN_BURSTY : HP_RUN_EXHAUSTIVE, bursts;
+    if (a->mode_text && hp_spec_mode(a->mode_text, &mode, err, sizeof err))
+        return hp_usage_error(&run_desc, "option '--mode': %s", err);
+    a->mode = hp_spec_mode_name(mode);
+    if (a->samples.n && mode != HP_RUN_BURSTY)
+        return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty, not '%s'", a->mode);
+    if (a->bursts_text && hp_spec_bursts(a->bursts_text, &bursts, err, sizeof err))
+        return hp_usage_error(&run_desc, "option '--bursts': %s", err);
+    if (a->bursts_text && mode != HP_RUN_BURSTY)
+        return hp_usage_error(&run_desc, "option '--bursts' needs --mode bursty, not '%s'", a->mode);
+    a->bursts = a->bursts_text ? hp_spec_bursts_name(bursts) : NULL;
+    return 0;
+}
+
+/* Every setting, validated once. 0, or HP_PARSE_ERROR after a message. */
+static int resolve_settings(run_args *a)
+{
+    hp_bursty_params p[HP_BURSTY_NTYPES];
+    char err[256];
+    if (resolve_mode(a)) return HP_PARSE_ERROR;
+    if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0) {
+        if (parse_samples(a, p)) return HP_PARSE_ERROR;
+        format_spec(a->sample_spec, sizeof a->sample_spec, p);
+    }
+    if (a->seed_text && hp_spec_seed(a->seed_text, &a->seed, err, sizeof err))
+        return hp_usage_error(&run_desc, "option '--seed': %s", err);
+    if (!a->seed_text) a->seed = random_seed();
+    return 0;
+}
+
 static int set_environment(const run_args *a, const char *output)
 {
     char seed[32];
     snprintf(seed, sizeof seed, "%" PRIu64, a->seed);
     unsetenv("HOTPROF_CLAIMED");
     if (a->quiet) setenv("HOTPROF_QUIET", "1", 1);
-    if (a->sample_spec && setenv("HOTPROF_SAMPLE", a->sample_spec, 1)) return -1;
-    if (!a->sample_spec) unsetenv("HOTPROF_SAMPLE");
+    if (a->sample_spec[0] && setenv("HOTPROF_SAMPLE", a->sample_spec, 1)) return -1;
+    if (!a->sample_spec[0]) unsetenv("HOTPROF_SAMPLE");
     if (a->bursts && setenv("HOTPROF_BURSTS", a->bursts, 1)) return -1;
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }
 
-/* Child: exec the program; on failure report errno through the close-on-exec pipe. */
-static void exec_child(char **argv, int report_fd)
-{
-    signal(SIGINT, SIG_DFL);
-    signal(SIGQUIT, SIG_DFL);
-    execvp(argv[0], argv);
-    int err = errno;
-    if (write(report_fd, &err, sizeof err) < 0) _exit(127);
-    _exit(127);
-}
-
-/* Starts argv; returns the child's wait status in *status, or an errno from exec/fork. */
-static int run_program(char **argv, int *status)
-{
-    int fds[2], err = 0;
-    if (pipe2(fds, O_CLOEXEC) < 0) return errno;
-    pid_t pid = fork();
-    if (pid < 0) {
-        err = errno;
-        close(fds[0]), close(fds[1]);
-        return err;
-    }
-    if (pid == 0) exec_child(argv, fds[1]);
-    close(fds[1]);
-    void (*old_int)(int) = signal(SIGINT, SIG_IGN), (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
-    ssize_t got;
-    while ((got = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR) {}
-    if (got != (ssize_t)sizeof err) err = 0;
-    close(fds[0]);
-    while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
-    signal(SIGINT, old_int);
-    signal(SIGQUIT, old_quit);
-    return err;
-}
+/* ---------------------------------------------------------------- the outcome */
 
 typedef struct file_stamp { int exists; dev_t dev; ino_t ino; off_t size; struct timespec mtime; } file_stamp;
 
@@ -197,99 +233,27 @@ static int finish(const run_args *a, char *program, int status, int written, con
     return code;
 }
 
-/* 1 if option word w (exactly) takes its value from the next argument. */
-static int takes_value(const char *w)
-{
-    static const char *const with_value[] = {"-o", "--output", "-m", "--mode", "--seed", "--bursts"};
-    for (size_t i = 0; i < sizeof with_value / sizeof with_value[0]; i++)
-        if (strcmp(w, with_value[i]) == 0) return 1;
-    return 0;
-}
-
-/* Moves every "--sample X" / "--sample=X" before the program into a->samples and compacts argv
- * (the rest keeps its order). 0, or HP_PARSE_ERROR after a message. */
-static int take_samples(run_args *a, int *argc, char **argv)
-{
-    int out = 1, i = 1;
-    for (; i < *argc; i++) {
-        const char *w = argv[i], *v = NULL;
-        if (strcmp(w, "--") == 0 || w[0] != '-') break;
-        if (strcmp(w, "--sample") == 0) {
-            if (i + 1 >= *argc) return hp_usage_error(&run_desc, "option '--sample' needs a value");
-            v = argv[++i];
-        } else if (strncmp(w, "--sample=", 9) == 0) {
-            v = w + 9;
-        }
-        if (!v) {
-            argv[out++] = argv[i];
-            if (takes_value(w) && i + 1 < *argc) argv[out++] = argv[++i];
-            continue;
-        }
-        if (a->nsamples == MAX_SAMPLES) return hp_usage_error(&run_desc, "at most %d --sample options", MAX_SAMPLES);
-        a->samples[a->nsamples++] = v;
-    }
-    while (i < *argc) argv[out++] = argv[i++];
-    argv[out] = NULL;
-    *argc = out;
-    return 0;
-}
-
-/* Checks the mode against --sample and builds HOTPROF_SAMPLE. 0, or HP_PARSE_ERROR. */
-static int resolve_sampling(run_args *a)
-{
-    hp_bursty_params p[HP_BURSTY_NTYPES];
-    char err[256];
-    if (!a->mode) a->mode = a->nsamples ? "bursty" : "exhaustive";
-    if (strcmp(a->mode, "exhaustive") && strcmp(a->mode, "off") && strcmp(a->mode, "bursty"))
-        return hp_usage_error(&run_desc, "unknown mode '%s' (exhaustive, bursty, off)", a->mode);
-    if (a->nsamples && strcmp(a->mode, "bursty"))
-        return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty, not '%s'", a->mode);
-    if (a->bursts && strcmp(a->bursts, "live") && strcmp(a->bursts, "patch") && strcmp(a->bursts, "auto"))
-        return hp_usage_error(&run_desc, "option '--bursts %s': live, patch or auto", a->bursts);
-    if (a->bursts && strcmp(a->mode, "bursty"))
-        return hp_usage_error(&run_desc, "option '--bursts' needs --mode bursty, not '%s'", a->mode);
-    if (strcmp(a->mode, "bursty")) return 0;
-    size_t len = 1;
-    for (int i = 0; i < a->nsamples; i++) {
-        hp_sample_defaults(p);
-        if (hp_sample_clause_parse(a->samples[i], strlen(a->samples[i]), p, err, sizeof err))
-            return hp_usage_error(&run_desc, "option '--sample %s': %s", a->samples[i], err);
-        len += strlen(a->samples[i]) + 1;
-    }
-    a->sample_spec = malloc(a->nsamples ? len : sizeof DEFAULT_SAMPLE);
-    if (!a->sample_spec) return hp_usage_error(&run_desc, "out of memory");
-    strcpy(a->sample_spec, a->nsamples ? "" : DEFAULT_SAMPLE);
-    for (int i = 0; i < a->nsamples; i++) strcat(strcat(a->sample_spec, i ? ";" : ""), a->samples[i]);
-    return 0;
-}
-
 static int run_with(run_args *a, char **pos, int npos);
 
 int cmd_run(int argc, char **argv)
 {
-    run_args a = {HP_DEFAULT_PROFILE, NULL, NULL, NULL, NULL, 0, 0, {0}, 0, NULL};
-    hp_option opts[10];
+    run_args a = {.output = HP_SPEC_DEFAULT_OUTPUT};
+    hp_option opts[HP_OPTIONS_MAX];
     char **pos;
     int npos;
     init_options(opts, &a);
-    if (take_samples(&a, &argc, argv)) return 2;
     int rc = hp_parse_options(&run_desc, opts, argc, argv, HP_PARSE_STOP_AT_POSITIONAL, &pos, &npos);
     if (rc) return rc == HP_PARSE_HELP ? 0 : 2;
     if (!npos) return hp_usage_error(&run_desc, "no program to run (hotprof run -- PROGRAM ARGS...)");
-    if (resolve_sampling(&a)) return 2;
-    rc = run_with(&a, pos, npos);
-    free(a.sample_spec);
-    return rc;
+    if (resolve_settings(&a)) return 2;
+    return run_with(&a, pos, npos);
 }
 
 static int run_with(run_args *a, char **pos, int npos)
 {
     int rc, status = 0;
-    if (a->seed_text && hp_parse_u64(a->seed_text, &a->seed))
-        return hp_usage_error(&run_desc, "option '--seed' wants a non-negative number, not '%s'", a->seed_text);
-    if (!a->seed_text) a->seed = random_seed();
     if (!a->quiet) fprintf(stderr, "hotprof: seed %" PRIu64 "\n", a->seed);
-    if (!a->quiet && a->sample_spec) fprintf(stderr, "hotprof: bursty sampling %s\n", a->sample_spec);
+    if (!a->quiet && a->sample_spec[0]) fprintf(stderr, "hotprof: bursty sampling %s\n", a->sample_spec);
     char *output = absolute_output(a->output);
     if (!output || set_environment(a, output)) {
         fprintf(stderr, "hotprof: out of memory\n");
@@ -302,7 +266,7 @@ static int run_with(run_args *a, char **pos, int npos)
     }
     file_stamp before = stamp_of(output);
     pos[npos] = NULL;
-    int err = run_program(pos, &status);
+    int err = hp_run_child(pos, &status);
     if (err) {
         fprintf(stderr, "hotprof: cannot run '%s': %s\n", pos[0], strerror(err));
         free(output);

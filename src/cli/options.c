@@ -1,6 +1,6 @@
-/* options.c — the shared option parser (see options.h). Long options match exactly (no
- * abbreviations, so adding an option never breaks a script). Positionals are moved to the front
- * of argv[1..] in their order, so the returned array aliases argv. */
+/* options.c — the shared option parser and usage printer (see options.h). Long options match
+ * exactly (no abbreviations, so adding an option never breaks a script). Positionals are moved to
+ * the front of argv[1..] in their order, so the returned array aliases argv. */
 #include "cli/options.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -44,6 +44,12 @@ static int store_value(const hp_command_desc *cmd, hp_option *o, const char *tex
     option_label(o, label, sizeof label);
     if (o->kind == HP_OPT_STRING) {
         *(const char **)o->value = text;
+        return HP_PARSE_OK;
+    }
+    if (o->kind == HP_OPT_LIST) {
+        hp_opt_list *l = o->value;
+        if (l->n == HP_OPT_LIST_MAX) return hp_usage_error(cmd, "at most %d %s options", HP_OPT_LIST_MAX, label);
+        l->items[l->n++] = text;
         return HP_PARSE_OK;
     }
     if (hp_parse_u64(text, (uint64_t *)o->value))
@@ -118,21 +124,56 @@ int hp_parse_options(const hp_command_desc *cmd, hp_option *opts, int argc, char
     return HP_PARSE_OK;
 }
 
+enum { LEFT_WIDTH = 28, DESC_COL = 2 + LEFT_WIDTH + 1 };
+
+/* Prints text's words (spaces and newlines separate them) from column col, wrapping before
+ * HP_USAGE_WIDTH; every further line starts at col. The cursor is at col on entry. */
+static void print_wrapped(FILE *out, const char *text, int col)
+{
+    int at = col, line_empty = 1;
+    for (const char *p = text + strspn(text, " \n"); *p; p += strspn(p, " \n")) {
+        int n = (int)strcspn(p, " \n");
+        if (!line_empty && at + 1 + n > HP_USAGE_WIDTH) {
+            fprintf(out, "\n%*s", col, "");
+            at = col, line_empty = 1;
+        }
+        fprintf(out, "%s%.*s", line_empty ? "" : " ", n, p);
+        at += n + !line_empty, line_empty = 0;
+        p += n;
+    }
+    fputc('\n', out);
+}
+
+/* "-o, --output FILE", "    --seed N", "-q": the left column of one option. */
+static void option_left(const hp_option *o, char *left, size_t n)
+{
+    const char *arg = o->kind == HP_OPT_FLAG ? "" : o->arg_name;
+    if (o->short_name && o->long_name)
+        snprintf(left, n, "-%c, --%s%s%s", o->short_name, o->long_name, *arg ? " " : "", arg);
+    else if (o->long_name)
+        snprintf(left, n, "    --%s%s%s", o->long_name, *arg ? " " : "", arg);
+    else
+        snprintf(left, n, "-%c%s%s", o->short_name, *arg ? " " : "", arg);
+}
+
+/* One option: its left column, then its help under the description column (on the next line
+ * when the left column is wider than LEFT_WIDTH). */
+static void print_option(FILE *out, const char *left, const char *help)
+{
+    if ((int)strlen(left) > LEFT_WIDTH) fprintf(out, "  %s\n%*s", left, DESC_COL, "");
+    else fprintf(out, "  %-*s ", LEFT_WIDTH, left);
+    print_wrapped(out, help, DESC_COL);
+}
+
 void hp_print_usage(FILE *out, const hp_command_desc *cmd, const hp_option *opts)
 {
     fprintf(out, "usage: hotprof %s %s\n\n%s\n", cmd->name, cmd->synopsis, cmd->summary);
     if (opts && opts->kind != HP_OPT_END) fputs("\noptions:\n", out);
     for (const hp_option *o = opts; o && o->kind != HP_OPT_END; o++) {
-        char left[80];
-        const char *arg = o->kind == HP_OPT_FLAG ? "" : o->arg_name;
-        if (o->short_name && o->long_name)
-            snprintf(left, sizeof left, "-%c, --%s%s%s", o->short_name, o->long_name, *arg ? " " : "", arg);
-        else if (o->long_name)
-            snprintf(left, sizeof left, "    --%s%s%s", o->long_name, *arg ? " " : "", arg);
-        else
-            snprintf(left, sizeof left, "-%c%s%s", o->short_name, *arg ? " " : "", arg);
-        fprintf(out, "  %-28s %s\n", left, o->help);
+        char left[128];
+        option_left(o, left, sizeof left);
+        print_option(out, left, o->help);
     }
-    fprintf(out, "  %-28s %s\n", "-h, --help", "show this help");
+    print_option(out, "-h, --help", "show this help");
     if (cmd->details) fprintf(out, "\n%s", cmd->details);
 }

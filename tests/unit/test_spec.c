@@ -36,6 +36,10 @@ TEST(good_specs)
     CHECK_EQ_U64(p[HP_BURSTY_METHODS].burst, HP_BURSTY_MAX_COUNT);
     CHECK_EQ_U64(hp_sample_type_parse("callpairs", 9), HP_BURSTY_CALL_PAIRS);
     CHECK(hp_sample_type_parse("call", 4) == -1);
+    CHECK_EQ_U64(hp_sample_type_parse("calls", 5), HP_BURSTY_METHODS); /* the registry's synonym */
+    CHECK(hp_sample_type_parse("blocks", 6) == -1);                     /* a type not sampled by bursts */
+    REQUIRE(hp_sample_spec_parse("calls:period=7", p, err, sizeof err) == 0);
+    CHECK(p[HP_BURSTY_METHODS].enabled && p[HP_BURSTY_METHODS].period == 7);
     CHECK(hp_sample_type_name(4) == NULL && strcmp(hp_sample_type_name(3), "datastream") == 0);
 }
 

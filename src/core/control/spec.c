@@ -3,6 +3,7 @@
  * Every parser walks explicit (pointer, length) ranges, so a spec need not be NUL-terminated
  * inside a clause and nothing is copied. */
 #include "core/control/spec.h"
+#include "core/ptype/ptype.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -13,11 +14,13 @@ const char *hp_sample_type_name(int type)
     return type >= 0 && type < HP_BURSTY_NTYPES ? type_names[type] : NULL;
 }
 
+/* A type's name or one of its synonyms in the profile-type registry ("calls" for methods). */
 int hp_sample_type_parse(const char *word, size_t len)
 {
     for (int t = 0; t < HP_BURSTY_NTYPES; t++)
         if (strlen(type_names[t]) == len && memcmp(type_names[t], word, len) == 0) return t;
-    return -1;
+    const hp_ptype *pt = hp_ptype_by_name(word, len);
+    return pt && pt->bursty_type >= 0 && pt->bursty_type < HP_BURSTY_NTYPES ? pt->bursty_type : -1;
 }
 
 void hp_sample_defaults(hp_bursty_params p[HP_BURSTY_NTYPES])
@@ -200,7 +203,7 @@ int hp_spec_mode(const char *text, int *out, char *err, size_t errlen)
 int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen)
 {
     int i = word_index(text, bursts_names, 3);
-    if (i < 0) return say_word(err, errlen, "bursts", text, "patch, live or auto");
+    if (i < 0) return say_word(err, errlen, "bursts", text, "live, patch or auto");
     return *out = i, 0;
 }
 

@@ -8,7 +8,8 @@
  * bursty-sampling spec (HOTPROF_SAMPLE, --sample) whose grammar follows.
  *
  * A spec is clauses separated by ';':   TYPE[:KEY=N[,KEY=N...]]
- *   TYPE  methods | callpairs | edges | datastream       (hp_bursty_type order)
+ *   TYPE  methods | callpairs | edges | datastream       (hp_bursty_type order), or a synonym
+ *         of the profile-type registry (core/ptype: "calls" is methods)
  *   KEY   period (S, boundary events between bursts, 0..2^30), burst (B, 1..2^30),
  *         jitter (percent, 0..99)
  * e.g. "methods:period=1000,burst=1;edges:period=5000,burst=10,jitter=20". A named type is
@@ -56,7 +57,7 @@ const char *hp_spec_bursts_name(int mode); /* "auto", "live", "patch" */
 
 /* "methods", "callpairs", "edges", "datastream"; NULL for a bad type. */
 const char *hp_sample_type_name(int type);
-/* The type named by the len bytes at word, or -1. */
+/* The type named by the len bytes at word (a name or a registry synonym), or -1. */
 int hp_sample_type_parse(const char *word, size_t len);
 /* Every type disabled, with the default period, burst and no jitter. */
 void hp_sample_defaults(hp_bursty_params p[HP_BURSTY_NTYPES]);

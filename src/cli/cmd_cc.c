@@ -1,4 +1,4 @@
-/* cli_cc.c — `hotprof cc` and `hotprof c++`: a compiler wrapper usable as CC="hotprof cc".
+/* cmd_cc.c — `hotprof cc` and `hotprof c++`: a compiler wrapper usable as CC="hotprof cc".
  *
  * It passes the user's arguments through unchanged, adds the compile flags of one hook set
  * (cc_hooksets.c), adds -gline-tables-only when the user gave no -g (so reports have file:line),
@@ -7,6 +7,9 @@
  * runtime) bind to the one runtime in the program. Wrapper options start with --hooks=,
  * --calls=, --compiler=, --print-command and may stand anywhere; they are removed before the
  * compiler sees the arguments. Environment: HOTPROF_HOOKS, HOTPROF_COMPILER, HOTPROF_LIBDIR.
+ * Static links (-static, -static-pie) with clang and sanitizer coverage add
+ * -fno-sanitize-link-runtime: clang would otherwise link its UBSan runtime (for default coverage
+ * callbacks hotprof's runtime provides anyway), whose start-up crashes in a static program.
  */
 #include "cli/cc_hooksets.h"
 #include "cli/commands.h"
@@ -31,6 +34,8 @@ typedef struct cc_args_shape {
     int shared;       /* -shared: build a DSO, no runtime linked */
     int has_input;    /* at least one non-option argument */
     int has_debug;    /* -g... given */
+    int is_static;    /* -static or -static-pie */
+    int sanitize;     /* the user's own -fsanitize=... (a sanitizer runtime is theirs to link) */
 } cc_args_shape;
 
 static void cc_usage(FILE *out, int cplusplus)
@@ -62,7 +67,7 @@ static int takes_separate_value(const char *a)
 
 static cc_args_shape classify(int argc, char **argv)
 {
-    cc_args_shape s = {0, 0, 0, 0};
+    cc_args_shape s = {0, 0, 0, 0, 0, 0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") || !strcmp(a, "-M") ||
@@ -72,6 +77,10 @@ static cc_args_shape classify(int argc, char **argv)
             s.shared = 1;
         else if (!strncmp(a, "-g", 2) && strcmp(a, "-g0") != 0)
             s.has_debug = 1;
+        else if (!strcmp(a, "-static") || !strcmp(a, "-static-pie"))
+            s.is_static = 1;
+        else if (!strncmp(a, "-fsanitize=", 11))
+            s.sanitize = 1;
         else if (takes_separate_value(a))
             i++;
         else if (a[0] != '-' || !strcmp(a, "-"))
@@ -175,6 +184,21 @@ static int add_hook_flags(argv_builder *b, const cc_options *o, const char *comp
     return 0;
 }
 
+/* 1 if the hook set compiles in sanitizer coverage with clang (clang then links a UBSan runtime). */
+static int uses_sancov(const hp_hookset *h)
+{
+    for (int i = 0; h->clang_flags[i]; i++)
+        if (!strncmp(h->clang_flags[i], "-fsanitize-coverage", 19)) return 1;
+    return 0;
+}
+
+/* A static link must not pull in clang's sanitizer runtime (it crashes at start, see the top). */
+static void add_static_flags(argv_builder *b, const cc_options *o, const char *compiler, const cc_args_shape *s)
+{
+    if (s->is_static && !s->sanitize && is_clang(compiler) && uses_sancov(o->hooks))
+        push(b, "-fno-sanitize-link-runtime");
+}
+
 static int add_runtime(argv_builder *b, const cc_options *o, char *archive, size_t cap)
 {
     char dir[PATH_MAX];
@@ -230,8 +254,10 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         if (!shape.has_debug && is_clang(compiler)) push(&b, "-gline-tables-only");
     }
     for (int i = 0; i < nuser; i++) push(&b, user[i]);
-    if (shape.has_input && !shape.compile_only && !shape.shared && add_runtime(&b, &o, archive, sizeof archive) != 0)
-        return 2;
+    if (shape.has_input && !shape.compile_only && !shape.shared) {
+        if (add_runtime(&b, &o, archive, sizeof archive) != 0) return 2;
+        add_static_flags(&b, &o, compiler, &shape);
+    }
     if (o.print_command) {
         for (int i = 0; i < b.n; i++) printf("%s%s", i ? " " : "", b.v[i]);
         printf("\n");

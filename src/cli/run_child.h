@@ -1,0 +1,17 @@
+/* run_child.h — how `hotprof run` starts the profiled program and waits for it, as `timeout` and
+ * `perf record` do: SIGTERM, SIGINT and SIGHUP sent to hotprof are forwarded to the program (its
+ * runtime then writes what it counted), and hotprof waits until the program is gone, so a killed
+ * `hotprof run` never orphans the program. A signal the terminal sent to the whole foreground
+ * process group (the program got it too) is not sent twice. A signal hotprof was started with
+ * ignored (SIGHUP under nohup, SIGTERM) stays ignored, in hotprof and in the program; SIGQUIT is
+ * ignored by hotprof while it waits, and SIGINT and SIGQUIT start at their defaults in the
+ * program, as before.
+ */
+#ifndef HOTPROF_CLI_RUN_CHILD_H
+#define HOTPROF_CLI_RUN_CHILD_H
+
+/* Runs argv (argv[0] searched in PATH) and waits for it: 0 with its wait status in *status, or
+ * an errno from fork/exec (nothing ran then). */
+int hp_run_child(char **argv, int *status);
+
+#endif
