@@ -71,7 +71,10 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     if (c->mode == HP_RUN_OFF) return 0;
     if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse(spec, c->sample, err, sizeof err))
         return bad(c, "HOTPROF_SAMPLE", err);
-    if (seed && hp_spec_seed(seed, &c->seed, err, sizeof err) == 0) c->seed_given = 1; /* else a random seed */
+    if (seed) {
+        if (hp_spec_seed(seed, &c->seed, err, sizeof err)) return bad(c, "HOTPROF_SEED", err);
+        c->seed_given = 1;
+    }
     return 0;
 }
 

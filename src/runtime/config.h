@@ -4,10 +4,9 @@
  *
  * Each value is parsed with core/control/spec.h, the one grammar shared with `hotprof run`, so the
  * runtime accepts and rejects exactly what the CLI does. What a bad value does is unchanged from
- * before:
- *   HOTPROF_SAMPLE                bad: `error` holds one message; init says it (even when quiet)
+ * before, except for the seed (issue 8, defect 8):
+ *   HOTPROF_SAMPLE, HOTPROF_SEED  bad: `error` holds one message; init says it (even when quiet)
  *                                 and does not profile (the program runs normally).
- *   HOTPROF_SEED                  bad: a random seed.
  *   HOTPROF_MODE                  unknown: exhaustive, and `mode_unknown` names it (a warning).
  *   HOTPROF_BURSTS                unknown: auto, and `bursts_unknown` is set (ctl/sites.c warns).
  *   HOTPROF_WINDOW                out of range or not a number: the default, silently.
@@ -49,7 +48,7 @@ typedef struct hp_rt_config {
 typedef const char *(*hp_getenv_fn)(const char *name, void *arg);
 
 /* Reads every setting through get. 0, or -1 with c->error set (the first bad setting, in the
- * order mode, sample; only settings that matter for the mode are checked: mode off checks
+ * order mode, sample, seed; only settings that matter for the mode are checked: mode off checks
  * nothing, exhaustive does not parse HOTPROF_SAMPLE). */
 int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg);
 /* The same over envp, a NULL-terminated array of "NAME=value" strings. */

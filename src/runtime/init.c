@@ -6,8 +6,8 @@
  *   1. Hooks may fire before any constructor. The first thread event (or our constructor, if
  *      guards were already registered or the program has XRay sleds, i.e. the process is
  *      instrumented) runs hp_rt_ensure_init (init.h)
- *      exactly once: read every HOTPROF_* variable once (config.c; a bad HOTPROF_SAMPLE:
- *      one message and the runtime disables itself), in bursty mode publish the
+ *      exactly once: read every HOTPROF_* variable once (config.c; a bad HOTPROF_SAMPLE or
+ *      HOTPROF_SEED: one message and the runtime disables itself), in bursty mode publish the
  *      spec into the shared controller configuration hp_g.bcfg, open the output, write the file
  *      header, INFO and MODULES, set HOTPROF_CLAIMED=<pid>, install fatal-signal handlers (on a
  *      sigaltstack), pthread_atfork handlers and an on_exit status catcher; in bursty mode with
@@ -301,7 +301,7 @@ static HP_NOINST void do_init(void)
         hp_say(parts, 3);
     }
     if (c->mode == HP_RUN_OFF) return;
-    if (bad) { /* a bad HOTPROF_SAMPLE: said even when quiet, and no profile */
+    if (bad) { /* a bad HOTPROF_SAMPLE or HOTPROF_SEED: said even when quiet, and no profile */
         const char *parts[] = {c->error};
         hp_say(parts, 1);
         return;
