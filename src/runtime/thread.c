@@ -7,8 +7,8 @@
  *
  * Bursty mode: thread_create also maps the methods table and initializes the thread's HPS
  * controller (hp_bursty_init: pure arithmetic) from the shared hp_g.bcfg and a per-thread seed.
- * The hot
- * data stream detector (t->ds.det) is mapped later, by pt/datastream.c, at the thread's first
+ * XRay exhaustive (hp_g.xray == HP_XRAY_ALL): the methods table only (ctl/xray.c's handler counts
+ * every call there). The hot data stream detector (t->ds.det) is mapped later, by pt/datastream.c, at the thread's first
  * sampled load or store; a fork child that follows the fork re-initializes it in place.
  *
  * State: hp_tls (the calling thread's pointer) and the shared inactive thread are this file's
@@ -107,6 +107,7 @@ static HP_NOINST hp_thread *thread_create(void)
     t->overflow.backedges = &t->orphan_backedges;
     t->tid = (uint64_t)syscall(SYS_gettid);
     if (HP_LOAD_ACQ(&hp_g.bursty) && !bursty_setup(t)) return NULL;
+    if (HP_LOAD_ACQ(&hp_g.xray) == HP_XRAY_ALL && !(t->methods = hp_tab_new(HP_TAB_INITIAL))) return NULL;
     install_altstack();
     hp_thread *head = HP_LOAD_RLX(&hp_g.threads);
     do t->next = head;
