@@ -2,7 +2,7 @@
  * attribute macros every runtime file uses, and the leaf helpers (anonymous mmap, async-signal-
  * safe number formatting and stderr lines, the monotonic clock, per-thread seeds). Not installed.
  *
- * Layering (docs/architecture.md): base <- config <- tab, thread, blockmap, modules <- ctl/ <- pt/
+ * Layering (docs/runtime.md, Sources): base <- config <- tab, thread, blockmap, modules <- ctl/ <- pt/
  * <- writer <- init, api <- hooks. A file includes only headers of its own level or below; base
  * includes nothing of the runtime. base.c is the ONLY file that defines process globals (hp_g);
  * file-static state that belongs to one file (the writer's buffer, the sites tables, the control
