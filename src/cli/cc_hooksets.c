@@ -20,9 +20,10 @@ const hp_hookset hp_hooksets[] = {
     {"all", "blocks + memory + compares",
      {"@calls", COV_BLOCKS ",trace-loads,trace-stores,trace-cmp", NULL}, {NULL},
      "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores", {NULL}},
-    /* XRay nop sleds at every function entry/exit, patched in only during bursts (runtime/xray.c);
-     * linking with -fxray-instrument adds compiler-rt's XRay runtime. */
-    {"xray", "XRay sleds, patched per burst: hot methods (bursty mode only)",
+    /* XRay nop sleds at every function entry/exit, patched in during bursts, or once for an
+     * exhaustive run (runtime/ctl/xray.c); linking with -fxray-instrument adds compiler-rt's
+     * XRay runtime. */
+    {"xray", "XRay sleds, patched per burst (every sled when exhaustive): hot methods",
      {"-fxray-instrument", "-fxray-instruction-threshold=1", NULL}, {NULL}, "-fxray-instrument (XRay)",
      {"-fxray-instrument", NULL}},
     {NULL, NULL, {NULL}, {NULL}, NULL, {NULL}},

@@ -5,6 +5,11 @@
 #   - core objects define no writable data (.data/.bss): no globals;
 #   - runtime and analysis include core and themselves, never each other, never cli;
 #   - nothing but cli includes cli; include/hotprof is the only public header directory;
+#   - inside the runtime (docs/runtime.md, Sources): a file includes only runtime headers of its
+#     own level or below, base < config < tab, thread, blockmap, modules < ctl/ < pt/ < writer <
+#     init, api < hooks; the one exception is thread.c -> init.h (hp_rt_ensure_init on a thread's
+#     first event); only init.c, api.c and thread.c include init.h; only base.o defines a writable
+#     process global (hp_g; thread.o's hp_tls is per thread, pt/'s descriptors are const tables);
 #   - every source and header file opens with a comment saying what it holds.
 # A rule that is broken prints each offending line.
 . "$(dirname "$0")/lib.sh"
@@ -39,3 +44,43 @@ for f in $(find src include -name '*.c' -o -name '*.h'); do
     head -n 1 "$f" | grep -qE '^/\* *[A-Za-z0-9_./-]+ +(—|-)' || missing="$missing $f"
 done
 check_eq layering_every_file_has_a_header_comment "${missing# }" ""
+
+# ---- inside the runtime
+cd "$ROOT/src/runtime" || exit 1
+level() {
+    case $1 in
+        base.*) echo 0 ;; config.*) echo 1 ;;
+        tab.* | thread.* | blockmap.* | modules.*) echo 2 ;;
+        ctl/*) echo 3 ;; pt/*) echo 4 ;; writer.*) echo 5 ;;
+        init.* | api.*) echo 6 ;; hooks*) echo 7 ;;
+        *) echo 99 ;;
+    esac
+}
+
+bad=""
+for f in $(find . -name '*.[ch]' | sed 's|^\./||' | sort); do
+    lf=$(level "$f")
+    [ "$lf" = 99 ] && bad="$bad $f(no level)"
+    for inc in $(sed -n 's|^#include "runtime/\(.*\)"|\1|p' "$f"); do
+        li=$(level "$inc")
+        [ "$f" = thread.c ] && [ "$inc" = init.h ] && continue
+        [ "$li" -le "$lf" ] || bad="$bad $f->$inc"
+    done
+done
+check_eq "layers: every runtime include points down (or within a level)" "${bad# }" ""
+
+users=$(grep -rl '#include "runtime/init.h"' . | sed 's|^\./||' | sort | tr '\n' ' ')
+check_eq "layers: only init.c, api.c and thread.c include init.h" "$users" "api.c init.c thread.c "
+
+globals=""
+for src in $(find . -name '*.c' | sed 's|^\./||' | sort); do
+    o="$ROOT/build/src/runtime/${src%.c}.o" # objects of today's sources only (not stale ones)
+    [ -f "$o" ] || { globals="$globals $src(not built)"; continue; }
+    for s in $(nm "$o" | awk '$2 ~ /^[BDCGSV]$/ {print $3}'); do
+        case "$(basename "$o"):$s" in
+            base.o:hp_g | thread.o:hp_tls | registry.o:hp_rt_ptypes | *.o:hp_pt_*) ;;
+            *) globals="$globals $(basename "$o"):$s" ;;
+        esac
+    done
+done
+check_eq "layers: only base.c defines process globals" "${globals# }" ""
