@@ -114,6 +114,8 @@ typedef struct hp_profile {
 
 /* NULL on error, with the message in err (always NUL-terminated when errlen > 0). */
 hp_profile *hp_profile_read_file(const char *path, char *err, size_t errlen);
+/* Same, from an open descriptor (file, pipe, device), reading at most max_bytes; fd stays open. */
+hp_profile *hp_profile_read_fd(int fd, const char *name, uint64_t max_bytes, char *err, size_t errlen);
 /* Same, from bytes in memory; `name` is used in messages. The bytes are not kept. */
 hp_profile *hp_profile_read_mem(const uint8_t *data, size_t len, const char *name, char *err, size_t errlen);
 void hp_profile_free(hp_profile *p);

@@ -9,7 +9,8 @@
  *      the walk (the tail of a killed run); anything else is an error. Then every complete
  *      section's payload length is checked against its type (record size, fixed size);
  *   2. global sections (reader_globals.c): MODULES and BLOCKMAP from every complete section, INFO
- *      from every complete section up to the last GROUP_END;
+ *      from every complete section up to the last GROUP_END; then every complete group's
+ *      cross-section consistency (reader_check.c: warnings; a corrupt summary is an error);
  *   3. the last complete group: THREAD and GROUP_END here, every other section to the profile
  *      type that owns it (by section type, or by SUMMARY id); then each type's finish;
  *   4. a bursty profile's sampling keys from INFO (reader_globals.c).
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int hp_rd_fail(hp_reader *r, const char *fmt, ...)
@@ -199,12 +201,15 @@ static int is_data_section(uint32_t type)
     return type != HP_SEC_INFO && type != HP_SEC_MODULES && type != HP_SEC_BLOCKMAP;
 }
 
+/* A tail is what follows the last GROUP_END: the start of a group the writer did not finish. After
+ * a complete group every section belongs to the next group (it starts with MODULES and BLOCKMAP),
+ * so any section there is a tail; before the first group, the file's own INFO and MODULES are not. */
 static void warn_about_tail(hp_reader *r)
 {
     hp_profile *p = r->p;
     int tail_data = 0;
     for (size_t i = 0; i < p->nsections; i++)
-        if (p->sections[i].group < 0 && is_data_section(p->sections[i].type)) tail_data = 1;
+        if (p->sections[i].group < 0 && (p->have_group || is_data_section(p->sections[i].type))) tail_data = 1;
     if (r->truncated)
         hp_rd_warn(r, "%s: the last section is unfinished (cut short, or its header never written)", p->name);
     if (tail_data || (r->truncated && p->have_group))
@@ -279,7 +284,7 @@ static int read_all(hp_reader *r)
     if (!check_file_header(r) || !scan_sections(r) || !check_shapes(r)) return 0;
     assign_groups(r, &first, &end);
     warn_about_tail(r);
-    if (!hp_rd_decode_globals(r)) return 0;
+    if (!hp_rd_decode_globals(r) || !hp_rd_check_groups(r)) return 0;
     if (r->p->have_group && !decode_group(r, first, end)) return 0;
     hp_rd_decode_sampling(r);
     return finish_types(r);
@@ -305,33 +310,81 @@ hp_profile *hp_profile_read_mem(const uint8_t *data, size_t len, const char *nam
     return r.p;
 }
 
-/* ---- files ---- */
+/* ---- files ----
+ * A descriptor is read in two steps: the 32-byte file header first (an input that is not a profile
+ * ends there, whatever follows: /dev/zero, /dev/urandom, a pipe that never closes), then the rest
+ * up to max_bytes (a regular file over the limit is refused by its size before it is read). */
 
-/* Reads the whole file into a malloc'd buffer (works for pipes and /proc files too). */
-static uint8_t *slurp(int fd, size_t *len)
+/* Reads up to want bytes (fewer only at the end of the input); -1 with errno on an error. */
+static ssize_t read_full(int fd, uint8_t *buf, size_t want)
 {
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            uint8_t *b = realloc(buf, cap * 2);
-            if (!b) break;
-            buf = b;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got == 0) {
-            *len = n;
-            return buf;
-        }
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) break;
-        n += (size_t)got;
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = read(fd, buf + got, want - got);
+        if (n == 0) break;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
+        got += (size_t)n;
     }
-    int saved = errno ? errno : ENOMEM;
-    free(buf);
-    errno = saved;
-    return NULL;
+    return (ssize_t)got;
+}
+
+static void say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (errlen) vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static void too_large(char *err, size_t errlen, const char *name, uint64_t max)
+{
+    say(err, errlen, "%s: larger than %" PRIu64 " bytes, the most hotprof reads (too large for a profile)", name, max);
+}
+
+/* Reads the rest of the input after the header's n bytes in buf (capacity *cap) up to max bytes
+ * in all; the whole input in *buf and *len, or 0 with the message in err. */
+static int read_rest(int fd, uint8_t **buf, size_t *cap, size_t *len, uint64_t max, const char *name, char *err,
+                     size_t errlen)
+{
+    for (;;) {
+        if (*len == *cap) {
+            size_t ncap = *cap * 2 > max + 1 ? (size_t)max + 1 : *cap * 2; /* room to see one byte too many */
+            uint8_t *b = ncap > *cap ? realloc(*buf, ncap) : NULL;
+            if (!b) return too_large(err, errlen, name, max), 0;
+            *buf = b, *cap = ncap;
+        }
+        ssize_t got = read_full(fd, *buf + *len, *cap - *len);
+        if (got < 0) return say(err, errlen, "%s: cannot read: %s", name, strerror(errno)), 0;
+        *len += (size_t)got;
+        if (*len > max) return too_large(err, errlen, name, max), 0;
+        if (*len < *cap) return 1; /* the end of the input */
+    }
+}
+
+hp_profile *hp_profile_read_fd(int fd, const char *name, uint64_t max_bytes, char *err, size_t errlen)
+{
+    uint8_t head[HP_FMT_FILE_HEADER_SIZE];
+    hp_fmt_file_info info;
+    struct stat st = {0};
+    ssize_t n = read_full(fd, head, sizeof head);
+    if (n < 0) return say(err, errlen, "%s: cannot read: %s", name, strerror(errno)), NULL;
+    if (hp_fmt_parse_file_header(head, (size_t)n, &info)) /* not a profile: say why, read no further */
+        return hp_profile_read_mem(head, (size_t)n, name, err, errlen);
+    if (fstat(fd, &st) != 0) st.st_mode = 0; /* unknown: read as a stream */
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes)
+        return too_large(err, errlen, name, max_bytes), NULL;
+    size_t cap = S_ISREG(st.st_mode) && (uint64_t)st.st_size >= sizeof head ? (size_t)st.st_size + 1 : 1 << 16;
+    size_t len = (size_t)n;
+    uint8_t *data = malloc(cap);
+    if (!data) return say(err, errlen, "%s: out of memory", name), NULL;
+    memcpy(data, head, len);
+    hp_profile *p = NULL;
+    if (read_rest(fd, &data, &cap, &len, max_bytes, name, err, errlen))
+        p = hp_profile_read_mem(data, len, name, err, errlen);
+    free(data);
+    return p;
 }
 
 hp_profile *hp_profile_read_file(const char *path, char *err, size_t errlen)
@@ -341,16 +394,7 @@ hp_profile *hp_profile_read_file(const char *path, char *err, size_t errlen)
         if (errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    size_t len = 0;
-    errno = 0;
-    uint8_t *data = slurp(fd, &len);
-    int saved = errno;
+    hp_profile *p = hp_profile_read_fd(fd, path, HP_READ_MAX_BYTES, err, errlen);
     close(fd);
-    if (!data) {
-        if (errlen) snprintf(err, errlen, "%s: cannot read: %s", path, strerror(saved));
-        return NULL;
-    }
-    hp_profile *p = hp_profile_read_mem(data, len, path, err, errlen);
-    free(data);
     return p;
 }

@@ -11,6 +11,8 @@
  *            `section`, or a SUMMARY whose id is its `summary_id`; the payload length is already
  *            checked against `record_size` (or is >= 8 for a SUMMARY). Sums go into acc.
  *            0 after hp_rd_fail (the file is refused).
+ *   check    one such section of an earlier complete group (not decoded): validate it the way
+ *            decode would (datastream: deserialize). 0 after hp_rd_fail. NULL: nothing to check.
  *   finish   always called once after the group (also when there is none): acc -> the profile's
  *            arrays (allocated even when empty). 0 after hp_rd_fail / hp_rd_oom.
  *   release  frees what finish put into the profile.
@@ -34,6 +36,7 @@ typedef struct hp_aptype {
     int id; /* enum hp_ptype_id: hp_ptypes[id] is its core descriptor */
     /* reader */
     int (*decode)(hp_reader *r, hp_apt_acc *acc, size_t index, const hp_section_ref *s);
+    int (*check)(hp_reader *r, size_t index, const hp_section_ref *s);
     int (*finish)(hp_reader *r, hp_apt_acc *acc);
     void (*release)(hp_profile *p);
     size_t (*rows)(const hp_profile *p);

@@ -1,6 +1,7 @@
 /* datastream.c — the datastream profile type on the analysis side (aptype.h): the group's SUMMARY
  * sections of id datastream (one detector per thread, core/summary/datastream.h) deserialized with
- * the validating hp_ds_deserialize (a corrupt one refuses the file), merged (hp_ds_merge; a
+ * the validating hp_ds_deserialize (a corrupt one refuses the file, in any complete group: those
+ * of earlier groups are validated by `check` and dropped), merged (hp_ds_merge; a
  * detector of another configuration is skipped with a warning), and kept as the merged detector's
  * hot streams in p->ds (at most HP_PROFILE_MAX_STREAMS, hottest first); the "Hot data streams"
  * table of `report --streams`. It has no compare view and no totals.
@@ -66,6 +67,15 @@ static int decode(hp_reader *r, hp_apt_acc *acc, size_t index, const hp_section_
     }
     free(mem);
     return 1;
+}
+
+/* A summary of an earlier group: validated like the last group's, then dropped. */
+static int check(hp_reader *r, size_t index, const hp_section_ref *s)
+{
+    void *mem = NULL;
+    hp_ds_state *ds = load(r, index, s, &mem);
+    free(mem);
+    return ds != NULL;
 }
 
 static int finish(hp_reader *r, hp_apt_acc *acc)
@@ -159,6 +169,7 @@ static int json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repor
 const hp_aptype hp_aptype_datastream = {
     .id = HP_PT_DATASTREAM,
     .decode = decode,
+    .check = check,
     .finish = finish,
     .release = release,
     .rows = rows,
