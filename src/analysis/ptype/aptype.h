@@ -23,6 +23,13 @@
  *   distinct the word of the header's "distinct" list ("functions"); its count is rows(p).
  *   views    its compare rows (compare.h); a type may compare under several weights.
  * Text and JSON hooks return 0, or -1 when out of memory.
+ *
+ * Adding a profile type on the analysis side (after its core descriptor, core/ptype/):
+ *   1. its output slot in hp_profile (profile.h), e.g. `hp_foo_stat *foos; size_t nfoos;`;
+ *   2. src/analysis/ptype/foo.c: decode (its records -> acc), finish (acc -> p->foos), release,
+ *      rows, and whichever report/compare hooks it has, then `const hp_aptype hp_aptype_foo`;
+ *   3. one line in registry.c. The reader's shape check takes `record_size` from the core
+ *      descriptor; report.c, compare.c and hp_profile_free need no edit.
  */
 #ifndef HOTPROF_ANALYSIS_PTYPE_APTYPE_H
 #define HOTPROF_ANALYSIS_PTYPE_APTYPE_H
