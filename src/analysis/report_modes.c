@@ -35,7 +35,8 @@ void hp_report_sampling_text(FILE *out, const hp_profile *p)
  * frequency can be observed: the counts are raw sampled counts, not estimates, and the header
  * says so with the exposure the runtime recorded under INFO "<mode>.*". */
 typedef struct patched_mode {
-    const char *mode; /* INFO mode, also the prefix of its keys */
+    const char *mode;   /* INFO mode, also the JSON member's name */
+    const char *prefix; /* of its INFO keys: "<prefix>.<stat>" */
     const char *how;  /* what is patched, for the text header */
     const char *unit; /* what a window's units are */
 } patched_mode;
@@ -43,8 +44,8 @@ typedef struct patched_mode {
 static const patched_mode *patched_mode_of(const hp_profile *p)
 {
     static const patched_mode modes[] = {
-        {HP_MODE_XRAY, "XRay sleds patched per window", "entries"},
-        {HP_MODE_PATCH, "call sites rewritten per window", "units"},
+        {HP_MODE_XRAY, HP_INFO_PB_XRAY, "XRay sleds patched per window", "entries"},
+        {HP_MODE_PATCH, HP_INFO_PB_PATCH, "call sites rewritten per window", "units"},
     };
     const char *mode = hp_profile_info(p, HP_INFO_MODE);
     for (size_t i = 0; mode && i < sizeof modes / sizeof modes[0]; i++)
@@ -62,7 +63,7 @@ static int xray_mode(const hp_profile *p)
 static const char *pb_str(const hp_profile *p, const patched_mode *m, const char *key)
 {
     char full[64];
-    snprintf(full, sizeof full, "%s.%s", m->mode, key);
+    snprintf(full, sizeof full, "%s.%s", m->prefix, key);
     const char *v = hp_profile_info(p, full);
     return v && v[0] ? v : "?";
 }
