@@ -1,7 +1,7 @@
 /* reader.h — the reader's working state, shared by the reader's files (reader.c: framing, sections,
  * groups; reader_globals.c: INFO, MODULES, BLOCKMAP, sampling keys; reader_check.c: cross-section
- * consistency) and the per-type decoders of src/analysis/ptype/ (aptype.h). Not a public API:
- * callers use profile.h.
+ * consistency; reader_file.c: files and descriptors into memory, header first, size limit) and
+ * the per-type decoders of src/analysis/ptype/ (aptype.h). Not a public API: callers use profile.h.
  *
  * Invariants while reading: data[0..len) is the whole input and is never written; every section
  * in p->sections has been checked (header CRC, length against what is left, payload CRC) before
