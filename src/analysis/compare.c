@@ -1,25 +1,22 @@
 /* compare.c — per-type accuracy of a sampled profile against a reference (see compare.h).
  *
- * Each type is turned into an array of (module-relative key, weight) items, sorted by key with
- * colliding keys summed and zero weights dropped, then handed to core/metrics.h. Nothing here
+ * Each compare view of each profile type (src/analysis/ptype/, aptype.h) turns a profile into an
+ * array of (module-relative key, weight) items, sorted here by key with colliding keys summed and
+ * zero weights dropped, then handed to core/metrics.h. Rows follow the views' rank. Nothing here
  * interprets the metrics: the definitions (and their reading of the papers) live in core/metrics/
  * and docs/metrics.md.
  */
 #include "analysis/compare.h"
+#include "analysis/ptype/aptype.h"
 #include "analysis/report.h"
+#include "core/format/info_keys.h"
 #include "core/base/hash.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_ids[HP_CMP_NTYPES] = {"methods", "calls", "call_pairs", "edges", "blocks"};
-static const char *const type_titles[HP_CMP_NTYPES] = {"methods (heat)", "methods (calls)", "call pairs",
-                                                       "edges", "blocks"};
-
 #define TAG_UNMAPPED 0x756e6d6170706564ull /* module hash of addresses outside every module */
 #define TAG_GUARD 0x6775617264696473ull    /* module hash of blocks keyed by guard id */
-#define TAG_PAIR 0x63616c6c70616972ull
-#define TAG_EDGE 0x65646765732d2d2dull
 
 void hp_compare_default_opts(hp_cmp_opts *o)
 {
@@ -44,7 +41,7 @@ static uint64_t name_hash(const char *s)
 
 static uint64_t part_key(uint64_t module_hash, uint64_t offset) { return hp_mix64(module_hash ^ hp_mix64(offset)); }
 
-static uint64_t pair_key(uint64_t tag, uint64_t first, uint64_t second)
+uint64_t hp_cmp_pair_key(uint64_t tag, uint64_t first, uint64_t second)
 {
     return hp_mix64(first ^ hp_mix64(second ^ tag));
 }
@@ -57,8 +54,7 @@ uint64_t hp_cmp_addr_key(const hp_profile *p, uint64_t addr, int *mapped)
     return part_key(name_hash(base_name(m->path)), addr - m->base);
 }
 
-/* Key of a block: its pc when the block map knows it, else its guard id. */
-static uint64_t block_key(const hp_profile *p, int known, uint32_t guard, uint64_t pc, int *mapped)
+uint64_t hp_cmp_block_key(const hp_profile *p, int known, uint32_t guard, uint64_t pc, int *mapped)
 {
     if (!known) {
         *mapped = 0;
@@ -69,67 +65,11 @@ static uint64_t block_key(const hp_profile *p, int known, uint32_t guard, uint64
 
 /* ---- items ---- */
 
-typedef struct item_sink { hp_metric_item *items; size_t n; size_t unmapped; } item_sink;
-
-static void sink_add(item_sink *s, uint64_t key, uint64_t weight, int mapped)
+void hp_cmp_sink_add(hp_cmp_sink *s, uint64_t key, uint64_t weight, int mapped)
 {
     if (weight == 0) return;
     s->items[s->n++] = (hp_metric_item){key, (double)weight};
     if (!mapped) s->unmapped++;
-}
-
-static void add_funcs(const hp_profile *p, int heat, item_sink *s)
-{
-    for (size_t i = 0; i < p->nfuncs; i++) {
-        const hp_func_stat *f = &p->funcs[i];
-        int mapped;
-        uint64_t key = hp_cmp_addr_key(p, f->addr, &mapped);
-        uint64_t w = heat ? (f->calls + f->backedges < f->calls ? UINT64_MAX : f->calls + f->backedges) : f->calls;
-        sink_add(s, key, w, mapped);
-    }
-}
-
-static void add_pairs(const hp_profile *p, item_sink *s)
-{
-    for (size_t i = 0; i < p->npairs; i++) {
-        const hp_pair_stat *c = &p->pairs[i];
-        int m1, m2;
-        uint64_t site = hp_cmp_addr_key(p, c->site, &m1), callee = hp_cmp_addr_key(p, c->callee, &m2);
-        sink_add(s, pair_key(TAG_PAIR, site, callee), c->count, m1 && m2);
-    }
-}
-
-static void add_edges(const hp_profile *p, item_sink *s)
-{
-    for (size_t i = 0; i < p->nedges; i++) {
-        const hp_edge_stat *e = &p->edges[i];
-        int m1, m2;
-        uint64_t from = block_key(p, e->mapped, e->from, e->from_pc, &m1);
-        uint64_t to = block_key(p, e->mapped, e->to, e->to_pc, &m2);
-        sink_add(s, pair_key(TAG_EDGE, from, to), e->count, m1 && m2);
-    }
-}
-
-static void add_blocks(const hp_profile *p, item_sink *s)
-{
-    for (size_t i = 0; i < p->nblocks; i++) {
-        const hp_block_stat *b = &p->blocks[i];
-        int mapped;
-        uint64_t key = block_key(p, b->mapped, b->guard, b->pc, &mapped);
-        sink_add(s, key, b->count, mapped);
-    }
-}
-
-static size_t records_of(const hp_profile *p, enum hp_cmp_type type)
-{
-    switch (type) {
-    case HP_CMP_METHODS:
-    case HP_CMP_CALLS: return p->nfuncs;
-    case HP_CMP_CALLPAIRS: return p->npairs;
-    case HP_CMP_EDGES: return p->nedges;
-    case HP_CMP_BLOCKS: return p->nblocks;
-    default: return 0;
-    }
 }
 
 /* Sorts by key and sums runs of equal keys in place; returns the new length. */
@@ -145,19 +85,12 @@ static size_t merge_equal_keys(hp_metric_item *it, size_t n)
     return w + 1;
 }
 
-int hp_cmp_collect(const hp_profile *p, enum hp_cmp_type type, hp_cmp_items *out, size_t *unmapped)
+int hp_cmp_collect(const hp_profile *p, const hp_cmp_view *v, hp_cmp_items *out, size_t *unmapped)
 {
-    size_t cap = records_of(p, type);
-    item_sink s = {malloc((cap ? cap : 1) * sizeof *s.items), 0, 0};
+    size_t cap = v->size(p);
+    hp_cmp_sink s = {malloc((cap ? cap : 1) * sizeof *s.items), 0, 0};
     if (!s.items) return -1;
-    switch (type) {
-    case HP_CMP_METHODS: add_funcs(p, 1, &s); break;
-    case HP_CMP_CALLS: add_funcs(p, 0, &s); break;
-    case HP_CMP_CALLPAIRS: add_pairs(p, &s); break;
-    case HP_CMP_EDGES: add_edges(p, &s); break;
-    case HP_CMP_BLOCKS: add_blocks(p, &s); break;
-    default: break;
-    }
+    v->collect(p, &s);
     out->items = s.items;
     out->n = merge_equal_keys(s.items, s.n);
     out->total = hp_metric_total(out->items, out->n);
@@ -170,7 +103,7 @@ int hp_cmp_collect(const hp_profile *p, enum hp_cmp_type type, hp_cmp_items *out
 /* The module of the program itself: the one whose path is INFO "program", else the first. */
 static const hp_module *program_module(const hp_profile *p)
 {
-    const char *prog = hp_profile_info(p, "program");
+    const char *prog = hp_profile_info(p, HP_INFO_PROGRAM);
     for (size_t i = 0; prog && i < p->nmodules; i++)
         if (strcmp(p->modules[i].path, prog) == 0) return &p->modules[i];
     return p->nmodules ? &p->modules[0] : NULL;
@@ -262,14 +195,14 @@ static int fill_metrics(hp_cmp_row *row, const hp_cmp_items *a, const hp_cmp_ite
     return 0;
 }
 
-static int compare_type(const hp_profile *a, const hp_profile *b, enum hp_cmp_type t, hp_cmp_result *r)
+static int compare_view(const hp_profile *a, const hp_profile *b, const hp_cmp_view *v, hp_cmp_result *r,
+                        hp_cmp_row *row)
 {
     hp_cmp_items ia = {0}, ib = {0};
-    hp_cmp_row *row = &r->rows[t];
     int rc = -1;
-    row->id = type_ids[t];
-    row->title = type_titles[t];
-    if (hp_cmp_collect(a, t, &ia, &r->unmapped_a) || hp_cmp_collect(b, t, &ib, &r->unmapped_b)) goto out;
+    row->id = v->id;
+    row->title = v->title;
+    if (hp_cmp_collect(a, v, &ia, &r->unmapped_a) || hp_cmp_collect(b, v, &ib, &r->unmapped_b)) goto out;
     row->in_a = ia.n > 0, row->in_b = ib.n > 0;
     rc = 0;
     if (!row->in_a || !row->in_b) goto out;
@@ -282,9 +215,31 @@ out:
     return rc;
 }
 
+/* Every profile type's views, in rank order (ties: registry order); returns how many. */
+static size_t ranked_views(const hp_cmp_view **views)
+{
+    size_t n = 0;
+    for (int i = 0; i < HP_PT_COUNT; i++)
+        for (size_t j = 0; j < hp_aptypes[i]->nviews && n < HP_CMP_MAX_ROWS; j++) {
+            const hp_cmp_view *v = &hp_aptypes[i]->views[j];
+            size_t k = n++;
+            for (; k > 0 && views[k - 1]->rank > v->rank; k--) views[k] = views[k - 1];
+            views[k] = v;
+        }
+    return n;
+}
+
+const hp_cmp_row *hp_cmp_find_row(const hp_cmp_result *r, const char *id)
+{
+    for (size_t i = 0; i < r->nrows; i++)
+        if (strcmp(r->rows[i].id, id) == 0) return &r->rows[i];
+    return NULL;
+}
+
 int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, hp_cmp_result *out)
 {
     char msg[256];
+    const hp_cmp_view *views[HP_CMP_MAX_ROWS];
     memset(out, 0, sizeof *out);
     snprintf(out->name_a, sizeof out->name_a, "%s", a->name ? a->name : "A");
     snprintf(out->name_b, sizeof out->name_b, "%s", b->name ? b->name : "B");
@@ -294,8 +249,9 @@ int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, h
     if (out->program == HP_CMP_OTHER_PROGRAM) add_warning(out, msg);
     if (out->program == HP_CMP_UNKNOWN_PROGRAM) add_warning(out, "no build-id to check that both profiles are of one program");
     check_libraries(a, b, out);
-    for (int t = 0; t < HP_CMP_NTYPES; t++)
-        if (compare_type(a, b, (enum hp_cmp_type)t, out)) return -1;
+    out->nrows = ranked_views(views);
+    for (size_t i = 0; i < out->nrows; i++)
+        if (compare_view(a, b, views[i], out, &out->rows[i])) return -1;
     return 0;
 }
 
@@ -319,7 +275,7 @@ int hp_compare_write_text(FILE *out, const hp_cmp_result *r)
     snprintf(pk, sizeof pk, "prec@%zu", r->opts.k);
     fprintf(out, "%-16s %8s %8s %8s %8s %7s %8s  %6s %6s  %6s %6s %6s\n", "profile", "keys A", "keys B", "common",
             "overlap", "max", "renorm", rk, pk, "rec@100", "p@100", "tau");
-    for (int t = 0; t < HP_CMP_NTYPES; t++) {
+    for (size_t t = 0; t < r->nrows; t++) {
         const hp_cmp_row *w = &r->rows[t];
         if (w->in_a && w->in_b) write_text_row(out, w);
         else if (w->in_a || w->in_b) fprintf(out, "%-16s (only in %s)\n", w->title, w->in_a ? "A" : "B");
@@ -354,7 +310,7 @@ static void write_json_skipped(FILE *out, const hp_cmp_result *r)
 {
     int first = 1;
     fputs("\"only_in_one\":[", out);
-    for (int t = 0; t < HP_CMP_NTYPES; t++) {
+    for (size_t t = 0; t < r->nrows; t++) {
         const hp_cmp_row *w = &r->rows[t];
         if (w->in_a == w->in_b) continue;
         fprintf(out, "%s{\"type\":\"%s\",\"in\":\"%s\"}", first ? "" : ",", w->id, w->in_a ? "a" : "b");
@@ -373,7 +329,7 @@ int hp_compare_write_json(FILE *out, const hp_cmp_result *r)
     hp_json_string(out, r->name_b);
     fprintf(out, ",\"coverage\":%.6f,\"k\":%zu,\"program\":\"%s\",\"unmapped_a\":%zu,\"unmapped_b\":%zu,\"profiles\":[",
             r->opts.coverage, r->opts.k, program_words[r->program], r->unmapped_a, r->unmapped_b);
-    for (int t = 0; t < HP_CMP_NTYPES; t++) {
+    for (size_t t = 0; t < r->nrows; t++) {
         if (!r->rows[t].in_a || !r->rows[t].in_b) continue;
         if (!first) fputc(',', out);
         write_json_row(out, &r->rows[t], r->opts.k);

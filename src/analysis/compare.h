@@ -1,12 +1,9 @@
 /* compare.h — `hotprof compare A B`: the accuracy of profile A (sampled) against profile B
  * (exhaustive, the reference), per profile type, with the metrics of core/metrics.h.
  *
- * Profile types compared (each only when both profiles hold members of it):
- *   methods     hot methods by HPS heat = calls + loop back-edges      key: function address
- *   calls       methods by calls                                       key: function address
- *   call_pairs  (call site, callee)                                    key: both addresses
- *   edges       block-to-block edges (from, to)                        key: both block pcs
- *   blocks      basic blocks by executions                             key: block pc
+ * The rows compared are the *views* of the analysis profile types (src/analysis/ptype/, each
+ * only when both profiles hold members of it), in the order of their `rank`: today methods (heat =
+ * calls + back-edges), calls, call_pairs, edges, blocks. A view turns a profile into keyed items.
  *
  * Keys are module-relative so that two runs of one binary under ASLR agree: an address inside a
  * module becomes (hash of the module's file name, address - load bias); an address outside every
@@ -31,7 +28,7 @@
 #include "analysis/profile.h"
 #include "core/metrics/metrics.h"
 
-enum hp_cmp_type { HP_CMP_METHODS, HP_CMP_CALLS, HP_CMP_CALLPAIRS, HP_CMP_EDGES, HP_CMP_BLOCKS, HP_CMP_NTYPES };
+#define HP_CMP_MAX_ROWS 16
 
 #define HP_CMP_DEFAULT_K 10
 #define HP_CMP_WIDE_K 100
@@ -40,8 +37,21 @@ enum hp_cmp_type { HP_CMP_METHODS, HP_CMP_CALLS, HP_CMP_CALLPAIRS, HP_CMP_EDGES,
 /* One profile type, as keyed items (distinct keys, weight > 0, sorted by key). */
 typedef struct hp_cmp_items { hp_metric_item *items; size_t n; double total; } hp_cmp_items;
 
+/* Collecting items: a view adds (key, weight, mapped) for each member; weights 0 are dropped. */
+typedef struct hp_cmp_sink { hp_metric_item *items; size_t n; size_t unmapped; } hp_cmp_sink;
+void hp_cmp_sink_add(hp_cmp_sink *s, uint64_t key, uint64_t weight, int mapped);
+
+/* One compare row of a profile type (its file in src/analysis/ptype/ defines it). */
+typedef struct hp_cmp_view {
+    const char *id;    /* JSON "type" */
+    const char *title; /* text row title */
+    int rank;          /* position among the rows (output order) */
+    size_t (*size)(const hp_profile *p);               /* at most this many items */
+    void (*collect)(const hp_profile *p, hp_cmp_sink *s);
+} hp_cmp_view;
+
 typedef struct hp_cmp_row {
-    const char *id;            /* "methods", "calls", "call_pairs", "edges", "blocks" */
+    const char *id;            /* the view's id: "methods", "calls", "call_pairs", "edges", "blocks" */
     const char *title;         /* "methods (heat)", ... */
     int in_a, in_b;            /* the profile holds members of this type */
     size_t n_a, n_b, n_common; /* distinct keys in A, in B, in both */
@@ -67,7 +77,8 @@ typedef enum hp_cmp_program_check {
 typedef struct hp_cmp_result {
     char name_a[256], name_b[256]; /* the profiles' file names (copied, cut at 255 bytes) */
     hp_cmp_opts opts;
-    hp_cmp_row rows[HP_CMP_NTYPES];
+    hp_cmp_row rows[HP_CMP_MAX_ROWS]; /* in rank order */
+    size_t nrows;
     size_t n_both;          /* types present in both profiles */
     size_t n_common_keys;   /* common keys over all those types */
     size_t unmapped_a, unmapped_b;
@@ -81,10 +92,17 @@ void hp_compare_default_opts(hp_cmp_opts *o);
 /* Compares a (sampled) with b (reference); 0 on success, -1 out of memory. */
 int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, hp_cmp_result *out);
 
+/* The row of view `id`, or NULL. */
+const hp_cmp_row *hp_cmp_find_row(const hp_cmp_result *r, const char *id);
+
 /* Module-relative key of one address; *mapped = 0 when it lies outside every module. */
 uint64_t hp_cmp_addr_key(const hp_profile *p, uint64_t addr, int *mapped);
-/* The keyed items of one profile type (caller frees items->items); 0, or -1 out of memory. */
-int hp_cmp_collect(const hp_profile *p, enum hp_cmp_type type, hp_cmp_items *out, size_t *unmapped);
+/* Key of a basic block: its pc when the block map knows it (known), else its guard id. */
+uint64_t hp_cmp_block_key(const hp_profile *p, int known, uint32_t guard, uint64_t pc, int *mapped);
+/* Key of a compound member: its two part keys mixed with a per-type tag. */
+uint64_t hp_cmp_pair_key(uint64_t tag, uint64_t first, uint64_t second);
+/* The keyed items of one view (caller frees items->items); 0, or -1 out of memory. */
+int hp_cmp_collect(const hp_profile *p, const hp_cmp_view *v, hp_cmp_items *out, size_t *unmapped);
 /* The program check alone; msg (may be NULL) says what differs. */
 hp_cmp_program_check hp_cmp_check_program(const hp_profile *a, const hp_profile *b, char *msg, size_t len);
 

@@ -1,7 +1,10 @@
-/* profile.h — the in-memory profile that `hotprof report` and `hotprof info` read.
+/* profile.h — the in-memory profile that `hotprof report`, `compare` and `info` read.
  *
- * hp_profile_read_file() loads a whole hotprof.data (format: src/core/format/format.h, docs/format.md),
- * checks every header and payload checksum, decodes the records, and keeps:
+ * hp_profile_read_file() loads a whole hotprof.data (format: src/core/format/format.h, docs/format.md;
+ * the reader is reader.c, each profile type's decoder its file in src/analysis/ptype/), checks the
+ * file header before reading on (an input that is not a profile ends there: /dev/zero), refuses
+ * inputs over HP_READ_MAX_BYTES (1 GiB), checks every header and payload checksum and the
+ * consistency of every group (reader_check.c: warnings), decodes the records, and keeps:
  *   - the file header, the INFO key/values, the union of all MODULES sections (deduplicated by
  *     base+path) and the union of all BLOCKMAP sections (guard -> pc, flags);
  *   - the *last complete group* (the data sections up to the last GROUP_END), aggregated across
@@ -114,6 +117,8 @@ typedef struct hp_profile {
 
 /* NULL on error, with the message in err (always NUL-terminated when errlen > 0). */
 hp_profile *hp_profile_read_file(const char *path, char *err, size_t errlen);
+/* Same, from an open descriptor (file, pipe, device), reading at most max_bytes; fd stays open. */
+hp_profile *hp_profile_read_fd(int fd, const char *name, uint64_t max_bytes, char *err, size_t errlen);
 /* Same, from bytes in memory; `name` is used in messages. The bytes are not kept. */
 hp_profile *hp_profile_read_mem(const uint8_t *data, size_t len, const char *name, char *err, size_t errlen);
 void hp_profile_free(hp_profile *p);

@@ -1,11 +1,12 @@
-/* report.h — the `hotprof report` output: hot methods, hot call pairs, and optionally hot blocks,
- * edges and hot data streams, as aligned text (fits 100 columns) or as one JSON object.
+/* report.h — the `hotprof report` output: one table per profile type (src/analysis/ptype/: hot
+ * methods, hot call pairs, and optionally hot blocks, edges and hot data streams), as aligned text
+ * (fits 100 columns) or as one JSON object.
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
  * Ordering is total and deterministic: ties fall back to the address (then the callee).
  * A bursty profile's counts are shown as estimates (sampled / observed frequency of the table's
- * profile type, see report.c); the order is the same as by sampled count.
+ * profile type, see rtable.h); the order is the same as by sampled count.
  */
 #ifndef HOTPROF_ANALYSIS_REPORT_H
 #define HOTPROF_ANALYSIS_REPORT_H
@@ -22,7 +23,7 @@ typedef struct hp_report_opts {
     hp_sort_key sort;
     hp_report_format format;
     int blocks, edges;     /* also print the hot blocks / edges tables */
-    int streams;           /* also print the hot data streams (p->ds, report_streams.c) */
+    int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20
@@ -39,12 +40,7 @@ int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
 int hp_report_order_funcs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order);
 int hp_report_order_pairs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, size_t *order);
 
-/* The hot data streams table (report_streams.c): text, or a JSON member ",\n  \"datastream\": {...},
- * \"streams\": [...]" to put inside the report object. */
-void hp_report_streams_text(FILE *out, const hp_profile *p, const hp_report_opts *o);
-void hp_report_streams_json(FILE *out, const hp_profile *p, const hp_report_opts *o);
-
-/* Writes s as a JSON string literal (quotes included), escaping what JSON requires. */
+/* Writes s as a JSON string literal (json.c) (quotes included), escaping what JSON requires. */
 void hp_json_string(FILE *out, const char *s);
 
 #endif

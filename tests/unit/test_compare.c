@@ -7,6 +7,15 @@
 #include "analysis/compare.h"
 #include "analysis/profbuild.h"
 #include "test.h"
+
+/* The row of compare view id (every view of the registry has one). */
+#define ROW(res, id) row_of(&(res), id)
+static const hp_cmp_row *row_of(const hp_cmp_result *r, const char *id)
+{
+    static const hp_cmp_row none;
+    const hp_cmp_row *w = hp_cmp_find_row(r, id);
+    return w ? w : &none;
+}
 #include <string.h>
 
 #define FUNC_OFF 0x1000u /* functions at module offsets FUNC_OFF + 0x40 * i */
@@ -98,9 +107,10 @@ TEST(identical_runs_under_aslr_match_perfectly)
     hp_cmp_result r;
     REQUIRE(compare_specs(&sa, &sb, &r) == 0);
     CHECK_EQ_U64(r.program, HP_CMP_SAME_PROGRAM);
-    CHECK_EQ_U64(r.n_both, HP_CMP_NTYPES);
+    CHECK_EQ_U64(r.nrows, 5);
+    CHECK_EQ_U64(r.n_both, r.nrows);
     CHECK_EQ_U64(r.nwarnings, 0);
-    for (int t = 0; t < HP_CMP_NTYPES; t++) {
+    for (size_t t = 0; t < r.nrows; t++) {
         const hp_cmp_row *w = &r.rows[t];
         CHECK_EQ_U64(w->n_common, w->n_b);
         CHECK_NEAR(w->overlap, w->overlap_max, 1e-12);
@@ -110,9 +120,9 @@ TEST(identical_runs_under_aslr_match_perfectly)
         CHECK_NEAR(w->top_k.precision, 1.0, 0);
         CHECK_NEAR(w->top_k.kendall_tau, 1.0, 1e-12);
     }
-    CHECK_EQ_U64(r.rows[HP_CMP_METHODS].n_a, NZ);
-    CHECK_EQ_U64(r.rows[HP_CMP_BLOCKS].n_a, 3);
-    CHECK_EQ_U64(r.rows[HP_CMP_EDGES].n_a, 2);
+    CHECK_EQ_U64(ROW(r, "methods")->n_a, NZ);
+    CHECK_EQ_U64(ROW(r, "blocks")->n_a, 3);
+    CHECK_EQ_U64(ROW(r, "edges")->n_a, 2);
 }
 
 TEST(scaled_sample_keeps_overlap)
@@ -123,15 +133,15 @@ TEST(scaled_sample_keeps_overlap)
     sa.ncalls = 3; /* A holds fewer members than B (scratch sizes: B against itself) */
     hp_cmp_result r;
     REQUIRE(compare_specs(&sa, &sb, &r) == 0);
-    CHECK(r.rows[HP_CMP_CALLS].overlap < r.rows[HP_CMP_CALLS].overlap_max);
-    CHECK_NEAR(r.rows[HP_CMP_CALLS].top_k.precision, 1.0, 0);
-    CHECK_NEAR(r.rows[HP_CMP_CALLS].top_k.recall, 0.3, 1e-12);
-    CHECK_EQ_U64(r.rows[HP_CMP_BLOCKS].in_a, 0);
+    CHECK(ROW(r, "calls")->overlap < ROW(r, "calls")->overlap_max);
+    CHECK_NEAR(ROW(r, "calls")->top_k.precision, 1.0, 0);
+    CHECK_NEAR(ROW(r, "calls")->top_k.recall, 0.3, 1e-12);
+    CHECK_EQ_U64(ROW(r, "blocks")->in_a, 0);
     REQUIRE(compare_specs(&sb, &sb, &r) == 0);
     sa.ncalls = NZ;
     REQUIRE(compare_specs(&sa, &sb, &r) == 0);
-    CHECK_NEAR(r.rows[HP_CMP_CALLS].overlap, r.rows[HP_CMP_CALLS].overlap_max, 1e-12);
-    CHECK_NEAR(r.rows[HP_CMP_CALLPAIRS].overlap_renorm, 1.0, 1e-12);
+    CHECK_NEAR(ROW(r, "calls")->overlap, ROW(r, "calls")->overlap_max, 1e-12);
+    CHECK_NEAR(ROW(r, "call_pairs")->overlap_renorm, 1.0, 1e-12);
 }
 
 /* docs/metrics.md: A = {1:50, 2:30, 3:15, 4:5}, B = {1:40, 2:40, 5:20} -> overlap 0.70. */
@@ -141,12 +151,12 @@ TEST(worked_overlap_example_through_profiles)
     spec sa = {"/bin/prog", 0x1000000, 7, ca, 6, 0, 0}, sb = {"/bin/prog", 0x9000000, 7, cb, 6, 0, 0};
     hp_cmp_result r;
     REQUIRE(compare_specs(&sa, &sb, &r) == 0);
-    CHECK_NEAR(r.rows[HP_CMP_CALLS].overlap, 0.70, 1e-12);
-    CHECK_NEAR(r.rows[HP_CMP_CALLS].overlap_max, 1.0, 1e-12); /* B's 90% prefix is all of it */
-    CHECK_EQ_U64(r.rows[HP_CMP_CALLS].n_common, 2);
-    CHECK_EQ_U64(r.rows[HP_CMP_CALLPAIRS].n_common, 2);
-    CHECK_NEAR(r.rows[HP_CMP_CALLS].top_k.recall, 2.0 / 3.0, 1e-12);
-    CHECK_NEAR(r.rows[HP_CMP_CALLS].top_k.precision, 2.0 / 4.0, 1e-12);
+    CHECK_NEAR(ROW(r, "calls")->overlap, 0.70, 1e-12);
+    CHECK_NEAR(ROW(r, "calls")->overlap_max, 1.0, 1e-12); /* B's 90% prefix is all of it */
+    CHECK_EQ_U64(ROW(r, "calls")->n_common, 2);
+    CHECK_EQ_U64(ROW(r, "call_pairs")->n_common, 2);
+    CHECK_NEAR(ROW(r, "calls")->top_k.recall, 2.0 / 3.0, 1e-12);
+    CHECK_NEAR(ROW(r, "calls")->top_k.precision, 2.0 / 4.0, 1e-12);
 }
 
 TEST(rebuilt_program_is_flagged)
@@ -170,7 +180,7 @@ TEST(other_program_is_flagged_and_shares_nothing)
     CHECK_EQ_U64(r.program, HP_CMP_OTHER_PROGRAM);
     CHECK(strstr(r.warnings[0], "different programs") != NULL);
     CHECK_EQ_U64(r.n_common_keys, 0);
-    CHECK_NEAR(r.rows[HP_CMP_METHODS].overlap, 0.0, 0);
+    CHECK_NEAR(ROW(r, "methods")->overlap, 0.0, 0);
 }
 
 TEST(unmapped_addresses_are_counted)
@@ -179,8 +189,8 @@ TEST(unmapped_addresses_are_counted)
     hp_cmp_result r;
     REQUIRE(compare_specs(&sa, &sb, &r) == 0);
     CHECK_EQ_U64(r.unmapped_a, 2); /* methods by heat and by calls */
-    CHECK_EQ_U64(r.rows[HP_CMP_CALLS].n_a, 5);
-    CHECK_EQ_U64(r.rows[HP_CMP_CALLS].n_common, 5); /* same raw address in both */
+    CHECK_EQ_U64(ROW(r, "calls")->n_a, 5);
+    CHECK_EQ_U64(ROW(r, "calls")->n_common, 5); /* same raw address in both */
 }
 
 TEST(addr_key_is_module_relative)

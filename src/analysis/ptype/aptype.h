@@ -1,0 +1,69 @@
+/* aptype.h — a profile type on the analysis side: how the reader decodes its sections into the
+ * profile, how `hotprof report` prints it (text and JSON), and how `hotprof compare` keys it.
+ *
+ * One file per type in src/analysis/ptype/ defines one hp_aptype; registry.c lists them, indexed
+ * by the core descriptor's id (core/ptype/ptype.h). The reader (reader.c), the report (report.c),
+ * compare.c and hp_profile_free loop over hp_aptypes[]; nothing outside a type's own file names
+ * the type (the hp_profile fields the type fills, declared in profile.h, are its output slots).
+ *
+ * Contract of the hooks (a NULL hook means "nothing to do"):
+ *   decode   one complete section of the last complete group whose type is the core descriptor's
+ *            `section`, or a SUMMARY whose id is its `summary_id`; the payload length is already
+ *            checked against `record_size` (or is >= 8 for a SUMMARY). Sums go into acc.
+ *            0 after hp_rd_fail (the file is refused).
+ *   check    one such section of an earlier complete group (not decoded): validate it the way
+ *            decode would (datastream: deserialize). 0 after hp_rd_fail. NULL: nothing to check.
+ *   finish   always called once after the group (also when there is none): acc -> the profile's
+ *            arrays (allocated even when empty). 0 after hp_rd_fail / hp_rd_oom.
+ *   release  frees what finish put into the profile.
+ *   wanted   1 if its table belongs in a report with these options (NULL: always).
+ *   text     its table, starting with the blank line before its heading.
+ *   json     its member(s) of the report object, without a leading or trailing comma.
+ *   text_totals / json_totals  its part of the header's "totals" (text: into buf; JSON: members).
+ *   distinct the word of the header's "distinct" list ("functions"); its count is rows(p).
+ *   views    its compare rows (compare.h); a type may compare under several weights.
+ * Text and JSON hooks return 0, or -1 when out of memory.
+ *
+ * Adding a profile type on the analysis side (after its core descriptor, core/ptype/):
+ *   1. its output slot in hp_profile (profile.h), e.g. `hp_foo_stat *foos; size_t nfoos;`;
+ *   2. src/analysis/ptype/foo.c: decode (its records -> acc), finish (acc -> p->foos), release,
+ *      rows, and whichever report/compare hooks it has, then `const hp_aptype hp_aptype_foo`;
+ *   3. one line in registry.c. The reader's shape check takes `record_size` from the core
+ *      descriptor; report.c, compare.c and hp_profile_free need no edit.
+ */
+#ifndef HOTPROF_ANALYSIS_PTYPE_APTYPE_H
+#define HOTPROF_ANALYSIS_PTYPE_APTYPE_H
+#include <stdio.h>
+#include "analysis/compare.h"
+#include "analysis/reader.h"
+#include "analysis/report.h"
+#include "core/ptype/ptype.h"
+
+typedef struct hp_aptype {
+    int id; /* enum hp_ptype_id: hp_ptypes[id] is its core descriptor */
+    /* reader */
+    int (*decode)(hp_reader *r, hp_apt_acc *acc, size_t index, const hp_section_ref *s);
+    int (*check)(hp_reader *r, size_t index, const hp_section_ref *s);
+    int (*finish)(hp_reader *r, hp_apt_acc *acc);
+    void (*release)(hp_profile *p);
+    size_t (*rows)(const hp_profile *p);
+    /* report */
+    int (*wanted)(const hp_report_opts *o);
+    int (*text)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+    int (*json)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+    int (*text_totals)(char *buf, size_t len, const hp_profile *p); /* chars written, 0 = none */
+    int (*json_totals)(FILE *out, const hp_profile *p);             /* 1 if it wrote members */
+    const char *distinct;      /* text word for the distinct count, or NULL */
+    const char *json_distinct; /* JSON totals key for the distinct count, or NULL */
+    /* compare */
+    const hp_cmp_view *views;
+    size_t nviews;
+} hp_aptype;
+
+/* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */
+extern const hp_aptype *const hp_aptypes[HP_PT_COUNT + 1];
+/* The type whose records fill section type sec / whose SUMMARY id is id; NULL if none. */
+const hp_aptype *hp_aptype_by_section(uint32_t sec);
+const hp_aptype *hp_aptype_by_summary(uint32_t id);
+
+#endif
