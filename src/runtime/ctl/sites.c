@@ -39,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime/ctl/ctl.h"
+#include "core/format/info_keys.h"
 #include "core/control/spec.h"
 #include <sched.h>
 #include <string.h>
@@ -189,7 +190,9 @@ static HP_NOINST void sites_off_now(void)
 
 static HP_NOINST size_t sites_info(char *out, size_t cap)
 {
-    static const char *const keys[] = {"patch.sites=", "patch.passes=", "patch.site_writes="};
+#define PATCH_KEY(stat) HP_INFO_PB_PATCH "." stat "="
+    static const char *const keys[] = {PATCH_KEY(HP_INFO_PB_SITES), PATCH_KEY(HP_INFO_PB_PASSES),
+                                       PATCH_KEY(HP_INFO_PB_SITE_WRITES)};
     uint64_t vals[] = {listed(), HP_LOAD_RLX(&g_stats.passes), HP_LOAD_RLX(&g_stats.writes)};
     size_t n = 0;
     for (int k = 0; k < 3; k++) {

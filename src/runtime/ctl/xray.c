@@ -32,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime/ctl/ctl.h"
+#include "core/format/info_keys.h"
 #include "runtime/config.h"
 #include "runtime/thread.h"
 #include <string.h>
@@ -87,8 +88,10 @@ static HP_NOINST void xray_off(void) { __xray_unpatch(); }
 
 static HP_NOINST size_t xray_info(char *out, size_t cap)
 {
-    char line[48] = "xray.functions=";
-    size_t n = 15;
+    static const char key[] = HP_INFO_PB_XRAY "." HP_INFO_PB_FUNCTIONS "=";
+    char line[48];
+    size_t n = sizeof key - 1;
+    memcpy(line, key, n);
     n += hp_fmt_u64(line + n, g_nfn);
     line[n++] = '\n';
     if (n > cap) return 0;
