@@ -21,8 +21,8 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-blk-bursty    hotprof cc --hooks=blocks, HOTPROF_MODE=bursty, methods+callpairs 1/1000,
                    burst 1 (only if the runtime accepts the mode)
   hp-xray-bursty   hotprof cc --hooks=xray, bursty: sleds patched only during time-driven
-                   bursts of 100 entries, methods 1/1000 (runtime/xray.c)
-  hp-fn-patch      hotprof cc --hooks=functions, bursty over patched call sites (runtime/sites.c):
+                   bursts of 100 entries, methods 1/1000 (runtime/ctl/xray.c)
+  hp-fn-patch      hotprof cc --hooks=functions, bursty over patched call sites (runtime/ctl/sites.c):
                    methods+callpairs 1/1000, burst 1 (windows of 100 units)
   hp-blk-patch     the same with --hooks=blocks (function + block hooks compiled in)
   hp-fn-idle       --hooks=functions, patched, period 10^9: every site off (the compiled-in floor)

@@ -10,7 +10,7 @@ CPU time of the process tree (os.wait4). Every run must exit 0 and print a line 
 (both checked by bench/lib/benchlib.py).
 
 Sampling runs use `hotprof run --bursts BURSTS` (default patch: hook call sites rewritten per
-window, runtime/sites.c; live: HPS's counters in every live hook). sampled_fraction = recorded
+window, runtime/ctl/sites.c; live: HPS's counters in every live hook). sampled_fraction = recorded
 calls + back-edges / the reference's (the frequency patched bursts really reach).
 
 Period from frequency (HPS Section 5: frequency = burst / (burst + sparsity)):

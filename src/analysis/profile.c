@@ -20,7 +20,7 @@
 #include "analysis/pairmap.h"
 #include "core/base/bytes.h"
 #include "core/base/crc32.h"
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>

@@ -21,7 +21,7 @@
 #define _GNU_SOURCE
 #include "analysis/report.h"
 #include "analysis/pairmap.h"
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>

@@ -12,7 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "analysis/report.h"
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include <inttypes.h>
 #include <string.h>
 

@@ -13,7 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/commands.h"
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

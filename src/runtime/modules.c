@@ -10,12 +10,14 @@
  * semantics; old blocks are never unmapped, so hp_modules_payload (called from the fatal-signal
  * handler) always sees a complete list. Refreshes are serialized by a spin lock.
  *
+ * State: the published list and its lock are this file's own (file-static).
  * Async-signal-safe: hp_modules_payload only. hp_modules_refresh calls dl_iterate_phdr (takes
  * the loader lock) and runs at init, at each guard_init (a new instrumented module), at
  * hotprof_flush and at exit.
  */
 #define _GNU_SOURCE
-#include "runtime/rt.h"
+#include "runtime/modules.h"
+#include "runtime/base.h"
 #include "core/base/bytes.h"
 #include "core/format/format.h"
 #include <elf.h>

@@ -1,84 +1,39 @@
-/* thread.c — per-thread recording state: hash tables, block-count arrays, the thread list.
+/* thread.c — per-thread recording state: creation, block-count arrays, frames, the thread list.
  *
  * A thread's hp_thread is created on its first hook event (hp_thread_slow), entirely from
- * mmap'd memory, and pushed on hp_g_threads with a CAS loop. It is never freed or unlinked, so
- * a thread that exits early is still written at exit. See rt.h for the table invariants (grow by
+ * mmap'd memory, and pushed on hp_g.threads with a CAS loop. It is never freed or unlinked, so
+ * a thread that exits early is still written at exit. See tab.h for the table invariants (grow by
  * copy + release publish, never unmap). Nothing here calls malloc.
  *
  * Bursty mode: thread_create also maps the methods table and initializes the thread's HPS
- * controller (hp_bursty_init: pure arithmetic) from the shared hp_g_bcfg and a per-thread seed.
- * The hot data stream detector (t->ds) is mapped later, by hooks.c, at the thread's first
+ * controller (hp_bursty_init: pure arithmetic) from the shared hp_g.bcfg and a per-thread seed.
+ * The hot
+ * data stream detector (t->ds.det) is mapped later, by pt/datastream.c, at the thread's first
  * sampled load or store; a fork child that follows the fork re-initializes it in place.
  *
- * Async-signal-safe: hp_tab_*, hp_blocks_grow, hp_frames_rebind, hp_threads_set_active,
+ * State: hp_tls (the calling thread's pointer) and the shared inactive thread are this file's
+ * own; the list head is hp_g.threads (base.h).
+ *
+ * Layering: hp_thread_slow calls hp_rt_ensure_init (init.h), the one call from below init up
+ * into it: a thread's first event may be the process's first (a constructor of another library
+ * running instrumented code before ours), and the process must be initialized before it records.
+ *
+ * Async-signal-safe: hp_blocks_grow, hp_frames_rebind, hp_threads_set_active,
  * hp_threads_reset_counts (memory and mmap only). hp_thread_slow may run the one-time process
- * init (rt_init.c), which is not signal-safe, but only on a thread's very first event.
+ * init (init.c), which is not signal-safe, but only on a thread's very first event.
  */
 #define _GNU_SOURCE
-#include "runtime/rt.h"
+#include "runtime/thread.h"
+#include "runtime/init.h"
 #include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 __thread hp_thread *hp_tls;
-hp_thread *hp_g_threads;
 static hp_thread hp_inactive_thread; /* active == 0: what hp_tls points to when not recording */
 
 #define HP_ALTSTACK_BYTES (64u * 1024u)
-
-HP_NOINST void *hp_map(size_t bytes)
-{
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return p == MAP_FAILED ? NULL : p;
-}
-
-/* ---------------------------------------------------------------- tables */
-
-HP_NOINST hp_tab *hp_tab_new(uint64_t capacity)
-{
-    hp_tab *t = hp_map(sizeof(hp_tab) + capacity * sizeof(hp_slot));
-    if (!t) return NULL;
-    t->mask = capacity - 1;
-    t->shift = (uint32_t)(64 - __builtin_ctzll(capacity));
-    return t;
-}
-
-/* Place (k1,k2) with its values into a table known to have room (no k1 duplicate). */
-static HP_NOINST hp_slot *tab_place(hp_tab *t, uint64_t k1, uint64_t k2, uint64_t v1, uint64_t v2)
-{
-    uint64_t i = hp_tab_hash(t, k1, k2);
-    while (t->s[i].k1 != 0) i = (i + 1) & t->mask;
-    hp_slot *s = &t->s[i];
-    s->k2 = k2;
-    HP_STORE_RLX(&s->v1, v1);
-    HP_STORE_RLX(&s->v2, v2);
-    HP_STORE_REL(&s->k1, k1);
-    t->used++;
-    return s;
-}
-
-static HP_NOINST hp_tab *tab_grow(hp_tab **tabp)
-{
-    hp_tab *old = *tabp;
-    hp_tab *t = hp_tab_new((old->mask + 1) * 2);
-    if (!t) return NULL;
-    for (uint64_t i = 0; i <= old->mask; i++) {
-        hp_slot *s = &old->s[i];
-        if (s->k1) tab_place(t, s->k1, s->k2, s->v1, s->v2);
-    }
-    HP_STORE_REL(tabp, t); /* the old block stays mapped for concurrent readers */
-    return t;
-}
-
-HP_NOINST hp_slot *hp_tab_slow_get(hp_tab **tabp, uint64_t k1, uint64_t k2)
-{
-    static hp_slot sink; /* absorbs counts if mmap ever fails; never written out */
-    hp_tab *t = *tabp;
-    if ((t->used + 1) * 2 > t->mask + 1 && !(t = tab_grow(tabp))) return &sink;
-    return tab_place(t, k1, k2, 0, 0);
-}
 
 /* ---------------------------------------------------------------- block counts */
 
@@ -93,7 +48,7 @@ HP_NOINST hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id)
 {
     hp_counts *old = t->blocks;
     uint64_t want = (uint64_t)id + 1;
-    uint64_t known = (uint64_t)HP_LOAD_RLX(&hp_g_guards) + 1; /* room for every guard so far */
+    uint64_t known = (uint64_t)HP_LOAD_RLX(&hp_g.guards) + 1; /* room for every guard so far */
     uint64_t cap = pow2_at_least(want > known ? want : known);
     hp_counts *c = hp_map(sizeof(hp_counts) + cap * 8);
     if (!c) return old; /* caller re-checks cap and drops the event */
@@ -133,7 +88,7 @@ static HP_NOINST int bursty_setup(hp_thread *t)
     t->methods = hp_tab_new(HP_TAB_INITIAL);
     if (!t->methods) return 0;
     t->seed = hp_thread_seed(__atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED));
-    hp_bursty_init(&t->bs, &hp_g_bcfg, t->seed);
+    hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);
     t->bursty = 1;
     return 1;
 }
@@ -151,12 +106,12 @@ static HP_NOINST hp_thread *thread_create(void)
     t->stack[0].backedges = &t->orphan_backedges;
     t->overflow.backedges = &t->orphan_backedges;
     t->tid = (uint64_t)syscall(SYS_gettid);
-    if (HP_LOAD_ACQ(&hp_g_bursty) && !bursty_setup(t)) return NULL;
+    if (HP_LOAD_ACQ(&hp_g.bursty) && !bursty_setup(t)) return NULL;
     install_altstack();
-    hp_thread *head = HP_LOAD_RLX(&hp_g_threads);
+    hp_thread *head = HP_LOAD_RLX(&hp_g.threads);
     do t->next = head;
-    while (!__atomic_compare_exchange_n(&hp_g_threads, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-    t->active = !HP_LOAD_ACQ(&hp_g_stopped);
+    while (!__atomic_compare_exchange_n(&hp_g.threads, &head, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    t->active = !HP_LOAD_ACQ(&hp_g.stopped);
     return t;
 }
 
@@ -166,7 +121,7 @@ HP_NOINST hp_thread *hp_thread_slow(void)
     if (t) return t->active ? t : NULL; /* inactive (stopped, off) or a re-check after init */
     int recording = hp_rt_ensure_init();
     if (recording < 0) return NULL; /* a hook inside our own init: skip it, decide later */
-    if (!recording || HP_LOAD_ACQ(&hp_g_stopped)) {
+    if (!recording || HP_LOAD_ACQ(&hp_g.stopped)) {
         hp_tls = &hp_inactive_thread;
         return NULL;
     }
@@ -177,32 +132,33 @@ HP_NOINST hp_thread *hp_thread_slow(void)
 
 HP_NOINST void hp_threads_set_active(uint32_t active)
 {
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) HP_STORE_RLX(&t->active, active);
-}
-
-static HP_NOINST void tab_zero_counts(hp_tab *t)
-{
-    for (uint64_t i = 0; i <= t->mask; i++) t->s[i].v1 = t->s[i].v2 = 0;
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) HP_STORE_RLX(&t->active, active);
 }
 
 /* In a fork child that follows the fork: forget the parent's counts (keys and frames stay). */
 HP_NOINST void hp_threads_reset_counts(void)
 {
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
-        tab_zero_counts(t->pairs);
-        tab_zero_counts(t->edges);
-        if (t->methods) tab_zero_counts(t->methods);
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
+        hp_tab_zero_counts(t->pairs);
+        hp_tab_zero_counts(t->edges);
+        if (t->methods) hp_tab_zero_counts(t->methods);
         if (t->bursty) { /* a fresh phase and seed, so the child's samples are its own */
             t->seed ^= 0x5bd1e995ull;
-            hp_bursty_init(&t->bs, &hp_g_bcfg, t->seed);
+            hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);
         }
-        if (t->ds) { /* an empty detector in the same memory (the child has its own copy) */
+        if (t->ds.det) { /* an empty detector in the same memory (the child has its own copy) */
             hp_ds_config c;
             hp_ds_runtime_config(&c);
-            hp_ds_init(t->ds, hp_ds_bytes_for(&c), &c);
+            hp_ds_init(t->ds.det, hp_ds_bytes_for(&c), &c);
         }
         memset(t->blocks->c, 0, t->blocks->cap * 8);
         memset(&t->tot, 0, sizeof t->tot);
         t->orphan_backedges = 0;
     }
+}
+
+HP_NOINST void hp_ds_runtime_config(hp_ds_config *c)
+{
+    hp_ds_default_config(c);
+    c->seed = hp_thread_seed(~0ull); /* one seed for every thread: their states merge */
 }

@@ -5,32 +5,38 @@
  * one static 64 KiB buffer and written with pwrite(). A section is written as a zeroed header
  * placeholder, then its payload (streamed, CRC and length accumulated as it goes), then the real
  * header is pwrite()n over the placeholder. Live counters therefore cannot make a section's CRC
- * disagree with its payload (FUNCS sums the call pairs by callee in an mmap'd scratch table:
- * mmap/munmap are plain system calls), and a process killed mid-section leaves a header the reader
+ * disagree with its payload, and a process killed mid-section leaves a header the reader
  * rejects (bad magic), i.e. an incomplete last group, which the reader ignores.
  *
- * Bursty mode (rt.h): FUNCS comes from the thread's methods table (sampled calls and back-edges)
- * instead of summing call pairs, and the group INFO also carries the sampling configuration and
- * each thread's per-type events / sampled counts (docs/format.md), read live like the counts.
- * A thread with a hot data stream detector also gets a SUMMARY section (profile type datastream):
- * the detector serialized into an mmap'd scratch buffer under the thread's ds_seq seqlock (retried
- * while the owner processes a trace; see write_datastream), then streamed like any payload.
+ * A group: MODULES, each profile type's group sections (pt/pt.h: BLOCKMAP), then per thread with
+ * events a THREAD section and each profile type's sections, ITERATING hp_rt_ptypes (this file
+ * names no profile type), then the group INFO and GROUP_END. The section primitives reach the
+ * types' write functions as an hp_pt_sink. INFO key names come from core/format/info_keys.h.
  *
+ * Bursty mode: the group INFO also carries the sampling configuration and each thread's per-type
+ * events / sampled counts (docs/format.md), read live like the counts; patched bursts add their
+ * "<backend>.*" lines (ctl/bursts.c: hp_pb_info).
+ *
+ * State: the output buffer, file descriptor, offset, section and group bookkeeping and the writer
+ * lock below are this file's own (file-static, not process globals of base.h).
  * Invariants: one writer at a time (g_writer_owner holds the writing thread's id); after a final
  * group (normal exit or crash) g_done is set and nothing more is written. Another thread's
- * counts are read while it runs: each table is read through its published pointer (rt.h), so a
+ * counts are read while it runs: each table is read through its published pointer (tab.h), so a
  * group is a consistent, slightly stale snapshot. The file offset is ours (g_off), not the fd's.
  */
 #define _GNU_SOURCE
-#include "runtime/rt.h"
+#include "runtime/writer.h"
+#include "runtime/pt/pt.h"
+#include "runtime/ctl/ctl.h"
+#include "runtime/modules.h"
+#include "core/format/info_keys.h"
 #include "core/base/bytes.h"
 #include "core/base/crc32.h"
 #include "core/format/format.h"
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include <stdatomic.h>
 #include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,46 +53,6 @@ static uint32_t g_sec_type, g_sec_crc;
 static uint64_t g_group_seq;
 static int g_done;
 static int g_writer_owner; /* tid of the writing thread, 0 if none */
-
-/* ---------------------------------------------------------------- text helpers */
-
-HP_NOINST size_t hp_fmt_u64(char *out, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0;
-    do tmp[n++] = (char)('0' + v % 10), v /= 10;
-    while (v);
-    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-    return n;
-}
-
-HP_NOINST size_t hp_fmt_hex(char *out, uint64_t v)
-{
-    static const char digits[] = "0123456789abcdef";
-    size_t n = 2, shift = 60;
-    out[0] = '0', out[1] = 'x';
-    while (shift > 0 && ((v >> shift) & 15) == 0) shift -= 4;
-    for (;; shift -= 4) {
-        out[n++] = digits[(v >> shift) & 15];
-        if (shift == 0) break;
-    }
-    return n;
-}
-
-HP_NOINST void hp_say(const char *const *parts, size_t n)
-{
-    static char line[1024]; /* callers hold the writer lock or run single-threaded at exit */
-    size_t len = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t l = strlen(parts[i]);
-        if (l > sizeof line - 1 - len) l = sizeof line - 1 - len;
-        memcpy(line + len, parts[i], l);
-        len += l;
-    }
-    line[len++] = '\n';
-    ssize_t r = write(2, line, len);
-    (void)r;
-}
 
 /* ---------------------------------------------------------------- raw output */
 
@@ -196,22 +162,6 @@ static HP_NOINST void writer_release(void) { __atomic_store_n(&g_writer_owner, 0
 
 /* ---------------------------------------------------------------- group parts */
 
-static HP_NOINST void write_blockmap(void)
-{
-    hp_bmap *m = HP_LOAD_ACQ(&hp_g_bmap);
-    uint32_t n = HP_LOAD_ACQ(&hp_g_guards);
-    sec_begin(HP_SEC_BLOCKMAP);
-    for (uint32_t id = 1; m && id <= n && id < m->cap; id++) {
-        uint64_t pc = HP_LOAD_RLX(&m->e[id].pc);
-        if (!pc) continue;
-        hp_rec_block r = {id, (uint32_t)HP_LOAD_RLX(&m->e[id].flags), pc};
-        uint8_t rec[HP_REC_BLOCK_SIZE];
-        hp_fmt_put_block(rec, &r);
-        sec_put(rec, sizeof rec);
-    }
-    sec_end();
-}
-
 static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
     if (t->bursty) { /* patched bursts (XRay, call sites) do not run the controller: their
@@ -224,145 +174,9 @@ static HP_NOINST uint64_t thread_events(const hp_thread *t)
            HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps);
 }
 
-enum tab_kind { TAB_PAIRS, TAB_EDGES, TAB_METHODS };
+static const hp_pt_sink g_sink = {sec_begin, sec_put, sec_end};
 
-static HP_NOINST void put_func(uint64_t addr, uint64_t calls, uint64_t backedges);
-
-static HP_NOINST void put_slot(enum tab_kind kind, const hp_slot *s, uint64_t k1)
-{
-    uint8_t rec[24];
-    uint64_t v1 = HP_LOAD_RLX(&s->v1), v2 = HP_LOAD_RLX(&s->v2);
-    if (kind == TAB_METHODS && (v1 || v2)) {
-        put_func(k1, v1, v2);
-    } else if (kind == TAB_PAIRS && v1) {
-        hp_rec_callpair r = {s->k2, k1, v1};
-        hp_fmt_put_callpair(rec, &r);
-        sec_put(rec, HP_REC_CALLPAIR_SIZE);
-    } else if (kind == TAB_EDGES && v1) {
-        hp_rec_edge r = {(uint32_t)(k1 >> 32), (uint32_t)k1, v1};
-        hp_fmt_put_edge(rec, &r);
-        sec_put(rec, HP_REC_EDGE_SIZE);
-    }
-}
-
-static HP_NOINST void write_table(uint32_t type, hp_tab *const *tabp, enum tab_kind kind)
-{
-    hp_tab *t = HP_LOAD_ACQ(tabp);
-    sec_begin(type);
-    for (uint64_t i = 0; i <= t->mask; i++) {
-        uint64_t k1 = HP_LOAD_ACQ(&t->s[i].k1);
-        if (k1) put_slot(kind, &t->s[i], k1);
-    }
-    sec_end();
-}
-
-static HP_NOINST void put_func(uint64_t addr, uint64_t calls, uint64_t backedges)
-{
-    uint8_t rec[HP_REC_FUNC_SIZE];
-    hp_rec_func r = {addr, calls, backedges};
-    hp_fmt_put_func(rec, &r);
-    sec_put(rec, sizeof rec);
-}
-
-/* FUNCS: the thread's call pairs summed by callee, in a scratch table mmap'd for the occasion
- * (a syscall, fine in a signal handler). If mmap fails, one record per pair: records of one
- * key add up in a group (format.h), so the file means the same, only longer. */
-static HP_NOINST void write_funcs(const hp_thread *t)
-{
-    if (t->bursty) { /* methods have their own table: one record per function */
-        write_table(HP_SEC_FUNCS, &t->methods, TAB_METHODS);
-        return;
-    }
-    hp_tab *pairs = HP_LOAD_ACQ(&t->pairs);
-    hp_tab *sum = hp_tab_new(pairs->mask + 1); /* distinct callees <= pairs used <= capacity/2 */
-    sec_begin(HP_SEC_FUNCS);
-    for (uint64_t i = 0; i <= pairs->mask; i++) {
-        const hp_slot *s = &pairs->s[i];
-        uint64_t k1 = HP_LOAD_ACQ(&s->k1), v1 = HP_LOAD_RLX(&s->v1), v2 = HP_LOAD_RLX(&s->v2);
-        if (!k1 || !(v1 || v2)) continue;
-        if (!sum) { put_func(k1, v1, v2); continue; }
-        hp_slot *f = hp_tab_get(&sum, k1, 0);
-        f->v1 += v1;
-        f->v2 += v2;
-    }
-    for (uint64_t i = 0; sum && i <= sum->mask; i++)
-        if (sum->s[i].k1) put_func(sum->s[i].k1, sum->s[i].v1, sum->s[i].v2);
-    sec_end();
-    if (sum) munmap(sum, sizeof(hp_tab) + (sum->mask + 1) * sizeof(hp_slot));
-}
-
-static HP_NOINST void write_blocks(const hp_thread *t)
-{
-    hp_counts *c = HP_LOAD_ACQ(&t->blocks);
-    sec_begin(HP_SEC_BLOCKS);
-    for (uint64_t id = 1; id < c->cap; id++) {
-        uint64_t n = HP_LOAD_RLX(&c->c[id]);
-        if (!n) continue;
-        hp_rec_count r = {(uint32_t)id, 0, n};
-        uint8_t rec[HP_REC_COUNT_SIZE];
-        hp_fmt_put_count(rec, &r);
-        sec_put(rec, sizeof rec);
-    }
-    sec_end();
-}
-
-/* ---------------------------------------------------------------- data streams */
-
-/* Serialization scratch: one mapping, grown by mmap (the old one unmapped) and kept; only the
- * writer (g_writer_owner) uses it. */
-static uint8_t *g_ds_buf;
-static size_t g_ds_cap;
-
-static HP_NOINST uint8_t *ds_scratch(size_t need)
-{
-    if (need <= g_ds_cap) return g_ds_buf;
-    size_t cap = (need + 65535) & ~(size_t)65535;
-    uint8_t *b = hp_map(cap);
-    if (!b) return NULL;
-    if (g_ds_buf) munmap(g_ds_buf, g_ds_cap);
-    g_ds_buf = b, g_ds_cap = cap;
-    return b;
-}
-
-/* One try at a stable serialization of another thread's detector (seqlock t->ds_seq): the
- * length, or 0 if the owner was processing a trace meanwhile (or mmap failed). */
-static HP_NOINST size_t ds_try_serialize(const hp_thread *t, const hp_ds_state *ds)
-{
-    uint64_t seq = HP_LOAD_ACQ(&t->ds_seq);
-    if (seq & 1) return 0;
-    size_t need = hp_ds_serialized_size(ds);
-    uint8_t *buf = ds_scratch(need);
-    size_t n = buf ? hp_ds_serialize(ds, buf, need) : 0;
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    return HP_LOAD_RLX(&t->ds_seq) == seq ? n : 0;
-}
-
-/* SUMMARY (profile type datastream): the thread's hot data stream detector, if it has one. The
- * trace of a burst still in progress is not included. A thread that keeps processing traces
- * through 200 tries (about 0.2 s) is left out of this group, never written torn; so is the
- * writing thread's own detector when the writer interrupted its processing (a fatal signal):
- * waiting for it would never end. */
-static HP_NOINST void write_datastream(const hp_thread *t)
-{
-    const hp_ds_state *ds = HP_LOAD_ACQ(&t->ds);
-    if (!ds) return;
-    size_t n = 0;
-    int max_tries = t == hp_tls ? 1 : 200;
-    for (int tries = 0; tries < max_tries && !(n = ds_try_serialize(t, ds)); tries++) {
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-    if (!n) return;
-    uint8_t prefix[8];
-    hp_wbuf w = hp_wbuf_make(prefix, sizeof prefix);
-    hp_put_u32(&w, HP_PROFILE_DATASTREAM);
-    hp_put_u32(&w, 0);
-    sec_begin(HP_SEC_SUMMARY);
-    sec_put(prefix, sizeof prefix);
-    sec_put(g_ds_buf, n);
-    sec_end();
-}
-
+/* THREAD, then each profile type's sections for this thread (pt/pt.h, in table order). */
 static HP_NOINST void write_thread(const hp_thread *t, uint64_t events)
 {
     uint8_t rec[16];
@@ -370,11 +184,8 @@ static HP_NOINST void write_thread(const hp_thread *t, uint64_t events)
     hp_put_u64(&w, t->tid);
     hp_put_u64(&w, events);
     sec_whole(HP_SEC_THREAD, rec, sizeof rec);
-    write_funcs(t);
-    write_table(HP_SEC_CALLPAIRS, &t->pairs, TAB_PAIRS);
-    write_blocks(t);
-    write_table(HP_SEC_EDGES, &t->edges, TAB_EDGES);
-    write_datastream(t);
+    for (const hp_pt *const *pt = hp_rt_ptypes; *pt; pt++)
+        if ((*pt)->write_thread) (*pt)->write_thread(t, &g_sink);
 }
 
 /* "key=value\n" with a decimal value, into the current section. */
@@ -394,7 +205,7 @@ static HP_NOINST void info_thread_line(const hp_thread *t)
     char num[24];
     const uint64_t v[6] = {HP_LOAD_RLX(&t->tot.calls), HP_LOAD_RLX(&t->tot.blocks), HP_LOAD_RLX(&t->tot.backedges),
                            HP_LOAD_RLX(&t->tot.loads), HP_LOAD_RLX(&t->tot.stores), HP_LOAD_RLX(&t->tot.cmps)};
-    sec_put("thread.", 7);
+    sec_put(HP_INFO_THREAD_PREFIX, sizeof HP_INFO_THREAD_PREFIX - 1);
     sec_put(num, hp_fmt_u64(num, t->tid));
     for (int i = 0; i < 6; i++) {
         sec_put(i ? " " : "=", 1);
@@ -420,16 +231,17 @@ static HP_NOINST size_t cat_u64(char *out, size_t len, size_t cap, uint64_t v)
 HP_NOINST size_t hp_sample_info(char *out, size_t cap)
 {
     size_t n = 0;
-    uint32_t on = atomic_load_explicit(&hp_g_bcfg.enabled_mask, memory_order_relaxed);
+    uint32_t on = atomic_load_explicit(&hp_g.bcfg.enabled_mask, memory_order_relaxed);
     for (int type = 0; type < HP_BURSTY_NTYPES; type++) {
         const char *name = hp_sample_type_name(type);
-        n = CAT_STR(out, n, cap, "sample."), n = CAT_STR(out, n, cap, name), n = CAT_STR(out, n, cap, "=period=");
-        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g_bcfg.period[type], memory_order_relaxed));
+        n = CAT_STR(out, n, cap, HP_INFO_SAMPLE_PREFIX), n = CAT_STR(out, n, cap, name), n = CAT_STR(out, n, cap, "=period=");
+        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g.bcfg.period[type], memory_order_relaxed));
         n = CAT_STR(out, n, cap, ",burst=");
-        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g_bcfg.burst[type], memory_order_relaxed));
+        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g.bcfg.burst[type], memory_order_relaxed));
         n = CAT_STR(out, n, cap, ",jitter=");
-        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g_bcfg.jitter_pct[type], memory_order_relaxed));
-        n = CAT_STR(out, n, cap, "\nsample."), n = CAT_STR(out, n, cap, name), n = CAT_STR(out, n, cap, ".enabled=");
+        n = cat_u64(out, n, cap, atomic_load_explicit(&hp_g.bcfg.jitter_pct[type], memory_order_relaxed));
+        n = CAT_STR(out, n, cap, "\n" HP_INFO_SAMPLE_PREFIX), n = CAT_STR(out, n, cap, name);
+        n = CAT_STR(out, n, cap, HP_INFO_ENABLED_SUFFIX "=");
         n = CAT_STR(out, n, cap, (on >> type) & 1 ? "1\n" : "0\n");
     }
     return n;
@@ -460,7 +272,7 @@ HP_NOINST uint64_t hp_bursty_thread_events(const hp_thread *t)
 static HP_NOINST void info_thread_type(const hp_thread *t, const char *what, const char *type, uint64_t v)
 {
     char line[128];
-    size_t n = CAT_STR(line, 0, sizeof line, "thread.");
+    size_t n = CAT_STR(line, 0, sizeof line, HP_INFO_THREAD_PREFIX);
     n = cat_u64(line, n, sizeof line, t->tid);
     n = CAT_STR(line, n, sizeof line, "."), n = CAT_STR(line, n, sizeof line, what);
     if (type) n = CAT_STR(line, n, sizeof line, "."), n = CAT_STR(line, n, sizeof line, type);
@@ -476,15 +288,15 @@ static HP_NOINST void info_bursty(void)
 {
     char buf[1024];
     sec_put(buf, hp_sample_info(buf, sizeof buf));
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         if (!thread_events(t)) continue;
-        info_thread_type(t, "seed", NULL, t->seed);
+        info_thread_type(t, HP_INFO_THREAD_SEED, NULL, t->seed);
         for (int type = 0; type < HP_BURSTY_NTYPES; type++) {
             const char *name = hp_sample_type_name(type);
             uint64_t e, smp;
             bursty_counts(t, type, &e, &smp);
-            info_thread_type(t, "events", name, e);
-            info_thread_type(t, "sampled", name, smp);
+            info_thread_type(t, HP_INFO_THREAD_EVENTS, name, e);
+            info_thread_type(t, HP_INFO_THREAD_SAMPLED, name, smp);
         }
     }
 }
@@ -493,23 +305,23 @@ static HP_NOINST void info_bursty(void)
 static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t status, hp_totals *sum, uint64_t nthreads)
 {
     sec_begin(HP_SEC_INFO);
-    info_u64("group", seq);
-    info_u64("group_flags", flags);
-    sec_put("exit_status=", 12);
+    info_u64(HP_INFO_GROUP, seq);
+    info_u64(HP_INFO_GROUP_FLAGS, flags);
+    sec_put(HP_INFO_EXIT_STATUS "=", sizeof HP_INFO_EXIT_STATUS);
     if (status < 0) sec_put("-", 1);
     char num[24];
     sec_put(num, hp_fmt_u64(num, (uint64_t)(status < 0 ? -status : status)));
     sec_put("\n", 1);
-    info_u64("threads", nthreads);
-    info_u64("total.calls", sum->calls);
-    info_u64("total.blocks", sum->blocks);
-    info_u64("total.backedges", sum->backedges);
-    info_u64("total.loads", sum->loads);
-    info_u64("total.stores", sum->stores);
-    info_u64("total.compares", sum->cmps);
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next)
+    info_u64(HP_INFO_THREADS, nthreads);
+    info_u64(HP_INFO_TOTAL_CALLS, sum->calls);
+    info_u64(HP_INFO_TOTAL_BLOCKS, sum->blocks);
+    info_u64(HP_INFO_TOTAL_BACKEDGES, sum->backedges);
+    info_u64(HP_INFO_TOTAL_LOADS, sum->loads);
+    info_u64(HP_INFO_TOTAL_STORES, sum->stores);
+    info_u64(HP_INFO_TOTAL_COMPARES, sum->cmps);
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next)
         if (thread_events(t)) info_thread_line(t);
-    if (HP_LOAD_ACQ(&hp_g_bursty)) info_bursty();
+    if (HP_LOAD_ACQ(&hp_g.bursty)) info_bursty();
     char pb[768];
     sec_put(pb, hp_pb_info(pb, sizeof pb)); /* patched bursts (XRay or call sites), if any */
     sec_end();
@@ -546,8 +358,9 @@ HP_NOINST int hp_write_group(uint64_t flags, int64_t status, int final, hp_group
     size_t mlen;
     const uint8_t *mods = hp_modules_payload(&mlen);
     sec_whole(HP_SEC_MODULES, mods, mlen);
-    write_blockmap();
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
+    for (const hp_pt *const *pt = hp_rt_ptypes; *pt; pt++)
+        if ((*pt)->write_group) (*pt)->write_group(&g_sink);
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         uint64_t events = thread_events(t);
         if (!events) continue;
         write_thread(t, events);
@@ -558,7 +371,7 @@ HP_NOINST int hp_write_group(uint64_t flags, int64_t status, int final, hp_group
     write_group_end(seq, flags, status);
     if (final) {
         HP_STORE_REL(&g_done, 1);
-        HP_STORE_REL(&hp_g_stopped, 1);
+        HP_STORE_REL(&hp_g.stopped, 1);
         hp_threads_set_active(0);
     }
     int rc = g_io_error ? HP_WRITE_IOERR : HP_WRITE_OK;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_patch.sh — patched bursts over the compiler's hook call sites (runtime/sites.c, bursts.c;
+# test_patch.sh — patched bursts over the compiler's hook call sites (runtime/ctl/sites.c, bursts.c;
 # the default bursty mode where hooks are patchable): between bursts every hook call site is
 # `mov eax, imm32`, for a window of W units it is a call again (one opcode byte toggled: no trap,
 # no signal handler). End to end:

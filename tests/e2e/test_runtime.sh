@@ -39,3 +39,20 @@ if "$HP" cc -O2 -shared -fPIC -o libdso_lib.so "$P/dso_lib.c" &&
 else
     fail "dso: build"
 fi
+
+# HOTPROF_SEED is parsed with the grammar of `run --seed` (issue 8, defect 8): a seed that is not
+# a 64-bit unsigned number (text, a sign, an overflow) is one clear message on stderr, even when
+# quiet, and no profile (the program runs normally), like a bad HOTPROF_SAMPLE; 0x hex still works.
+if [ -x ./loops-O2 ]; then
+    for s in abc -5 18446744073709551616 12abc; do
+        rm -f seed.data
+        HOTPROF_SEED=$s HOTPROF_OUTPUT=seed.data ./loops-O2 >seed.out 2>seed.err
+        check_eq "seed '$s': the program runs normally" "$?" 0
+        check_eq "seed '$s': one message on stderr" "$(grep -c "hotprof: bad HOTPROF_SEED: .*'$s'.*(not profiling)" seed.err)" 1
+        check "seed '$s': no profile written" test ! -e seed.data
+    done
+    HOTPROF_SEED=0x10 HOTPROF_OUTPUT=seed.data ./loops-O2 >seed.out 2>seed.err
+    check_eq "seed 0x10: accepted (INFO seed=16)" "$("$HP" info seed.data | awk '$1 == "seed" {print $2}' | head -1)" 16
+else
+    fail "seed: loops-O2 build"
+fi

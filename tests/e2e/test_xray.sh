@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_xray.sh — time-driven bursts over XRay sleds (hotprof cc --hooks=xray, runtime/xray.c):
+# test_xray.sh — time-driven bursts over XRay sleds (hotprof cc --hooks=xray, runtime/ctl/xray.c):
 #  (a) build: the xray hook set compiles sleds and links the static runtime plus XRay's; gcc is
 #      refused with one clear message;
 #  (b) accuracy: gametree (bench/workloads/gametree.c) in bursty mode (methods S=19800, B=200)

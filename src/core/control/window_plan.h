@@ -1,4 +1,4 @@
-/* window_plan.h — the schedule of patched bursts (runtime/bursts.c) from HPS's per-type period S
+/* window_plan.h — the schedule of patched bursts (runtime/ctl/bursts.c) from HPS's per-type period S
  * and burst B (docs/bursty.md, "Patched bursts").
  *
  * Patched bursts switch every hook on or off at once, so one global schedule serves all types:

@@ -1,4 +1,4 @@
-/* patch_fork.c — fork while patch mode (runtime/sites.c) rewrites call sites: the child
+/* patch_fork.c — fork while patch mode (runtime/ctl/sites.c) rewrites call sites: the child
  * inherits the code as it was at fork (calls, nops or a half-patched int3) and the SIGTRAP
  * handler, runs instrumented code (calls and loops) and exits; the parent, whose control thread
  * keeps patching, runs the same work concurrently and then waits for it.

@@ -1,4 +1,4 @@
-/* patch_sigtrap.c — the program's own SIGTRAP next to patch mode's (runtime/sites.c), which
+/* patch_sigtrap.c — the program's own SIGTRAP next to patch mode's (runtime/ctl/sites.c), which
  * traps on half-patched call sites and must hand every other SIGTRAP to the program.
  *
  * A hot instrumented loop (calls and loop back-edges: call sites the runtime patches while it

@@ -1,7 +1,8 @@
-/* sampling.c — parsing and formatting of bursty-sampling specs (see sampling.h for the grammar).
+/* spec.c — parsing and formatting of every run-time setting (spec.h): scalar settings (seed, mode,
+ * bursts, window, flags) and bursty-sampling specs.
  * Every parser walks explicit (pointer, length) ranges, so a spec need not be NUL-terminated
  * inside a clause and nothing is copied. */
-#include "core/control/sampling.h"
+#include "core/control/spec.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -124,3 +125,84 @@ size_t hp_sample_params_format(char *out, size_t cap, const hp_bursty_params *p)
     if (n < 0) return 0;
     return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
 }
+
+/* ---------------------------------------------------------------- scalar settings */
+
+static int say_word(char *err, size_t errlen, const char *what, const char *text, const char *want)
+{
+    if (errlen) snprintf(err, errlen, "%s wants %s, not '%s'", what, want, text ? text : "");
+    return -1;
+}
+
+static int digit_value(char c, unsigned base)
+{
+    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 99;
+    return v < (int)base ? v : -1;
+}
+
+int hp_spec_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    if (!text || !*text) return -1;
+    unsigned base = 10;
+    if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) base = 16, text += 2;
+    if (!*text) return -1;
+    uint64_t v = 0;
+    for (; *text; text++) {
+        int d = digit_value(*text, base);
+        if (d < 0 || v > (UINT64_MAX - (uint64_t)d) / base) return -1;
+        v = v * base + (uint64_t)d;
+    }
+    if (v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int hp_spec_seed(const char *text, uint64_t *out, char *err, size_t errlen)
+{
+    if (hp_spec_u64(text, 0, UINT64_MAX, out) == 0) return 0;
+    return say_word(err, errlen, "the seed", text, "a number from 0 to 18446744073709551615");
+}
+
+int hp_spec_window(const char *text, uint32_t *out, char *err, size_t errlen)
+{
+    uint64_t v;
+    if (hp_spec_u64(text, 1, HP_BURSTY_MAX_COUNT, &v) == 0) {
+        *out = (uint32_t)v;
+        return 0;
+    }
+    return say_word(err, errlen, "the window", text, "a number from 1 to 1073741824");
+}
+
+int hp_spec_flag(const char *text, int *out, char *err, size_t errlen)
+{
+    if (!text || !*text || strcmp(text, "0") == 0) return *out = 0, 0;
+    if (strcmp(text, "1") == 0) return *out = 1, 0;
+    return say_word(err, errlen, "a flag", text, "0 or 1");
+}
+
+static const char *const mode_names[] = {"exhaustive", "off", "bursty"};
+static const char *const bursts_names[] = {"auto", "live", "patch"};
+
+static int word_index(const char *text, const char *const *names, int n)
+{
+    for (int i = 0; text && i < n; i++)
+        if (strcmp(text, names[i]) == 0) return i;
+    return -1;
+}
+
+int hp_spec_mode(const char *text, int *out, char *err, size_t errlen)
+{
+    int i = word_index(text, mode_names, 3);
+    if (i < 0) return say_word(err, errlen, "the mode", text, "exhaustive, bursty or off");
+    return *out = i, 0;
+}
+
+int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen)
+{
+    int i = word_index(text, bursts_names, 3);
+    if (i < 0) return say_word(err, errlen, "bursts", text, "patch, live or auto");
+    return *out = i, 0;
+}
+
+const char *hp_spec_mode_name(int mode) { return mode >= 0 && mode < 3 ? mode_names[mode] : "?"; }
+const char *hp_spec_bursts_name(int mode) { return mode >= 0 && mode < 3 ? bursts_names[mode] : "?"; }

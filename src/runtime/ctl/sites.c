@@ -3,7 +3,7 @@
  * become `mov eax, imm32` between bursts and calls again for a burst, so that outside bursts no
  * hook runs at all.
  *
- * Discovery: a hook that runs outside a window (hp_pb_mask == 0) calls hp_sites_note with its
+ * Discovery: a hook that runs outside a window (hp_g.pb.mask == 0) calls hp_sites_note with its
  * return address. If the 5 bytes before it are `call rel32` (e8) whose target is the hook, or a
  * PLT stub (`[endbr64] [bnd] jmp *GOT(%rip)`) whose GOT slot holds the hook, the site is claimed
  * in a lock-free open-addressing set and appended to a dense list. Sites that never
@@ -32,10 +32,14 @@
  *
  * Limits: direct calls only (an indirect call to a hook stays live); a fork child keeps the
  * sites as they were at fork and records nothing.
+ *
+ * State: hp_g.patch (base.h); the site set, list, page set, pass lock and statistics below are
+ * this file's own, file-static. Settings (HOTPROF_BURSTS, HOTPROF_WINDOW) come from config.c
+ * through hp_sites_probe's arguments.
  */
 #define _GNU_SOURCE
-#include "runtime/rt.h"
-#include <stdlib.h>
+#include "runtime/ctl/ctl.h"
+#include "core/control/spec.h"
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -44,12 +48,9 @@
 #define SITES_CAP (1u << 19)        /* sites patched at most */
 #define SET_CAP (SITES_CAP * 2u)    /* open-addressing set of site addresses (load <= 1/2) */
 #define PAGES_CAP (1u << 16)        /* pages made writable at most */
-#define MIN_WINDOW_DEFAULT 100u     /* boundary events per window at least (HOTPROF_WINDOW) */
 #define DEAD 1ull                   /* a list entry whose page cannot be made writable */
 #define OP_CALL 0xe8                /* call rel32 */
 #define OP_MOV_EAX 0xb8             /* mov eax, imm32: the off form, same length and tail */
-
-int hp_g_patch;
 
 static uint64_t *g_set;    /* site addresses, 0 = empty */
 static uint64_t *g_list;   /* dense: site addresses in discovery order (0 = being published) */
@@ -82,7 +83,7 @@ static HP_NOINST int plt_to(const uint8_t *p, uint64_t hook)
 
 HP_NOINST void hp_sites_note(uint64_t ret, uint64_t hook)
 {
-    if (!HP_LOAD_RLX(&hp_g_patch)) return;
+    if (!HP_LOAD_RLX(&hp_g.patch)) return;
     uint64_t site = ret - 5;
     uint64_t i = site_hash(site) & (SET_CAP - 1);
     for (;; i = (i + 1) & (SET_CAP - 1)) { /* fast path: already known */
@@ -213,20 +214,14 @@ static HP_NOINST void say1(const char *msg)
     hp_say(parts, 2);
 }
 
-/* HOTPROF_BURSTS: "live" (hooks always run: HPS's counters in every hook), "patch" (required),
- * unset/"auto" (patch when possible). HOTPROF_WINDOW: units per window at least. */
-HP_NOINST int hp_sites_probe(int quiet)
+/* bursts (HOTPROF_BURSTS, read by config.c): live (hooks always run: HPS's counters in every
+ * hook), patch (required), auto (patch when possible). window: units per window at least. */
+HP_NOINST int hp_sites_probe(int quiet, int bursts, int bursts_unknown, uint32_t window)
 {
-    const char *want = getenv("HOTPROF_BURSTS");
-    int required = want && strcmp(want, "patch") == 0;
-    if (want && strcmp(want, "live") == 0) return 0;
-    if (want && *want && !required && strcmp(want, "auto") != 0) {
-        if (!quiet) say1("HOTPROF_BURSTS is live, patch or auto; using auto");
-    }
-    const char *w = getenv("HOTPROF_WINDOW");
-    long min_window = w && *w ? strtol(w, NULL, 10) : (long)MIN_WINDOW_DEFAULT;
-    if (min_window < 1 || min_window > (long)HP_BURSTY_MAX_COUNT) min_window = MIN_WINDOW_DEFAULT;
-    g_min_window = (uint32_t)min_window;
+    int required = bursts == HP_BURSTS_PATCH;
+    if (bursts == HP_BURSTS_LIVE) return 0;
+    if (bursts_unknown && !quiet) say1("HOTPROF_BURSTS is live, patch or auto; using auto");
+    g_min_window = window;
     hp_pb_schedule probe;
     if (hp_pb_schedule_from_config(&probe, g_min_window, HP_BURSTY_ALL) != 0) return 0;
     g_set = hp_map(SET_CAP * sizeof *g_set);
@@ -236,7 +231,7 @@ HP_NOINST int hp_sites_probe(int quiet)
         if (required || !quiet) say1("unavailable: cannot map the site tables; hooks stay live");
         return 0;
     }
-    HP_STORE_REL(&hp_g_patch, 1);
+    HP_STORE_REL(&hp_g.patch, 1);
     return 1;
 }
 
@@ -244,6 +239,6 @@ HP_NOINST int hp_sites_probe(int quiet)
  * stays on (the profile says mode=patch) but no window ever opens: the profile records nothing. */
 HP_NOINST void hp_sites_start(void)
 {
-    if (!HP_LOAD_ACQ(&hp_g_patch)) return;
+    if (!HP_LOAD_ACQ(&hp_g.patch)) return;
     hp_pb_start(&g_sites_backend, g_min_window, HP_BURSTY_ALL);
 }

@@ -1,11 +1,11 @@
 /* bursts.c — patched bursts: the control thread that turns hooks on for a burst and off again,
- * shared by the two backends whose hooks cost nothing while off (rt.h, hp_pb_backend):
+ * shared by the two backends whose hooks cost nothing while off (ctl.h, hp_pb_backend):
  *   - xray.c:  XRay sleds, patched with __xray_patch / __xray_unpatch (`hotprof cc --hooks=xray`);
  *   - sites.c: the compiler's hook call sites (-finstrument-functions, sanitizer coverage),
  *              rewritten to 5-byte nops between bursts and back to calls for a burst.
  *
- * One burst ("window"): the control thread sets hp_pb_left = W units, bumps hp_pb_epoch, calls
- * backend->on(), and only then sets hp_pb_mask = the profile types recording in this window (so
+ * One burst ("window"): the control thread sets hp_g.pb.left = W units, bumps hp_g.pb.epoch, calls
+ * backend->on(), and only then sets hp_g.pb.mask = the profile types recording in this window (so
  * that no hook records before every hook is on), then waits until the
  * hooks have taken W units across all threads (hp_pb_take: the unit that takes the last one
  * clears the mask and wakes it through a futex) or a timeout, calls backend->off() and clears the
@@ -28,16 +28,19 @@
  * Between windows the thread wakes every PB_TICK_NS to call backend->tick() (sites.c: turn off
  * call sites first seen since the last pass).
  *
- * Invariants: only the control thread calls the backend (except off_now) and writes g_stats, hp_pb_epoch and the
+ * Invariants: only the control thread calls the backend (except off_now) and writes g_stats, hp_g.pb.epoch and the
  * mask's nonzero values (the hook that takes the last unit may also turn the hooks off at once,
- * backend->off_now); hp_pb_left is shared by the hooks (atomic decrement: a unit is taken iff
- * the result is >= 0, so a window records at most W units); hp_pb_mask is nonzero only between
+ * backend->off_now); hp_g.pb.left is shared by the hooks (atomic decrement: a unit is taken iff
+ * the result is >= 0, so a window records at most W units); hp_g.pb.mask is nonzero only between
  * the control thread's arming and the last unit (or the window's end). A fork child has no
- * control thread (its hooks stay as they were at fork; it records nothing: hp_g_stopped).
+ * control thread (its hooks stay as they were at fork; it records nothing: hp_g.stopped).
  * hp_pb_info is async-signal-safe (reads only); hp_pb_start runs once from init.
+ * State: hp_g.pb (base.h: the words the hooks share); the schedule, statistics and futex word
+ * below are this file's own (the control thread's), file-static.
  */
 #define _GNU_SOURCE
-#include "runtime/rt.h"
+#include "runtime/ctl/ctl.h"
+#include "runtime/thread.h"
 #include <linux/futex.h>
 #include <pthread.h>
 #include <string.h>
@@ -51,19 +54,15 @@
 #define PB_FIRST_INTERVAL_NS 1000000ull   /* 1 ms before the first window */
 #define PB_WINDOW_TIMEOUT_NS 20000000ull  /* a window ends after 20 ms even if short of W units */
 #define PB_TICK_NS 1000000ull             /* backend->tick() period between windows */
-#define PB_HOOK_CALL_NS 1.0               /* per hook call: the call itself, not in win_tsc
+#define PB_HOOK_CALL_NS 1.0               /* per hook call: the call itself, not in win.tsc
                                            * (bench/fastpath: an empty block hook ~1-2 ns) */
 #define PB_MIN_PROGRAM_SHARE 0.125        /* the program's share of a window, at least (see above) */
-
-int64_t hp_pb_left;
-uint32_t hp_pb_mask;
-uint32_t hp_pb_epoch;
 
 static uint32_t g_done; /* futex word: 1 once the window's last unit is taken */
 static const hp_pb_backend *g_backend;
 static hp_pb_schedule g_sched;
 static uint32_t g_min_window, g_types; /* what the schedule is computed from */
-static uint64_t g_generation;          /* of hp_g_bcfg when g_sched was computed */
+static uint64_t g_generation;          /* of hp_g.bcfg when g_sched was computed */
 static uint64_t g_first_ns, g_last_ns; /* times of the window's first and last units */
 
 static double g_tsc_per_ns;  /* measured at the control thread's start */
@@ -75,18 +74,18 @@ static struct {
 } g_stats;
 
 /* Hook counts and timed TSC ticks summed over threads, and the threads that ran a hook in window
- * w (t->window == w: set at a thread's first hook of the window). XRay handlers count nothing. */
+ * w (t->win.epoch == w: set at a thread's first hook of the window). XRay handlers count nothing. */
 typedef struct hook_time { uint64_t hooks, heavy, timed, tsc, threads; } hook_time;
 
 static HP_NOINST hook_time hook_time_now(uint32_t w)
 {
     hook_time h = {0, 0, 0, 0, 0};
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
-        h.hooks += HP_LOAD_RLX(&t->win_hooks);
-        h.heavy += HP_LOAD_RLX(&t->win_heavy);
-        h.timed += HP_LOAD_RLX(&t->win_timed);
-        h.tsc += HP_LOAD_RLX(&t->win_tsc);
-        h.threads += HP_LOAD_RLX(&t->window) == w;
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
+        h.hooks += HP_LOAD_RLX(&t->win.hooks);
+        h.heavy += HP_LOAD_RLX(&t->win.heavy);
+        h.timed += HP_LOAD_RLX(&t->win.timed);
+        h.tsc += HP_LOAD_RLX(&t->win.tsc);
+        h.threads += HP_LOAD_RLX(&t->win.epoch) == w;
     }
     return h;
 }
@@ -128,23 +127,16 @@ static HP_NOINST double measure_tsc_rate(void)
     return n1 > n0 && c1 > c0 ? (double)(c1 - c0) / (double)(n1 - n0) : 0.0;
 }
 
-HP_NOINST uint64_t hp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A hook's boundary event inside a window: 1 if it took a unit (record it), else 0. */
 HP_NOINST int hp_pb_take(void)
 {
-    if (HP_LOAD_RLX(&hp_pb_left) <= 0) return 0;
-    int64_t left = __atomic_sub_fetch(&hp_pb_left, 1, __ATOMIC_ACQ_REL);
+    if (HP_LOAD_RLX(&hp_g.pb.left) <= 0) return 0;
+    int64_t left = __atomic_sub_fetch(&hp_g.pb.left, 1, __ATOMIC_ACQ_REL);
     if (left < 0) return 0;
     if ((uint64_t)left == g_sched.window - 1u) HP_STORE_RLX(&g_first_ns, hp_now_ns()); /* vDSO */
     if (left == 0) {
         HP_STORE_RLX(&g_last_ns, hp_now_ns());
-        HP_STORE_REL(&hp_pb_mask, 0);
+        HP_STORE_REL(&hp_g.pb.mask, 0);
         if (g_backend->off_now) g_backend->off_now(); /* end the window now, in this thread */
         HP_STORE_REL(&g_done, 1);
         syscall(SYS_futex, &g_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
@@ -164,7 +156,7 @@ static HP_NOINST void sleep_until(uint64_t deadline)
         while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) != 0) {
         }
         if (g_backend->tick) g_backend->tick();
-        if (atomic_load_explicit(&hp_g_bcfg.generation, memory_order_acquire) != g_generation) return;
+        if (atomic_load_explicit(&hp_g.bcfg.generation, memory_order_acquire) != g_generation) return;
     }
 }
 
@@ -191,11 +183,11 @@ static HP_NOINST uint32_t window_mask(uint64_t w) { return hp_window_plan_mask(&
 /* S' = 0: on once and record every event from then on. */
 static HP_NOINST void on_for_good(void)
 {
-    HP_STORE_REL(&hp_pb_left, INT64_MAX);
-    HP_STORE_REL(&hp_pb_epoch, 1);
+    HP_STORE_REL(&hp_g.pb.left, INT64_MAX);
+    HP_STORE_REL(&hp_g.pb.epoch, 1);
     uint64_t t0 = hp_now_ns();
     g_backend->on();
-    HP_STORE_REL(&hp_pb_mask, window_mask(0));
+    HP_STORE_REL(&hp_g.pb.mask, window_mask(0));
     HP_STORE_RLX(&g_stats.windows, 1);
     HP_STORE_REL(&g_stats.patched_since, t0);
 }
@@ -213,20 +205,20 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
 {
     HP_STORE_RLX(&g_done, 0);
     HP_STORE_RLX(&g_first_ns, 0);
-    HP_STORE_REL(&hp_pb_left, (int64_t)g_sched.window);
-    HP_STORE_REL(&hp_pb_epoch, (uint32_t)w);
+    HP_STORE_REL(&hp_g.pb.left, (int64_t)g_sched.window);
+    HP_STORE_REL(&hp_g.pb.epoch, (uint32_t)w);
     hook_time h0 = hook_time_now((uint32_t)w);
     uint64_t t0 = hp_now_ns();
     g_backend->on();
     /* Record only once every hook is on: sites switched on early in the pass would otherwise
      * take the window's units before the others (a bias measured on interp's calls). */
-    HP_STORE_REL(&hp_pb_mask, window_mask(w));
+    HP_STORE_REL(&hp_g.pb.mask, window_mask(w));
     uint64_t t1 = hp_now_ns();
     int full = wait_window(t0 + PB_WINDOW_TIMEOUT_NS);
-    HP_STORE_REL(&hp_pb_mask, 0);
+    HP_STORE_REL(&hp_g.pb.mask, 0);
     uint64_t t2 = hp_now_ns();
     g_backend->off();
-    int64_t left = __atomic_exchange_n(&hp_pb_left, 0, __ATOMIC_ACQ_REL);
+    int64_t left = __atomic_exchange_n(&hp_g.pb.left, 0, __ATOMIC_ACQ_REL);
     uint64_t t3 = hp_now_ns(), taken = g_sched.window - (uint64_t)(left > 0 ? left : 0);
     uint64_t first = HP_LOAD_RLX(&g_first_ns), last = HP_LOAD_RLX(&g_last_ns);
     int timed = full && taken > 1 && first && last > first;
@@ -251,7 +243,7 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
  * schedule before the next window. 0 if no type is enabled now. */
 static HP_NOINST int refresh_schedule(double *smooth)
 {
-    uint64_t gen = atomic_load_explicit(&hp_g_bcfg.generation, memory_order_acquire);
+    uint64_t gen = atomic_load_explicit(&hp_g.bcfg.generation, memory_order_acquire);
     if (gen == g_generation || (gen & 1)) return g_sched.window != 0;
     hp_pb_schedule s;
     int ok = hp_pb_schedule_from_config(&s, g_min_window, g_types) == 0;
@@ -274,7 +266,7 @@ static HP_NOINST void *control_thread(void *arg)
     double smooth = 0.0;
     for (uint64_t w = 1;; w++) {
         sleep_until(hp_now_ns() + jittered(interval, &rng));
-        if (HP_LOAD_ACQ(&hp_g_stopped)) break;
+        if (HP_LOAD_ACQ(&hp_g.stopped)) break;
         if (!refresh_schedule(&smooth)) continue; /* every type disabled: no window */
         interval = run_window(w, &smooth);
     }
@@ -286,7 +278,7 @@ static HP_NOINST void *control_thread(void *arg)
 HP_NOINST int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t types)
 {
     hp_bursty_params p[HP_BURSTY_NTYPES];
-    for (int t = 0; t < HP_BURSTY_NTYPES; t++) hp_bursty_config_get(&hp_g_bcfg, (enum hp_bursty_type)t, &p[t]);
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) hp_bursty_config_get(&hp_g.bcfg, (enum hp_bursty_type)t, &p[t]);
     return hp_window_plan_make(p, types, min_window, s);
 }
 
@@ -297,7 +289,7 @@ HP_NOINST int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t 
     g_backend = b;
     g_min_window = min_window;
     g_types = types;
-    g_generation = atomic_load_explicit(&hp_g_bcfg.generation, memory_order_acquire);
+    g_generation = atomic_load_explicit(&hp_g.bcfg.generation, memory_order_acquire);
     if (hp_pb_schedule_from_config(&g_sched, min_window, types) != 0) return -1;
     g_stats.start_ns = hp_now_ns();
     pthread_attr_t attr;
@@ -341,7 +333,7 @@ HP_NOINST size_t hp_pb_info(char *out, size_t cap)
     uint64_t sampled = HP_LOAD_RLX(&g_stats.sampled);
     if (since) { /* on for good: every unit recorded */
         patched = now > since ? now - since : 0;
-        int64_t left = HP_LOAD_RLX(&hp_pb_left);
+        int64_t left = HP_LOAD_RLX(&hp_g.pb.left);
         sampled = left >= 0 ? (uint64_t)(INT64_MAX - left) : 0;
     }
     n = put_kv(out, n, cap, px, "sampled_entries", sampled);

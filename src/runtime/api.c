@@ -1,12 +1,16 @@
-/* control.c — the online sampling API of include/hotprof/hotprof.h: switch and tune the bursty
- * controller's profile types while the program runs, and read the current top-k of a profile.
+/* api.c — the whole public API of include/hotprof/hotprof.h: hotprof_flush and hotprof_version,
+ * the online sampling API (switch and tune the bursty controller's profile types while the
+ * program runs) and the current top-k of a profile.
  *
- * Control: the hotprof_sample_* functions publish into the shared hp_g_bcfg through core/bursty's
+ * Flush: refreshes the module list and writes one group (writer.c), not final. Not
+ * async-signal-safe (dl_iterate_phdr).
+ *
+ * Control: the hotprof_sample_* functions publish into the shared hp_g.bcfg through core/bursty's
  * seqlocked setters (any thread, writers serialize on the generation CAS); each thread adopts a
  * change on its own slow path, as docs/bursty.md defines. Nothing here touches a thread's state.
  *
  * Top-k: hotprof_snapshot_topk walks the lock-free thread list and reads each thread's live
- * table through its published pointer (rt.h: a grown table's old block stays mapped, a slot's
+ * table through its published pointer (tab.h: a grown table's old block stays mapped, a slot's
  * key is published after its counts), summing counts per key into a scratch table mmap'd for the
  * call, then keeps the k largest in the caller's array. Readers never write a thread's memory,
  * so a snapshot costs the program's threads nothing; its consistency is per count (each value
@@ -17,14 +21,31 @@
  * Async-signal-safety: the control functions are lock-free and make no system call once the
  * runtime is initialized; snapshot_topk uses mmap/munmap only. Neither is meant for a handler.
  */
-#include "runtime/rt.h"
+#include "runtime/init.h"
+#include "runtime/thread.h"
+#include "runtime/modules.h"
+#include "runtime/writer.h"
 #include "hotprof/hotprof.h"
+#include "hotprof/version.h"
 #include <sys/mman.h>
+
+/* ---------------------------------------------------------------- flush, version */
+
+HP_API int hotprof_flush(void)
+{
+    if (hp_rt_ensure_init() <= 0 || HP_LOAD_ACQ(&hp_g.stopped)) return -1;
+    hp_modules_refresh();
+    return hp_write_group(0, 0, 0, NULL) == HP_WRITE_OK ? 0 : -1;
+}
+
+HP_API const char *hotprof_version(void) { return HOTPROF_VERSION; }
+
+/* ---------------------------------------------------------------- sampling control */
 
 /* 1 if this process records in bursty mode (initializing the runtime if needed). */
 static HP_NOINST int bursty_recording(void)
 {
-    return hp_rt_ensure_init() > 0 && HP_LOAD_ACQ(&hp_g_bursty) && !HP_LOAD_ACQ(&hp_g_stopped);
+    return hp_rt_ensure_init() > 0 && HP_LOAD_ACQ(&hp_g.bursty) && !HP_LOAD_ACQ(&hp_g.stopped);
 }
 
 static HP_NOINST int valid_type(int type) { return type >= 0 && type < HP_BURSTY_NTYPES; }
@@ -32,35 +53,33 @@ static HP_NOINST int valid_type(int type) { return type >= 0 && type < HP_BURSTY
 HP_API int hotprof_sample_enable(enum hotprof_sample_type type, int on)
 {
     if (!valid_type((int)type) || !bursty_recording()) return -1;
-    return hp_bursty_config_enable(&hp_g_bcfg, (enum hp_bursty_type)type, on ? 1 : 0);
+    return hp_bursty_config_enable(&hp_g.bcfg, (enum hp_bursty_type)type, on ? 1 : 0);
 }
 
 HP_API int hotprof_sample_set(enum hotprof_sample_type type, unsigned period, unsigned burst, unsigned jitter_percent)
 {
     hp_bursty_params p;
     if (!valid_type((int)type) || !bursty_recording()) return -1;
-    if (hp_bursty_config_get(&hp_g_bcfg, (enum hp_bursty_type)type, &p)) return -1;
+    if (hp_bursty_config_get(&hp_g.bcfg, (enum hp_bursty_type)type, &p)) return -1;
     p.period = period, p.burst = burst, p.jitter_pct = jitter_percent; /* p.enabled stays */
-    return hp_bursty_config_set(&hp_g_bcfg, (enum hp_bursty_type)type, &p);
+    return hp_bursty_config_set(&hp_g.bcfg, (enum hp_bursty_type)type, &p);
 }
 
 /* ---------------------------------------------------------------- top-k */
 
-/* The table a type's counts live in: methods have their own in bursty mode and are summed from
- * the call pairs (calls + back-edges) in exhaustive mode. */
+/* The table a type's counts live in: methods have their own in bursty mode (and with XRay) and
+ * are summed from the call pairs (calls + back-edges) in exhaustive mode. */
 static HP_NOINST hp_tab *const *table_of(const hp_thread *t, int type)
 {
-    if (type == HOTPROF_SAMPLE_METHODS) return t->bursty ? &t->methods : &t->pairs;
+    if (type == HOTPROF_SAMPLE_METHODS) return t->methods ? &t->methods : &t->pairs;
     if (type == HOTPROF_SAMPLE_CALLPAIRS) return &t->pairs;
     return &t->edges;
 }
 
-static HP_NOINST size_t tab_bytes(const hp_tab *t) { return sizeof(hp_tab) + (t->mask + 1) * sizeof(hp_slot); }
-
 static HP_NOINST hp_tab *scratch_for(int type)
 {
     uint64_t keys = 64, cap = 128;
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         hp_tab *tab = HP_LOAD_ACQ(table_of(t, type));
         if (tab) keys += tab->mask + 1;
     }
@@ -80,7 +99,7 @@ static HP_NOINST void merge_slot(hp_tab **sum, int type, const hp_slot *s, uint6
 
 static HP_NOINST void merge_threads(hp_tab **sum, int type)
 {
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g_threads); t; t = t->next) {
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         hp_tab *tab = HP_LOAD_ACQ(table_of(t, type));
         for (uint64_t i = 0; tab && i <= tab->mask; i++) {
             uint64_t k1 = HP_LOAD_ACQ(&tab->s[i].k1);
@@ -121,7 +140,7 @@ HP_API int hotprof_snapshot_topk(enum hotprof_sample_type type, int k, hotprof_t
     merge_threads(&sum, t);
     for (uint64_t i = 0; i <= sum->mask; i++)
         if (sum->s[i].k1) keep_top(out, k, &n, entry_of(t, &sum->s[i]));
-    if (sum != first) munmap(first, tab_bytes(first)); /* it grew: the copy's source is ours too */
-    munmap(sum, tab_bytes(sum));
+    if (sum != first) munmap(first, hp_tab_bytes(first)); /* it grew: the copy's source is ours too */
+    munmap(sum, hp_tab_bytes(sum));
     return n;
 }

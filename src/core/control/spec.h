@@ -1,0 +1,75 @@
+/* spec.h — the ONE grammar of hotprof's run-time settings, their defaults and range checks, shared
+ * by the CLI (`hotprof run` options), the runtime (HOTPROF_* variables, read once by
+ * runtime/config.c) and the reader (the profile's INFO keys). A setting is parsed here and nowhere
+ * else, so `--seed 5` and `HOTPROF_SEED=5` accept and reject exactly the same texts.
+ *
+ * Settings: seed (HOTPROF_SEED, --seed), mode (HOTPROF_MODE, --mode), bursts (HOTPROF_BURSTS,
+ * --bursts), window (HOTPROF_WINDOW), flags (HOTPROF_QUIET, HOTPROF_FOLLOW_FORK), and the
+ * bursty-sampling spec (HOTPROF_SAMPLE, --sample) whose grammar follows.
+ *
+ * A spec is clauses separated by ';':   TYPE[:KEY=N[,KEY=N...]]
+ *   TYPE  methods | callpairs | edges | datastream       (hp_bursty_type order)
+ *   KEY   period (S, boundary events between bursts, 0..2^30), burst (B, 1..2^30),
+ *         jitter (percent, 0..99)
+ * e.g. "methods:period=1000,burst=1;edges:period=5000,burst=10,jitter=20". A named type is
+ * enabled; a key it leaves out takes HP_SAMPLE_DEFAULT_*; types not named are disabled. A type
+ * named twice takes the later clause. Whitespace is not allowed (the spec travels in one
+ * environment variable). The parameter list "period=N,burst=M,jitter=J" is also the value of the
+ * profile's INFO key sample.<type> (hp_sample_params_format).
+ *
+ * Pure C11: no allocation, no system calls; errors are one sentence in the caller's buffer.
+ */
+#ifndef HOTPROF_CORE_CONTROL_SPEC_H
+#define HOTPROF_CORE_CONTROL_SPEC_H
+#include <stddef.h>
+#include <stdint.h>
+#include "core/control/bursty.h"
+
+#define HP_SAMPLE_DEFAULT_PERIOD 1000u
+#define HP_SAMPLE_DEFAULT_BURST 1u
+/* Types sampled when bursty mode is asked for without a spec: methods and call pairs. */
+#define HP_SAMPLE_DEFAULT_TYPES ((1u << HP_BURSTY_METHODS) | (1u << HP_BURSTY_CALL_PAIRS))
+#define HP_SPEC_DEFAULT_WINDOW 100u /* units per patched-burst window at least (HOTPROF_WINDOW) */
+#define HP_SPEC_DEFAULT_OUTPUT "hotprof.data"
+
+/* ---- scalar settings: each returns 0 and sets *out, or -1 with one sentence in err ---- */
+
+enum hp_run_mode { HP_RUN_EXHAUSTIVE = 0, HP_RUN_OFF = 1, HP_RUN_BURSTY = 2 };
+enum hp_bursts_mode { HP_BURSTS_AUTO = 0, HP_BURSTS_LIVE = 1, HP_BURSTS_PATCH = 2 };
+
+/* An unsigned number in [lo, hi]: decimal, or hex with 0x; no sign, no spaces, no overflow. */
+int hp_spec_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
+/* A seed: any 64-bit unsigned number (decimal or 0x hex). */
+int hp_spec_seed(const char *text, uint64_t *out, char *err, size_t errlen);
+/* exhaustive | off | bursty. */
+int hp_spec_mode(const char *text, int *out, char *err, size_t errlen);
+/* auto | live | patch. */
+int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen);
+/* Units per window, 1..HP_BURSTY_MAX_COUNT. */
+int hp_spec_window(const char *text, uint32_t *out, char *err, size_t errlen);
+/* A flag: "" or "0" is off, "1" is on; anything else is an error. */
+int hp_spec_flag(const char *text, int *out, char *err, size_t errlen);
+const char *hp_spec_mode_name(int mode);   /* "exhaustive", "off", "bursty" */
+const char *hp_spec_bursts_name(int mode); /* "auto", "live", "patch" */
+
+/* ---- the bursty-sampling spec ---- */
+
+/* "methods", "callpairs", "edges", "datastream"; NULL for a bad type. */
+const char *hp_sample_type_name(int type);
+/* The type named by the len bytes at word, or -1. */
+int hp_sample_type_parse(const char *word, size_t len);
+/* Every type disabled, with the default period, burst and no jitter. */
+void hp_sample_defaults(hp_bursty_params p[HP_BURSTY_NTYPES]);
+/* One clause (len bytes at text): enables its type in p with its values. 0, or -1 and err. */
+int hp_sample_clause_parse(const char *text, size_t len, hp_bursty_params p[HP_BURSTY_NTYPES], char *err,
+                           size_t errlen);
+/* A whole spec: p is reset to hp_sample_defaults, then each clause applied. 0, or -1 and err
+ * (p is then unspecified). An empty spec is an error. */
+int hp_sample_spec_parse(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES], char *err, size_t errlen);
+/* "period=N,burst=M,jitter=J" into *p (keys in any order, each optional: missing keys keep *p's
+ * values; `enabled` is not touched). 0, or -1 and err. */
+int hp_sample_params_parse(const char *text, size_t len, hp_bursty_params *p, char *err, size_t errlen);
+/* Writes "period=N,burst=M,jitter=J" (NUL-terminated, truncated to cap); returns its length. */
+size_t hp_sample_params_format(char *out, size_t cap, const hp_bursty_params *p);
+
+#endif

@@ -1,0 +1,73 @@
+/* base.c — the process state (hp_g, the only process global of the runtime) and the leaf
+ * helpers of base.h: anonymous mmap, decimal/hex formatting, one-write stderr lines, the
+ * monotonic clock and per-thread seeds.
+ *
+ * Async-signal-safe: all of it (mmap, write, clock_gettime and memory only). hp_say formats into
+ * a static line: its callers are init (single-threaded), the writer (under its lock) and the
+ * control paths that print once; two concurrent hp_say calls could mix their text, never crash.
+ */
+#define _GNU_SOURCE
+#include "runtime/base.h"
+#include "core/base/hash.h"
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+hp_process hp_g;
+
+HP_NOINST void *hp_map(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+HP_NOINST size_t hp_fmt_u64(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do tmp[n++] = (char)('0' + v % 10), v /= 10;
+    while (v);
+    for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+HP_NOINST size_t hp_fmt_hex(char *out, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t n = 2, shift = 60;
+    out[0] = '0', out[1] = 'x';
+    while (shift > 0 && ((v >> shift) & 15) == 0) shift -= 4;
+    for (;; shift -= 4) {
+        out[n++] = digits[(v >> shift) & 15];
+        if (shift == 0) break;
+    }
+    return n;
+}
+
+HP_NOINST void hp_say(const char *const *parts, size_t n)
+{
+    static char line[1024]; /* callers hold the writer lock or run single-threaded at exit */
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(parts[i]);
+        if (l > sizeof line - 1 - len) l = sizeof line - 1 - len;
+        memcpy(line + len, parts[i], l);
+        len += l;
+    }
+    line[len++] = '\n';
+    ssize_t r = write(2, line, len);
+    (void)r;
+}
+
+HP_NOINST uint64_t hp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+HP_NOINST uint64_t hp_thread_seed(uint64_t index)
+{
+    return hp_splitmix64_mix(hp_g.seed ^ hp_splitmix64_mix(index + 1));
+}

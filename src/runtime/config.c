@@ -1,0 +1,100 @@
+/* config.c — HOTPROF_* variables read once into hp_rt_config (config.h), parsed with the one
+ * grammar of core/control/spec.h. Pure apart from hp_rt_config_read's getenv: no globals, no
+ * allocation; tests/unit/test_rt_config.c links it alone.
+ */
+#include "runtime/config.h"
+#include "runtime/base.h"
+#include "core/control/spec.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A variable's value, with "" read as unset. */
+static HP_NOINST const char *var(hp_getenv_fn get, void *arg, const char *name)
+{
+    const char *v = get(name, arg);
+    return v && *v ? v : NULL;
+}
+
+/* A flag: "" or "0" off, "1" on, and (as before the one grammar) any other text on. */
+static HP_NOINST int flag(hp_getenv_fn get, void *arg, const char *name)
+{
+    int on = 0;
+    char err[8];
+    return hp_spec_flag(get(name, arg), &on, err, 0) == 0 ? on : 1;
+}
+
+static HP_NOINST int bad(hp_rt_config *c, const char *name, const char *why)
+{
+    snprintf(c->error, sizeof c->error, "hotprof: bad %s: %s (not profiling)", name, why);
+    return -1;
+}
+
+HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
+{
+    char err[256];
+    const char *mode = var(get, arg, "HOTPROF_MODE"), *spec = var(get, arg, "HOTPROF_SAMPLE");
+    const char *seed = var(get, arg, "HOTPROF_SEED"), *claimed = var(get, arg, "HOTPROF_CLAIMED");
+    const char *bursts = var(get, arg, "HOTPROF_BURSTS"), *window = var(get, arg, "HOTPROF_WINDOW");
+    const char *xray = get("HOTPROF_XRAY", arg);
+    memset(c, 0, sizeof *c);
+    c->quiet = flag(get, arg, "HOTPROF_QUIET");
+    c->follow_fork = flag(get, arg, "HOTPROF_FOLLOW_FORK");
+    c->output = var(get, arg, "HOTPROF_OUTPUT");
+    if (!c->output) c->output = HP_SPEC_DEFAULT_OUTPUT;
+
+    c->mode = spec ? HP_RUN_BURSTY : HP_RUN_EXHAUSTIVE;
+    if (mode && hp_spec_mode(mode, &c->mode, err, sizeof err)) {
+        c->mode = HP_RUN_EXHAUSTIVE;
+        c->mode_unknown = mode;
+    }
+
+    hp_sample_defaults(c->sample);
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) c->sample[t].enabled = (HP_SAMPLE_DEFAULT_TYPES >> t) & 1;
+
+    c->bursts = HP_BURSTS_AUTO;
+    if (bursts && hp_spec_bursts(bursts, &c->bursts, err, sizeof err)) {
+        c->bursts = HP_BURSTS_AUTO;
+        c->bursts_unknown = 1;
+    }
+    c->window = HP_SPEC_DEFAULT_WINDOW;
+    if (window && hp_spec_window(window, &c->window, err, sizeof err)) c->window = HP_SPEC_DEFAULT_WINDOW;
+    c->xray = !xray ? HP_XRAY_WISH_AUTO
+              : strcmp(xray, "0") == 0 ? HP_XRAY_WISH_NEVER
+              : strcmp(xray, "1") == 0 ? HP_XRAY_WISH_REQUIRED
+                                       : HP_XRAY_WISH_AUTO;
+    if (claimed) {
+        c->claimed_given = 1;
+        if (hp_spec_u64(claimed, 0, UINT64_MAX, &c->claimed)) c->claimed = 0;
+    }
+
+    if (c->mode == HP_RUN_OFF) return 0;
+    if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse(spec, c->sample, err, sizeof err))
+        return bad(c, "HOTPROF_SAMPLE", err);
+    if (seed) {
+        if (hp_spec_seed(seed, &c->seed, err, sizeof err)) return bad(c, "HOTPROF_SEED", err);
+        c->seed_given = 1;
+    }
+    return 0;
+}
+
+static HP_NOINST const char *envp_get(const char *name, void *arg)
+{
+    size_t n = strlen(name);
+    for (char *const *e = arg; e && *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=') return *e + n + 1;
+    return NULL;
+}
+
+HP_NOINST int hp_rt_config_from_envp(hp_rt_config *c, char *const *envp)
+{
+    return hp_rt_config_parse(c, envp_get, (void *)envp);
+}
+
+static HP_NOINST const char *process_get(const char *name, void *arg)
+{
+    (void)arg;
+    return getenv(name);
+}
+
+HP_NOINST int hp_rt_config_read(hp_rt_config *c) { return hp_rt_config_parse(c, process_get, NULL); }

@@ -1,0 +1,59 @@
+/* config.h — every HOTPROF_* variable the runtime reads, read ONCE (at init) into one struct that
+ * is passed down: init keeps it, and hands ctl/sites.c, ctl/xray.c and ctl/bursts.c the fields
+ * they need. No other runtime file calls getenv.
+ *
+ * Each value is parsed with core/control/spec.h, the one grammar shared with `hotprof run`, so the
+ * runtime accepts and rejects exactly what the CLI does. What a bad value does is unchanged from
+ * before, except for the seed (issue 8, defect 8):
+ *   HOTPROF_SAMPLE, HOTPROF_SEED  bad: `error` holds one message; init says it (even when quiet)
+ *                                 and does not profile (the program runs normally).
+ *   HOTPROF_MODE                  unknown: exhaustive, and `mode_unknown` names it (a warning).
+ *   HOTPROF_BURSTS                unknown: auto, and `bursts_unknown` is set (ctl/sites.c warns).
+ *   HOTPROF_WINDOW                out of range or not a number: the default, silently.
+ *   HOTPROF_QUIET, HOTPROF_FOLLOW_FORK  "" or "0": off; anything else: on.
+ *   HOTPROF_XRAY                  "0": never, "1": required, anything else: when present.
+ *
+ * The parse is a pure function over a getenv-like callback (hp_rt_config_parse) so that unit
+ * tests run it on an array of "NAME=value" strings (hp_rt_config_from_envp) without the runtime's
+ * constructor. The struct's strings point into the environment (or the caller's array).
+ *
+ * Async-signal-safety: none needed (init only); no allocation (snprintf into `error`).
+ */
+#ifndef HOTPROF_RUNTIME_CONFIG_H
+#define HOTPROF_RUNTIME_CONFIG_H
+#include <stdint.h>
+#include "core/control/bursty.h"
+
+enum { HP_XRAY_WISH_NEVER = 0, HP_XRAY_WISH_REQUIRED = 1, HP_XRAY_WISH_AUTO = 2 };
+
+typedef struct hp_rt_config {
+    int mode;                 /* enum hp_run_mode (HOTPROF_MODE; unset: bursty iff HOTPROF_SAMPLE is set) */
+    const char *mode_unknown; /* the HOTPROF_MODE text if it was not a mode (then mode is exhaustive) */
+    int quiet;                /* HOTPROF_QUIET */
+    int follow_fork;          /* HOTPROF_FOLLOW_FORK */
+    const char *output;       /* HOTPROF_OUTPUT template (%p: pid, %%: %), default HP_SPEC_DEFAULT_OUTPUT */
+    int seed_given;           /* HOTPROF_SEED set and valid: seed holds it (else init draws one) */
+    uint64_t seed;
+    int claimed_given;        /* HOTPROF_CLAIMED set (by a runtime up the process tree) */
+    uint64_t claimed;         /* its pid (0 if not a number: matches no process) */
+    hp_bursty_params sample[HP_BURSTY_NTYPES]; /* HOTPROF_SAMPLE (default: methods and call pairs) */
+    int bursts;               /* enum hp_bursts_mode (HOTPROF_BURSTS) */
+    int bursts_unknown;       /* HOTPROF_BURSTS was set to something else (then auto) */
+    uint32_t window;          /* HOTPROF_WINDOW: units per patched-burst window at least */
+    int xray;                 /* HP_XRAY_WISH_* (HOTPROF_XRAY) */
+    char error[384];          /* "" or the one message of a setting that stops profiling */
+} hp_rt_config;
+
+/* A getenv: the value of name, or NULL if unset. */
+typedef const char *(*hp_getenv_fn)(const char *name, void *arg);
+
+/* Reads every setting through get. 0, or -1 with c->error set (the first bad setting, in the
+ * order mode, sample, seed; only settings that matter for the mode are checked: mode off checks
+ * nothing, exhaustive does not parse HOTPROF_SAMPLE). */
+int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg);
+/* The same over envp, a NULL-terminated array of "NAME=value" strings. */
+int hp_rt_config_from_envp(hp_rt_config *c, char *const *envp);
+/* hp_rt_config_parse over the process environment (getenv). */
+int hp_rt_config_read(hp_rt_config *c);
+
+#endif

@@ -1,0 +1,64 @@
+/* ctl.h — controllers' mechanisms in the runtime: patched bursts (bursts.c) and their backends,
+ * the hook call sites (sites.c) and XRay sleds (xray.c). Each controller's arithmetic lives in
+ * src/core/control/ (window_plan.h for the schedule); what is here is how it acts on the process.
+ *
+ * A backend is a way to make hooks run (on) and not run at all (off). A new backend (a timer,
+ * a shadow) fills an hp_pb_backend and calls hp_pb_start; a new controller that does not use
+ * windows gets its own file here and its own start function, called by init.
+ *
+ * Layering: ctl/ uses base, config (fields only, passed as arguments), tab, thread; it is used
+ * by hooks (hp_pb_take, hp_sites_note), the writer (hp_pb_info) and init (probe/start).
+ * State: hp_g.pb (the words every hook in a window shares) and hp_g.patch/hp_g.xray; each file's
+ * own control state is file-static there and says so.
+ */
+#ifndef HOTPROF_RUNTIME_CTL_H
+#define HOTPROF_RUNTIME_CTL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "runtime/base.h"
+#include "core/control/window_plan.h"
+
+/* ---------------------------------------------------------------- patched bursts (bursts.c) */
+
+/* A way to make hooks run (on) and not run at all (off): XRay sleds (xray.c) or the compiler's
+ * hook call sites (sites.c). Called by the control thread only. */
+typedef struct hp_pb_backend {
+    const char *prefix;                      /* INFO key prefix: "xray" or "patch" */
+    void (*on)(void);
+    void (*off)(void);
+    void (*tick)(void);                      /* between windows, every ~1 ms (may be NULL) */
+    /* Called by the hook that takes a window's last unit, in the program's thread: turn the
+     * hooks off now if that is cheap and safe there (never blocks; may do nothing). NULL: no. */
+    void (*off_now)(void);
+    size_t (*info)(char *out, size_t cap);   /* extra INFO lines (may be NULL; signal-safe) */
+} hp_pb_backend;
+
+typedef hp_window_plan hp_pb_schedule; /* core/control/window_plan.h: W, S', every k-th window per type */
+
+int hp_pb_take(void);        /* a boundary event in a window: 1 if it took a unit (record it) */
+/* The schedule of the enabled types among the `types` bits; -1 if none of them is enabled. */
+int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t types);
+/* Init: starts the control thread over b for the enabled types among `types` (-1: none/failed). */
+int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t types);
+size_t hp_pb_info(char *out, size_t cap); /* "<prefix>.*" INFO lines (async-signal-safe) */
+
+/* ---------------------------------------------------------------- XRay (xray.c) */
+
+int hp_xray_present(void);   /* the program has XRay sleds */
+/* Init, bursty mode: sets hp_g.xray = HP_XRAY_BURSTS if XRay bursts are usable. wish:
+ * HP_XRAY_WISH_* (config.h). 1 if XRay bursts are on. */
+int hp_xray_probe(int quiet, int wish);
+void hp_xray_start(void);    /* init, output open: handler + control thread */
+
+/* ---------------------------------------------------------------- patched call sites (sites.c) */
+
+/* Init, bursty mode: 1 (and hp_g.patch set) if call sites can be patched here. bursts:
+ * enum hp_bursts_mode, bursts_unknown: HOTPROF_BURSTS was not a mode (warned unless quiet),
+ * window: units per window at least (config.h). */
+int hp_sites_probe(int quiet, int bursts, int bursts_unknown, uint32_t window);
+void hp_sites_start(void);   /* init, output open: the control thread */
+/* A hook ran outside a window: remember its call site (the 5 bytes before ret, if they are a
+ * direct call to hook or to a PLT stub of it) so the control thread turns it off. Signal-safe. */
+void hp_sites_note(uint64_t ret, uint64_t hook);
+
+#endif

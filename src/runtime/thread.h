@@ -1,0 +1,129 @@
+/* thread.h — one thread's whole recording state (hp_thread), its block-count array and shadow
+ * stack, and the thread list (thread.c).
+ *
+ * What it holds:
+ *   - hp_counts: a per-thread array of block counts indexed by guard id (blockmap.h for the ids).
+ *   - hp_thread: mmap'd on the thread's first event, pushed on hp_g.threads (lock-free) and never
+ *     freed. The fields every mode uses come first (the hooks' fast paths touch only the first
+ *     lines); each mode's own state is a sub-struct or a group of fields marked with its mode:
+ *       exhaustive  pairs (v1 calls, v2 back-edges of the activations), edges, blocks, tot
+ *       bursty      bs (the HPS controller of core/control/bursty.h, countdown in line 1),
+ *                   in_slow, seed, methods (sampled calls and back-edges per function); pairs
+ *                   v1 = sampled calls; blocks/edges sampled while the edge type is on; totals
+ *                   count recorded (sampled) events
+ *       datastream  ds: the hot data stream detector (core/summary/datastream.h), created at the
+ *                   thread's first sampled reference, its re-entry guard and seqlock (pt/datastream.c)
+ *       patch       win: the window this thread's call state is from, and the hooks' own time
+ *                   in windows (ctl/bursts.c)
+ *       xray        methods (sampled calls, HP_XRAY_BURSTS)
+ *
+ * Invariants:
+ *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
+ *     profile writer: hotprof_flush, the exit destructor, a fatal-signal handler; snapshots; the
+ *     burst control thread) only read.
+ *   - A table or array that grows is copied into a fresh mmap'd block, then published with
+ *     release semantics; the old block is never unmapped (tab.h).
+ *   - Nothing in a hook fast path allocates, locks or calls; slow paths (first event of a thread,
+ *     table growth) use only mmap. In bursty mode the controller state is only touched by its
+ *     thread; in_slow keeps a signal handler's hooks out of an interrupted slow path.
+ *
+ * Async-signal-safety: the inline helpers only touch memory; the functions of thread.c are
+ * memory and mmap only, except hp_thread_slow on a thread's very first event (it may run the
+ * one-time init: init.h).
+ */
+#ifndef HOTPROF_RUNTIME_THREAD_H
+#define HOTPROF_RUNTIME_THREAD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "runtime/base.h"
+#include "runtime/tab.h"
+#include "core/control/bursty.h"
+#include "core/summary/datastream.h"
+
+/* ---------------------------------------------------------------- block arrays */
+
+typedef struct hp_counts { uint64_t cap; uint64_t pad; uint64_t c[]; } hp_counts;
+
+/* ---------------------------------------------------------------- threads */
+
+typedef struct hp_frame {
+    uint64_t fn;         /* function of this activation (0 for the thread pseudo-frame) */
+    uint64_t site;       /* its call site: (fn, site) is its CALLPAIRS slot */
+    uint64_t last_pc;    /* start pc of the last non-entry block executed in it */
+    uint64_t *backedges; /* where its back-edges are counted (pair slot v2, or the orphan counter) */
+} hp_frame;
+
+#define HP_STACK_FRAMES (1u << 17) /* shadow frames per thread (virtual; touched pages only) */
+#define HP_UNWIND_SEARCH 256u      /* frames func_exit searches for its function (longjmp, throw) */
+#define HP_RESYNC_SEARCH 64u       /* frames a block searches for its function's frame (after a throw) */
+
+typedef struct hp_totals {
+    uint64_t calls, blocks, backedges, loads, stores, cmps;
+} hp_totals;
+
+/* datastream: the thread's detector (pt/datastream.c). */
+typedef struct hp_thread_ds {
+    hp_ds_state *det;  /* mmap'd at the first sampled reference (published with release; NULL until
+                        * then or if mmap failed) */
+    uint32_t guard;    /* owner: inside datastream sampling (re-entry guard for signal handlers) */
+    uint32_t failed;   /* 1: the detector's mmap failed; sampled references are only counted */
+    uint64_t seq;      /* even: det is stable; odd: the owner is inside hp_ds_burst_end */
+} hp_thread_ds;
+
+/* patch mode: this thread's view of the windows (ctl/bursts.c reads the sums). */
+typedef struct hp_thread_win {
+    uint32_t epoch;    /* the window (hp_g.pb.epoch) this thread's call state is from */
+    uint32_t pad;
+    uint64_t hooks;    /* hook calls run inside windows (owner writes, control reads) */
+    uint64_t heavy;    /* ... of which call and block hooks (the ones that record) */
+    uint64_t timed;    /* ... of which timed with the TSC (one in HP_WIN_TIME_EVERY) */
+    uint64_t tsc;      /* TSC ticks of the timed ones (bursts.c: the hooks' share of a window) */
+} hp_thread_win;
+
+typedef struct hp_thread {
+    uint32_t active;      /* 0: hooks return at once (stopped, off, forked child) */
+    uint32_t prev_guard;  /* guard of the last block, for edges (0 = none yet) */
+    uint32_t bursty;      /* 1: bursty mode (fixed at creation) */
+    uint32_t in_slow;     /* bursty: inside the controller's slow path (re-entry guard) */
+    uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
+    hp_frame *stack;      /* [0] is the pseudo-frame; real frames are 1..depth */
+    hp_bursty_state bs;   /* bursty: the HPS controller (core/control/bursty.h); countdown in line 1 */
+    hp_counts *blocks;    /* per guard id executions */
+    hp_tab *pairs;        /* k1 = callee, k2 = call site, v1 = calls, v2 = back-edges in them
+                           * (bursty: v1 = sampled calls of the call-pair type, v2 unused) */
+    hp_tab *edges;        /* k1 = from << 32 | to, v1 = count */
+    hp_tab *methods;      /* bursty only: k1 = function, v1 = sampled calls, v2 = sampled back-edges;
+                           * NULL otherwise (FUNCS then sums the pairs) */
+    uint64_t seed;        /* bursty: this thread's controller seed (run seed, thread index) */
+    hp_totals tot;
+    uint64_t orphan_backedges; /* back-edges seen outside any tracked frame */
+    hp_frame overflow;    /* stands for every frame deeper than the shadow stack */
+    uint64_t frameless_fn, frameless_depth; /* last block function found on no frame, and where */
+    hp_thread_ds ds;      /* datastream */
+    hp_thread_win win;    /* patch mode */
+    uint64_t tid;
+    struct hp_thread *next; /* global list link, immutable once published */
+} hp_thread;
+
+/* The calling thread's state: NULL before its first event, then its hp_thread or a shared
+ * inactive one (thread.c; initial-exec TLS). */
+extern __thread hp_thread *hp_tls;
+
+/* Slow path of every hook: the thread's state if it should record, else NULL. The one place
+ * below init that calls hp_rt_ensure_init (init.h). */
+hp_thread *hp_thread_slow(void);
+hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id);
+void hp_frames_rebind(hp_thread *t);
+void hp_threads_set_active(uint32_t active);
+void hp_threads_reset_counts(void);
+/* The detector's configuration in this runtime (the same for every thread, so states merge). */
+void hp_ds_runtime_config(hp_ds_config *c);
+
+static inline HP_NOINST hp_frame *hp_top_frame(hp_thread *t)
+{
+    return t->depth < HP_STACK_FRAMES ? &t->stack[t->depth] : &t->overflow;
+}
+
+#define HP_WIN_TIME_EVERY 64u /* one call/block hook in 64 is timed in a window (rdtsc ~20 ns here) */
+
+#endif

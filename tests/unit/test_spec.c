@@ -1,0 +1,154 @@
+/* test_spec.c — core/control/spec: the bursty spec grammar (HOTPROF_SAMPLE, --sample, INFO
+ * sample.<type>): good specs, defaults for keys left out, later clauses win, every kind of bad
+ * spec refused with a message, and format/parse round trips; the scalar settings (numbers
+ * against strtoull as oracle, seed, mode, bursts, window, flags). */
+#include "core/control/spec.h"
+#include "test.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bad(const char *spec, const char *msg_part)
+{
+    hp_bursty_params p[HP_BURSTY_NTYPES];
+    char err[256] = "";
+    return hp_sample_spec_parse(spec, p, err, sizeof err) == -1 && strstr(err, msg_part) != NULL;
+}
+
+TEST(good_specs)
+{
+    hp_bursty_params p[HP_BURSTY_NTYPES];
+    char err[256];
+    REQUIRE(hp_sample_spec_parse("methods:period=1000,burst=1;callpairs:period=1000,burst=1;"
+                                 "edges:period=5000,burst=10,jitter=20", p, err, sizeof err) == 0);
+    CHECK(p[HP_BURSTY_METHODS].enabled && p[HP_BURSTY_CALL_PAIRS].enabled && p[HP_BURSTY_EDGES].enabled);
+    CHECK(!p[HP_BURSTY_DATA_STREAMS].enabled);
+    CHECK_EQ_U64(p[HP_BURSTY_EDGES].period, 5000);
+    CHECK_EQ_U64(p[HP_BURSTY_EDGES].burst, 10);
+    CHECK_EQ_U64(p[HP_BURSTY_EDGES].jitter_pct, 20);
+    REQUIRE(hp_sample_spec_parse("datastream;methods:jitter=5;methods:burst=3;", p, err, sizeof err) == 0);
+    CHECK(p[HP_BURSTY_DATA_STREAMS].enabled);
+    CHECK_EQ_U64(p[HP_BURSTY_DATA_STREAMS].period, HP_SAMPLE_DEFAULT_PERIOD);
+    CHECK_EQ_U64(p[HP_BURSTY_METHODS].burst, 3); /* the later clause wins as a whole */
+    CHECK_EQ_U64(p[HP_BURSTY_METHODS].jitter_pct, 0);
+    REQUIRE(hp_sample_spec_parse("methods:period=0,burst=1073741824,jitter=99", p, err, sizeof err) == 0);
+    CHECK_EQ_U64(p[HP_BURSTY_METHODS].burst, HP_BURSTY_MAX_COUNT);
+    CHECK_EQ_U64(hp_sample_type_parse("callpairs", 9), HP_BURSTY_CALL_PAIRS);
+    CHECK(hp_sample_type_parse("call", 4) == -1);
+    CHECK(hp_sample_type_name(4) == NULL && strcmp(hp_sample_type_name(3), "datastream") == 0);
+}
+
+TEST(bad_specs_are_refused_with_a_reason)
+{
+    CHECK(bad("", "empty"));
+    CHECK(bad("bogus", "unknown sample type 'bogus'"));
+    CHECK(bad("methods:", "no parameters"));
+    CHECK(bad("methods:period", "not KEY=NUMBER"));
+    CHECK(bad("methods:period=", "not a non-negative number"));
+    CHECK(bad("methods:period=-1", "not a non-negative number"));
+    CHECK(bad("methods:period=1e3", "not a non-negative number"));
+    CHECK(bad("methods:period=99999999999", "not a non-negative number"));
+    CHECK(bad("methods:perio=3", "unknown key 'perio'"));
+    CHECK(bad("methods:burst=0", "burst must be"));
+    CHECK(bad("methods:period=1073741825", "period must be"));
+    CHECK(bad("methods:jitter=100", "jitter must be"));
+    CHECK(bad("methods:period=9,", "ends with a comma"));
+    CHECK(bad("methods;;edges", "empty clause"));
+    CHECK(bad("methods: period=9", "unknown key ' period'")); /* no whitespace allowed */
+}
+
+TEST(format_and_parse_round_trip)
+{
+    hp_bursty_params p = {4242, 17, 33, 1}, q = {1, 1, 0, 0};
+    char buf[96], err[128];
+    size_t n = hp_sample_params_format(buf, sizeof buf, &p);
+    CHECK(strcmp(buf, "period=4242,burst=17,jitter=33") == 0 && n == strlen(buf));
+    REQUIRE(hp_sample_params_parse(buf, n, &q, err, sizeof err) == 0);
+    CHECK(q.period == 4242 && q.burst == 17 && q.jitter_pct == 33 && q.enabled == 0); /* enabled kept */
+    char tiny[8];
+    CHECK_EQ_U64(hp_sample_params_format(tiny, sizeof tiny, &p), 7);
+    CHECK(strcmp(tiny, "period=") == 0);
+}
+
+/* The oracle: strtoull on a string that has only digits (or 0x + hex digits) and no overflow. */
+static int oracle_u64(const char *t, uint64_t *out)
+{
+    size_t i = (t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) ? 2 : 0;
+    int hex = i == 2;
+    if (!t[i]) return -1;
+    for (size_t j = i; t[j]; j++)
+        if (!(hex ? isxdigit((unsigned char)t[j]) : isdigit((unsigned char)t[j]))) return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(t, &end, hex ? 16 : 10);
+    if (errno || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+TEST(numbers_match_the_exhaustive_oracle)
+{
+    static const char alphabet[] = "0123456789abfxX-+ ";
+    uint64_t state = 12345;
+    char text[24];
+    for (int round = 0; round < 200000; round++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        size_t len = 1 + (state >> 59) % 22;
+        uint64_t r = state;
+        for (size_t i = 0; i < len; i++, r = r * 2862933555777941757ull + 3037000493ull)
+            text[i] = alphabet[(r >> 40) % (sizeof alphabet - 1)];
+        text[len] = 0;
+        if (round % 3 == 0) text[0] = '0', text[1] = 'x';
+        uint64_t got = 0, want = 0;
+        int rc = hp_spec_u64(text, 0, UINT64_MAX, &got), wrc = oracle_u64(text, &want);
+        CHECK(rc == wrc);
+        if (rc == 0 && wrc == 0) CHECK_EQ_U64(got, want);
+        if (rc != wrc) { fprintf(stderr, "  text '%s'\n", text); return; }
+    }
+}
+
+TEST(seed_refuses_what_strtoull_would_alter)
+{
+    uint64_t v = 7;
+    char err[128];
+    CHECK(hp_spec_seed("abc", &v, err, sizeof err) == -1 && strstr(err, "abc"));
+    CHECK(hp_spec_seed("-5", &v, err, sizeof err) == -1);
+    CHECK(hp_spec_seed("18446744073709551616", &v, err, sizeof err) == -1); /* 2^64 overflows */
+    CHECK(hp_spec_seed("", &v, err, sizeof err) == -1);
+    CHECK(hp_spec_seed(" 5", &v, err, sizeof err) == -1);
+    CHECK(hp_spec_seed("18446744073709551615", &v, err, sizeof err) == 0 && v == UINT64_MAX);
+    CHECK(hp_spec_seed("0x10", &v, err, sizeof err) == 0 && v == 16);
+}
+
+TEST(words_and_ranges)
+{
+    int m = -1;
+    uint32_t w = 0;
+    char err[128];
+    CHECK(hp_spec_mode("bursty", &m, err, sizeof err) == 0 && m == HP_RUN_BURSTY);
+    CHECK(hp_spec_mode("Bursty", &m, err, sizeof err) == -1 && strstr(err, "Bursty"));
+    CHECK(hp_spec_bursts("live", &m, err, sizeof err) == 0 && m == HP_BURSTS_LIVE);
+    CHECK(hp_spec_bursts("fast", &m, err, sizeof err) == -1);
+    CHECK(hp_spec_window("100", &w, err, sizeof err) == 0 && w == 100);
+    CHECK(hp_spec_window("0", &w, err, sizeof err) == -1);
+    CHECK(hp_spec_window("1073741825", &w, err, sizeof err) == -1);
+    CHECK(hp_spec_flag("", &m, err, sizeof err) == 0 && m == 0);
+    CHECK(hp_spec_flag("1", &m, err, sizeof err) == 0 && m == 1);
+    CHECK(hp_spec_flag("yes", &m, err, sizeof err) == -1);
+    for (int i = 0; i < 3; i++) {
+        CHECK(hp_spec_mode(hp_spec_mode_name(i), &m, err, sizeof err) == 0 && m == i);
+        CHECK(hp_spec_bursts(hp_spec_bursts_name(i), &m, err, sizeof err) == 0 && m == i);
+    }
+}
+
+int main(void)
+{
+    RUN(good_specs);
+    RUN(bad_specs_are_refused_with_a_reason);
+    RUN(format_and_parse_round_trip);
+    RUN(numbers_match_the_exhaustive_oracle);
+    RUN(seed_refuses_what_strtoull_would_alter);
+    RUN(words_and_ranges);
+    return test_main_end();
+}
