@@ -65,7 +65,7 @@ HP_NOINST void hp_frames_rebind(hp_thread *t)
 {
     uint64_t top = t->depth < HP_STACK_FRAMES ? t->depth : HP_STACK_FRAMES - 1;
     for (uint64_t d = 1; d <= top; d++)
-        t->stack[d].backedges = &hp_tab_get(&t->pairs, t->stack[d].fn, t->stack[d].site)->v2;
+        if (t->stack[d].fn != HP_FRAME_LANDING) t->stack[d].backedges = &hp_tab_get(&t->pairs, t->stack[d].fn, t->stack[d].site)->v2;
 }
 
 /* ---------------------------------------------------------------- thread list */

@@ -53,6 +53,9 @@ typedef struct hp_frame {
     uint64_t *backedges; /* where its back-edges are counted (pair slot v2, or the orphan counter) */
 } hp_frame;
 
+/* fn of a landing frame: pushed over the frame a throw landed in, while its out-of-line
+ * handler runs (hooks_common.h resync_frame); never a function address, never a call pair. */
+#define HP_FRAME_LANDING 1u
 #define HP_STACK_FRAMES (1u << 17) /* shadow frames per thread (virtual; touched pages only) */
 #define HP_UNWIND_SEARCH 256u      /* frames func_exit searches for its function (longjmp, throw) */
 #define HP_RESYNC_SEARCH 64u       /* frames a block searches for its function's frame (after a throw) */

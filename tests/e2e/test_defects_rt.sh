@@ -95,7 +95,7 @@ expect_run() {
         fail "12: $label runs" "$(head -3 "$label.err")"
     fi
 }
-for o in -O0 -O1; do
+for o in -O0 -O1 -O2; do
     "$HP" cc $o $cov -o longjmp$o "$P/rt_longjmp.c" && expect_run "longjmp$o" ./longjmp$o 10000
     if "$HP" c++ $o $cov -o throw$o "$P/rt_throw.cpp"; then expect_run "throw$o" ./throw$o 10000
     else fail "12: c++ build $o"; fi
