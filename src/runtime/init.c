@@ -125,21 +125,37 @@ static HP_NOINST void expand_output(char *out, size_t cap, const char *tmpl, uin
 
 /* ---------------------------------------------------------------- INFO */
 
+#define HP_ARGS_MAX 8192u /* bytes of the command line kept in INFO args */
+
+/* INFO args (the command line joined by spaces, its first HP_ARGS_MAX bytes), argc (every
+ * argument, however long the line) and args_truncated=1 when args was cut. /proc/self/cmdline
+ * is read to its end in chunks. */
 static HP_NOINST void put_cmdline(hp_wbuf *w)
 {
-    static char cmd[8192];
+    static char cmd[4096];
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd) : 0;
-    if (fd >= 0) close(fd);
-    uint64_t argc = 0;
+    uint64_t argc = 0, kept = 0;
+    int cut = 0;
+    char last = 0;
     put_str(w, HP_INFO_ARGS "=");
-    for (ssize_t i = 0; i < n; i++) {
-        char c = cmd[i];
-        if (c == 0) argc++;
-        hp_put_u8(w, (uint8_t)(c == 0 ? (i + 1 < n ? ' ' : '\n') : c == '\n' ? ' ' : c));
+    for (ssize_t n; fd >= 0 && ((n = read(fd, cmd, sizeof cmd)) > 0 || (n < 0 && errno == EINTR));) {
+        for (ssize_t i = 0; i < n; i++) {
+            char c = last = cmd[i];
+            argc += c == 0;
+            if (kept == HP_ARGS_MAX) {
+                cut |= c != 0; /* only the last NUL left out is no cut */
+                continue;
+            }
+            kept++;
+            hp_put_u8(w, (uint8_t)(c == 0 || c == '\n' ? ' ' : c));
+        }
     }
-    if (n <= 0) put_str(w, "\n");
+    if (fd >= 0) close(fd);
+    if (last != 0) argc++; /* a last argument without its NUL */
+    if (!cut && last == 0 && kept && w->ok) w->len--; /* the space that stands for the last NUL */
+    put_str(w, "\n");
     put_kv_dec(w, HP_INFO_ARGC, argc);
+    if (cut) put_kv_dec(w, HP_INFO_ARGS_CUT, 1);
 }
 
 static HP_NOINST size_t build_info(uint64_t parent_pid)
