@@ -1,5 +1,5 @@
 /* init.h — the narrow interface into the one-time process init (init.c), for the code that may
- * run a process's first event: the ABI entry points (hooks.c), the API (api.c), the thread slow
+ * run a process's first event: the ABI entry points (hooks.c, exec.c), the API (api.c), the thread slow
  * path (thread.c: a thread's first event) and the XRay handler (through hp_thread_slow). Nothing
  * else in the runtime includes this header; no file below init calls anything else of init.
  *
@@ -12,5 +12,7 @@
 #define HOTPROF_RUNTIME_INIT_H
 
 int hp_rt_ensure_init(void);
+/* exec.c (an ABI entry point): before an exec replaces the image, its counts as a group. */
+void hp_before_exec(void);
 
 #endif

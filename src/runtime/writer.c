@@ -23,6 +23,8 @@
  * group (normal exit or crash) g_done is set and nothing more is written. Another thread's
  * counts are read while it runs: each table is read through its published pointer (tab.h), so a
  * group is a consistent, slightly stale snapshot. The file offset is ours (g_off), not the fd's.
+ * The first failed write (short write, ENOSPC, EFBIG, ...) stops all output; its errno is kept
+ * (hp_write_errno) and every later group returns HP_WRITE_IOERR, so the caller reports it.
  */
 #define _GNU_SOURCE
 #include "runtime/writer.h"
@@ -48,11 +50,14 @@ static size_t g_buf_len;
 static int g_fd = -1;
 static uint64_t g_off;      /* where the next byte goes */
 static int g_io_error;
+static int g_io_errno; /* errno of the first failed write (EIO for a write of 0 bytes) */
 static uint64_t g_sec_header_off, g_sec_len;
 static uint32_t g_sec_type, g_sec_crc;
 static uint64_t g_group_seq;
 static int g_done;
 static int g_writer_owner; /* tid of the writing thread, 0 if none */
+
+HP_NOINST int hp_write_errno(void) { return g_io_error ? g_io_errno : 0; }
 
 /* ---------------------------------------------------------------- raw output */
 
@@ -62,7 +67,11 @@ static HP_NOINST void out_raw(const void *p, size_t n, uint64_t off)
     while (n && !g_io_error) {
         ssize_t w = pwrite(g_fd, b, n, (off_t)off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) { g_io_error = 1; return; }
+        if (w <= 0) {
+            g_io_errno = w < 0 ? errno : EIO;
+            g_io_error = 1;
+            return;
+        }
         b += w, n -= (size_t)w, off += (uint64_t)w;
     }
 }
@@ -125,6 +134,7 @@ HP_NOINST int hp_write_start(int fd, const char *info, size_t info_len, uint64_t
     g_off = 0;
     g_buf_len = 0;
     g_io_error = 0;
+    g_io_errno = 0;
     hp_fmt_file_header(h, seed, 0);
     out_raw(h, sizeof h, 0);
     g_off = sizeof h;
