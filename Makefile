@@ -2,7 +2,8 @@
 # included) is picked up by find, so adding a file needs no edit here. Layering (DESIGN.md): core <- runtime, analysis, sim <- cli.
 #   make            build everything into build/
 #   make check      build and run every test (unit + end-to-end); ends with "N passed, N failed"
-#   make unit       unit tests only
+#   make unit       unit tests only (they link libhotprof_core.a, libhotprof_analysis.a and
+#                   libhotprof_rtparts.a: the runtime without init, api and hooks)
 #   make bench      run the benchmarks in bench/ (slow)
 #   make demo       profile a bundled workload and print a report
 #   make install PREFIX=/usr/local
@@ -65,14 +66,22 @@ $(B)/lib/libhotprof_rt.so: $(RUNTIME_OBJ) $(RTCORE_OBJ)
 	@mkdir -p $(dir $@); $(CC) -shared -o $@ $^ $(RT_LIBS)
 $(B)/lib/libhotprof_analysis.a: $(ANALYSIS_OBJ) $(SIM_OBJ)
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
+# The runtime's parts that link alone, for unit tests: every runtime object but the process
+# init (its constructor would start profiling the test), the API and the ABI entry points. A test
+# that pulls in thread.o must define hp_rt_ensure_init itself (runtime/init.h).
+RTPARTS_OBJ := $(filter-out $(B)/src/runtime/init.o $(B)/src/runtime/api.o $(B)/src/runtime/hooks.o,$(RUNTIME_OBJ))
+$(B)/lib/libhotprof_rtparts.a: $(RTPARTS_OBJ)
+	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 
 $(B)/bin/hotprof: $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
 
-$(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(wildcard tests/unit/*.h)
+# Unit tests link the analysis and core libraries and the runtime's parts (libhotprof_rtparts.a:
+# only the objects a test references are pulled in).
+$(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_rtparts.a $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(LDSAN) -Itests/unit -MMD -MP -o $@ $< $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
+	$(CC) $(ALLCFLAGS) $(LDSAN) -Itests/unit -MMD -MP -o $@ $< $(B)/lib/libhotprof_rtparts.a $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) $(RT_LIBS)
 
 unit-bins: $(UNIT_BIN)
 

@@ -2,7 +2,7 @@
  * attribute macros every runtime file uses, and the leaf helpers (anonymous mmap, async-signal-
  * safe number formatting and stderr lines, the monotonic clock, per-thread seeds). Not installed.
  *
- * Layering (docs/architecture.md): base <- config <- tab, thread, blockmap, modules <- ctl/ <- pt/
+ * Layering (docs/runtime.md, Sources): base <- config <- tab, thread, blockmap, modules <- ctl/ <- pt/
  * <- writer <- init, api <- hooks. A file includes only headers of its own level or below; base
  * includes nothing of the runtime. base.c is the ONLY file that defines process globals (hp_g);
  * file-static state that belongs to one file (the writer's buffer, the sites tables, the control
@@ -44,7 +44,7 @@ static inline __attribute__((no_instrument_function)) void hp_bump(uint64_t *p)
 #define HP_BUMP(p) hp_bump(p)
 
 /* hp_g.xray: how XRay sleds are used (ctl/xray.c). */
-enum { HP_XRAY_NONE = 0, HP_XRAY_BURSTS = 1 };
+enum { HP_XRAY_NONE = 0, HP_XRAY_BURSTS = 1, HP_XRAY_ALL = 2 };
 
 struct hp_bmap;
 struct hp_thread;
@@ -56,7 +56,7 @@ typedef struct hp_process {
     int bursty;               /* HOTPROF_MODE=bursty (set by init before recording) */
     int stopped;              /* final group written, or fork child: hooks record nothing */
     int patch;                /* bursty over patched hook call sites (ctl/sites.c; INFO mode=patch) */
-    int xray;                 /* HP_XRAY_*: sleds drive bursts (INFO mode=xray) */
+    int xray;                 /* HP_XRAY_*: sleds drive bursts (INFO mode=xray) or record every call */
     uint32_t guards;          /* highest coverage guard id assigned so far (blockmap.c) */
     struct hp_bmap *bmap;     /* guard id -> {pc, flags, fn} (blockmap.c; release/acquire) */
     struct hp_thread *threads;/* every thread's state (thread.c: lock-free push, never popped) */

@@ -16,7 +16,7 @@
  * Hook signatures are those clang 14 emits (checked with nm -u on a test compiled with
  * trace-pc-guard,pc-table,trace-loads,trace-stores,trace-cmp and, for div/gep, trace-div,trace-gep).
  *
- * Layering: hooks.c is the top of the runtime (docs/architecture.md); it may call anything
+ * Layering: hooks.c is the top of the runtime (docs/runtime.md, Sources); it may call anything
  * below, and reaches init only through hp_thread_slow (thread.c -> init.h).
  * Async-signal-safety: hooks run in whatever context the program runs code, including its
  * signal handlers; they touch only the thread's own state and use mmap on growth. A signal

@@ -15,7 +15,8 @@
  *      header, INFO and MODULES, set HOTPROF_CLAIMED=<pid>, install fatal-signal handlers (on a
  *      sigaltstack), pthread_atfork handlers and an on_exit status catcher; in bursty mode with
  *      XRay sleds start the XRay burst control thread (ctl/xray.c, INFO mode=xray), or with
- *      patchable call sites the sites' one (ctl/sites.c, INFO mode=patch). Events
+ *      patchable call sites the sites' one (ctl/sites.c, INFO mode=patch); in exhaustive mode a
+ *      program whose only events are XRay sleds gets every sled patched (ctl/xray.c). Events
  *      recorded by other threads while init runs are kept (recording needs only per-thread
  *      memory, not the file).
  *   2. At normal exit our destructor (priority 101: among the last of its object) writes the
@@ -448,12 +449,11 @@ static HP_NOINST void do_init(void)
         hp_say(parts, 1);
         return;
     }
-    if (c->mode == HP_RUN_BURSTY && !setup_bursty(c)) return;
-    if (c->mode == HP_RUN_BURSTY && !hp_xray_probe(c->quiet, c->xray))
-        hp_sites_probe(c->quiet, c->bursts, c->bursts_unknown, c->window);
-    else if (hp_xray_present() && !HP_LOAD_ACQ(&hp_g.guards) && !c->quiet) {
-        const char *parts[] = {"hotprof: xray: XRay sleds record only in bursty mode (--sample methods:...)"};
-        hp_say(parts, 1);
+    if (c->mode == HP_RUN_BURSTY) {
+        if (!setup_bursty(c)) return;
+        if (!hp_xray_probe(c->quiet, c->xray)) hp_sites_probe(c->quiet, c->bursts, c->bursts_unknown, c->window);
+    } else {
+        hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
     hp_g.seed = c->seed_given ? c->seed : default_seed();
     g_pid = pid;

@@ -1,6 +1,8 @@
 /* tab.c — hp_tab's slow paths (tab.h): creation, insertion of a new key, growth by copy and
  * release publish (the old block stays mapped for concurrent readers). Nothing here calls malloc.
  *
+ * State: one file-static sink slot (hp_tab_slow_get), this file's own: it absorbs the counts of
+ * a key that could not be inserted because mmap failed, and is never written out.
  * Async-signal-safe: memory and mmap only.
  */
 #include "runtime/tab.h"

@@ -17,9 +17,9 @@
  *
  * Bursty mode: thread_create also maps the methods table and initializes the thread's HPS
  * controller (hp_bursty_init: pure arithmetic) from the shared hp_g.bcfg and a per-thread seed.
- * The hot
- * data stream detector (t->ds.det) is mapped later, by pt/datastream.c, at the thread's first
- * sampled load or store; a fork child that follows the fork re-initializes it in place.
+ * XRay exhaustive (hp_g.xray == HP_XRAY_ALL): the methods table only (ctl/xray.c's handler counts
+ * every call there). The hot data stream detector (t->ds.det) is mapped later, by
+ * pt/datastream.c, at the thread's first sampled load or store; a fork child that follows the fork re-initializes it in place.
  *
  * State: hp_tls (the calling thread's pointer), the shared inactive thread, the lock word of
  * hp_threads_lock, the exit key and the exited-threads record are this file's own; the list
@@ -143,7 +143,7 @@ static HP_NOINST int bursty_setup(hp_thread *t)
 static pthread_key_t g_exit_key;
 static pthread_once_t g_exit_once = PTHREAD_ONCE_INIT;
 static int g_exit_key_ok;
-static hp_thread *g_exited;     /* the exited-threads record (writer's lock), NULL until needed */
+static hp_thread *g_exited;     /* the exited-threads record (hp_threads_lock), NULL until needed */
 static uint64_t g_exited_count; /* threads whose exit was seen */
 
 static HP_NOINST void list_push(hp_thread *t)
@@ -162,9 +162,10 @@ static HP_NOINST hp_thread *exited_record(void)
     a->pairs = hp_tab_new(HP_TAB_INITIAL);
     a->edges = hp_tab_new(HP_TAB_INITIAL * 4);
     a->bursty = (uint32_t)HP_LOAD_ACQ(&hp_g.bursty);
-    if (a->bursty) a->methods = hp_tab_new(HP_TAB_INITIAL);
+    int methods = a->bursty || HP_LOAD_ACQ(&hp_g.xray) == HP_XRAY_ALL; /* as thread_create */
+    if (methods) a->methods = hp_tab_new(HP_TAB_INITIAL);
     hp_blocks_grow(a, 0);
-    if (!a->pairs || !a->edges || !a->blocks || (a->bursty && !a->methods)) return NULL; /* mmap failed: kept */
+    if (!a->pairs || !a->edges || !a->blocks || (methods && !a->methods)) return NULL; /* mmap failed: kept */
     list_push(a);
     return g_exited = a;
 }
@@ -290,6 +291,7 @@ static HP_NOINST hp_thread *thread_create(void)
     }
     t->tid = (uint64_t)syscall(SYS_gettid);
     if (HP_LOAD_ACQ(&hp_g.bursty) && !bursty_setup(t)) return NULL;
+    if (HP_LOAD_ACQ(&hp_g.xray) == HP_XRAY_ALL && !t->methods && !(t->methods = hp_tab_new(HP_TAB_INITIAL))) return NULL;
     install_altstack(t);
     pthread_once(&g_exit_once, exit_key_create);
     if (g_exit_key_ok) pthread_setspecific(g_exit_key, t);

@@ -20,7 +20,7 @@
  *                   thread's first sampled reference, its re-entry guard and seqlock (pt/datastream.c)
  *       patch       win: the window this thread's call state is from, and the hooks' own time
  *                   in windows (ctl/bursts.c)
- *       xray        methods (sampled calls, HP_XRAY_BURSTS)
+ *       xray        methods (sampled calls with HP_XRAY_BURSTS, every call with HP_XRAY_ALL)
  *
  * Invariants:
  *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
@@ -104,8 +104,8 @@ typedef struct hp_thread {
     hp_tab *pairs;        /* k1 = callee, k2 = call site, v1 = calls, v2 = back-edges in them
                            * (bursty: v1 = sampled calls of the call-pair type, v2 unused) */
     hp_tab *edges;        /* k1 = from << 32 | to, v1 = count */
-    hp_tab *methods;      /* bursty only: k1 = function, v1 = sampled calls, v2 = sampled back-edges;
-                           * NULL otherwise (FUNCS then sums the pairs) */
+    hp_tab *methods;      /* bursty and XRay only: k1 = function, v1 = (sampled) calls, v2 = sampled
+                           * back-edges; NULL otherwise (FUNCS then sums the pairs) */
     uint64_t seed;        /* bursty: this thread's controller seed (run seed, thread index) */
     hp_totals tot;
     uint64_t orphan_backedges; /* back-edges seen outside any tracked frame */

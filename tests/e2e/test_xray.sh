@@ -8,6 +8,11 @@
 #      --hooks=functions build, program output still "ok", the profile's INFO and report mark the
 #      counts as raw sampled counts with their exposure;
 #  (c) a program without sleds, XRay required (HOTPROF_XRAY=1): one clear message, the run goes on.
+#  (d) an exhaustive run of an XRay build patches every sled and records every call (issue 8,
+#      defect 13): FUNCS with the same calls per function as the --hooks=functions build, and
+#      compare finds methods in common with a bursty run;
+#  (e) a bursty run of an XRay build does not say "XRay sleds record only in bursty mode"
+#      (defect 16), nor anything else about XRay, when not quiet.
 # Speed is not checked here (bench/fastpath: variant hp-xray-bursty).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -58,6 +63,32 @@ print(next(p["overlap"] for p in r["profiles"] if p["type"] == "calls"))')
     check "xray: text report marks raw sampled counts" sh -c "'$HP' report bur.data | grep -q 'RAW SAMPLED counts, not estimates'"
 else
     fail "xray: gametree build"
+fi
+
+# ---- (d) exhaustive on an XRay build: every sled patched, every call recorded
+if [ -x gametree ]; then
+    "$HP" run -q -o xexh.data -- ./gametree 10 >xexh.out
+    check_eq "xray exhaustive: run succeeds" "$?" 0
+    check "xray exhaustive: INFO mode=exhaustive" sh -c "'$HP' info xexh.data | grep -qE '^  mode +exhaustive'"
+    xcalls=$("$HP" info xexh.data | awk '$1 == "total.calls" {print $2}' | tail -1)
+    fcalls=$("$HP" info exh.data | awk '$1 == "total.calls" {print $2}' | tail -1)
+    check_eq "xray exhaustive: every call recorded (= the functions build)" "${xcalls:-0}" "${fcalls:-unset}"
+    "$HP" report --format json --top 0 xexh.data >xexh.json 2>xexh.err
+    calls_by_fn() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+print(" ".join("%s=%s" % (m["function"], m["calls"]) for m in sorted(r["methods"], key=lambda m: m["function"])))' "$1" 2>/dev/null; }
+    check_eq "xray exhaustive: calls of every function = the functions build" "$(calls_by_fn xexh.json)" "$(calls_by_fn exh.json)"
+    check_eq "xray exhaustive: top-3 methods = exhaustive (functions build)" "$(top3 xexh.json 2>/dev/null)" "$(top3 exh.json)"
+    "$HP" compare --format json bur.data xexh.data >xcmp.json 2>xcmp.err
+    check_eq "xray exhaustive: compare with the bursty run succeeds" "$?" 0
+    xov=$(python3 -c 'import json; r=json.load(open("xcmp.json"))
+print(next(p["overlap"] for p in r["profiles"] if p["type"] == "calls"))' 2>/dev/null)
+    if python3 -c "import sys; sys.exit(0 if ${xov:-0} >= 0.8 else 1)"; then ok "xray exhaustive: bursty vs exhaustive overlap $xov >= 0.8"
+    else fail "xray exhaustive: overlap" "'$xov' ($(head -c 200 xcmp.err))"; fi
+    # ---- (e) bursty, not quiet: no word about XRay being unusable
+    HOTPROF_QUIET=0 "$HP" run --seed 1 --sample "$SPEC" -o loud.data -- ./gametree 6 >loud.out 2>loud.err
+    check_eq "xray bursty (not quiet): run succeeds" "$?" 0
+    check "xray bursty (not quiet): no 'record only in bursty mode'" sh -c "! grep -q 'only in bursty mode' loud.err"
+    check "xray bursty (not quiet): says it wrote the profile" grep -q 'hotprof: wrote' loud.err
 fi
 
 # ---- (c) no sleds, XRay required

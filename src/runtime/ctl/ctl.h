@@ -48,7 +48,10 @@ int hp_xray_present(void);   /* the program has XRay sleds */
 /* Init, bursty mode: sets hp_g.xray = HP_XRAY_BURSTS if XRay bursts are usable. wish:
  * HP_XRAY_WISH_* (config.h). 1 if XRay bursts are on. */
 int hp_xray_probe(int quiet, int wish);
-void hp_xray_start(void);    /* init, output open: handler + control thread */
+/* Init, exhaustive mode: if the program has sleds and no coverage guards, sets hp_g.xray =
+ * HP_XRAY_ALL (every sled patched, every call recorded). 1 if so. */
+int hp_xray_probe_all(int wish);
+void hp_xray_start(void);    /* init, output open: handler, then bursts or every sled patched */
 
 /* ---------------------------------------------------------------- patched call sites (sites.c) */
 

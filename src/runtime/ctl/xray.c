@@ -1,6 +1,6 @@
 /* xray.c — XRay sleds (programs built with `hotprof cc --hooks=xray`): the XRay backend of
  * patched bursts (bursts.c), a function-level bursty mode whose hooks do not run at all outside
- * bursts.
+ * bursts, and the exhaustive mode of such programs.
  *
  * Bursts (hp_g.xray = HP_XRAY_BURSTS): in bursty mode with the methods type enabled, if the
  * program carries XRay sleds (compiler-rt's XRay runtime linked in; its functions are weak here,
@@ -11,6 +11,12 @@
  * calling thread's methods table (t->methods v1, the table the HPS path of the hooks uses for
  * sampled calls) and to t->tot.calls. Only the methods type is scheduled here (window W =
  * max(B, 1): the burst as configured).
+ *
+ * Exhaustive (hp_g.xray = HP_XRAY_ALL; issue 8, defect 13): in exhaustive mode a program with
+ * sleds and no coverage guards has no other event source, so init patches every sled once and
+ * all_handler counts every entry in t->methods (created for every thread in this mode) and
+ * t->tot.calls: the ground truth that XRay bursts are compared with (INFO mode=exhaustive, FUNCS
+ * only). No control thread, no unit counter.
  *
  * Invariants: the handlers never allocate except through the runtime's table growth (mmap),
  * never lock, and make at most one system call per window (the futex wake of the entry that
@@ -66,6 +72,14 @@ static HP_NOINST void burst_handler(int32_t fid, int type)
     hp_thread *t = handler_thread();
     if (!t || !hp_pb_take()) return;
     count_entry(t, fid);
+}
+
+/* HP_XRAY_ALL: every entry is recorded. */
+static HP_NOINST void all_handler(int32_t fid, int type)
+{
+    if (type != XR_ENTRY && type != XR_LOG_ARGS_ENTRY) return;
+    hp_thread *t = handler_thread();
+    if (t) count_entry(t, fid);
 }
 
 static HP_NOINST void xray_on(void) { __xray_patch(); }
@@ -128,10 +142,25 @@ HP_NOINST int hp_xray_probe(int quiet, int wish)
     return 1;
 }
 
-/* Init, after the output is open: installs the handler and starts the control thread. */
+/* Init, exhaustive mode: a program whose only events are XRay sleds (no coverage guards; call
+ * hooks, if any, record on their own) records every call through them, unless HOTPROF_XRAY=0. */
+HP_NOINST int hp_xray_probe_all(int wish)
+{
+    if (wish == HP_XRAY_WISH_NEVER || HP_LOAD_ACQ(&hp_g.guards) || !hp_xray_present() || !map_functions()) return 0;
+    HP_STORE_REL(&hp_g.xray, HP_XRAY_ALL);
+    return 1;
+}
+
+/* Init, after the output is open: installs the handler; bursts: starts the control thread;
+ * exhaustive: patches every sled for good. */
 HP_NOINST void hp_xray_start(void)
 {
-    if (HP_LOAD_ACQ(&hp_g.xray) != HP_XRAY_BURSTS) return;
-    __xray_set_handler(burst_handler);
-    hp_pb_start(&g_xray_backend, 1, HP_BURSTY_BIT(HP_BURSTY_METHODS)); /* methods only, W = B */
+    int mode = HP_LOAD_ACQ(&hp_g.xray);
+    if (mode == HP_XRAY_ALL) {
+        __xray_set_handler(all_handler);
+        __xray_patch();
+    } else if (mode == HP_XRAY_BURSTS) {
+        __xray_set_handler(burst_handler);
+        hp_pb_start(&g_xray_backend, 1, HP_BURSTY_BIT(HP_BURSTY_METHODS)); /* methods only, W = B */
+    }
 }

@@ -2,7 +2,7 @@
  * per type (methods.c, callpairs.c, blocks.c, edges.c, datastream.c) defines one hp_pt entry;
  * hp_rt_ptypes (registry.c) lists them in core/ptype order, and the writer ITERATES that table:
  * it names no type. Adding a type = its file here + one line in registry.c (+ its core/ptype
- * descriptor and analysis/ptype file: docs/architecture.md).
+ * descriptor and analysis/ptype file; docs/runtime.md, Sources).
  *
  * The writer hands each write function a sink: the section primitives it streams through
  * (writer.c owns the output buffer and the file). A function writes whole sections (begin, put...,
