@@ -13,7 +13,5 @@
 #define HOTPROF_RUNTIME_INIT_H
 
 int hp_rt_ensure_init(void);
-/* exec.c (an ABI entry point): before an exec replaces the image, its counts as a group. */
-void hp_before_exec(void);
 
 #endif
