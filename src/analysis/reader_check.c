@@ -5,7 +5,8 @@
  *   - a section of a profile type (records, or a SUMMARY) follows a THREAD of its group;
  *   - one thread has at most one section of each type (and one SUMMARY of each id);
  *   - one thread id opens at most one THREAD in a group;
- *   - GROUP_END: only known flags, not both FINAL and CRASH; a crash's status is -signal (-64..-1);
+ *   - GROUP_END: only known flags, not both FINAL and CRASH, EXEC only with FINAL (status 0); a
+ *     crash's status is -signal (-64..-1);
  *     a final status fits an int; a periodic snapshot's (no flag) is 0; sequences grow;
  *   - a section of a type with a `check` hook (datastream summaries: deserialized and validated)
  *     passes it: one that does not is an error, as it is in the last group.
@@ -90,8 +91,11 @@ static void on_group_end(walk *w, size_t i)
     uint64_t seq = hp_get_u64(&b), flags = hp_get_u64(&b);
     int64_t status = (int64_t)hp_get_u64(&b);
     int final = (flags & HP_GROUP_FINAL) != 0, crash = (flags & HP_GROUP_CRASH) != 0;
-    if (flags & ~(uint64_t)(HP_GROUP_FINAL | HP_GROUP_CRASH)) warn(w, i, "unknown flags 0x%" PRIx64, flags);
+    int exec = (flags & HP_GROUP_EXEC) != 0;
+    if (flags & ~(uint64_t)(HP_GROUP_FINAL | HP_GROUP_CRASH | HP_GROUP_EXEC))
+        warn(w, i, "unknown flags 0x%" PRIx64, flags);
     if (final && crash) warn(w, i, "flags say both final and crash (0x%" PRIx64 ")", flags);
+    if (exec && (!final || status != 0)) warn(w, i, "an exec group that is not final with status 0 (0x%" PRIx64 ")", flags);
     if (crash && (status < -MAX_SIGNAL || status > -1))
         warn(w, i, "exit status %" PRId64 " of a crash is not a signal", status);
     if (final && !crash && (status < INT32_MIN || status > INT32_MAX))

@@ -43,6 +43,7 @@ static run_state run_state_of(const hp_profile *p)
     if (!p->have_group) return (run_state){"empty", 0, 0};
     if (p->group_flags & HP_GROUP_CRASH)
         return (run_state){"crashed", p->exit_status, p->exit_status < 0 ? (int)-p->exit_status : 0};
+    if (p->group_flags & HP_GROUP_EXEC) return (run_state){"exec", 0, 0};
     if (p->group_flags & HP_GROUP_FINAL) return (run_state){"exited", p->exit_status, 0};
     return (run_state){"cut_short", 0, 0};
 }
@@ -104,6 +105,8 @@ static void text_header(FILE *out, const hp_profile *p)
     if (!strcmp(rs.state, "crashed"))
         fprintf(out, "  run      CRASHED: killed by signal %d (SIG%s); counts up to the crash\n", rs.signal,
                 signal_name(rs.signal));
+    else if (!strcmp(rs.state, "exec"))
+        fprintf(out, "  run      replaced by exec(): counts up to the exec (the new image has its own profile)\n");
     else if (!strcmp(rs.state, "exited"))
         fprintf(out, "  run      exited with status %" PRId64 "\n", rs.status);
     else if (!strcmp(rs.state, "cut_short"))

@@ -8,7 +8,12 @@
  * runtime gets them back as one canonical spec (hp_sample_params_format), exactly what was
  * validated; defaults come from spec.h. The program is started and waited for by run_child.c
  * (SIGTERM, SIGINT, SIGHUP forwarded to it).
- * The program's exit status passes through (128+N when killed by signal N). A program that
+ * HOTPROF_RUN_FD is a datagram socket the program inherits: it holds one token (the first image
+ * to take it owns the output, others write <output>.<pid>) and brings back each image's "wrote"
+ * or "error".
+ * The program's exit status passes through (128+N when killed by signal N). A runtime that
+ * reported an error (cannot open, locked by another run, disk full) makes the run exit 1 (or the
+ * program's non-zero status). A program that
  * finished without writing a profile (not built with `hotprof cc`) is an error, and a profile
  * already in place from an earlier run is never deleted: "written" means the file changed.
  * The seed is random unless given, and printed, so a run can be repeated.
@@ -23,6 +28,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,8 +39,9 @@ static const hp_command_desc run_desc = {
     "Run PROGRAM (built with 'hotprof cc') and write its profile.",
     "The program's exit status is passed through; if it is killed by signal N, hotprof exits\n"
     "with 128+N and keeps the profile it wrote up to then. If the program wrote no profile,\n"
-    "hotprof says so and exits with 1 (or the program's non-zero status). SIGTERM, SIGINT and\n"
-    "SIGHUP sent to hotprof are passed on to the program, and hotprof waits for it.\n"
+    "hotprof says so and exits with 1 (or the program's non-zero status); so it does if a\n"
+    "profile could not be written (the runtime says why). SIGTERM, SIGINT and SIGHUP sent to\n"
+    "hotprof are passed on to the program, and hotprof waits for it.\n"
     "Bursty mode (HPS) samples each profile type in bursts: after every S calls and loop\n"
     "back-edges (period), B of them (burst) are recorded, so the frequency is B/(B+S); jitter J\n"
     "varies each period by up to J percent. TYPE is methods (or calls), callpairs, edges or\n"
@@ -110,6 +117,11 @@ static int check_writable(const char *path)
     if (!dir) return -1;
     char *slash = strrchr(dir, '/');
     if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* /dev/null, a directory: the runtime says */
+        free(dir);
+        return 0;
+    }
     int ok = access(slash ? dir : ".", W_OK | X_OK) == 0 && (access(path, F_OK) != 0 || access(path, W_OK) == 0);
     if (!ok) fprintf(stderr, "hotprof: cannot write the profile %s: %s\n", path, strerror(errno));
     free(dir);
@@ -193,6 +205,64 @@ static int set_environment(const run_args *a, const char *output)
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }
 
+/* ---- what the program's runtime reports (HOTPROF_RUN_FD): every image's "wrote" or "error" */
+
+#define MAX_REPORTED 8
+
+typedef struct run_reports {
+    int wrote, errors;                 /* images that wrote their profile / that failed to */
+    char paths[MAX_REPORTED][4096];    /* the first profiles written */
+} run_reports;
+
+/* A datagram socket pair: [0] stays here, [1] goes to the program (HOTPROF_RUN_FD=<fd>:<inode>)
+ * with one token in its queue: the first image to take it owns the output, the others write
+ * <output>.<pid>. -1 if it cannot be made (the runtime then works as without hotprof run). */
+static int run_channel_open(int sv[2])
+{
+    struct stat st;
+    char env[64];
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+    if (send(sv[0], "claim", 5, 0) != 5 || fstat(sv[1], &st) != 0) {
+        close(sv[0]), close(sv[1]);
+        return -1;
+    }
+    snprintf(env, sizeof env, "%d:%llu", sv[1], (unsigned long long)st.st_ino);
+    return setenv("HOTPROF_RUN_FD", env, 1);
+}
+
+/* After the program ended: the reports that arrived (a descendant still running may add more
+ * later; they are not waited for). */
+static void run_channel_collect(int fd, run_reports *rep)
+{
+    char msg[4600];
+    ssize_t n;
+    while ((n = recv(fd, msg, sizeof msg - 1, MSG_DONTWAIT)) > 0) {
+        msg[n] = 0;
+        char *path = strchr(msg, ' ');
+        path = path ? strchr(path + 1, ' ') : NULL;
+        if (strncmp(msg, "error ", 6) == 0) rep->errors++;
+        if (strncmp(msg, "wrote ", 6) == 0 && path) {
+            if (rep->wrote < MAX_REPORTED) snprintf(rep->paths[rep->wrote], sizeof rep->paths[0], "%s", path + 1);
+            rep->wrote++;
+        }
+    }
+}
+
+/* Runs argv through run_child.c with the report channel: the program's wait status in *status,
+ * what its runtime reported in *rep; or an errno from fork/exec. */
+static int run_program(char **argv, int *status, run_reports *rep)
+{
+    int sv[2] = {-1, -1};
+    if (run_channel_open(sv) != 0) unsetenv("HOTPROF_RUN_FD");
+    int err = hp_run_child(argv, status, sv[1]);
+    if (sv[0] >= 0) {
+        close(sv[1]);
+        run_channel_collect(sv[0], rep);
+        close(sv[0]);
+    }
+    return err;
+}
+
 /* ---------------------------------------------------------------- the outcome */
 
 typedef struct file_stamp { int exists; dev_t dev; ino_t ino; off_t size; struct timespec mtime; } file_stamp;
@@ -214,8 +284,17 @@ static int profile_written(const file_stamp *before, const char *path)
            after.mtime.tv_sec != before->mtime.tv_sec || after.mtime.tv_nsec != before->mtime.tv_nsec;
 }
 
-static int finish(const run_args *a, char *program, int status, int written, const char *output)
+/* The outcome: the program's status, unless a profile could not be written (the runtime said
+ * why): then 1 (or the program's non-zero status). */
+static int finish(const run_args *a, char *program, int status, int written, const char *output,
+                  const run_reports *rep)
 {
+    written |= rep->wrote > 0;
+    if (rep->wrote > 1 && !a->quiet) {
+        fprintf(stderr, "hotprof: %d profiles (one per instrumented process image):", rep->wrote);
+        for (int i = 0; i < rep->wrote && i < MAX_REPORTED; i++) fprintf(stderr, " %s", rep->paths[i]);
+        fprintf(stderr, "%s\n", rep->wrote > MAX_REPORTED ? " ..." : "");
+    }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         const char *abbrev = sigabbrev_np(sig);
@@ -224,6 +303,11 @@ static int finish(const run_args *a, char *program, int status, int written, con
         return 128 + sig;
     }
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (rep->errors) {
+        fprintf(stderr, "hotprof: '%s' ran, but %s profile could not be written (see the message above)\n", program,
+                rep->errors + rep->wrote > 1 ? "a" : "its");
+        return code ? code : 1;
+    }
     if (!written && strcmp(a->mode, "off") != 0) {
         fprintf(stderr, "hotprof: '%s' finished but wrote no profile to %s: it was not built with hotprof's hooks\n"
                 "hint: rebuild it with 'hotprof cc' (for example: make CC=\"hotprof cc\" CXX=\"hotprof c++\")\n",
@@ -266,13 +350,14 @@ static int run_with(run_args *a, char **pos, int npos)
     }
     file_stamp before = stamp_of(output);
     pos[npos] = NULL;
-    int err = hp_run_child(pos, &status);
+    run_reports rep = {0};
+    int err = run_program(pos, &status, &rep);
     if (err) {
         fprintf(stderr, "hotprof: cannot run '%s': %s\n", pos[0], strerror(err));
         free(output);
         return err == ENOENT ? 127 : 126;
     }
-    rc = finish(a, pos[0], status, profile_written(&before, output), a->output);
+    rc = finish(a, pos[0], status, profile_written(&before, output), a->output, &rep);
     free(output);
     return rc;
 }

@@ -61,9 +61,10 @@ static void restore(const saved_signals *s)
 
 /* Child: hotprof's starting dispositions (SIGINT, SIGQUIT at default), then exec; on failure
  * report errno through the close-on-exec pipe. */
-static void exec_child(char **argv, const saved_signals *s, int report_fd)
+static void exec_child(char **argv, const saved_signals *s, int report_fd, int inherit_fd)
 {
     restore(s);
+    if (inherit_fd >= 0) fcntl(inherit_fd, F_SETFD, 0);
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
     execvp(argv[0], argv);
@@ -88,14 +89,14 @@ static int wait_child(pid_t pid, int report_fd, int *status)
     return err;
 }
 
-int hp_run_child(char **argv, int *status)
+int hp_run_child(char **argv, int *status, int inherit_fd)
 {
     int fds[2], err;
     saved_signals saved;
     if (pipe2(fds, O_CLOEXEC) < 0) return errno;
     install(&saved);
     pid_t pid = fork();
-    if (pid == 0) exec_child(argv, &saved, fds[1]);
+    if (pid == 0) exec_child(argv, &saved, fds[1], inherit_fd);
     err = pid < 0 ? errno : 0;
     close(fds[1]);
     if (pid < 0) {

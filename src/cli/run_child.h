@@ -11,7 +11,8 @@
 #define HOTPROF_CLI_RUN_CHILD_H
 
 /* Runs argv (argv[0] searched in PATH) and waits for it: 0 with its wait status in *status, or
- * an errno from fork/exec (nothing ran then). */
-int hp_run_child(char **argv, int *status);
+ * an errno from fork/exec (nothing ran then). inherit_fd (-1: none) is passed on to the program
+ * (its close-on-exec flag is cleared in the child). */
+int hp_run_child(char **argv, int *status, int inherit_fd);
 
 #endif

@@ -1,6 +1,6 @@
 /* base.c — the process state (hp_g, the only process global of the runtime) and the leaf
  * helpers of base.h: anonymous mmap, decimal/hex formatting, one-write stderr lines, the
- * monotonic clock and per-thread seeds.
+ * monotonic clock, per-thread seeds and errno texts (hp_errno_text).
  *
  * Async-signal-safe: all of it (mmap, write, clock_gettime and memory only). hp_say formats into
  * a static line: its callers are init (single-threaded), the writer (under its lock) and the
@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "runtime/base.h"
 #include "core/base/hash.h"
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -70,4 +71,30 @@ HP_NOINST uint64_t hp_now_ns(void)
 HP_NOINST uint64_t hp_thread_seed(uint64_t index)
 {
     return hp_splitmix64_mix(hp_g.seed ^ hp_splitmix64_mix(index + 1));
+}
+
+HP_NOINST const char *hp_errno_text(int e)
+{
+    switch (e) {
+    case ENOSPC: return "No space left on device";
+    case EFBIG: return "File too large";
+    case EDQUOT: return "Disk quota exceeded";
+    case EIO: return "Input/output error";
+    case EROFS: return "Read-only file system";
+    case EACCES: return "Permission denied";
+    case EPERM: return "Operation not permitted";
+    case ENOENT: return "No such file or directory";
+    case ENOTDIR: return "Not a directory";
+    case EISDIR: return "Is a directory";
+    case ETXTBSY: return "Text file busy";
+    case ESPIPE: return "Illegal seek (the output must be seekable)";
+    case EPIPE: return "Broken pipe";
+    case EBADF: return "Bad file descriptor";
+    case EINVAL: return "Invalid argument";
+    case ENAMETOOLONG: return "File name too long";
+    case EMFILE: return "Too many open files";
+    case ENFILE: return "Too many open files in system";
+    case ELOOP: return "Too many levels of symbolic links";
+    default: return "I/O error";
+    }
 }

@@ -78,6 +78,8 @@ size_t hp_fmt_u64(char *out, uint64_t v);        /* decimal, no NUL; returns len
 size_t hp_fmt_hex(char *out, uint64_t v);        /* 0x..., no NUL */
 void hp_say(const char *const *parts, size_t n); /* write the parts and a newline to stderr in one write */
 uint64_t hp_now_ns(void);                        /* CLOCK_MONOTONIC (vDSO) */
+/* The text of an errno a profile open or write meets (strerror is not async-signal-safe). */
+const char *hp_errno_text(int e);
 /* The controller seed of the thread created index-th (0, 1, ...): derived from hp_g.seed. */
 uint64_t hp_thread_seed(uint64_t index);
 

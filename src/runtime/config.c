@@ -36,7 +36,7 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     const char *mode = var(get, arg, "HOTPROF_MODE"), *spec = var(get, arg, "HOTPROF_SAMPLE");
     const char *seed = var(get, arg, "HOTPROF_SEED"), *claimed = var(get, arg, "HOTPROF_CLAIMED");
     const char *bursts = var(get, arg, "HOTPROF_BURSTS"), *window = var(get, arg, "HOTPROF_WINDOW");
-    const char *xray = get("HOTPROF_XRAY", arg);
+    const char *xray = get("HOTPROF_XRAY", arg), *run_fd = var(get, arg, "HOTPROF_RUN_FD");
     memset(c, 0, sizeof *c);
     c->quiet = flag(get, arg, "HOTPROF_QUIET");
     c->follow_fork = flag(get, arg, "HOTPROF_FOLLOW_FORK");
@@ -66,6 +66,15 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     if (claimed) {
         c->claimed_given = 1;
         if (hp_spec_u64(claimed, 0, UINT64_MAX, &c->claimed)) c->claimed = 0;
+    }
+    c->run_fd = -1;
+    const char *colon = run_fd ? strchr(run_fd, ':') : NULL;
+    if (colon && colon - run_fd < 16) {
+        char fd[16];
+        uint64_t v;
+        memcpy(fd, run_fd, (size_t)(colon - run_fd));
+        fd[colon - run_fd] = 0;
+        if (!hp_spec_u64(fd, 0, 1u << 30, &v) && !hp_spec_u64(colon + 1, 0, UINT64_MAX, &c->run_ino)) c->run_fd = (int)v;
     }
 
     if (c->mode == HP_RUN_OFF) return 0;

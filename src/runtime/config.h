@@ -12,6 +12,7 @@
  *   HOTPROF_WINDOW                out of range or not a number: the default, silently.
  *   HOTPROF_QUIET, HOTPROF_FOLLOW_FORK  "" or "0": off; anything else: on.
  *   HOTPROF_XRAY                  "0": never, "1": required, anything else: when present.
+ *   HOTPROF_RUN_FD                "<fd>:<inode>"; anything else: ignored (run_fd -1).
  *
  * The parse is a pure function over a getenv-like callback (hp_rt_config_parse) so that unit
  * tests run it on an array of "NAME=value" strings (hp_rt_config_from_envp) without the runtime's
@@ -41,6 +42,8 @@ typedef struct hp_rt_config {
     int bursts_unknown;       /* HOTPROF_BURSTS was set to something else (then auto) */
     uint32_t window;          /* HOTPROF_WINDOW: units per patched-burst window at least */
     int xray;                 /* HP_XRAY_WISH_* (HOTPROF_XRAY) */
+    int run_fd;               /* HOTPROF_RUN_FD "<fd>:<inode>" (set by `hotprof run`): the fd, -1 if */
+    uint64_t run_ino;         /* unset or malformed; init checks the fd is a socket of that inode */
     char error[384];          /* "" or the one message of a setting that stops profiling */
 } hp_rt_config;
 

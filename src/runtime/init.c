@@ -1,5 +1,5 @@
 /* init.c — process-level control of the runtime: one-time init, the exit writer, fatal
- * signals, fork. The public API (include/hotprof/hotprof.h) is in api.c; HOTPROF_* variables
+ * signals, fork, exec (the exec family, interposed). The public API (include/hotprof/hotprof.h) is in api.c; HOTPROF_* variables
  * are read by config.c.
  *
  * Life of a process:
@@ -8,7 +8,10 @@
  *      instrumented) runs hp_rt_ensure_init (init.h)
  *      exactly once: read every HOTPROF_* variable once (config.c; a bad HOTPROF_SAMPLE or
  *      HOTPROF_SEED: one message and the runtime disables itself), in bursty mode publish the
- *      spec into the shared controller configuration hp_g.bcfg, open the output, write the file
+ *      spec into the shared controller configuration hp_g.bcfg, choose the output path (the
+ *      base, or <base>.<pid> for a descendant, an exec'd image or another image of the same
+ *      `hotprof run`: HOTPROF_RUN_FD's token), open it, lock it (flock; held by another
+ *      process: not profiling), truncate it, write the file
  *      header, INFO and MODULES, set HOTPROF_CLAIMED=<pid>, install fatal-signal handlers (on a
  *      sigaltstack), pthread_atfork handlers and an on_exit status catcher; in bursty mode with
  *      XRay sleds start the XRay burst control thread (ctl/xray.c, INFO mode=xray), or with
@@ -24,10 +27,15 @@
  *      restores the default action and re-raises, so the exit status stays the program's.
  *   4. fork() without exec: the child stops recording and never writes, unless
  *      HOTPROF_FOLLOW_FORK=1, in which case it zeroes its counts and writes <output>.<pid>.
+ *   5. exec (the exec family is interposed, at the end of this file): before the image is
+ *      replaced, a group flagged FINAL|EXEC, not closing the writer.
  * After the final group, hp_g.stopped is set and every thread is made inactive.
+ * Every outcome is reported: "hotprof: wrote ..." (unless quiet), an open or write error (always,
+ * with an async-signal-safe errno text), and the same to `hotprof run` over HOTPROF_RUN_FD.
  *
  * State: the init state machine, the configuration read at init (g_cfg), the output path, fd,
- * exit status and INFO text below are this file's own (file-static); process-wide flags are in
+ * lock and claim state, `hotprof run`'s socket, exit status and INFO text below are this file's
+ * own (file-static); process-wide flags are in
  * hp_g (base.h). Layering: init is above the writer, ctl/ and thread; below it only thread.c
  * (hp_thread_slow) calls into it, through init.h.
  *
@@ -53,11 +61,17 @@
 #include "hotprof/version.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +84,11 @@ static int64_t g_exit_status;
 static char g_base[4096]; /* HOTPROF_OUTPUT with %p expanded */
 static char g_path[4200]; /* the file this process writes */
 static char g_info[16384];
+static uint64_t g_pid;       /* the process whose profile g_path is (a vfork child is another) */
+static int g_run_fd = -1;    /* `hotprof run`'s socket (HOTPROF_RUN_FD), a private dup; -1: none */
+static int g_output_special; /* the output exists and is no regular file (/dev/null, a directory) */
+static int g_output_exec;    /* an exec'd image of a process that had claimed the output */
+static int g_open_errno;     /* why open_output failed (EWOULDBLOCK: another process holds the lock) */
 /* Signals whose default action ends the process: the profile is written before it does.
  * SIGPIPE is here because `prog | head` would otherwise lose the whole profile. */
 static const int g_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,  SIGABRT,
@@ -126,21 +145,37 @@ static HP_NOINST void expand_output(char *out, size_t cap, const char *tmpl, uin
 
 /* ---------------------------------------------------------------- INFO */
 
+#define HP_ARGS_MAX 8192u /* bytes of the command line kept in INFO args */
+
+/* INFO args (the command line joined by spaces, its first HP_ARGS_MAX bytes), argc (every
+ * argument, however long the line) and args_truncated=1 when args was cut. /proc/self/cmdline
+ * is read to its end in chunks. */
 static HP_NOINST void put_cmdline(hp_wbuf *w)
 {
-    static char cmd[8192];
+    static char cmd[4096];
     int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, cmd, sizeof cmd) : 0;
-    if (fd >= 0) close(fd);
-    uint64_t argc = 0;
+    uint64_t argc = 0, kept = 0;
+    int cut = 0;
+    char last = 0;
     put_str(w, HP_INFO_ARGS "=");
-    for (ssize_t i = 0; i < n; i++) {
-        char c = cmd[i];
-        if (c == 0) argc++;
-        hp_put_u8(w, (uint8_t)(c == 0 ? (i + 1 < n ? ' ' : '\n') : c == '\n' ? ' ' : c));
+    for (ssize_t n; fd >= 0 && ((n = read(fd, cmd, sizeof cmd)) > 0 || (n < 0 && errno == EINTR));) {
+        for (ssize_t i = 0; i < n; i++) {
+            char c = last = cmd[i];
+            argc += c == 0;
+            if (kept == HP_ARGS_MAX) {
+                cut |= c != 0; /* only the last NUL left out is no cut */
+                continue;
+            }
+            kept++;
+            hp_put_u8(w, (uint8_t)(c == 0 || c == '\n' ? ' ' : c));
+        }
     }
-    if (n <= 0) put_str(w, "\n");
+    if (fd >= 0) close(fd);
+    if (last != 0) argc++; /* a last argument without its NUL */
+    if (!cut && last == 0 && kept && w->ok) w->len--; /* the space that stands for the last NUL */
+    put_str(w, "\n");
     put_kv_dec(w, HP_INFO_ARGC, argc);
+    if (cut) put_kv_dec(w, HP_INFO_ARGS_CUT, 1);
 }
 
 static HP_NOINST size_t build_info(uint64_t parent_pid)
@@ -174,18 +209,112 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     return w.len;
 }
 
-/* ---------------------------------------------------------------- output */
+/* ---------------------------------------------------------------- hotprof run's channel */
 
-static HP_NOINST int open_output(uint64_t parent_pid)
+/* HOTPROF_RUN_FD="<fd>:<inode>": a datagram socket that `hotprof run` shares with every image it
+ * runs (checked by inode, so a program that reused the descriptor number is never written to).
+ * Its receive queue holds one token: the first image of the run to take it owns the output path;
+ * the others write <output>.<pid>. Images send "wrote|error <pid> <path>" back, so `run` knows
+ * what was written and what failed. Kept in a private close-on-exec dup. */
+static HP_NOINST void run_channel_open(const hp_rt_config *c)
 {
-    g_fd = open(g_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (g_fd < 0) return 0;
-    size_t n = build_info(parent_pid);
-    return hp_write_start(g_fd, g_info, n, hp_g.seed) == HP_WRITE_OK;
+    struct stat st;
+    if (c->run_fd < 0 || fstat(c->run_fd, &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_ino != c->run_ino) return;
+    g_run_fd = fcntl(c->run_fd, F_DUPFD_CLOEXEC, 3);
 }
 
-static HP_NOINST void report_written(const hp_group_stats *st, int signo)
+/* 1 if this image takes the run's token (it is the first to claim the output path). */
+static HP_NOINST int run_claim(void)
 {
+    char b[16];
+    return g_run_fd >= 0 && recv(g_run_fd, b, sizeof b, MSG_DONTWAIT) > 0;
+}
+
+/* Tells `hotprof run` "<kind> <pid> <path>" (async-signal-safe; lost if nobody listens). */
+static HP_NOINST void run_tell(const char *kind)
+{
+    if (g_run_fd < 0) return;
+    char line[4400], num[24];
+    num[hp_fmt_u64(num, g_pid)] = 0;
+    size_t n = append(line, 0, sizeof line, kind);
+    n = append(line, n, sizeof line, " ");
+    n = append(line, n, sizeof line, num);
+    n = append(line, n, sizeof line, " ");
+    n = append(line, n, sizeof line, g_path);
+    ssize_t r = send(g_run_fd, line, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)r;
+}
+
+/* ---------------------------------------------------------------- output */
+
+/* Opens g_path and writes the header, INFO and MODULES. A regular file is locked (flock,
+ * exclusive, not waiting) before it is truncated, so a second process never cuts a profile
+ * being written: it fails with EWOULDBLOCK. exclusive: create a new file only (EEXIST). 1 on
+ * success; else 0 with g_open_errno set and nothing open. Async-signal-safe. */
+static HP_NOINST int open_output(uint64_t parent_pid, int exclusive)
+{
+    struct stat st;
+    g_fd = open(g_path, O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0644);
+    if (g_fd < 0) {
+        g_open_errno = errno;
+        return 0;
+    }
+    if (fstat(g_fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        (flock(g_fd, LOCK_EX | LOCK_NB) != 0 || ftruncate(g_fd, 0) != 0)) {
+        g_open_errno = errno == EAGAIN ? EWOULDBLOCK : errno;
+        close(g_fd);
+        g_fd = -1;
+        return 0;
+    }
+    size_t n = build_info(parent_pid);
+    if (hp_write_start(g_fd, g_info, n, hp_g.seed) == HP_WRITE_OK) return 1;
+    g_open_errno = hp_write_errno();
+    close(g_fd);
+    g_fd = -1;
+    return 0;
+}
+
+/* An exec'd image of a process that had claimed the output: <base>.<pid>, or <base>.<pid>.<n>
+ * if an earlier image of this pid took that name; created, never replaced. */
+static HP_NOINST int open_output_exec(void)
+{
+    char num[24];
+    size_t len = strlen(g_path);
+    for (uint64_t n = 2; n < 100; n++) {
+        if (open_output(0, 1)) return 1;
+        if (g_open_errno != EEXIST) return 0;
+        num[hp_fmt_u64(num, n)] = 0;
+        g_path[len] = 0;
+        append(g_path, append(g_path, len, sizeof g_path, "."), sizeof g_path, num);
+    }
+    return 0;
+}
+
+/* Why the output cannot be written, on stderr (even when quiet) and to `hotprof run`. */
+static HP_NOINST void say_cannot_write(void)
+{
+    if (g_open_errno == EWOULDBLOCK) {
+        const char *parts[] = {"hotprof: ", g_path, " is in use: another process is writing it (not profiling)"};
+        hp_say(parts, 3);
+    } else {
+        const char *parts[] = {"hotprof: cannot write ", g_path, ": ", hp_errno_text(g_open_errno), " (not profiling)"};
+        hp_say(parts, 5);
+    }
+    run_tell("error");
+}
+
+/* A group could not be written whole (ENOSPC, EFBIG, ...): stderr (even when quiet) and `run`. */
+static HP_NOINST void say_write_failed(void)
+{
+    const char *parts[] = {"hotprof: error writing ", g_path, ": ", hp_errno_text(hp_write_errno()),
+                           "; the profile is incomplete"};
+    hp_say(parts, 5);
+    run_tell("error");
+}
+
+static HP_NOINST void report_written(const hp_group_stats *st, int signo, const char *why)
+{
+    run_tell("wrote");
     if (g_cfg.quiet) return;
     char threads[24], calls[24], blocks[24], sig[24];
     threads[hp_fmt_u64(threads, st->threads)] = 0;
@@ -193,8 +322,15 @@ static HP_NOINST void report_written(const hp_group_stats *st, int signo)
     blocks[hp_fmt_u64(blocks, st->blocks)] = 0;
     sig[hp_fmt_u64(sig, (uint64_t)signo)] = 0;
     const char *parts[] = {"hotprof: wrote ", g_path, " (", threads, " threads, ", calls, " calls, ",
-                           blocks, " blocks", signo ? "; signal " : "", signo ? sig : "", ")"};
+                           blocks, " blocks", signo ? "; signal " : "", signo ? sig : "", why, ")"};
     hp_say(parts, sizeof parts / sizeof parts[0]);
+}
+
+/* A group's outcome reported: "wrote" or the write error. */
+static HP_NOINST void report_group(int rc, const hp_group_stats *st, int signo, const char *why)
+{
+    if (rc == HP_WRITE_OK) report_written(st, signo, why);
+    else if (rc == HP_WRITE_IOERR) say_write_failed();
 }
 
 /* ---------------------------------------------------------------- fatal signals */
@@ -203,8 +339,7 @@ static HP_NOINST void on_fatal_signal(int signo, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
     hp_group_stats st;
-    if (!HP_LOAD_ACQ(&hp_g.stopped) && hp_write_group(HP_GROUP_CRASH, -(int64_t)signo, 1, &st) == HP_WRITE_OK)
-        report_written(&st, signo);
+    if (!HP_LOAD_ACQ(&hp_g.stopped)) report_group(hp_write_group(HP_GROUP_CRASH, -(int64_t)signo, 1, &st), &st, signo, "");
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -246,12 +381,15 @@ static HP_NOINST void fork_child(void)
     hp_modules_lock_reset();
     hp_threads_reset_counts();
     if (hp_tls) hp_tls->tid = (uint64_t)my_tid();
-    path_with_pid_suffix(g_path, sizeof g_path, g_base, (uint64_t)getpid());
+    g_pid = (uint64_t)getpid();
+    if (g_output_special) append(g_path, 0, sizeof g_path, g_base);
+    else path_with_pid_suffix(g_path, sizeof g_path, g_base, g_pid);
     hp_writer_reset_after_fork(-1);
-    if (open_output(parent)) {
+    if (open_output(parent, 0)) {
         hp_writer_reset_after_fork(g_fd);
         return;
     }
+    say_cannot_write();
     HP_STORE_REL(&hp_g.stopped, 1); /* cannot write: record nothing */
     hp_threads_set_active(0);
 }
@@ -281,15 +419,22 @@ static HP_NOINST int setup_bursty(const hp_rt_config *c)
     return 1;
 }
 
-/* Where this process writes: HOTPROF_OUTPUT expanded, with .<pid> when a runtime up the process
- * tree claimed the name (HOTPROF_CLAIMED is another pid). */
+/* Where this process writes: HOTPROF_OUTPUT expanded (the base), as it is if it exists and is no
+ * regular file (every image writes to it); else the base for the first claimer, and
+ * <base>.<pid> for a descendant of the image that claimed it (HOTPROF_CLAIMED is another pid),
+ * an exec'd image of that process (HOTPROF_CLAIMED is this pid: g_output_exec, the name is then
+ * created anew, open_output_exec) or another image of the same `hotprof run` (one that does not
+ * get the run's token). */
 static HP_NOINST void output_path(const hp_rt_config *c, uint64_t pid)
 {
+    struct stat st;
     expand_output(g_base, sizeof g_base, c->output, pid);
-    if (c->claimed_given && c->claimed != pid)
-        path_with_pid_suffix(g_path, sizeof g_path, g_base, pid);
-    else
+    g_output_special = stat(g_base, &st) == 0 && !S_ISREG(st.st_mode);
+    g_output_exec = c->claimed_given && c->claimed == pid && !g_output_special;
+    if (g_output_special || (!c->claimed_given && (g_run_fd < 0 || run_claim())))
         append(g_path, 0, sizeof g_path, g_base);
+    else
+        path_with_pid_suffix(g_path, sizeof g_path, g_base, pid);
 }
 
 static HP_NOINST void do_init(void)
@@ -314,11 +459,12 @@ static HP_NOINST void do_init(void)
         hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
     hp_g.seed = c->seed_given ? c->seed : default_seed();
+    g_pid = pid;
+    run_channel_open(c);
     output_path(c, pid);
     hp_modules_refresh();
-    if (!open_output(0)) {
-        const char *parts[] = {"hotprof: cannot write ", g_path, ": ", strerror(errno), " (not profiling)"};
-        hp_say(parts, 5);
+    if (!(g_output_exec ? open_output_exec() : open_output(0, 0))) {
+        say_cannot_write();
         HP_STORE_REL(&hp_g.bursty, 0);
         HP_STORE_REL(&hp_g.xray, HP_XRAY_NONE);
         HP_STORE_REL(&hp_g.patch, 0);
@@ -350,8 +496,11 @@ HP_NOINST int hp_rt_ensure_init(void)
     return hp_g.recording;
 }
 
+static HP_NOINST void exec_resolve(void);
+
 __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 {
+    exec_resolve(); /* libc's exec functions, while no fork child can be calling them yet */
     /* instrumented (coverage guards or XRay sleds): start before main */
     if (HP_LOAD_ACQ(&hp_g.guards) > 0 || hp_xray_present()) hp_rt_ensure_init();
 }
@@ -362,6 +511,174 @@ __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
     hp_rt_ds_flush_self(); /* patch mode: this thread's last window of references */
     hp_modules_refresh();
     hp_group_stats st;
-    if (hp_write_group(HP_GROUP_FINAL, g_exit_known ? g_exit_status : 0, 1, &st) == HP_WRITE_OK)
-        report_written(&st, 0);
+    report_group(hp_write_group(HP_GROUP_FINAL, g_exit_known ? g_exit_status : 0, 1, &st), &st, 0, "");
+}
+
+/* Before the process image is replaced (the exec wrappers below): its counts so far as a group flagged FINAL|EXEC
+ * (the new image writes its own file, see output_path), but not the last one: if the exec
+ * fails, recording goes on and the exit writes the real final group. Not in a vfork child
+ * (another pid sharing our memory) nor after the final group. */
+static HP_NOINST void hp_before_exec(void)
+{
+    if (HP_LOAD_ACQ(&g_init_state) != 2 || !hp_g.recording || HP_LOAD_ACQ(&hp_g.stopped)) return;
+    if ((uint64_t)getpid() != g_pid) return;
+    hp_rt_ds_flush_self();
+    hp_modules_refresh();
+    hp_group_stats st;
+    report_group(hp_write_group(HP_GROUP_FINAL | HP_GROUP_EXEC, 0, 0, &st), &st, 0, "; before exec");
+}
+
+/* ---------------------------------------------------------------- exec */
+
+/* The exec family, interposed: before a process image is replaced, its profile gets the counts
+ * recorded so far (hp_before_exec: a group flagged FINAL|EXEC), then libc's function runs. The
+ * new image, if instrumented, sees HOTPROF_CLAIMED equal to its own pid and writes
+ * <output>.<pid> (output_path), so neither image loses its counts. Here, in init, because exec
+ * is a process life-cycle event like exit, a fatal signal and fork.
+ *
+ * Interposed: execve, execv, execvp, execvpe, execl, execle, execlp, fexecve (the calls a program
+ * makes itself; exec calls inside libc — posix_spawn, system, popen — happen in a new process and
+ * need nothing). execv/execvp/execl* are expressed with libc's execve/execvpe, found with
+ * dlsym(RTLD_NEXT) once at startup by our constructor (exec_resolve), because a child of fork()
+ * in a multithreaded program — the usual caller of exec — must not call dlsym (it may allocate).
+ * If dlsym finds nothing (a static program), execve is the system call and execvpe searches
+ * PATH itself; fexecve fails with ENOSYS. Async-signal-safe once resolved (exec may be called
+ * from a signal handler or a fork child): the stack and system calls only, besides
+ * hp_before_exec, which does nothing in a vfork child or a fork child that does not record.
+ */
+extern char **environ;
+
+typedef int (*exec3_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexec_fn)(int, char *const[], char *const[]);
+
+static exec3_fn g_execve, g_execvpe;
+static fexec_fn g_fexecve;
+static int g_resolved;
+
+
+static HP_NOINST void exec_resolve(void)
+{
+    if (HP_LOAD_ACQ(&g_resolved)) return;
+    g_execve = (exec3_fn)dlsym(RTLD_NEXT, "execve");
+    g_execvpe = (exec3_fn)dlsym(RTLD_NEXT, "execvpe");
+    g_fexecve = (fexec_fn)dlsym(RTLD_NEXT, "fexecve");
+    HP_STORE_REL(&g_resolved, 1);
+}
+
+static HP_NOINST int sys_execve(const char *path, char *const argv[], char *const envp[])
+{
+    if (g_execve) return g_execve(path, argv, envp);
+    return (int)syscall(SYS_execve, path, argv, envp);
+}
+
+/* execvpe without libc's: each PATH directory in turn (static programs only). */
+static HP_NOINST int search_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    if (strchr(file, '/')) return sys_execve(file, argv, envp);
+    const char *path = getenv("PATH");
+    if (!path) path = "/bin:/usr/bin";
+    char buf[4096];
+    int err = ENOENT;
+    size_t flen = strlen(file);
+    for (const char *p = path;; p++) {
+        const char *colon = strchr(p, ':');
+        size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
+        if (dlen + flen + 2 <= sizeof buf) {
+            memcpy(buf, dlen ? p : ".", dlen ? dlen : 1);
+            size_t n = dlen ? dlen : 1;
+            buf[n++] = '/';
+            memcpy(buf + n, file, flen + 1);
+            sys_execve(buf, argv, envp);
+            if (errno != ENOENT && errno != ENOTDIR) err = errno;
+        }
+        if (!colon) break;
+        p = colon;
+    }
+    errno = err;
+    return -1;
+}
+
+HP_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+    exec_resolve();
+    hp_before_exec();
+    return sys_execve(path, argv, envp);
+}
+
+HP_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    exec_resolve();
+    hp_before_exec();
+    return g_execvpe ? g_execvpe(file, argv, envp) : search_execvpe(file, argv, envp);
+}
+
+HP_API int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+HP_API int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+
+HP_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    exec_resolve();
+    if (!g_fexecve) {
+        errno = ENOSYS;
+        return -1;
+    }
+    hp_before_exec();
+    return g_fexecve(fd, argv, envp);
+}
+
+/* execl/execlp/execle: arg (never NULL: glibc declares it nonnull) and the variadic arguments up
+ * to their NULL, into argv on the caller's stack (a VLA; no allocation). */
+static HP_NOINST size_t count_args(va_list ap)
+{
+    size_t n = 1;
+    while (va_arg(ap, const char *)) n++;
+    return n;
+}
+
+static HP_NOINST void fill_args(char **argv, size_t n, const char *arg, va_list ap)
+{
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i < n; i++) argv[i] = va_arg(ap, char *);
+    argv[n] = NULL;
+}
+
+HP_API int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(ap);
+    va_end(ap);
+    char *argv[n + 1];
+    va_start(ap, arg);
+    fill_args(argv, n, arg, ap);
+    va_end(ap);
+    return execve(path, argv, environ);
+}
+
+HP_API int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(ap);
+    va_end(ap);
+    char *argv[n + 1];
+    va_start(ap, arg);
+    fill_args(argv, n, arg, ap);
+    va_end(ap);
+    return execvpe(file, argv, environ);
+}
+
+HP_API int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(ap);
+    va_end(ap);
+    char *argv[n + 1];
+    va_start(ap, arg);
+    fill_args(argv, n, arg, ap);
+    (void)va_arg(ap, char *); /* the NULL after the arguments */
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, argv, envp);
 }

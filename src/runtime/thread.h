@@ -4,7 +4,12 @@
  * What it holds:
  *   - hp_counts: a per-thread array of block counts indexed by guard id (blockmap.h for the ids).
  *   - hp_thread: mmap'd on the thread's first event, pushed on hp_g.threads (lock-free) and never
- *     freed. The fields every mode uses come first (the hooks' fast paths touch only the first
+ *     freed or unlinked. When a thread exits (a pthread key destructor), the first
+ *     HP_KEEP_EXITED exited threads keep their state; after that an exited thread's counts are
+ *     added into one "exited threads" hp_thread (tid 0, no shadow stack, on the list like the
+ *     others) and its own are zeroed, both under hp_threads_lock, and the state (all its memory)
+ *     is marked recycled and taken by the next new thread: memory is bounded by the live
+ *     threads, not by every thread that ever ran. The fields every mode uses come first (the hooks' fast paths touch only the first
  *     lines); each mode's own state is a sub-struct or a group of fields marked with its mode:
  *       exhaustive  pairs (v1 calls, v2 back-edges of the activations), edges, blocks, tot
  *       bursty      bs (the HPS controller of core/control/bursty.h, countdown in line 1),
@@ -20,7 +25,11 @@
  * Invariants:
  *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
  *     profile writer: hotprof_flush, the exit destructor, a fatal-signal handler; snapshots; the
- *     burst control thread) only read.
+ *     burst control thread) only read. Exception: the exited-threads record is written by
+ *     exiting threads, one at a time, holding hp_threads_lock (so the writer never sees it
+ *     change); hotprof_topk, which takes no lock, may see an exiting thread's counts twice or
+ *     not at all for that moment. The patch-mode sums (win) are never zeroed: they stay
+ *     monotonic for ctl/bursts.c when a state is reused.
  *   - A table or array that grows is copied into a fresh mmap'd block, then published with
  *     release semantics; the old block is never unmapped (tab.h).
  *   - Nothing in a hook fast path allocates, locks or calls; slow paths (first event of a thread,
@@ -53,6 +62,9 @@ typedef struct hp_frame {
     uint64_t *backedges; /* where its back-edges are counted (pair slot v2, or the orphan counter) */
 } hp_frame;
 
+/* fn of a landing frame: pushed over the frame a throw landed in, while its out-of-line
+ * handler runs (hooks_common.h resync_frame); never a function address, never a call pair. */
+#define HP_FRAME_LANDING 1u
 #define HP_STACK_FRAMES (1u << 17) /* shadow frames per thread (virtual; touched pages only) */
 #define HP_UNWIND_SEARCH 256u      /* frames func_exit searches for its function (longjmp, throw) */
 #define HP_RESYNC_SEARCH 64u       /* frames a block searches for its function's frame (after a throw) */
@@ -103,7 +115,15 @@ typedef struct hp_thread {
     hp_thread_win win;    /* patch mode */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
+    /* recycling (thread.c): none of these is read by a hook */
+    uint32_t recycled;    /* 1: an exited thread's state, counts zeroed, free for a new thread */
+    uint32_t exit_rounds; /* key destructor calls seen (the merge waits for the second) */
+    void *altstack;       /* this state's signal stack (64 KiB), reused with it */
 } hp_thread;
+
+/* Exited threads that keep their own state (and THREAD record); the counts of later ones are
+ * merged into one record (tid 0) and their state is reused by new threads (thread.c). */
+#define HP_KEEP_EXITED 64u
 
 /* The calling thread's state: NULL before its first event, then its hp_thread or a shared
  * inactive one (thread.c; initial-exec TLS). */
@@ -116,6 +136,15 @@ hp_counts *hp_blocks_grow(hp_thread *t, uint32_t id);
 void hp_frames_rebind(hp_thread *t);
 void hp_threads_set_active(uint32_t active);
 void hp_threads_reset_counts(void);
+/* The lock of whole-list snapshots: the writer holds it while it writes a group, an exiting
+ * thread while it moves its counts into the exited-threads record. Waits up to 3 s; 0 if not
+ * taken (held by this thread already: a crash inside the writer, or stuck). Async-signal-safe. */
+int hp_threads_lock(void);
+void hp_threads_unlock(void);
+void hp_threads_lock_reset(void); /* fork child: the holder did not survive */
+/* Bursty mode: one type's boundary events (pending ones included) and sampled events of t, read
+ * from any thread. */
+void hp_thread_bursty_counts(const hp_thread *t, int type, uint64_t *events, uint64_t *sampled);
 /* The detector's configuration in this runtime (the same for every thread, so states merge). */
 void hp_ds_runtime_config(hp_ds_config *c);
 

@@ -17,12 +17,15 @@
  * events / sampled counts (docs/format.md), read live like the counts; patched bursts add their
  * "<backend>.*" lines (ctl/bursts.c: hp_pb_info).
  *
- * State: the output buffer, file descriptor, offset, section and group bookkeeping and the writer
- * lock below are this file's own (file-static, not process globals of base.h).
- * Invariants: one writer at a time (g_writer_owner holds the writing thread's id); after a final
+ * State: the output buffer, file descriptor, offset, section and group bookkeeping below are
+ * this file's own (file-static, not process globals of base.h).
+ * Invariants: one writer at a time (hp_threads_lock: thread.c holds the lock word, because an
+ * exiting thread's merge takes the same lock); after a final
  * group (normal exit or crash) g_done is set and nothing more is written. Another thread's
  * counts are read while it runs: each table is read through its published pointer (tab.h), so a
  * group is a consistent, slightly stale snapshot. The file offset is ours (g_off), not the fd's.
+ * The first failed write (short write, ENOSPC, EFBIG, ...) stops all output; its errno is kept
+ * (hp_write_errno) and every later group returns HP_WRITE_IOERR, so the caller reports it.
  */
 #define _GNU_SOURCE
 #include "runtime/writer.h"
@@ -48,11 +51,13 @@ static size_t g_buf_len;
 static int g_fd = -1;
 static uint64_t g_off;      /* where the next byte goes */
 static int g_io_error;
+static int g_io_errno; /* errno of the first failed write (EIO for a write of 0 bytes) */
 static uint64_t g_sec_header_off, g_sec_len;
 static uint32_t g_sec_type, g_sec_crc;
 static uint64_t g_group_seq;
 static int g_done;
-static int g_writer_owner; /* tid of the writing thread, 0 if none */
+
+HP_NOINST int hp_write_errno(void) { return g_io_error ? g_io_errno : 0; }
 
 /* ---------------------------------------------------------------- raw output */
 
@@ -62,7 +67,11 @@ static HP_NOINST void out_raw(const void *p, size_t n, uint64_t off)
     while (n && !g_io_error) {
         ssize_t w = pwrite(g_fd, b, n, (off_t)off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) { g_io_error = 1; return; }
+        if (w <= 0) {
+            g_io_errno = w < 0 ? errno : EIO;
+            g_io_error = 1;
+            return;
+        }
         b += w, n -= (size_t)w, off += (uint64_t)w;
     }
 }
@@ -125,6 +134,7 @@ HP_NOINST int hp_write_start(int fd, const char *info, size_t info_len, uint64_t
     g_off = 0;
     g_buf_len = 0;
     g_io_error = 0;
+    g_io_errno = 0;
     hp_fmt_file_header(h, seed, 0);
     out_raw(h, sizeof h, 0);
     g_off = sizeof h;
@@ -137,7 +147,7 @@ HP_NOINST int hp_write_start(int fd, const char *info, size_t info_len, uint64_t
 
 HP_NOINST void hp_writer_reset_after_fork(int fd)
 {
-    g_writer_owner = 0;
+    hp_threads_lock_reset();
     g_done = fd < 0;
     g_group_seq = 0;
     g_fd = fd;
@@ -145,20 +155,10 @@ HP_NOINST void hp_writer_reset_after_fork(int fd)
 
 /* ---------------------------------------------------------------- the writer lock */
 
-static HP_NOINST int writer_acquire(void)
-{
-    int me = (int)syscall(SYS_gettid);
-    for (int waited_ms = 0;; waited_ms++) {
-        int expected = 0;
-        if (__atomic_compare_exchange_n(&g_writer_owner, &expected, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return 1;
-        if (expected == me || waited_ms >= 3000) return 0; /* crashed inside our own write, or stuck */
-        struct timespec ms = {0, 1000000};
-        nanosleep(&ms, NULL);
-    }
-}
-
-static HP_NOINST void writer_release(void) { __atomic_store_n(&g_writer_owner, 0, __ATOMIC_RELEASE); }
+/* The lock is thread.c's (hp_threads_lock): an exiting thread's merge into the exited-threads
+ * record takes it too, so a group never sees those counts twice or not at all. */
+static HP_NOINST int writer_acquire(void) { return hp_threads_lock(); }
+static HP_NOINST void writer_release(void) { hp_threads_unlock(); }
 
 /* ---------------------------------------------------------------- group parts */
 
@@ -247,22 +247,11 @@ HP_NOINST size_t hp_sample_info(char *out, size_t cap)
     return n;
 }
 
-/* hp_bursty_counts read from another thread: the owner's fast path keeps decrementing the
- * countdown, so the pending events are read once and a torn (countdown, armed) pair — the owner
- * inside its slow path — counts as none pending. */
-static HP_NOINST void bursty_counts(const hp_thread *t, int type, uint64_t *events, uint64_t *sampled)
-{
-    uint32_t armed = HP_LOAD_RLX(&t->bs.armed), countdown = HP_LOAD_RLX(&t->bs.countdown);
-    *events = HP_LOAD_RLX(&t->bs.t[type].events);
-    *sampled = HP_LOAD_RLX(&t->bs.t[type].sampled);
-    if ((HP_LOAD_RLX(&t->bs.enabled_mask) >> type & 1) && countdown <= armed) *events += armed - countdown;
-}
-
 HP_NOINST uint64_t hp_bursty_thread_events(const hp_thread *t)
 {
     uint64_t most = 0, e, s;
     for (int type = 0; type < HP_BURSTY_NTYPES; type++) {
-        bursty_counts(t, type, &e, &s);
+        hp_thread_bursty_counts(t, type, &e, &s);
         if (e > most) most = e;
     }
     return most;
@@ -283,7 +272,7 @@ static HP_NOINST void info_thread_type(const hp_thread *t, const char *what, con
 }
 
 /* The sampling configuration as it is now, and per thread its seed and, per type, the boundary
- * events seen while the type was enabled and how many of them were sampled (hp_bursty_counts). */
+ * events seen while the type was enabled and how many of them were sampled (hp_thread_bursty_counts). */
 static HP_NOINST void info_bursty(void)
 {
     char buf[1024];
@@ -294,7 +283,7 @@ static HP_NOINST void info_bursty(void)
         for (int type = 0; type < HP_BURSTY_NTYPES; type++) {
             const char *name = hp_sample_type_name(type);
             uint64_t e, smp;
-            bursty_counts(t, type, &e, &smp);
+            hp_thread_bursty_counts(t, type, &e, &smp);
             info_thread_type(t, HP_INFO_THREAD_EVENTS, name, e);
             info_thread_type(t, HP_INFO_THREAD_SAMPLED, name, smp);
         }

@@ -22,5 +22,7 @@ int hp_write_start(int fd, const char *info, size_t info_len, uint64_t seed);
 /* Writes one group; final != 0 also makes it the last one. Async-signal-safe. */
 int hp_write_group(uint64_t flags, int64_t status, int final, hp_group_stats *st);
 void hp_writer_reset_after_fork(int fd);
+/* errno of the write that failed (the group returned HP_WRITE_IOERR), else 0. */
+int hp_write_errno(void);
 
 #endif

@@ -215,6 +215,8 @@ TEST(absurd_group_end_warns)
         {0, HP_GROUP_CRASH, -9999, "not a signal"},
         {0, HP_GROUP_FINAL, (int64_t)1 << 40, "not an exit status"},
         {0, 0, 5, "snapshot with an exit status"},
+        {0, HP_GROUP_EXEC, 0, "exec group that is not final"},
+        {0, HP_GROUP_EXEC | HP_GROUP_FINAL, 3, "exec group that is not final with status 0"},
     };
     char err[256];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -227,6 +229,14 @@ TEST(absurd_group_end_warns)
         hp_profile_free(p);
         hp_pbuild_free(&b);
     }
+    hp_pbuild e; /* a group written before exec() is a good group */
+    start(&e);
+    good_group(&e, 0, 1, HP_GROUP_FINAL | HP_GROUP_EXEC, 0);
+    hp_profile *pe = read_built(&e, err, sizeof err);
+    REQUIRE(pe != NULL);
+    CHECK_EQ_U64(pe->nwarnings, 0);
+    hp_profile_free(pe);
+    hp_pbuild_free(&e);
     hp_pbuild b; /* sequences must grow */
     start(&b);
     good_group(&b, 4, 1, 0, 0);

@@ -53,6 +53,7 @@ enum hp_summary_profile {
 enum hp_group_flags {
     HP_GROUP_FINAL = 1,   /* written at normal exit */
     HP_GROUP_CRASH = 2,   /* written from a fatal-signal handler; exit status = -signal */
+    HP_GROUP_EXEC = 4,    /* with FINAL: written just before an exec() replaced the image; status 0 */
 };
 
 /* Module: where an object was mapped, so addresses resolve after the run (PIE/ASLR, dlopen). */
