@@ -19,6 +19,8 @@
 #      unprofiled (the first design, an int3 protocol with a SIGTRAP handler, failed these);
 #  (f) fork (progs/patch_fork.c): children run instrumented code while the parent patches;
 #  (g) a functions-only build (--hooks=functions): patch mode over the enter/exit hook sites;
+#  (g2) a program that exits while a window is open (progs/patch_short.c, HOTPROF_WINDOW huge):
+#      the open window's units are counted in patch.sampled_entries like the closed ones;
 #  (h) a memory build (--hooks=memory) sampling data streams: load/store hook sites patched, the
 #      native output, hotprof report --streams works;
 #  (i) run-time control (hotprof.h) from inside the program: disable, re-enable at a new period.
@@ -188,6 +190,14 @@ if build gametree_fn "$W/gametree.c" --hooks=functions; then
     patched_run "functions build" fn gametree_fn 9
 else
     fail "functions build: build"
+fi
+
+# ---- (g2) a program that exits while a window is open: that window's units are in the profile
+if "$HP" cc -O2 --hooks=functions -o short "$P/patch_short.c"; then
+    HOTPROF_WINDOW=1000000000 "$HP" run -q --sample methods:period=999,burst=1 -o short.data -- ./short 10 >/dev/null
+    sum_is_sampled "exit inside a window: recorded calls + back-edges = patch.sampled_entries" short.data
+else
+    fail "exit inside a window: build"
 fi
 
 # ---- (h) memory hooks, data streams

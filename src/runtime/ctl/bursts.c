@@ -43,6 +43,7 @@
 #include "runtime/thread.h"
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -71,6 +72,8 @@ static double g_tsc_floor;   /* mean ticks between two back-to-back rdtsc */
 static struct {
     uint64_t windows, sampled, timeouts, patched_ns, start_ns, interval_ns, patched_since;
     uint64_t hook_share_ppm; /* the hooks' share of the last window's time, parts per million */
+    uint64_t open_window;    /* W of the window armed now (its units count as sampled), 0 if none */
+    uint64_t seq;            /* odd while a window's units move from open_window into sampled */
 } g_stats;
 
 /* Hook counts and timed TSC ticks summed over threads, and the threads that ran a hook in window
@@ -206,6 +209,7 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     HP_STORE_RLX(&g_done, 0);
     HP_STORE_RLX(&g_first_ns, 0);
     HP_STORE_REL(&hp_g.pb.left, (int64_t)g_sched.window);
+    HP_STORE_REL(&g_stats.open_window, g_sched.window); /* after left: a reader sees this window's */
     HP_STORE_REL(&hp_g.pb.epoch, (uint32_t)w);
     hook_time h0 = hook_time_now((uint32_t)w);
     uint64_t t0 = hp_now_ns();
@@ -218,6 +222,8 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     HP_STORE_REL(&hp_g.pb.mask, 0);
     uint64_t t2 = hp_now_ns();
     g_backend->off();
+    HP_STORE_RLX(&g_stats.seq, g_stats.seq + 1);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     int64_t left = __atomic_exchange_n(&hp_g.pb.left, 0, __ATOMIC_ACQ_REL);
     uint64_t t3 = hp_now_ns(), taken = g_sched.window - (uint64_t)(left > 0 ? left : 0);
     uint64_t first = HP_LOAD_RLX(&g_first_ns), last = HP_LOAD_RLX(&g_last_ns);
@@ -233,6 +239,8 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     if (interval < floor) interval = floor > PB_MAX_INTERVAL_NS ? PB_MAX_INTERVAL_NS : floor;
     HP_STORE_RLX(&g_stats.windows, g_stats.windows + 1);
     HP_STORE_RLX(&g_stats.sampled, g_stats.sampled + taken);
+    HP_STORE_RLX(&g_stats.open_window, 0);
+    HP_STORE_REL(&g_stats.seq, g_stats.seq + 1);
     HP_STORE_RLX(&g_stats.timeouts, g_stats.timeouts + !full);
     HP_STORE_RLX(&g_stats.patched_ns, g_stats.patched_ns + (t3 - t0));
     HP_STORE_RLX(&g_stats.interval_ns, interval);
@@ -318,6 +326,25 @@ static HP_NOINST size_t put_kv(char *out, size_t len, size_t cap, const char *pr
     return len;
 }
 
+/* Units recorded so far: the closed windows' and those taken in the window open now (a profile
+ * written while a window is open, at exit say, holds that window's events too). Read under
+ * g_stats.seq, retried a bounded number of times (async-signal-safe: loads and sched_yield). */
+static HP_NOINST uint64_t sampled_so_far(void)
+{
+    for (int tries = 0; tries < 1000; tries++) {
+        uint64_t s0 = HP_LOAD_ACQ(&g_stats.seq);
+        uint64_t sampled = HP_LOAD_RLX(&g_stats.sampled), open = HP_LOAD_ACQ(&g_stats.open_window);
+        int64_t left = HP_LOAD_RLX(&hp_g.pb.left);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (!(s0 & 1) && HP_LOAD_RLX(&g_stats.seq) == s0) {
+            uint64_t unused = left <= 0 ? 0 : (uint64_t)left > open ? open : (uint64_t)left;
+            return sampled + (open - unused);
+        }
+        sched_yield();
+    }
+    return HP_LOAD_RLX(&g_stats.sampled);
+}
+
 /* The "<prefix>.*" INFO lines of the exposure observed so far (async-signal-safe). */
 HP_NOINST size_t hp_pb_info(char *out, size_t cap)
 {
@@ -330,7 +357,7 @@ HP_NOINST size_t hp_pb_info(char *out, size_t cap)
     n = put_kv(out, n, cap, px, "window", g_sched.window);
     n = put_kv(out, n, cap, px, "bursts", HP_LOAD_RLX(&g_stats.windows));
     uint64_t since = HP_LOAD_ACQ(&g_stats.patched_since), patched = HP_LOAD_RLX(&g_stats.patched_ns);
-    uint64_t sampled = HP_LOAD_RLX(&g_stats.sampled);
+    uint64_t sampled = sampled_so_far();
     if (since) { /* on for good: every unit recorded */
         patched = now > since ? now - since : 0;
         int64_t left = HP_LOAD_RLX(&hp_g.pb.left);
