@@ -28,6 +28,10 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-fn-idle       --hooks=functions, patched, period 10^9: every site off (the compiled-in floor)
   hp-blk-idle      --hooks=blocks, patched, period 10^9: every site off (the compiled-in floor)
   hp-mem-patch     --hooks=memory, patched: methods+callpairs 1/1000 and datastream 1/100, burst 100
+
+--baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
+variant V also runs as V@base, built with DIR/build/bin/hotprof, in the same interleaved rounds,
+so that a change of the runtime is measured side by side with the code before it.
 """
 import argparse
 import os
@@ -89,11 +93,21 @@ def sh(argv):
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
 
 
+BASE_SUFFIX = "@base"
+BASE_HOTPROF = None  # --baseline DIR: DIR/build/bin/hotprof
+
+
+def spec(variant):
+    """The VARIANTS entry of a variant name (V@base is V built by the baseline tree)."""
+    return VARIANTS[variant[:-len(BASE_SUFFIX)] if variant.endswith(BASE_SUFFIX) else variant]
+
+
 def build(work, name, variant, dest):
-    flags, stub, link, _, hookset = VARIANTS[variant]
+    flags, stub, link, _, hookset = spec(variant)
     src = os.path.join(ROOT, "bench", "workloads", name + ".c")
     if hookset:
-        sh([HOTPROF, "cc", "--hooks=" + hookset, "-O2", "-o", dest, src, "-lm", "-lpthread"])
+        hp = BASE_HOTPROF if variant.endswith(BASE_SUFFIX) else HOTPROF
+        sh([hp, "cc", "--hooks=" + hookset, "-O2", "-o", dest, src, "-lm", "-lpthread"])
         return
     obj = os.path.join(work, "%s.%s.o" % (name, variant))
     sh(["clang", "-O2", "-c", "-o", obj] + flags + [src])
@@ -141,7 +155,7 @@ def measure(names, variants, runs, work):
         for r in range(runs):
             order = variants[r % len(variants):] + variants[:r % len(variants)]
             for v in order:
-                times[v].append(run_once(bins[v], SIZES[name], VARIANTS[v][3], work))
+                times[v].append(run_once(bins[v], SIZES[name], spec(v)[3], work))
             log("%s round %d/%d done" % (name, r + 1, runs))
         for v in variants:
             ratios = [t / n for t, n in zip(times[v], times["native"])]
@@ -170,7 +184,9 @@ def main():
     ap.add_argument("--workloads", default=" ".join(SIZES))
     ap.add_argument("--variants", default=" ".join(VARIANTS))
     ap.add_argument("--csv", default=os.path.join(ROOT, "bench", "results", "fastpath.csv"))
+    ap.add_argument("--baseline", help="another built hotprof tree: its hotprof variants run as V@base")
     a = ap.parse_args()
+    global BASE_HOTPROF
     names = a.workloads.split()
     with tempfile.TemporaryDirectory(prefix="hotprof-fastpath.") as work:
         variants = [v for v in a.variants.split() if v in VARIANTS]
@@ -179,6 +195,9 @@ def main():
         if "hp-blk-bursty" in variants and not bursty_supported(work):
             log("runtime has no bursty mode yet: skipping hp-blk-bursty")
             variants.remove("hp-blk-bursty")
+        if a.baseline:
+            BASE_HOTPROF = os.path.join(os.path.abspath(a.baseline), "build", "bin", "hotprof")
+            variants += [v + BASE_SUFFIX for v in list(variants) if VARIANTS[v][4]]
         rows = measure(names, variants, a.runs, work)
     os.makedirs(os.path.dirname(a.csv), exist_ok=True)
     report(rows, variants, names, a.csv)
