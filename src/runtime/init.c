@@ -642,41 +642,34 @@ static HP_NOINST void fill_args(char **argv, size_t n, const char *arg, va_list 
     argv[n] = NULL;
 }
 
+/* Declares char *argv[] holding arg and the variadic arguments up to their NULL, and leaves ap
+ * started just past them (the caller ends it). */
+#define COLLECT_ARGV(argv, ap, arg)                                                                \
+    va_list ap;                                                                                    \
+    va_start(ap, arg);                                                                             \
+    size_t argc_ = count_args(ap);                                                                 \
+    va_end(ap);                                                                                    \
+    char *argv[argc_ + 1];                                                                         \
+    va_start(ap, arg);                                                                             \
+    fill_args(argv, argc_, arg, ap)
+
 HP_API int execl(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    fill_args(argv, n, arg, ap);
+    COLLECT_ARGV(argv, ap, arg);
     va_end(ap);
     return execve(path, argv, environ);
 }
 
 HP_API int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    fill_args(argv, n, arg, ap);
+    COLLECT_ARGV(argv, ap, arg);
     va_end(ap);
     return execvpe(file, argv, environ);
 }
 
 HP_API int execle(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    fill_args(argv, n, arg, ap);
+    COLLECT_ARGV(argv, ap, arg);
     (void)va_arg(ap, char *); /* the NULL after the arguments */
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
