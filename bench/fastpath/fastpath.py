@@ -11,7 +11,7 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   pfe-nops         -fpatchable-function-entry=5: five nop bytes at each entry
   fn-empty         -finstrument-functions-after-inlining, hooks return at once (call cost)
   fn-count         ... hooks increment a TLS counter (basic counter cost)
-  fn-countdown     ... enter hook runs hotprof's bursty countdown (core/bursty.h)
+  fn-countdown     ... enter hook runs hotprof's bursty countdown (core/control/bursty.h)
   blk-empty        trace-pc-guard,pc-table,no-prune, hook returns at once
   blk-count        ... hook increments a TLS counter
   inline-8bit      inline-8bit-counters: a counter increment per block, no call

@@ -2,7 +2,7 @@
  * compiled hook costs (HPS Figure 7's breakdown), with no profiler behind it:
  *   FP_EMPTY      every hook returns at once           -> the cost of the hook call itself
  *   FP_COUNT      every hook increments a TLS counter  -> + the cheapest possible body
- *   FP_COUNTDOWN  call hooks run hotprof's bursty controller fast path (core/bursty.h) with
+ *   FP_COUNTDOWN  call hooks run hotprof's bursty controller fast path (core/control/bursty.h) with
  *                 methods at period 999, burst 1; block hooks count  -> the HPS counter cost
  *   FP_XRAY       installs an empty XRay handler and patches every sled at start-up
  *   FP_8BIT       the init callback inline-8bit-counters needs (counters need no hook)

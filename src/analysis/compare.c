@@ -2,7 +2,7 @@
  *
  * Each compare view of each profile type (src/analysis/ptype/, aptype.h) turns a profile into an
  * array of (module-relative key, weight) items, sorted here by key with colliding keys summed and
- * zero weights dropped, then handed to core/metrics.h. Rows follow the views' rank. Nothing here
+ * zero weights dropped, then handed to core/metrics/metrics.h. Rows follow the views' rank. Nothing here
  * interprets the metrics: the definitions (and their reading of the papers) live in core/metrics/
  * and docs/metrics.md.
  */

@@ -1,5 +1,5 @@
 /* compare.h — `hotprof compare A B`: the accuracy of profile A (sampled) against profile B
- * (exhaustive, the reference), per profile type, with the metrics of core/metrics.h.
+ * (exhaustive, the reference), per profile type, with the metrics of core/metrics/metrics.h.
  *
  * The rows compared are the *views* of the analysis profile types (src/analysis/ptype/, each
  * only when both profiles hold members of it), in the order of their `rank`: today methods (heat =

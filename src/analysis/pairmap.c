@@ -1,5 +1,5 @@
 /* pairmap.c — open-addressing hash map of (u64,u64) -> (u64,u64); see pairmap.h for the layout
- * and invariants. Hashing mixes both keys with core/hash.h's hp_hash_seeded (k2 as the seed), so
+ * and invariants. Hashing mixes both keys with core/base/hash.h's hp_hash_seeded (k2 as the seed), so
  * that aligned addresses and small guard numbers spread over the table. */
 #include "analysis/pairmap.h"
 #include "core/base/hash.h"

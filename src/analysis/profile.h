@@ -16,13 +16,13 @@
  * NULL is returned and `err` holds one message naming the file, the section and the offset.
  *
  * A bursty profile (INFO mode=bursty, docs/format.md) holds *sampled* counts in the same arrays;
- * the reader also collects, per profile type (core/bursty.h's enum order), the sampling
+ * the reader also collects, per profile type (core/control/bursty.h's enum order), the sampling
  * parameters (INFO sample.<type>, sample.<type>.enabled) and the events seen / sampled summed
  * over threads (thread.<tid>.events.<type>, thread.<tid>.sampled.<type>), from which a report
  * scales counts by 1 / observed frequency. Malformed values are warnings, never errors.
  *
  * SUMMARY sections of profile type datastream (one per thread, format.h) are deserialized with
- * core/datastream.h's validating hp_ds_deserialize (a corrupt one is an error, like any corrupt
+ * core/summary/datastream.h's validating hp_ds_deserialize (a corrupt one is an error, like any corrupt
  * section), merged across the threads of the group (hp_ds_merge; a state of another
  * configuration is skipped with a warning), and kept as the merged detector's hot streams
  * (hp_ds_hot, at most HP_PROFILE_MAX_STREAMS, hottest first). Other summary types are counted only.

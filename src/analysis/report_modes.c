@@ -29,8 +29,8 @@ void hp_report_sampling_text(FILE *out, const hp_profile *p)
     }
 }
 
-/* Patched bursts (runtime/bursts.c): INFO mode=xray (XRay sleds, runtime/xray.c) or mode=patch
- * (the compiler's hook call sites rewritten to nops between windows, runtime/sites.c). Windows
+/* Patched bursts (runtime/ctl/bursts.c): INFO mode=xray (XRay sleds, runtime/ctl/xray.c) or mode=patch
+ * (the compiler's hook call sites rewritten to nops between windows, runtime/ctl/sites.c). Windows
  * are driven by time and the events made while the hooks were off are not counted, so no
  * frequency can be observed: the counts are raw sampled counts, not estimates, and the header
  * says so with the exposure the runtime recorded under INFO "<mode>.*". */

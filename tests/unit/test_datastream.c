@@ -1,4 +1,4 @@
-/* test_datastream.c — core/datastream.h on planted streams.
+/* test_datastream.c — core/summary/datastream.h on planted streams.
  *
  * The generator interleaves K known reference sequences (lengths 3..40, different frequencies,
  * each occurrence at a random place) with random noise references drawn from a large universe,

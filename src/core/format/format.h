@@ -47,7 +47,7 @@ enum hp_section_type {
 /* The profile type (first u32 of a SUMMARY payload): what the serialized summary after the 8-byte
  * prefix holds. Ids are never reused; a reader skips a type it does not know. */
 enum hp_summary_profile {
-    HP_PROFILE_DATASTREAM = 1, /* one thread's hot data stream detector (core/datastream.h) */
+    HP_PROFILE_DATASTREAM = 1, /* one thread's hot data stream detector (core/summary/datastream.h) */
 };
 
 enum hp_group_flags {

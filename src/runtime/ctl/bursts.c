@@ -11,7 +11,7 @@
  * clears the mask and wakes it through a futex) or a timeout, calls backend->off() and clears the
  * mask. Units are HPS boundary events (function entries; back-edges where blocks are compiled in).
  *
- * Schedule (HPS's per-type period S and burst B, made to fit patching; core/window_plan.h): the
+ * Schedule (HPS's per-type period S and burst B, made to fit patching; core/control/window_plan.h): the
  * window budget is W = max(B, min_window) of the type with the highest frequency B/(B+S), and the
  * off phase is S' = W * S / B boundary events long, so W/(W+S') = B/(B+S). A type of lower
  * frequency records in every k-th window, k = round(f_schedule / f_type). Events are not
@@ -282,7 +282,7 @@ static HP_NOINST void *control_thread(void *arg)
 }
 
 /* The schedule of the enabled types among `types` in the shared bursty configuration
- * (core/window_plan.h; the configuration read with hp_bursty_config_get, control code only). */
+ * (core/control/window_plan.h; the configuration read with hp_bursty_config_get, control code only). */
 HP_NOINST int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t types)
 {
     hp_bursty_params p[HP_BURSTY_NTYPES];
