@@ -6,6 +6,8 @@
  * type contributes; the sampling parts of report_modes.c; how the run ended. JSON: one object whose
  * members are the header's, then each type's member(s), then "warnings"; members are separated
  * here, so a type writes its member(s) without commas around them.
+ * Folded: no header, only the folded stacks of one type (its `folded` hook; which type: --type or
+ * the highest fold_rank with rows, aptype.h).
  * Every INFO key is spelled through core/format/info_keys.h. Output of a table is byte-for-byte
  * what it was before types were plug-ins (tests/e2e and the golden outputs check that).
  */
@@ -31,6 +33,7 @@ int hp_report_parse_format(const char *word, hp_report_format *out)
 {
     if (strcmp(word, "text") == 0) return *out = HP_FORMAT_TEXT, 0;
     if (strcmp(word, "json") == 0) return *out = HP_FORMAT_JSON, 0;
+    if (strcmp(word, "folded") == 0) return *out = HP_FORMAT_FOLDED, 0;
     return -1;
 }
 
@@ -205,8 +208,54 @@ static int write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp
     return 0;
 }
 
+/* ---- folded ---- */
+
+/* The foldable type called name; NULL if unknown or without a folded hook. */
+static const hp_aptype *fold_type_named(const char *name)
+{
+    const hp_ptype *c = hp_ptype_by_name(name, strlen(name));
+    return c && hp_aptypes[c->id]->folded ? hp_aptypes[c->id] : NULL;
+}
+
+int hp_report_fold_check(const char *name, char *msg, size_t len)
+{
+    const hp_ptype *c = hp_ptype_by_name(name, strlen(name));
+    if (c && hp_aptypes[c->id]->folded) return 0;
+    int w = snprintf(msg, len, c ? "profile type '%s' cannot be folded (types that can: " : "unknown profile type '%s' "
+                     "(types that can be folded: ", name);
+    const char *sep = "";
+    for (int i = 0; i < HP_PT_COUNT && w >= 0 && (size_t)w < len; i++) {
+        if (!hp_aptypes[i]->folded) continue;
+        w += snprintf(msg + w, len - (size_t)w, "%s%s", sep, hp_ptypes[i]->name);
+        sep = ", ";
+    }
+    if (w >= 0 && (size_t)w < len) snprintf(msg + w, len - (size_t)w, ")");
+    return -1;
+}
+
+/* No --type: the highest fold_rank among the types with rows, else the highest fold_rank. */
+static const hp_aptype *fold_default(const hp_profile *p)
+{
+    const hp_aptype *best = NULL, *best_rows = NULL;
+    for (int i = 0; i < HP_PT_COUNT; i++) {
+        const hp_aptype *t = hp_aptypes[i];
+        if (!t->folded || t->fold_rank <= 0) continue;
+        if (!best || t->fold_rank > best->fold_rank) best = t;
+        if (t->rows(p) && (!best_rows || t->fold_rank > best_rows->fold_rank)) best_rows = t;
+    }
+    return best_rows ? best_rows : best;
+}
+
+static int write_folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+{
+    const hp_aptype *t = o->fold_type ? fold_type_named(o->fold_type) : fold_default(p);
+    return t ? t->folded(out, p, s, o) : -1;
+}
+
 int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
-    int rc = o->format == HP_FORMAT_JSON ? write_json(out, p, s, o) : write_text(out, p, s, o);
+    int rc = o->format == HP_FORMAT_JSON     ? write_json(out, p, s, o)
+             : o->format == HP_FORMAT_FOLDED ? write_folded(out, p, s, o)
+                                             : write_text(out, p, s, o);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

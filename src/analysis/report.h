@@ -1,6 +1,6 @@
 /* report.h — the `hotprof report` output: one table per profile type (src/analysis/ptype/: hot
  * methods, hot call pairs, and optionally hot blocks, edges and hot data streams), as aligned text
- * (fits 100 columns) or as one JSON object.
+ * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks.
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
@@ -16,7 +16,7 @@
 #include "analysis/symbolize.h"
 
 typedef enum hp_sort_key { HP_SORT_HEAT, HP_SORT_CALLS, HP_SORT_BACKEDGES, HP_SORT_NAME } hp_sort_key;
-typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON } hp_report_format;
+typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON, HP_FORMAT_FOLDED } hp_report_format;
 
 typedef struct hp_report_opts {
     size_t top;            /* rows per table; 0 = all */
@@ -24,6 +24,8 @@ typedef struct hp_report_opts {
     hp_report_format format;
     int blocks, edges;     /* also print the hot blocks / edges tables */
     int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
+    const char *fold_type; /* HP_FORMAT_FOLDED: the profile type folded (a core registry name or
+                              synonym, core/ptype/ptype.h); NULL: the default (aptype.h, fold_rank) */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20
@@ -32,7 +34,12 @@ typedef struct hp_report_opts {
 int hp_report_parse_sort(const char *word, hp_sort_key *out);
 int hp_report_parse_format(const char *word, hp_report_format *out);
 
-/* Writes the whole report; 0 on success, -1 if out of memory or the stream failed. */
+/* 0 if `name` names a profile type that --format folded can fold; else -1 and a one-line message
+ * in msg naming the types that can be folded (an unknown name, or a type without a folded hook). */
+int hp_report_fold_check(const char *name, char *msg, size_t len);
+
+/* Writes the whole report (text, JSON, or the folded stacks of one profile type, folded.h);
+ * 0 on success, -1 if out of memory, the stream failed or o->fold_type cannot be folded. */
 int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 
 /* Fills order[0..p->nfuncs) with the indexes of p->funcs in report order (for tests and tools);

@@ -1,6 +1,7 @@
 /* cmd_report.c — `hotprof report [options] [FILE]` (or `-i FILE`, as perf report): read a
  * profile, symbolize, print the hot methods and call pairs (and blocks/edges/hot data streams on
- * request) as text or JSON on stdout. Warnings of the reader and the symbolizer go to stderr so
+ * request) as text or JSON on stdout, or one profile type's table as flame-graph folded stacks
+ * (--format folded, --type TYPE). Warnings of the reader and the symbolizer go to stderr so
  * that JSON on stdout stays clean.
  */
 #include "analysis/profile.h"
@@ -15,11 +16,16 @@ static const hp_command_desc report_desc = {
     "(calls + loop back-edges) and call pairs, with function names and file:line.",
     "Call pairs are (call site, callee); the caller and the call-site line are found from the\n"
     "return address minus one. A run that crashed or was cut short is reported with the counts\n"
-    "it recorded up to then, and the header says so.\n"};
+    "it recorded up to then, and the header says so.\n"
+    "--format folded prints one profile type as flame-graph folded stacks, `frame;frame count`\n"
+    "(all rows, recorded counts; ';' and newlines in names become '_'): callpairs as\n"
+    "caller;callee (the default when the profile has call pairs), methods as function (heat),\n"
+    "blocks as function;file:line. Flame graph: flamegraph.pl out.folded > fg.svg, or open\n"
+    "out.folded in speedscope.\n"};
 
 typedef struct report_args {
     uint64_t top;
-    const char *sort, *format, *input;
+    const char *sort, *format, *input, *type;
     int blocks, edges, streams;
 } report_args;
 
@@ -29,7 +35,10 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 'i', "input", &a->input, "FILE", "the profile to read (as FILE; default " HP_DEFAULT_PROFILE ")"},
         {HP_OPT_UINT, 't', "top", &a->top, "N", "rows per table (default 20; 0 = all)"},
         {HP_OPT_STRING, 's', "sort", &a->sort, "KEY", "methods by heat|calls|backedges|name (default heat)"},
-        {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
+        {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded (default text)"},
+        {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
+         "--format folded: the profile type to fold, callpairs|methods|blocks (default callpairs if "
+         "the profile has call pairs, else methods)"},
         {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
         {HP_OPT_FLAG, 0, "edges", &a->edges, NULL, "also list the hottest block-to-block edges"},
         {HP_OPT_FLAG, 0, "streams", &a->streams, NULL, "also list the hot data streams (bursty datastream sampling)"},
@@ -48,6 +57,7 @@ void cmd_report_usage(FILE *out)
 
 static int options_to_report(const report_args *a, hp_report_opts *o)
 {
+    char msg[256];
     o->top = (size_t)a->top;
     o->blocks = a->blocks;
     o->edges = a->edges;
@@ -55,7 +65,12 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
     if (hp_report_parse_sort(a->sort, &o->sort))
         return hp_usage_error(&report_desc, "unknown sort key '%s' (heat, calls, backedges, name)", a->sort);
     if (hp_report_parse_format(a->format, &o->format))
-        return hp_usage_error(&report_desc, "unknown format '%s' (text, json)", a->format);
+        return hp_usage_error(&report_desc, "unknown format '%s' (text, json, folded)", a->format);
+    o->fold_type = a->type;
+    if (a->type && o->format != HP_FORMAT_FOLDED)
+        return hp_usage_error(&report_desc, "--type goes with --format folded");
+    if (a->type && hp_report_fold_check(a->type, msg, sizeof msg))
+        return hp_usage_error(&report_desc, "%s", msg);
     return 0;
 }
 
@@ -67,7 +82,7 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, 0, 0, 0};
+    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, 0, 0, 0};
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_opts ro;
     char **pos, err[512];

@@ -22,7 +22,13 @@
  *   text_totals / json_totals  its part of the header's "totals" (text: into buf; JSON: members).
  *   distinct the word of the header's "distinct" list ("functions"); its count is rows(p).
  *   views    its compare rows (compare.h); a type may compare under several weights.
- * Text and JSON hooks return 0, or -1 when out of memory.
+ *   folded   its table as folded stacks (`report --format folded`, folded.h): the *recorded*
+ *            counts (sampled ones in a bursty profile, never estimates), every row whatever
+ *            --top, so that the counts sum to the type's totals. NULL: the type cannot be folded.
+ *   fold_rank  which type `--format folded` folds when no --type is given: of the types with a
+ *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
+ *            highest-ranked). 0: only on request.
+ * Text, JSON and folded hooks return 0, or -1 when out of memory.
  *
  * Adding a profile type on the analysis side (after its core descriptor, core/ptype/):
  *   1. its output slot in hp_profile (profile.h), e.g. `hp_foo_stat *foos; size_t nfoos;`;
@@ -58,6 +64,9 @@ typedef struct hp_aptype {
     /* compare */
     const hp_cmp_view *views;
     size_t nviews;
+    /* export */
+    int (*folded)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+    int fold_rank;
 } hp_aptype;
 
 /* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */

@@ -1,11 +1,15 @@
 /* blocks.c — the blocks profile type on the analysis side (aptype.h): BLOCKS records summed by
  * guard id into p->blocks, each resolved through the file's block map (pc, flags; `mapped` = 0
  * for a guard the map does not know); the "Hot blocks" table of `report --blocks` (by count, ties
- * by guard); its total; and the "blocks" compare view (keyed by pc, or by guard when unmapped).
+ * by guard); its total; the "blocks" compare view (keyed by pc, or by guard when unmapped); and its
+ * folded stacks, `function;file:line count` (blocks of one line are one stack; a block without
+ * a line is `function;0xPC`, one the map does not know `[unmapped];guard_N`; they sum to the
+ * blocks' total; only on request: --type blocks).
  * Blocks are recorded by the edge hooks, so a bursty profile scales them with the edges' frequency.
  * Invariants: p->blocks holds one entry per distinct guard; counts saturate.
  */
 #define _GNU_SOURCE
+#include "analysis/folded.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
@@ -127,6 +131,33 @@ static int json_totals(FILE *out, const hp_profile *p)
     return 1;
 }
 
+/* ---- folded ---- */
+
+static int fold_block(hp_fold *f, hp_symbolizer *s, const hp_block_stat *b)
+{
+    hp_rt_sym r;
+    if (!b->mapped) {
+        snprintf(r.where, sizeof r.where, "guard_%" PRIu32, b->guard);
+        const char *frames[2] = {"[unmapped]", r.where};
+        return hp_fold_add(f, frames, 2, b->count);
+    }
+    hp_rt_describe(s, b->pc, &r);
+    if (!r.where[0]) snprintf(r.where, sizeof r.where, "0x%" PRIx64, b->pc);
+    const char *frames[2] = {r.name, r.where};
+    return hp_fold_add(f, frames, 2, b->count);
+}
+
+static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+{
+    hp_fold f;
+    int rc = 0;
+    hp_fold_init(&f);
+    for (size_t i = 0; i < p->nblocks && !rc; i++) rc = fold_block(&f, s, &p->blocks[i]);
+    if (!rc) rc = hp_fold_write(out, &f);
+    hp_fold_free(&f);
+    return rc;
+}
+
 /* ---- compare ---- */
 
 static void collect(const hp_profile *p, hp_cmp_sink *s)
@@ -154,4 +185,5 @@ const hp_aptype hp_aptype_blocks = {
     .distinct = "blocks",
     .views = views,
     .nviews = 1,
+    .folded = folded,
 };

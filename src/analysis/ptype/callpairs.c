@@ -1,10 +1,13 @@
 /* callpairs.c — the callpairs profile type on the analysis side (aptype.h): CALLPAIRS records
  * summed by (call site, callee) into p->pairs; the "Hot call pairs" table (by count, or by caller
  * name; ties by site then callee; the caller and the call-site line are looked up at site - 1,
- * the site being a return address); its total; and the "call_pairs" compare view.
+ * the site being a return address); its total; the "call_pairs" compare view; and its folded
+ * stacks, `caller;callee count` (two frames, weight calls: they sum to the call-pair events; pairs
+ * of one caller and callee through several sites are one stack; the default fold).
  * Invariants: p->pairs holds one entry per distinct (site, callee); counts saturate.
  */
 #define _GNU_SOURCE
+#include "analysis/folded.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
@@ -161,6 +164,25 @@ static int json_totals(FILE *out, const hp_profile *p)
     return 1;
 }
 
+/* ---- folded ---- */
+
+static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+{
+    hp_fold f;
+    int rc = 0;
+    hp_fold_init(&f);
+    for (size_t i = 0; i < p->npairs && !rc; i++) {
+        hp_rt_sym caller, callee;
+        hp_rt_describe(s, pair_caller(p, i), &caller);
+        hp_rt_describe(s, p->pairs[i].callee, &callee);
+        const char *frames[2] = {caller.name, callee.name};
+        rc = hp_fold_add(&f, frames, 2, p->pairs[i].count);
+    }
+    if (!rc) rc = hp_fold_write(out, &f);
+    hp_fold_free(&f);
+    return rc;
+}
+
 /* ---- compare ---- */
 
 static void collect(const hp_profile *p, hp_cmp_sink *s)
@@ -188,4 +210,6 @@ const hp_aptype hp_aptype_callpairs = {
     .distinct = "call pairs",
     .views = views,
     .nviews = 1,
+    .folded = folded,
+    .fold_rank = 2,
 };

@@ -1,10 +1,12 @@
 /* methods.c — the methods profile type on the analysis side (aptype.h): FUNCS records summed by
  * function address into p->funcs (calls, back-edges); the "Hot methods" table (heat = calls +
  * back-edges, the HPS measure; sorted by heat, calls, back-edges or name, ties by address); its
- * totals; and two compare views, "methods" (heat) and "calls".
+ * totals; two compare views, "methods" (heat) and "calls"; and its folded stacks (one frame per
+ * function, weight heat: they sum to calls + back-edges; the default fold when there are no pairs).
  * Invariants: p->funcs holds one entry per distinct address; counts saturate at UINT64_MAX.
  */
 #define _GNU_SOURCE
+#include "analysis/folded.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
@@ -175,6 +177,24 @@ static int json_totals(FILE *out, const hp_profile *p)
     return 1;
 }
 
+/* ---- folded ---- */
+
+static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+{
+    hp_fold f;
+    int rc = 0;
+    hp_fold_init(&f);
+    for (size_t i = 0; i < p->nfuncs && !rc; i++) {
+        hp_rt_sym r;
+        hp_rt_describe(s, p->funcs[i].addr, &r);
+        const char *frames[1] = {r.name};
+        rc = hp_fold_add(&f, frames, 1, heat_of(&p->funcs[i]));
+    }
+    if (!rc) rc = hp_fold_write(out, &f);
+    hp_fold_free(&f);
+    return rc;
+}
+
 /* ---- compare ---- */
 
 static void collect(const hp_profile *p, hp_cmp_sink *s, int heat)
@@ -209,4 +229,6 @@ const hp_aptype hp_aptype_methods = {
     .json_distinct = "functions",
     .views = views,
     .nviews = 2,
+    .folded = folded,
+    .fold_rank = 1,
 };
