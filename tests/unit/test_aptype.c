@@ -2,12 +2,15 @@
  * reader's passes: the registry (ids, lookups by section and SUMMARY id, hooks every reader and
  * report loop relies on), each record type's decode + finish on synthetic sections (sums per key,
  * block-map resolution), each type's JSON member and text table alone, its compare view's items,
- * and the report's and compare's loops seeing every registered type.
+ * its folded stacks (sums, lines, the default type, what cannot be folded), the folded.h helper
+ * (sanitizing, merging, order), and the report's and compare's loops seeing every registered type.
  */
 #define _GNU_SOURCE
+#include "analysis/folded.h"
 #include "analysis/profbuild.h"
 #include "analysis/ptype/aptype.h"
 #include "test.h"
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,8 +143,8 @@ TEST(datastream_without_summaries_is_empty)
     hp_pbuild_free(&b);
 }
 
-/* A small exhaustive profile of every record type, read whole. */
-static hp_profile *small_profile(void)
+/* A small exhaustive profile of every record type (call pairs only if pairs), read whole. */
+static hp_profile *small_profile_with(int pairs)
 {
     hp_pbuild b;
     char err[256];
@@ -155,7 +158,7 @@ static hp_profile *small_profile(void)
     hp_pbuild_blockmap(&b, map, 2);
     hp_pbuild_thread(&b, 1, 10);
     hp_pbuild_funcs(&b, f, 2);
-    hp_pbuild_callpairs(&b, c, 1);
+    if (pairs) hp_pbuild_callpairs(&b, c, 1);
     hp_pbuild_blocks(&b, bl, 2);
     hp_pbuild_edges(&b, e, 1);
     hp_pbuild_group_end(&b, 0, HP_GROUP_FINAL, 0);
@@ -163,6 +166,8 @@ static hp_profile *small_profile(void)
     hp_pbuild_free(&b);
     return p;
 }
+
+static hp_profile *small_profile(void) { return small_profile_with(1); }
 
 /* What one hook printed, NUL-terminated (caller frees). */
 static char *printed(int (*hook)(FILE *, const hp_profile *, hp_symbolizer *, const hp_report_opts *),
@@ -234,6 +239,113 @@ TEST(compare_views_are_ranked_and_collect_items)
     hp_profile_free(p);
 }
 
+/* The counts of folded text summed (each line's last word), its lines in *nlines; ~0 if a line
+ * is not `stack count`. */
+static uint64_t folded_sum(const char *text, size_t *nlines)
+{
+    uint64_t sum = 0;
+    *nlines = 0;
+    for (const char *l = text; *l; (*nlines)++) {
+        const char *nl = strchr(l, '\n'), *sp = memrchr(l, ' ', nl ? (size_t)(nl - l) : 0);
+        if (!nl || !sp || sp == l) return ~0ull;
+        sum += strtoull(sp + 1, NULL, 10);
+        l = nl + 1;
+    }
+    return sum;
+}
+
+TEST(each_foldable_type_sums_to_its_totals)
+{
+    hp_profile *p = small_profile();
+    REQUIRE(p != NULL);
+    hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
+    hp_report_opts o = {.top = 1, .format = HP_FORMAT_FOLDED}; /* --top does not cut stacks */
+    uint64_t want[HP_PT_COUNT] = {[HP_PT_METHODS] = hp_profile_total_calls(p) + hp_profile_total_backedges(p),
+                                  [HP_PT_CALLPAIRS] = hp_profile_total_pairs(p),
+                                  [HP_PT_BLOCKS] = hp_profile_total_blocks(p)};
+    size_t lines[HP_PT_COUNT] = {[HP_PT_METHODS] = p->nfuncs, [HP_PT_CALLPAIRS] = p->npairs,
+                                 [HP_PT_BLOCKS] = p->nblocks};
+    for (int i = 0; i < HP_PT_COUNT; i++) {
+        int rc = -1;
+        size_t n;
+        if (!hp_aptypes[i]->folded) continue;
+        char *text = printed(hp_aptypes[i]->folded, p, s, &o, &rc);
+        REQUIRE(text != NULL);
+        CHECK(rc == 0 && want[i] > 0);
+        CHECK_EQ_U64(folded_sum(text, &n), want[i]);
+        CHECK_EQ_U64(n, lines[i]);
+        free(text);
+    }
+    char line[64];
+    int rc = -1;
+    char *pairs = printed(hp_aptypes[HP_PT_CALLPAIRS]->folded, p, s, &o, &rc);
+    snprintf(line, sizeof line, "0x%" PRIx64 ";0x%" PRIx64 " %" PRIu64 "\n", p->pairs[0].site - 1, p->pairs[0].callee,
+             p->pairs[0].count); /* caller at site - 1, unknown names as addresses */
+    CHECK(pairs && strcmp(pairs, line) == 0);
+    free(pairs);
+    hp_sym_close(s);
+    hp_profile_free(p);
+}
+
+/* What hp_report_write prints for p with --format folded (type: NULL = default). */
+static char *report_folded(const hp_profile *p, const char *type)
+{
+    hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
+    hp_report_opts o = {.format = HP_FORMAT_FOLDED, .fold_type = type};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = f ? hp_report_write(f, p, s, &o) : -1;
+    if (f) fclose(f);
+    hp_sym_close(s);
+    if (rc) free(buf), buf = NULL;
+    return buf;
+}
+
+TEST(folded_default_is_callpairs_else_methods)
+{
+    hp_profile *with = small_profile_with(1), *without = small_profile_with(0);
+    REQUIRE(with != NULL && without != NULL);
+    char *d1 = report_folded(with, NULL), *cp = report_folded(with, "pairs");
+    char *d2 = report_folded(without, NULL), *m = report_folded(without, "methods");
+    CHECK(d1 && cp && strcmp(d1, cp) == 0);
+    CHECK(d2 && m && strcmp(d2, m) == 0 && strchr(m, ';') == NULL);
+    CHECK(report_folded(with, "edges") == NULL);
+    free(d1), free(cp), free(d2), free(m);
+    hp_profile_free(with);
+    hp_profile_free(without);
+    char msg[256];
+    CHECK(hp_report_fold_check("blocks", msg, sizeof msg) == 0);
+    CHECK(hp_report_fold_check("calls", msg, sizeof msg) == 0); /* a synonym */
+    CHECK(hp_report_fold_check("edges", msg, sizeof msg) == -1 && strstr(msg, "cannot be folded"));
+    CHECK(hp_report_fold_check("bogus", msg, sizeof msg) == -1 && strstr(msg, "unknown profile type 'bogus'"));
+    for (int i = 0; i < HP_PT_COUNT; i++) /* the message names exactly the foldable types */
+        CHECK((strstr(msg, hp_ptypes[i]->name) != NULL) == (hp_aptypes[i]->folded != NULL));
+}
+
+TEST(fold_helper_sanitizes_merges_and_sorts)
+{
+    hp_fold f;
+    const char *odd[3] = {"a;b", "c\nd", ""}, *x[2] = {"x", "y"}, *z[1] = {"z"};
+    hp_fold_init(&f);
+    CHECK(hp_fold_add(&f, odd, 3, 2) == 0);
+    CHECK(hp_fold_add(&f, x, 2, 3) == 0);
+    CHECK(hp_fold_add(&f, z, 1, 5) == 0);
+    CHECK(hp_fold_add(&f, x, 2, 2) == 0); /* the same stack: merged */
+    CHECK(hp_fold_add(&f, z, 1, 0) == 0); /* nothing */
+    CHECK(hp_fold_add(&f, odd, 1, UINT64_MAX) == 0);
+    CHECK(hp_fold_add(&f, odd, 1, 1) == 0); /* saturates */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    REQUIRE(out != NULL);
+    CHECK(hp_fold_write(out, &f) == 0);
+    fclose(out);
+    CHECK(buf && strcmp(buf, "a_b 18446744073709551615\nx;y 5\nz 5\na_b;c_d;? 2\n") == 0);
+    free(buf);
+    hp_fold_free(&f);
+}
+
 int main(void)
 {
     RUN(registry_is_indexed_by_core_id);
@@ -243,5 +355,8 @@ int main(void)
     RUN(datastream_without_summaries_is_empty);
     RUN(each_type_prints_its_own_table_and_member);
     RUN(compare_views_are_ranked_and_collect_items);
+    RUN(each_foldable_type_sums_to_its_totals);
+    RUN(folded_default_is_callpairs_else_methods);
+    RUN(fold_helper_sanitizes_merges_and_sorts);
     return test_main_end();
 }
