@@ -17,6 +17,7 @@ static const hp_command_desc report_desc = {
     "Call pairs are (call site, callee); the caller and the call-site line are found from the\n"
     "return address minus one. A run that crashed or was cut short is reported with the counts\n"
     "it recorded up to then, and the header says so.\n"
+    "\n"
     "--format folded prints one profile type as flame-graph folded stacks, `frame;frame count`\n"
     "(all rows, recorded counts; ';' and newlines in names become '_'): callpairs as\n"
     "caller;callee (the default when the profile has call pairs), methods as function (heat),\n"
