@@ -44,7 +44,7 @@ ANALYSIS_LIBS := -ldw -lelf -lz
 RT_LIBS       := -lpthread -ldl -lm
 
 .PHONY: all check unit unit-bins e2e bench demo install clean
-all: $(B)/bin/hotprof $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN)
+all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN)
 
 # The runtime is never built with sanitizers: it is linked into profiled programs.
 $(B)/src/runtime/%.o: src/runtime/%.c
@@ -83,6 +83,10 @@ $(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_rtparts.a $(B)/lib/libhotprof_a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) $(LDSAN) -Itests/unit -MMD -MP -o $@ $< $(B)/lib/libhotprof_rtparts.a $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) $(RT_LIBS)
 
+# One-word compiler drivers (main.c: argv[0] hotprof-cc / hotprof-c++ is `hotprof cc` / `c++`).
+$(B)/bin/hotprof-cc $(B)/bin/hotprof-c++: $(B)/bin/hotprof
+	ln -sf hotprof $@
+
 unit-bins: $(UNIT_BIN)
 
 unit: $(UNIT_BIN)
@@ -103,6 +107,8 @@ demo: all
 install: all
 	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include/hotprof $(PREFIX)/share/hotprof
 	install -m 755 $(B)/bin/hotprof $(PREFIX)/bin/hotprof
+	ln -sf hotprof $(PREFIX)/bin/hotprof-cc
+	ln -sf hotprof $(PREFIX)/bin/hotprof-c++
 	install -m 644 $(B)/lib/libhotprof_rt.a $(PREFIX)/lib/
 	install -m 755 $(B)/lib/libhotprof_rt.so $(PREFIX)/lib/
 	install -m 644 include/hotprof/*.h $(PREFIX)/include/hotprof/

@@ -1,7 +1,9 @@
 /* main.c — `hotprof`: the one command table, and main(), which finds the subcommand and hands
  * it argv (perf style: one table, one file per command, src/cli/cmd_<name>.c). `hotprof --help`
  * and `hotprof --version` are answered here; an unknown command or option gets one line saying
- * so, a hint, and exit status 2.
+ * so, a hint, and exit status 2. Called as `hotprof-cc` or `hotprof-c++` (links to this binary,
+ * made by `make` and `make install`), it is the one-word compiler driver: `hotprof cc ARGS` or
+ * `hotprof c++ ARGS`, for build systems that want a compiler path rather than a command line.
  */
 #include "cli/commands.h"
 #include "hotprof/version.h"
@@ -42,8 +44,22 @@ int hp_unknown_command(const char *name)
     return 2;
 }
 
+/* "cc" or "c++" when argv0 names a one-word driver (hotprof-cc, hotprof-c++), else NULL. */
+static const char *driver_of(const char *argv0)
+{
+    const char *slash = strrchr(argv0, '/'), *base = slash ? slash + 1 : argv0;
+    if (strcmp(base, "hotprof-cc") == 0) return "cc";
+    if (strcmp(base, "hotprof-c++") == 0) return "c++";
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
+    const char *driver = driver_of(argv[0]);
+    if (driver) {
+        argv[0] = (char *)driver; /* the command sees itself called as `hotprof cc` */
+        return hp_find_command(driver)->run(argc, argv);
+    }
     if (argc < 2) {
         hp_print_main_usage(stderr);
         return 2;

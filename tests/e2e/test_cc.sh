@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_cc.sh — `hotprof cc` as a compiler wrapper: -c compiles, multi-file links, shared
-# libraries, -O0..-O3, C++, the hook sets' flags, gcc where it can and a clear error where not.
+# libraries, -O0..-O3, C++, the hook sets' flags, gcc where it can and a clear error where not;
+# the one-word drivers hotprof-cc / hotprof-c++ in a Makefile project and after make install.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cat > a.c <<'C'
@@ -55,3 +56,16 @@ check "compiler errors pass through with its status" sh -c "echo 'int x = ;' > b
 check "--help lists hook sets" sh -c "'$HP' cc --help | grep -q memory"
 check "make install puts command, runtime and header under PREFIX" sh -c "make -s -C '$ROOT' install PREFIX='$T/prefix' >/dev/null && test -x '$T/prefix/bin/hotprof' && test -f '$T/prefix/lib/libhotprof_rt.a' && test -f '$T/prefix/include/hotprof/hotprof.h'"
 check "installed hotprof cc finds its runtime" sh -c "'$T/prefix/bin/hotprof' cc -O2 -o inst a.c b.c && '$T/prefix/bin/hotprof' run -q -o inst.data -- ./inst && '$T/prefix/bin/hotprof' report inst.data | grep -q helper"
+
+# One-word compiler drivers: hotprof-cc / hotprof-c++ (a build system that wants a compiler path).
+# The Makefile writes $(CC) into a C string, which breaks with CC="hotprof cc" on some builds.
+mkdir -p mk && cat > mk/Makefile <<'M'
+prog: a.c b.c
+	$(CC) -O2 -DBUILT_WITH='"$(CC)"' -o prog a.c b.c
+M
+cp a.c b.c mk/
+check "hotprof-cc builds a Makefile project (CC=hotprof-cc)" make -s -C mk CC="$ROOT/build/bin/hotprof-cc"
+check "... its program records calls" sh -c "'$HP' run -q -o mk.data -- ./mk/prog && '$HP' report mk.data | grep -q helper"
+check "hotprof-c++ compiles and runs C++ with hooks" sh -c "'$ROOT/build/bin/hotprof-c++' -O2 -o pp2 p.cpp && ./pp2 && nm pp2 | grep -q __cyg_profile_func_enter"
+check "hotprof-cc --help is the cc help" sh -c "'$ROOT/build/bin/hotprof-cc' --help | grep -q memory"
+check "make install adds hotprof-cc and hotprof-c++" sh -c "test -x '$T/prefix/bin/hotprof-cc' && test -x '$T/prefix/bin/hotprof-c++' && '$T/prefix/bin/hotprof-cc' -O2 -o inst2 a.c b.c && ./inst2"
