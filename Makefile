@@ -6,7 +6,7 @@
 #                   libhotprof_rtparts.a: the runtime without init, api and hooks)
 #   make bench      run the benchmarks in bench/ (slow)
 #   make demo       profile a bundled workload and print a report
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   (make uninstall PREFIX=... removes it again)
 #   make SAN=1      build with ASan+UBSan (tests run this way in CI)
 CC       ?= cc
 ifeq ($(origin CC),default)
@@ -43,7 +43,7 @@ UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 ANALYSIS_LIBS := -ldw -lelf -lz
 RT_LIBS       := -lpthread -ldl -lm
 
-.PHONY: all check unit unit-bins e2e bench demo install clean
+.PHONY: all check unit unit-bins e2e bench demo install uninstall clean
 all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN)
 
 # The runtime is never built with sanitizers: it is linked into profiled programs.
@@ -112,6 +112,13 @@ install: all
 	install -m 644 $(B)/lib/libhotprof_rt.a $(PREFIX)/lib/
 	install -m 755 $(B)/lib/libhotprof_rt.so $(PREFIX)/lib/
 	install -m 644 include/hotprof/*.h $(PREFIX)/include/hotprof/
+
+# Removes exactly what install put under PREFIX (and the directories it made, if now empty).
+uninstall:
+	rm -f $(PREFIX)/bin/hotprof $(PREFIX)/bin/hotprof-cc $(PREFIX)/bin/hotprof-c++
+	rm -f $(PREFIX)/lib/libhotprof_rt.a $(PREFIX)/lib/libhotprof_rt.so
+	rm -f $(addprefix $(PREFIX)/include/hotprof/,$(notdir $(wildcard include/hotprof/*.h)))
+	-rmdir $(PREFIX)/include/hotprof $(PREFIX)/share/hotprof 2>/dev/null
 
 clean:
 	rm -rf build build-san

@@ -69,3 +69,12 @@ check "... its program records calls" sh -c "'$HP' run -q -o mk.data -- ./mk/pro
 check "hotprof-c++ compiles and runs C++ with hooks" sh -c "'$ROOT/build/bin/hotprof-c++' -O2 -o pp2 p.cpp && ./pp2 && nm pp2 | grep -q __cyg_profile_func_enter"
 check "hotprof-cc --help is the cc help" sh -c "'$ROOT/build/bin/hotprof-cc' --help | grep -q memory"
 check "make install adds hotprof-cc and hotprof-c++" sh -c "test -x '$T/prefix/bin/hotprof-cc' && test -x '$T/prefix/bin/hotprof-c++' && '$T/prefix/bin/hotprof-cc' -O2 -o inst2 a.c b.c && ./inst2"
+mkdir -p cm/src cm/build && cat > cm/src/CMakeLists.txt <<'M'
+cmake_minimum_required(VERSION 3.10)
+project(demo C)
+add_executable(prog a.c b.c)
+M
+cp a.c b.c cm/src/
+check "CMake project with CC=hotprof-cc configures and builds" sh -c "cd cm/build && CC='$ROOT/build/bin/hotprof-cc' cmake -S ../src -B . >cmake.log 2>&1 && make -s >make.log 2>&1"
+check "... its program records calls" sh -c "'$HP' run -q -o cm.data -- ./cm/build/prog && '$HP' report cm.data | grep -q helper"
+check "make uninstall removes what install put under PREFIX" sh -c "make -s -C '$ROOT' uninstall PREFIX='$T/prefix' >/dev/null && test ! -e '$T/prefix/bin/hotprof' && test ! -e '$T/prefix/bin/hotprof-cc' && test ! -e '$T/prefix/lib/libhotprof_rt.a' && test ! -e '$T/prefix/include/hotprof'"
