@@ -1,13 +1,15 @@
 /* cmd_report.c — `hotprof report [options] [FILE]` (or `-i FILE`, as perf report): read a
  * profile, symbolize, print the hot methods and call pairs (and blocks/edges/hot data streams on
  * request) as text or JSON on stdout, or one profile type's table as flame-graph folded stacks
- * (--format folded, --type TYPE). Warnings of the reader and the symbolizer go to stderr so
- * that JSON on stdout stays clean.
+ * (--format folded, --type TYPE). Output goes to stdout, or with -o FILE to a file that appears
+ * whole or not at all (outfile.h). Warnings of the reader and the symbolizer go to stderr so
+ * that JSON on stdout stays clean. A write error (a full disk, a closed pipe) exits 1.
  */
 #include "analysis/profile.h"
 #include "analysis/report.h"
 #include "analysis/symbolize.h"
 #include "cli/commands.h"
+#include "cli/outfile.h"
 #include <stdlib.h>
 
 static const hp_command_desc report_desc = {
@@ -26,7 +28,7 @@ static const hp_command_desc report_desc = {
 
 typedef struct report_args {
     uint64_t top;
-    const char *sort, *format, *input, *type;
+    const char *sort, *format, *input, *type, *output;
     int blocks, edges, streams;
 } report_args;
 
@@ -34,6 +36,8 @@ static void init_options(hp_option *opts, report_args *a)
 {
     hp_option table[] = {
         {HP_OPT_STRING, 'i', "input", &a->input, "FILE", "the profile to read (as FILE; default " HP_DEFAULT_PROFILE ")"},
+        {HP_OPT_STRING, 'o', "output", &a->output, "FILE",
+         "write the report to FILE (whole or not at all; '-' = stdout, the default)"},
         {HP_OPT_UINT, 't', "top", &a->top, "N", "rows per table (default 20; 0 = all)"},
         {HP_OPT_STRING, 's', "sort", &a->sort, "KEY", "methods by heat|calls|backedges|name (default heat)"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded (default text)"},
@@ -83,7 +87,7 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, 0, 0, 0};
+    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, NULL, 0, 0, 0};
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_opts ro;
     char **pos, err[512];
@@ -106,9 +110,14 @@ int cmd_report(int argc, char **argv)
         hp_profile_free(p);
         return 1;
     }
-    rc = hp_report_write(stdout, p, s, &ro);
+    hp_outfile out;
+    rc = hp_outfile_open(&out, a.output);
+    if (rc == 0) {
+        int oom = hp_report_write(out.f, p, s, &ro) != 0 && !ferror(out.f);
+        if (oom) fprintf(stderr, "hotprof: out of memory while writing the report\n");
+        rc = hp_outfile_close(&out, !oom); /* a write error is reported here */
+    }
     print_warnings(p, s);
-    if (rc || fflush(stdout)) fprintf(stderr, "hotprof: cannot write the report\n");
     hp_sym_close(s);
     hp_profile_free(p);
     return rc ? 1 : 0;

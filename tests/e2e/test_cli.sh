@@ -55,3 +55,25 @@ cp work stripped && strip stripped
 check "stripped binary: report shows addresses, no crash" sh -c "'$HP' run -o st.data -- ./stripped && '$HP' report st.data | grep -qE '0x[0-9a-f]+|\\+0x'"
 rm -f work
 check "program binary deleted after the run: still reports" sh -c "'$HP' report good.data >/dev/null"
+
+# report's output: -o FILE appears whole or not at all; a write error exits 1 (it printed a message
+# and exited 0 before).
+"$HP" cc -O2 -o work2 work.c
+"$HP" run -q -o out.data -- ./work2 >/dev/null
+"$HP" report out.data >stdout.txt
+check "a report to compare with" grep -q leaf stdout.txt
+check "report -o FILE writes what stdout gets" sh -c "'$HP' report -o file.txt out.data && cmp -s file.txt stdout.txt"
+check "report -o - writes to stdout" sh -c "'$HP' report -o - out.data | cmp -s - stdout.txt"
+check_fails_cleanly "report to a full disk (stdout) exits 1" "cannot write.*space" sh -c "'$HP' report out.data >/dev/full"
+check_fails_cleanly "report -o /dev/full exits 1" "cannot write '/dev/full'" "$HP" report -o /dev/full out.data
+check "report -o /dev/null works" "$HP" report -o /dev/null out.data
+check_fails_cleanly "report -o into a missing directory" "cannot write" "$HP" report -o nodir/r.txt out.data
+echo "good old report" >keep.txt
+cp out.data bad.data && printf 'NOTAPROF' | dd of=bad.data conv=notrunc 2>/dev/null
+check_fails_cleanly "report -o of a corrupt profile" "not a hotprof profile|magic" "$HP" report -o keep.txt bad.data
+check_eq "... leaves the earlier file as it was" "$(cat keep.txt)" "good old report"
+( trap '' XFSZ; ulimit -f 1; "$HP" report --format json --top 0 -o keep.txt out.data ) >/dev/null 2>xfsz.err; rc=$?
+check_eq "report -o cut by a file size limit exits 1" "$rc" 1
+check "... saying why" grep -q "cannot write 'keep.txt': File too large" xfsz.err
+check_eq "... leaves the earlier file as it was" "$(cat keep.txt)" "good old report"
+check_eq "... and no temporary file" "$(ls keep.txt.tmp.* 2>/dev/null)" ""
