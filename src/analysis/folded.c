@@ -62,7 +62,7 @@ static int by_count_then_text(const void *a, const void *b)
 }
 
 /* Equal stacks (adjacent after sorting by text) become one line. */
-static void merge(hp_fold *f)
+void hp_fold_merge(hp_fold *f)
 {
     size_t k = 0;
     qsort(f->lines, f->n, sizeof *f->lines, by_text);
@@ -79,7 +79,7 @@ static void merge(hp_fold *f)
 
 int hp_fold_write(FILE *out, hp_fold *f)
 {
-    merge(f);
+    hp_fold_merge(f);
     qsort(f->lines, f->n, sizeof *f->lines, by_count_then_text);
     for (size_t i = 0; i < f->n; i++) fprintf(out, "%s %" PRIu64 "\n", f->lines[i].stack, f->lines[i].count);
     return ferror(out) ? -1 : 0;
