@@ -65,6 +65,7 @@ static int by_count_then_text(const void *a, const void *b)
 void hp_fold_merge(hp_fold *f)
 {
     size_t k = 0;
+    if (f->n < 2) return; /* nothing to merge (and no array to sort when empty) */
     qsort(f->lines, f->n, sizeof *f->lines, by_text);
     for (size_t i = 0; i < f->n; i++) {
         if (k && !strcmp(f->lines[k - 1].stack, f->lines[i].stack)) {
@@ -80,7 +81,7 @@ void hp_fold_merge(hp_fold *f)
 int hp_fold_write(FILE *out, hp_fold *f)
 {
     hp_fold_merge(f);
-    qsort(f->lines, f->n, sizeof *f->lines, by_count_then_text);
+    if (f->n > 1) qsort(f->lines, f->n, sizeof *f->lines, by_count_then_text);
     for (size_t i = 0; i < f->n; i++) fprintf(out, "%s %" PRIu64 "\n", f->lines[i].stack, f->lines[i].count);
     return ferror(out) ? -1 : 0;
 }
