@@ -6,6 +6,7 @@
  */
 #include "analysis/diff.h"
 #include "analysis/profile.h"
+#include "analysis/ptype/aptype.h"
 #include "cli/commands.h"
 #include "core/ptype/ptype.h"
 #include <stdlib.h>
@@ -80,6 +81,8 @@ static int to_opts(const diff_args *a, hp_diff_opts *o)
     if (!a->type) return 0;
     const hp_ptype *c = hp_ptype_by_name(a->type, strlen(a->type));
     if (!c) return hp_usage_error(&diff_desc, "unknown profile type '%s' (methods, callpairs)", a->type);
+    if (!hp_aptypes[c->id]->diff_rows)
+        return hp_usage_error(&diff_desc, "profile type '%s' cannot be diffed (methods, callpairs)", a->type);
     o->type = c->id;
     return 0;
 }

@@ -41,6 +41,7 @@ check_fails_cleanly "diff: one profile only" "needs two profiles" "$HP" diff A.d
 check_fails_cleanly "diff: unknown option" "unknown option|--bogus" "$HP" diff --bogus A.data B.data
 check_fails_cleanly "diff: unknown format" "unknown format" "$HP" diff --format xml A.data B.data
 check_fails_cleanly "diff: unknown type" "unknown profile type" "$HP" diff --type nosuch A.data B.data
+check_fails_cleanly "diff: a type that cannot be diffed" "edges.*cannot be diffed" "$HP" diff --type edges A.data B.data
 check_fails_cleanly "diff: missing file" "cannot open" "$HP" diff A.data missing.data
 check_fails_cleanly "diff: corrupt file" "checksum|corrupt" "$HP" diff corrupt.data B.data
 "$HP" diff A.data >/dev/null 2>&1; check_eq "diff: usage error exits 2" "$?" 2
