@@ -62,9 +62,10 @@ static int by_count_then_text(const void *a, const void *b)
 }
 
 /* Equal stacks (adjacent after sorting by text) become one line. */
-static void merge(hp_fold *f)
+void hp_fold_merge(hp_fold *f)
 {
     size_t k = 0;
+    if (f->n < 2) return; /* nothing to merge (and no array to sort when empty) */
     qsort(f->lines, f->n, sizeof *f->lines, by_text);
     for (size_t i = 0; i < f->n; i++) {
         if (k && !strcmp(f->lines[k - 1].stack, f->lines[i].stack)) {
@@ -79,8 +80,8 @@ static void merge(hp_fold *f)
 
 int hp_fold_write(FILE *out, hp_fold *f)
 {
-    merge(f);
-    qsort(f->lines, f->n, sizeof *f->lines, by_count_then_text);
+    hp_fold_merge(f);
+    if (f->n > 1) qsort(f->lines, f->n, sizeof *f->lines, by_count_then_text);
     for (size_t i = 0; i < f->n; i++) fprintf(out, "%s %" PRIu64 "\n", f->lines[i].stack, f->lines[i].count);
     return ferror(out) ? -1 : 0;
 }

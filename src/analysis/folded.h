@@ -21,6 +21,8 @@ void hp_fold_init(hp_fold *f);
 void hp_fold_free(hp_fold *f);
 /* Adds the stack frames[0] (outermost) ; ... ; frames[nframes-1]. 0, or -1 out of memory. */
 int hp_fold_add(hp_fold *f, const char *const *frames, size_t nframes, uint64_t count);
+/* Merges equal stacks (counts add, saturating); leaves f sorted by text. */
+void hp_fold_merge(hp_fold *f);
 /* Merges, sorts and writes every stack added (f is left merged and sorted). 0, or -1 if the
  * stream failed. */
 int hp_fold_write(FILE *out, hp_fold *f);

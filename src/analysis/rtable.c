@@ -107,6 +107,20 @@ void hp_rt_describe(hp_symbolizer *s, uint64_t addr, hp_rt_sym *r)
     }
 }
 
+void hp_rt_portable_name(const hp_profile *p, hp_symbolizer *s, uint64_t addr, char *buf, size_t n)
+{
+    const hp_symbol *sym = hp_sym_lookup(s, addr);
+    const hp_module *m = sym ? NULL : hp_profile_module_at(p, addr);
+    if (sym) {
+        hp_sym_name(sym, buf, n);
+    } else if (m) {
+        const char *slash = strrchr(m->path, '/');
+        snprintf(buf, n, "%s+0x%" PRIx64, slash ? slash + 1 : m->path, addr - m->base);
+    } else {
+        snprintf(buf, n, "0x%" PRIx64, addr);
+    }
+}
+
 static int clamp_width(size_t w, int lo, int hi) { return w < (size_t)lo ? lo : w > (size_t)hi ? hi : (int)w; }
 
 void hp_rt_widths(const hp_profile *p, hp_symbolizer *s, const size_t *order, size_t n, hp_rt_addr_fn addr_of,

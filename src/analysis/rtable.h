@@ -43,6 +43,9 @@ void hp_rt_last_cell(FILE *out, const char *s, int width); /* the row's end: no 
 
 typedef struct hp_rt_sym { char name[512], where[512]; const hp_symbol *sym; } hp_rt_sym;
 void hp_rt_describe(hp_symbolizer *s, uint64_t addr, hp_rt_sym *r); /* name "0x..." if unknown */
+/* A name that survives a rebuild (hotprof diff): the symbol's name, else "module+0xoffset"
+ * (module file name, offset from its load address), else "0x<addr>" outside every module. */
+void hp_rt_portable_name(const hp_profile *p, hp_symbolizer *s, uint64_t addr, char *buf, size_t n);
 
 /* Widths of the name and where columns over rows order[0..n) (addr_of gives a row's address),
  * so that `fixed` columns + name + 2 + where fit HP_RT_LINE_COLS. */

@@ -25,6 +25,10 @@
  *   folded   its table as folded stacks (`report --format folded`, folded.h): the *recorded*
  *            counts (sampled ones in a bursty profile, never estimates), every row whatever
  *            --top, so that the counts sum to the type's totals. NULL: the type cannot be folded.
+ *   diff_rows  its entries named portably for `hotprof diff` (diff.h): one (name, weight) line per
+ *            member added to rows (a call pair as "caller;callee"), names from hp_rt_portable_name
+ *            so that rebuilds of one program match; weights the shares of its report table are
+ *            of. Equal names are merged by diff. 0, or -1 out of memory. NULL: not diffed.
  *   fold_rank  which type `--format folded` folds when no --type is given: of the types with a
  *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
  *            highest-ranked). 0: only on request.
@@ -41,6 +45,7 @@
 #define HOTPROF_ANALYSIS_PTYPE_APTYPE_H
 #include <stdio.h>
 #include "analysis/compare.h"
+#include "analysis/folded.h"
 #include "analysis/reader.h"
 #include "analysis/report.h"
 #include "core/ptype/ptype.h"
@@ -67,6 +72,8 @@ typedef struct hp_aptype {
     /* export */
     int (*folded)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int fold_rank;
+    /* diff */
+    int (*diff_rows)(hp_fold *rows, const hp_profile *p, hp_symbolizer *s);
 } hp_aptype;
 
 /* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */

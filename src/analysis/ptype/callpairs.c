@@ -183,6 +183,20 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return rc;
 }
 
+/* ---- diff ---- */
+
+static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
+{
+    for (size_t i = 0; i < p->npairs; i++) {
+        char caller[512], callee[512];
+        hp_rt_portable_name(p, s, pair_caller(p, i), caller, sizeof caller);
+        hp_rt_portable_name(p, s, p->pairs[i].callee, callee, sizeof callee);
+        const char *frames[2] = {caller, callee};
+        if (hp_fold_add(rows, frames, 2, p->pairs[i].count)) return -1;
+    }
+    return 0;
+}
+
 /* ---- compare ---- */
 
 static void collect(const hp_profile *p, hp_cmp_sink *s)
@@ -211,5 +225,6 @@ const hp_aptype hp_aptype_callpairs = {
     .views = views,
     .nviews = 1,
     .folded = folded,
+    .diff_rows = diff_rows,
     .fold_rank = 2,
 };

@@ -195,6 +195,19 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return rc;
 }
 
+/* ---- diff ---- */
+
+static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
+{
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        char name[512];
+        hp_rt_portable_name(p, s, p->funcs[i].addr, name, sizeof name);
+        const char *frames[1] = {name};
+        if (hp_fold_add(rows, frames, 1, heat_of(&p->funcs[i]))) return -1;
+    }
+    return 0;
+}
+
 /* ---- compare ---- */
 
 static void collect(const hp_profile *p, hp_cmp_sink *s, int heat)
@@ -230,5 +243,6 @@ const hp_aptype hp_aptype_methods = {
     .views = views,
     .nviews = 2,
     .folded = folded,
+    .diff_rows = diff_rows,
     .fold_rank = 1,
 };
