@@ -10,6 +10,7 @@
 #include "analysis/profile.h"
 #include "analysis/report.h"
 #include "cli/commands.h"
+#include "cli/read_profile.h"
 #include <stdlib.h>
 
 static const hp_command_desc compare_desc = {
@@ -47,18 +48,6 @@ void cmd_compare_usage(FILE *out)
     hp_print_usage(out, &compare_desc, opts);
 }
 
-static hp_profile *read_profile(const char *path)
-{
-    char err[512];
-    hp_profile *p = hp_profile_read_file(path, err, sizeof err);
-    if (!p) {
-        fprintf(stderr, "hotprof: %s\n", err);
-        return NULL;
-    }
-    for (size_t i = 0; i < p->nwarnings; i++) fprintf(stderr, "hotprof: warning: %s\n", p->warnings[i]);
-    return p;
-}
-
 /* 0 if the result may be printed; otherwise prints why not and returns 1. */
 static int refuse(const hp_cmp_result *r, int force)
 {
@@ -85,7 +74,7 @@ static int refuse(const hp_cmp_result *r, int force)
 
 static int run_compare(const char *pa, const char *pb, const compare_args *a, hp_report_format fmt)
 {
-    hp_profile *A = read_profile(pa), *B = A ? read_profile(pb) : NULL;
+    hp_profile *A = hp_cli_read_profile(pa), *B = A ? hp_cli_read_profile(pb) : NULL;
     hp_cmp_result *r = malloc(sizeof *r);
     hp_cmp_opts o;
     int rc = 1;

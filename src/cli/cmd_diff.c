@@ -8,6 +8,7 @@
 #include "analysis/profile.h"
 #include "analysis/ptype/aptype.h"
 #include "cli/commands.h"
+#include "cli/read_profile.h"
 #include "core/ptype/ptype.h"
 #include <stdlib.h>
 #include <string.h>
@@ -45,21 +46,9 @@ void cmd_diff_usage(FILE *out)
     hp_print_usage(out, &diff_desc, opts);
 }
 
-static hp_profile *read_profile(const char *path)
-{
-    char err[512];
-    hp_profile *p = hp_profile_read_file(path, err, sizeof err);
-    if (!p) {
-        fprintf(stderr, "hotprof: %s\n", err);
-        return NULL;
-    }
-    for (size_t i = 0; i < p->nwarnings; i++) fprintf(stderr, "hotprof: warning: %s\n", p->warnings[i]);
-    return p;
-}
-
 static int run_diff(const char *pa, const char *pb, const hp_diff_opts *o)
 {
-    hp_profile *A = read_profile(pa), *B = A ? read_profile(pb) : NULL;
+    hp_profile *A = hp_cli_read_profile(pa), *B = A ? hp_cli_read_profile(pb) : NULL;
     int rc = 1;
     if (A && B) {
         rc = hp_diff_write(stdout, A, B, o) || fflush(stdout) ? 1 : 0;
