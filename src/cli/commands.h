@@ -26,17 +26,20 @@ void cmd_report_usage(FILE *out);
 void cmd_info_usage(FILE *out);
 void cmd_compare_usage(FILE *out);
 void cmd_diff_usage(FILE *out);
+void cmd_help_usage(FILE *out);
 
 /* One row of the command table (main.c). */
 typedef struct hp_command {
     const char *name;
     int (*run)(int argc, char **argv);
-    void (*usage)(FILE *out); /* NULL: the command prints its own help (cc, c++, help) */
+    void (*usage)(FILE *out); /* NULL: the command prints its own help (cc, c++) */
     const char *summary;
 } hp_command;
 
 /* The command called name, or NULL. */
 const hp_command *hp_find_command(const char *name);
+/* The i-th command of the table, in its order, or NULL past the end (man pages, completion). */
+const hp_command *hp_command_at(size_t i);
 /* `hotprof --help`: the usage line, every command with its summary, an example. */
 void hp_print_main_usage(FILE *out);
 /* "'NAME' is not a hotprof command" + hint on stderr; returns 2. */

@@ -17,7 +17,7 @@ static const hp_command commands[] = {
     {"diff", cmd_diff, cmd_diff_usage, "what changed from profile A to B, per function and call pair (perf diff)"},
     {"cc", cmd_cc, NULL, "compile and link C with hotprof's hooks (wraps clang or gcc)"},
     {"c++", cmd_cxx, NULL, "compile and link C++ with hotprof's hooks (wraps clang++ or g++)"},
-    {"help", cmd_help, NULL, "show the help of a command"},
+    {"help", cmd_help, cmd_help_usage, "show the help of a command"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -28,6 +28,8 @@ const hp_command *hp_find_command(const char *name)
     return NULL;
 }
 
+const hp_command *hp_command_at(size_t i) { return i < NCOMMANDS ? &commands[i] : NULL; }
+
 void hp_print_main_usage(FILE *out)
 {
     fputs("usage: hotprof [--help] [--version] COMMAND [ARGS]\n\n"
@@ -36,7 +38,7 @@ void hp_print_main_usage(FILE *out)
     for (size_t i = 0; i < NCOMMANDS; i++) fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fputs("\nexample:\n"
           "  hotprof cc -O2 -o prog prog.c && hotprof run -- ./prog && hotprof report\n\n"
-          "'hotprof help COMMAND' shows a command's options; the manual is docs/hotprof.1.md.\n", out);
+          "'hotprof help COMMAND' shows a command's options; the manual: 'man hotprof', 'man hotprof-COMMAND'.\n", out);
 }
 
 int hp_unknown_command(const char *name)

@@ -2,6 +2,8 @@
  * exactly (no abbreviations, so adding an option never breaks a script). Positionals are moved to
  * the front of argv[1..] in their order, so the returned array aliases argv. */
 #include "cli/options.h"
+#include "cli/complete.h"
+#include "cli/manpage.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -165,8 +167,14 @@ static void print_option(FILE *out, const char *left, const char *help)
     print_wrapped(out, help, DESC_COL);
 }
 
+static int usage_style = HP_USAGE_TEXT; /* the one setting of the CLI: hp_set_usage_style */
+
+void hp_set_usage_style(int style) { usage_style = style; }
+
 void hp_print_usage(FILE *out, const hp_command_desc *cmd, const hp_option *opts)
 {
+    if (usage_style == HP_USAGE_MAN) return hp_man_usage(out, cmd, opts);
+    if (usage_style == HP_USAGE_COMPLETE) return hp_complete_usage(out, cmd, opts);
     fprintf(out, "usage: hotprof %s %s\n\n%s\n", cmd->name, cmd->synopsis, cmd->summary);
     if (opts && opts->kind != HP_OPT_END) fputs("\noptions:\n", out);
     for (const hp_option *o = opts; o && o->kind != HP_OPT_END; o++) {

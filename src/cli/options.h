@@ -67,6 +67,11 @@ int hp_parse_options(const hp_command_desc *cmd, hp_option *opts, int argc, char
  * line after the first indented under the description column), then the details. */
 void hp_print_usage(FILE *out, const hp_command_desc *cmd, const hp_option *opts);
 #define HP_USAGE_WIDTH 100
+/* What hp_print_usage renders from the same tables: the --help text (the default), a manual
+ * page's roff (manpage.c) or the completion script's option lines (complete.c). Set only by
+ * `hotprof help --man` / `--complete` (cmd_help.c), before it asks a command for its usage. */
+enum { HP_USAGE_TEXT = 0, HP_USAGE_MAN = 1, HP_USAGE_COMPLETE = 2 };
+void hp_set_usage_style(int style);
 /* A decimal or 0x-hex number with nothing around it: 0, or -1 if text is not one. */
 int hp_parse_u64(const char *text, uint64_t *out);
 /* "hotprof CMD: message" + the hint line, on stderr; returns HP_PARSE_ERROR. */
