@@ -6,13 +6,16 @@
 #                   libhotprof_rtparts.a: the runtime without init, api and hooks)
 #   make bench      run the benchmarks in bench/ (slow)
 #   make demo       profile a bundled workload and print a report
-#   make install PREFIX=/usr/local   (make uninstall PREFIX=... removes it again)
+#   make install PREFIX=/usr/local   (make uninstall PREFIX=... removes it again; DESTDIR=
+#                   stages it: files go under $(DESTDIR)$(PREFIX), hotprof.pc names PREFIX)
 #   make SAN=1      build with ASan+UBSan (tests run this way in CI)
 CC       ?= cc
 ifeq ($(origin CC),default)
 CC := gcc
 endif
 PREFIX   ?= /usr/local
+DESTDIR  ?=
+VERSION  := $(shell sed -n 's/.*HOTPROF_VERSION "\(.*\)".*/\1/p' include/hotprof/version.h)
 B        ?= build
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT      ?= -O2 -g
@@ -44,7 +47,7 @@ ANALYSIS_LIBS := -ldw -lelf -lz
 RT_LIBS       := -lpthread -ldl -lm
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
-all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN)
+all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1
 
 # The runtime is never built with sanitizers: it is linked into profiled programs.
 $(B)/src/runtime/%.o: src/runtime/%.c
@@ -87,6 +90,11 @@ $(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_rtparts.a $(B)/lib/libhotprof_a
 $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++: $(B)/bin/hotprof
 	ln -sf hotprof $@
 
+# The manual pages (build/man/*.1, hotprof-format.5): rendered by the binary from its command and
+# option tables (`hotprof help --man`), plus docs/man/*.roff and docs/format.md (gen_man.sh).
+$(B)/man/hotprof.1: $(B)/bin/hotprof scripts/gen_man.sh scripts/md2man.awk docs/format.md $(wildcard docs/man/*.roff)
+	scripts/gen_man.sh $(B)/bin/hotprof $(B)/man
+
 unit-bins: $(UNIT_BIN)
 
 unit: $(UNIT_BIN)
@@ -104,21 +112,33 @@ bench: all
 demo: all
 	@scripts/demo.sh
 
+# Everything goes under $(DESTDIR)$(PREFIX): the command and its one-word drivers, the runtime,
+# the header, the manual pages, hotprof.pc (written here, with PREFIX) and the bash completion.
+IDIR := $(DESTDIR)$(PREFIX)
 install: all
-	install -d $(PREFIX)/bin $(PREFIX)/lib $(PREFIX)/include/hotprof $(PREFIX)/share/hotprof
-	install -m 755 $(B)/bin/hotprof $(PREFIX)/bin/hotprof
-	ln -sf hotprof $(PREFIX)/bin/hotprof-cc
-	ln -sf hotprof $(PREFIX)/bin/hotprof-c++
-	install -m 644 $(B)/lib/libhotprof_rt.a $(PREFIX)/lib/
-	install -m 755 $(B)/lib/libhotprof_rt.so $(PREFIX)/lib/
-	install -m 644 include/hotprof/*.h $(PREFIX)/include/hotprof/
+	install -d $(IDIR)/bin $(IDIR)/lib $(IDIR)/include/hotprof $(IDIR)/share/hotprof
+	install -d $(IDIR)/share/man/man1 $(IDIR)/share/man/man5 $(IDIR)/lib/pkgconfig $(IDIR)/share/bash-completion/completions
+	install -m 755 $(B)/bin/hotprof $(IDIR)/bin/hotprof
+	ln -sf hotprof $(IDIR)/bin/hotprof-cc
+	ln -sf hotprof $(IDIR)/bin/hotprof-c++
+	install -m 644 $(B)/lib/libhotprof_rt.a $(IDIR)/lib/
+	install -m 755 $(B)/lib/libhotprof_rt.so $(IDIR)/lib/
+	install -m 644 include/hotprof/*.h $(IDIR)/include/hotprof/
+	install -m 644 $(B)/man/*.1 $(IDIR)/share/man/man1/
+	install -m 644 $(B)/man/*.5 $(IDIR)/share/man/man5/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' hotprof.pc.in > $(IDIR)/lib/pkgconfig/hotprof.pc
+	install -m 644 completions/hotprof.bash $(IDIR)/share/bash-completion/completions/hotprof
 
-# Removes exactly what install put under PREFIX (and the directories it made, if now empty).
+# Removes exactly what install put under PREFIX (the manual pages by name: hotprof.1,
+# hotprof-*.1, hotprof-format.5) and hotprof's own directories if now empty; shared directories
+# (bin, lib, share/man/man1, ...) stay.
 uninstall:
-	rm -f $(PREFIX)/bin/hotprof $(PREFIX)/bin/hotprof-cc $(PREFIX)/bin/hotprof-c++
-	rm -f $(PREFIX)/lib/libhotprof_rt.a $(PREFIX)/lib/libhotprof_rt.so
-	rm -f $(addprefix $(PREFIX)/include/hotprof/,$(notdir $(wildcard include/hotprof/*.h)))
-	-rmdir $(PREFIX)/include/hotprof $(PREFIX)/share/hotprof 2>/dev/null
+	rm -f $(IDIR)/bin/hotprof $(IDIR)/bin/hotprof-cc $(IDIR)/bin/hotprof-c++
+	rm -f $(IDIR)/lib/libhotprof_rt.a $(IDIR)/lib/libhotprof_rt.so
+	rm -f $(addprefix $(IDIR)/include/hotprof/,$(notdir $(wildcard include/hotprof/*.h)))
+	rm -f $(IDIR)/share/man/man1/hotprof.1 $(IDIR)/share/man/man1/hotprof-*.1 $(IDIR)/share/man/man5/hotprof-format.5
+	rm -f $(IDIR)/lib/pkgconfig/hotprof.pc $(IDIR)/share/bash-completion/completions/hotprof
+	-rmdir $(IDIR)/include/hotprof $(IDIR)/share/hotprof 2>/dev/null
 
 clean:
 	rm -rf build build-san

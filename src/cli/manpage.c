@@ -7,14 +7,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Text of n bytes (no newline in it) with roff's specials escaped. */
+/* The UTF-8 sequence at s[0..n) as groff's \[uXXXX]; returns the bytes it took (a broken
+ * sequence: its first byte, as '?'). */
+static size_t roff_utf8(FILE *out, const unsigned char *s, size_t n)
+{
+    size_t len = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 1;
+    unsigned cp = len == 1 ? 0 : s[0] & (0x7Fu >> len);
+    for (size_t i = 1; i < len; i++) {
+        if (i >= n || (s[i] & 0xC0) != 0x80) len = 1;
+        else cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    if (len == 1) fputc('?', out);
+    else fprintf(out, "\\[u%04X]", cp);
+    return len;
+}
+
+/* Text of n bytes (no newline in it) with roff's specials escaped, non-ASCII as \[uXXXX]. */
 static void roff_chars(FILE *out, const char *s, size_t n)
 {
     if (n && (s[0] == '.' || s[0] == '\'')) fputs("\\&", out);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\') fputs("\\e", out);
-        else if (s[i] == '-') fputs("\\-", out);
-        else fputc(s[i], out);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80) i += roff_utf8(out, (const unsigned char *)s + i, n - i);
+        else {
+            if (c == '\\') fputs("\\e", out);
+            else if (c == '-') fputs("\\-", out);
+            else fputc(c, out);
+            i++;
+        }
     }
 }
 
