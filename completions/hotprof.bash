@@ -25,9 +25,8 @@ _hotprof_profiles() {
             COMPREPLY+=("$f/")
             compopt -o nospace 2>/dev/null
         elif [[ -f $f && -r $f ]]; then
-            magic=
-            LC_ALL=C read -r -N 7 magic < "$f" 2>/dev/null
-            [[ $magic == HOTPROF ]] && COMPREPLY+=("$f")
+            magic=x # the magic is "HOTPROF" and a NUL: read stops at the NUL, found in 8 bytes
+            LC_ALL=C read -r -d '' -n 8 magic < "$f" 2>/dev/null && [[ $magic == HOTPROF ]] && COMPREPLY+=("$f")
         fi
     done < <(compgen -f -- "$1")
 }

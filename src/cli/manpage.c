@@ -110,7 +110,7 @@ static int man_from_help_text(FILE *out, const hp_command *c)
     if (!text) return 1;
     fputs(".SH DESCRIPTION\n.nf\n", out);
     roff_text(out, text);
-    fputs(".fi\n", out);
+    fputs(".fi\n.SH OPTIONS\n.TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\nshow this help\n", out);
     free(text);
     return 0;
 }
