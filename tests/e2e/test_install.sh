@@ -39,6 +39,10 @@ for c in $cmds; do
     done
 done
 
+check_fails_cleanly "help --man of an unknown command" "not a hotprof command" "$HP" help --man bogus
+check_fails_cleanly "help --man and --complete together" "not both" "$HP" help --man --complete run
+check_fails_cleanly "help --complete of an unknown command" "not a hotprof command" "$HP" help --complete bogus
+
 # --- pkg-config: a program built with plain cc that calls the online API, and reads the top
 # functions of a shared library built with hotprof cc -shared (which binds to that runtime).
 cat > lib.c <<'C'
