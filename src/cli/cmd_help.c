@@ -62,8 +62,15 @@ int cmd_help(int argc, char **argv)
     if (npos > 1) return hp_usage_error(&help_desc, "one command at a time (got '%s' and '%s')", pos[0], pos[1]);
     if (a.man && a.complete) return hp_usage_error(&help_desc, "--man or --complete, not both");
     const char *name = npos ? pos[0] : NULL;
-    if (a.man) return hp_man_page(stdout, name);
-    if (a.complete) return hp_complete_list(stdout, name);
+    if (a.man || a.complete) {
+        rc = a.man ? hp_man_page(stdout, name) : hp_complete_list(stdout, name);
+        if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+            fprintf(stderr, "hotprof help: cannot write the %s (disk full or closed pipe?)\n",
+                    a.man ? "manual page" : "completion words");
+            return 1;
+        }
+        return rc;
+    }
     if (!name) {
         hp_print_main_usage(stdout);
         return 0;

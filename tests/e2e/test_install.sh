@@ -41,6 +41,8 @@ done
 
 check_fails_cleanly "help --man of an unknown command" "not a hotprof command" "$HP" help --man bogus
 check_fails_cleanly "help --man and --complete together" "not both" "$HP" help --man --complete run
+check_fails_cleanly "help --man to a full disk" "cannot write the manual page" sh -c "'$HP' help --man run > /dev/full"
+check_fails_cleanly "help --complete to a full disk" "cannot write the completion" sh -c "'$HP' help --complete report > /dev/full"
 check_fails_cleanly "help --complete of an unknown command" "not a hotprof command" "$HP" help --complete bogus
 
 # --- pkg-config: a program built with plain cc that calls the online API, and reads the top
