@@ -17,12 +17,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const hp_command_desc annotate_desc = {
     "annotate", "[options] [SYMBOL] [-i FILE | FILE]",
     "Show one function's source lines (or instructions, --asm) with the basic-block counts of a\n"
     "profile beside each (default FILE: " HP_DEFAULT_PROFILE "; no SYMBOL: the hottest function).",
+    "One argument that names an existing file is the profile (the hottest function is shown).\n"
     "SYMBOL is a function's name as report prints it (C++ names demangled; \"ns::f\" matches\n"
     "\"ns::f(int)\"; a mangled name works too). A line's count is the sum of the counts of the blocks\n"
     "starting on it, its % a share of the function's total; lines of inlined code from other files\n"
@@ -163,6 +165,12 @@ static int annotate(annotate_run *r, const annotate_args *a, const char *path, c
     return finish(r, write_output(r, a, json));
 }
 
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
 int cmd_annotate(int argc, char **argv)
 {
     annotate_args a = {NULL, NULL, "text", 0, 0, 0};
@@ -177,6 +185,8 @@ int cmd_annotate(int argc, char **argv)
         return hp_usage_error(&annotate_desc, "one symbol and one profile at a time (got '%s')", pos[npos - 1]);
     int json = strcmp(a.format, "json") == 0;
     if (!json && strcmp(a.format, "text") != 0) return hp_usage_error(&annotate_desc, "unknown format '%s' (text, json)", a.format);
+    if (npos == 1 && !a.input && is_file(pos[0])) /* `hotprof annotate prof.data`: the hottest */
+        return annotate(&r, &a, pos[0], NULL, json);
     const char *path = a.input ? a.input : npos > 1 ? pos[1] : HP_DEFAULT_PROFILE;
     return annotate(&r, &a, path, npos ? pos[0] : NULL, json);
 }
