@@ -105,3 +105,18 @@ mv gt.keep gt
 echo 'int pad;' >>gt.c
 "$HP" cc -O2 -g -o gt gt.c -lm
 check_fails_cleanly "rebuilt binary, --asm: build-id" "build-id differs" "$HP" annotate --asm minimax gt.data
+
+# C++: demangled names, an overload set is ambiguous, a unique name needs no parameters, a mangled
+# name works, and the counts of an overload sum to the report's
+if "$HP" c++ -O2 -g -o ov "$ROOT/tests/e2e/progs/annot_overload.cpp" && "$HP" run -q -o ov.data -- ./ov 2000 >/dev/null; then
+    "$HP" report --blocks --format json --top 0 ov.data >ov.json 2>/dev/null
+    check_fails_cleanly "C++: an overloaded name is ambiguous, both listed" \
+        "ambiguous.*ns::step\(double\).*ns::step\(int\)" "$HP" annotate ns::step ov.data
+    "$HP" annotate --format json 'ns::step(int)' ov.data >ov.a.json 2>/dev/null
+    "$HP" annotate --stdio 'ns::step(int)' ov.data >ov.a.txt 2>/dev/null
+    python3 "$PY" lines ov.a.json ov.a.txt ov.json "C++ ns::step(int)"
+    check "C++: a unique name without parameters" grep -q '^Annotate: ns::only(int) ' <("$HP" annotate ns::only ov.data 2>&1)
+    check "C++: a mangled name" grep -q '^Annotate: ns::only(int) ' <("$HP" annotate _ZN2ns4onlyEi ov.data 2>&1)
+else
+    fail "annot_overload.cpp builds and runs with hotprof c++"
+fi
