@@ -105,6 +105,8 @@ typedef struct hp_profile {
     hp_func_stat *funcs; size_t nfuncs;
     hp_pair_stat *pairs; size_t npairs;
     hp_block_stat *blocks; size_t nblocks;
+    uint64_t *block_pcs; size_t nblock_pcs; /* every mapped block's pc, executed or not, sorted
+                                               ascending, duplicates removed (ptype/blocks.c) */
     hp_edge_stat *edges; size_t nedges;
     hp_thread_stat *threads; size_t nthreads;
     size_t nsummaries; /* SUMMARY sections in the group (of any profile type) */

@@ -14,6 +14,7 @@ static const hp_command commands[] = {
     {"report", cmd_report, cmd_report_usage, "print hot methods, call pairs, blocks and edges of a profile"},
     {"info", cmd_info, cmd_info_usage, "show what a profile file holds, section by section"},
     {"compare", cmd_compare, cmd_compare_usage, "accuracy of a sampled profile against an exhaustive one (HPS overlap)"},
+    {"annotate", cmd_annotate, cmd_annotate_usage, "one function's source lines or instructions with block counts (perf annotate)"},
     {"diff", cmd_diff, cmd_diff_usage, "what changed from profile A to B, per function and call pair (perf diff)"},
     {"cc", cmd_cc, NULL, "compile and link C with hotprof's hooks (wraps clang or gcc)"},
     {"c++", cmd_cxx, NULL, "compile and link C++ with hotprof's hooks (wraps clang++ or g++)"},

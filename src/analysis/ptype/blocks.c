@@ -6,6 +6,8 @@
  * a line is `function;0xPC`, one the map does not know `[unmapped];guard_N`; they sum to the
  * blocks' total; only on request: --type blocks).
  * Blocks are recorded by the edge hooks, so a bursty profile scales them with the edges' frequency.
+ * finish also keeps every pc of the block map (executed blocks or not) in p->block_pcs, sorted,
+ * for `hotprof annotate --asm` (analysis/annotate/): where each block starts.
  * Invariants: p->blocks holds one entry per distinct guard; counts saturate.
  */
 #define _GNU_SOURCE
@@ -31,8 +33,30 @@ static int decode(hp_reader *r, hp_apt_acc *acc, size_t index, const hp_section_
     return 1;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* p->block_pcs: the pcs of the block map, sorted and unique. 0 if out of memory. */
+static int keep_block_pcs(hp_reader *r)
+{
+    hp_profile *p = r->p;
+    size_t n = 0;
+    p->block_pcs = malloc((r->blockmap.count + 1) * sizeof *p->block_pcs);
+    if (!p->block_pcs) return 0;
+    for (size_t i = 0; i < r->blockmap.count; i++) p->block_pcs[i] = r->blockmap.items[i].v1;
+    if (r->blockmap.count) qsort(p->block_pcs, r->blockmap.count, sizeof *p->block_pcs, cmp_u64);
+    for (size_t i = 0; i < r->blockmap.count; i++)
+        if (n == 0 || p->block_pcs[n - 1] != p->block_pcs[i]) p->block_pcs[n++] = p->block_pcs[i];
+    p->nblock_pcs = n;
+    return 1;
+}
+
 static int finish(hp_reader *r, hp_apt_acc *acc)
 {
+    if (!keep_block_pcs(r)) return hp_rd_oom(r);
     hp_profile *p = r->p;
     p->blocks = calloc(acc->map.count + 1, sizeof *p->blocks);
     if (!p->blocks) return hp_rd_oom(r);
@@ -46,7 +70,11 @@ static int finish(hp_reader *r, hp_apt_acc *acc)
     return 1;
 }
 
-static void release(hp_profile *p) { free(p->blocks); }
+static void release(hp_profile *p)
+{
+    free(p->blocks);
+    free(p->block_pcs);
+}
 static size_t rows(const hp_profile *p) { return p->nblocks; }
 
 uint64_t hp_profile_total_blocks(const hp_profile *p)
