@@ -16,6 +16,7 @@ int cmd_report(int argc, char **argv);  /* cmd_report.c */
 int cmd_info(int argc, char **argv);    /* cmd_info.c */
 int cmd_compare(int argc, char **argv); /* cmd_compare.c */
 int cmd_diff(int argc, char **argv);    /* cmd_diff.c */
+int cmd_merge(int argc, char **argv);   /* cmd_merge.c */
 int cmd_cc(int argc, char **argv);      /* cmd_cc.c (+ cc_hooksets.c) */
 int cmd_cxx(int argc, char **argv);     /* cmd_cc.c */
 int cmd_help(int argc, char **argv);    /* cmd_help.c */
@@ -26,6 +27,7 @@ void cmd_report_usage(FILE *out);
 void cmd_info_usage(FILE *out);
 void cmd_compare_usage(FILE *out);
 void cmd_diff_usage(FILE *out);
+void cmd_merge_usage(FILE *out);
 
 /* One row of the command table (main.c). */
 typedef struct hp_command {

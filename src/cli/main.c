@@ -15,6 +15,7 @@ static const hp_command commands[] = {
     {"info", cmd_info, cmd_info_usage, "show what a profile file holds, section by section"},
     {"compare", cmd_compare, cmd_compare_usage, "accuracy of a sampled profile against an exhaustive one (HPS overlap)"},
     {"diff", cmd_diff, cmd_diff_usage, "what changed from profile A to B, per function and call pair (perf diff)"},
+    {"merge", cmd_merge, cmd_merge_usage, "merge profiles of many runs, processes or machines into one"},
     {"cc", cmd_cc, NULL, "compile and link C with hotprof's hooks (wraps clang or gcc)"},
     {"c++", cmd_cxx, NULL, "compile and link C++ with hotprof's hooks (wraps clang++ or g++)"},
     {"help", cmd_help, NULL, "show the help of a command"},
