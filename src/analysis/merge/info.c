@@ -4,7 +4,8 @@
  * mode, sample.*, version, ...; pid, args, start_time usually differ and are dropped), except
  * the per-group keys recomputed below and earlier merge.* keys; then merge.inputs=N and per input
  * i (1..N) merge.input.<i>=FILE, .program, .pid and .threads.
- * Group INFO: group, group_flags, exit_status, threads=1 (one merged thread, tid 0); total.* and
+ * Group INFO: group, group_flags, exit_status, threads=1 (one merged thread, tid 0; 0 if no input
+ * has a thread); total.* and
  * thread.0 = the inputs' sums; in a bursty merge thread.0.events.TYPE / thread.0.sampled.TYPE =
  * the inputs' events seen / sampled per type, so that `report` scales by the pooled frequency.
  * Every key is spelled through core/format/info_keys.h. Counts saturate.
@@ -120,8 +121,8 @@ int hp_merge_all_final(const hp_merge *m)
 
 static void group_info(const hp_merge *m, FILE *f)
 {
-    fprintf(f, HP_INFO_GROUP "=0\n" HP_INFO_GROUP_FLAGS "=%d\n" HP_INFO_EXIT_STATUS "=0\n" HP_INFO_THREADS "=1\n",
-            hp_merge_all_final(m) ? HP_GROUP_FINAL : 0);
+    fprintf(f, HP_INFO_GROUP "=0\n" HP_INFO_GROUP_FLAGS "=%d\n" HP_INFO_EXIT_STATUS "=0\n" HP_INFO_THREADS "=%d\n",
+            hp_merge_all_final(m) ? HP_GROUP_FINAL : 0, hp_merge_threads(m));
     group_totals(m, f);
     group_sampling(m, f);
 }
@@ -137,6 +138,13 @@ int hp_merge_write_info(hp_merge *m, hp_pbuild *b, int group)
     if (fclose(f) != 0 || !text) return free(text), hp_merge_fail(m, "out of memory");
     hp_pbuild_section(b, HP_SEC_INFO, text, len);
     free(text);
+    return 0;
+}
+
+int hp_merge_threads(const hp_merge *m)
+{
+    for (size_t i = 0; i < m->nin; i++)
+        if (m->in[i]->nthreads) return 1;
     return 0;
 }
 

@@ -1,7 +1,7 @@
 /* merge.c — the merge's driver and output (merge.h): check, rebase modules, let every profile
  * type add each input's table (aptype.h merge_add; a type without it is dropped with a note when
  * an input has rows of it), then write one profile file image: file header (the first input's
- * seed), INFO, MODULES, BLOCKMAP, THREAD 0 with the pooled events, each type's sections
+ * seed), INFO, MODULES, BLOCKMAP, THREAD 0 with the pooled events (when an input has threads), each type's sections
  * (merge_write), group INFO, GROUP_END (sequence 0, FINAL when every input's last group was).
  * Invariants: out holds a complete file on success and is freed on failure; every per-type
  * accumulator is freed whatever happens.
@@ -78,7 +78,7 @@ static int write_all(hp_merge *m, hp_pbuild *b)
     hp_pbuild_init(b, m->in[0]->header.seed);
     if (hp_merge_write_info(m, b, 0)) return -1;
     write_globals(m, b);
-    hp_pbuild_thread(b, 0, hp_merge_thread_events(m));
+    if (hp_merge_threads(m)) hp_pbuild_thread(b, 0, hp_merge_thread_events(m));
     for (int t = 0; t < HP_PT_COUNT; t++)
         if (hp_aptypes[t]->merge_write && hp_aptypes[t]->merge_write(m, b, &m->acc[t])) return -1;
     if (hp_merge_write_info(m, b, 1)) return -1;

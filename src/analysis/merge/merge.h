@@ -81,6 +81,8 @@ int hp_merge_write_info(hp_merge *m, hp_pbuild *b, int group); /* info.c: file (
 /* The merged group's THREAD events (every input thread's) and whether every input ended FINAL. */
 uint64_t hp_merge_thread_events(const hp_merge *m);
 int hp_merge_all_final(const hp_merge *m);
+/* 1 if some input has a thread (then the merged group has THREAD 0), else 0. */
+int hp_merge_threads(const hp_merge *m);
 /* The value of key in input i, or NULL (a shorthand of hp_profile_info). */
 const char *hp_merge_info(const hp_merge *m, size_t i, const char *key);
 
