@@ -6,7 +6,7 @@
 #   - a profile merged with itself doubles every count; one input is allowed and changes nothing;
 #   - runs of a PIE binary (different load addresses) symbolize to the same names after the merge;
 #   - bursty inputs: sampled counts and the events seen / sampled per type add up, so report
-#     scales by the pooled frequency;
+#     scales by the pooled frequency; a datastream summary merged with itself sees twice the references;
 #   - refusals (one message, exit 1, no output file): a corrupt input, mixed modes, different
 #     sampling parameters, an unwritable -o, different builds of one program (allowed with --force);
 #     usage errors exit 2.
@@ -75,6 +75,20 @@ r = json.load(open(sys.argv[1])); s = r["sampling"]["methods"]; f = s["sampled"]
 rows = [m for m in r["methods"] if m["estimated"]]
 assert rows and all(abs(m["calls"] + m["backedges"] - m["sampled"] / f) <= 1 + 1e-6 * m["sampled"] / f for m in rows)
 EOF
+
+# ---- datastream summaries: a profile with itself merges its detector (references seen double)
+if HOTPROF_BURSTS=live "$HP" cc --hooks=memory -O1 -o streams "$ROOT/tests/e2e/progs/streams.c"; then
+    HOTPROF_BURSTS=live "$HP" run -q --seed 7 --sample datastream:period=2000,burst=200 -o s.data -- ./streams 5000 >/dev/null
+    check "datastream: self-merge succeeds" "$HP" merge -o ss.data s.data s.data
+    ds() { "$HP" report --streams --top 0 --format json "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["datastream"]["refs_seen"], len(d["streams"]))'; }
+    read -r refs streams <<<"$(ds s.data)"
+    read -r refs2 streams2 <<<"$(ds ss.data)"
+    check_eq "datastream: references seen double" "$refs2" "$((2 * refs))"
+    if [ "$streams" -gt 0 ] && [ "$streams2" -ge "$streams" ]; then ok "datastream: the merged detector keeps the streams ($streams2 >= $streams > 0)"
+    else fail "datastream: the merged detector keeps the streams" "$streams2 vs $streams"; fi
+else
+    fail "streams builds with hotprof cc --hooks=memory"
+fi
 
 # ---- refusals
 no_output() { if [ -e "$1" ] || ls "$1".tmp.* >/dev/null 2>&1; then fail "$2: no output file" "$1 exists"; else ok "$2: no output file"; fi; }

@@ -59,7 +59,8 @@ static int add_tables(hp_merge *m)
     }
     for (size_t i = 0; i < m->nin; i++)
         if (m->in[i]->nsummaries > m->in[i]->ds.states)
-            hp_merge_note(m, "%s: %zu SUMMARY section(s) of a profile type this hotprof does not know are dropped",
+            hp_merge_note(m, "%s: %zu SUMMARY section(s) the reader did not merge (a profile type this hotprof does "
+                          "not know, or a datastream detector of another configuration) are dropped",
                           m->in[i]->name, m->in[i]->nsummaries - m->in[i]->ds.states);
     return 0;
 }
