@@ -78,6 +78,8 @@ typedef struct hp_stream_set {
     uint64_t bursts;         /* traces they processed */
     hp_ds_stream *streams;   /* hottest first */
     size_t nstreams;
+    hp_ds_state *state;      /* the merged detector itself (for `hotprof merge`), NULL if none */
+    void *state_mem;         /* its memory, owned by the profile */
 } hp_stream_set;
 
 typedef struct hp_section_ref {

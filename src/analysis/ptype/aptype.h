@@ -29,6 +29,11 @@
  *            member added to rows (a call pair as "caller;callee"), names from hp_rt_portable_name
  *            so that rebuilds of one program match; weights the shares of its report table are
  *            of. Equal names are merged by diff. 0, or -1 out of memory. NULL: not diffed.
+ *   merge_add  `hotprof merge` (merge/merge.h): adds input i's table (m->in[i]) into acc, with every
+ *            address rebased (hp_merge_addr, hp_merge_return_addr) and every block guard remapped
+ *            (hp_merge_guard); counts saturate (hp_merge_accumulate). 0, or -1 after hp_merge_fail.
+ *   merge_write  writes acc's merged table as the sections of the merged thread (profbuild.h).
+ *            0, or -1 after hp_merge_fail. A type without merge_add is dropped (with a note).
  *   fold_rank  which type `--format folded` folds when no --type is given: of the types with a
  *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
  *            highest-ranked). 0: only on request.
@@ -49,6 +54,9 @@
 #include "analysis/reader.h"
 #include "analysis/report.h"
 #include "core/ptype/ptype.h"
+
+struct hp_merge;
+struct hp_pbuild;
 
 typedef struct hp_aptype {
     int id; /* enum hp_ptype_id: hp_ptypes[id] is its core descriptor */
@@ -74,6 +82,9 @@ typedef struct hp_aptype {
     int fold_rank;
     /* diff */
     int (*diff_rows)(hp_fold *rows, const hp_profile *p, hp_symbolizer *s);
+    /* merge */
+    int (*merge_add)(struct hp_merge *m, hp_apt_acc *acc, size_t i);
+    int (*merge_write)(struct hp_merge *m, struct hp_pbuild *b, const hp_apt_acc *acc);
 } hp_aptype;
 
 /* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */

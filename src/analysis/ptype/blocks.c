@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "analysis/folded.h"
 #include "analysis/ptype/aptype.h"
+#include "analysis/merge/merge.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
 #include <inttypes.h>
@@ -198,6 +199,31 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
+/* ---- merge ---- */
+
+static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
+{
+    const hp_profile *p = m->in[i];
+    for (size_t k = 0; k < p->nblocks; k++) {
+        const hp_block_stat *s = &p->blocks[k];
+        uint32_t g;
+        if (hp_merge_guard(m, i, s->guard, s->mapped, s->pc, s->flags, &g)) return -1;
+        if (hp_merge_accumulate(m, &acc->map, g, 0, s->count, 0)) return -1;
+    }
+    return 0;
+}
+
+static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
+{
+    hp_rec_count *r = calloc(acc->map.count + 1, sizeof *r);
+    if (!r) return hp_merge_fail(m, "out of memory");
+    for (size_t k = 0; k < acc->map.count; k++)
+        r[k] = (hp_rec_count){(uint32_t)acc->map.items[k].k1, 0, acc->map.items[k].v1};
+    if (acc->map.count) hp_pbuild_blocks(b, r, acc->map.count);
+    free(r);
+    return 0;
+}
+
 static const hp_cmp_view views[] = {{"blocks", "blocks", 4, rows, collect}};
 
 const hp_aptype hp_aptype_blocks = {
@@ -214,4 +240,6 @@ const hp_aptype hp_aptype_blocks = {
     .views = views,
     .nviews = 1,
     .folded = folded,
+    .merge_add = merge_add,
+    .merge_write = merge_write,
 };

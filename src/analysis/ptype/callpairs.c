@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "analysis/folded.h"
 #include "analysis/ptype/aptype.h"
+#include "analysis/merge/merge.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
 #include <inttypes.h>
@@ -209,6 +210,30 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
+/* ---- merge ---- */
+
+static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
+{
+    const hp_profile *p = m->in[i];
+    for (size_t k = 0; k < p->npairs; k++) {
+        const hp_pair_stat *c = &p->pairs[k];
+        uint64_t site = hp_merge_return_addr(m, i, c->site), callee = hp_merge_addr(m, i, c->callee);
+        if (hp_merge_accumulate(m, &acc->map, site, callee, c->count, 0)) return -1;
+    }
+    return 0;
+}
+
+static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
+{
+    hp_rec_callpair *r = calloc(acc->map.count + 1, sizeof *r);
+    if (!r) return hp_merge_fail(m, "out of memory");
+    for (size_t k = 0; k < acc->map.count; k++)
+        r[k] = (hp_rec_callpair){acc->map.items[k].k1, acc->map.items[k].k2, acc->map.items[k].v1};
+    if (acc->map.count) hp_pbuild_callpairs(b, r, acc->map.count);
+    free(r);
+    return 0;
+}
+
 static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect}};
 
 const hp_aptype hp_aptype_callpairs = {
@@ -227,4 +252,6 @@ const hp_aptype hp_aptype_callpairs = {
     .folded = folded,
     .diff_rows = diff_rows,
     .fold_rank = 2,
+    .merge_add = merge_add,
+    .merge_write = merge_write,
 };

@@ -4,7 +4,10 @@
  * of earlier groups are validated by `check` and dropped), merged (hp_ds_merge; a
  * detector of another configuration is skipped with a warning), and kept as the merged detector's
  * hot streams in p->ds (at most HP_PROFILE_MAX_STREAMS, hottest first); the "Hot data streams"
- * table of `report --streams`. It has no compare view and no totals.
+ * table of `report --streams`. It has no compare view and no totals. The merged detector is kept
+ * (p->ds.state) so that `hotprof merge` merges it with other profiles' (hp_ds_merge: same
+ * configuration and seed, else the input's detector is dropped with a note) and writes it back as
+ * one SUMMARY. Its references are data addresses, which are not rebased.
  *
  * A stream's frequency counts the *sampled* references the detectors saw; its estimated whole-run
  * frequency is freq / f, f the datastream type's observed frequency (sampled / events over all
@@ -16,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "analysis/ptype/aptype.h"
+#include "analysis/merge/merge.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
 #include <inttypes.h>
@@ -88,10 +92,16 @@ static int finish(hp_reader *r, hp_apt_acc *acc)
     set->refs_seen = ds->refs_seen;
     set->bursts = ds->bursts;
     set->nstreams = hp_ds_hot(ds, set->streams, HP_PROFILE_MAX_STREAMS);
+    set->state = ds, set->state_mem = acc->mem; /* kept for `hotprof merge` */
+    acc->obj = acc->mem = NULL;
     return 1;
 }
 
-static void release(hp_profile *p) { free(p->ds.streams); }
+static void release(hp_profile *p)
+{
+    free(p->ds.streams);
+    free(p->ds.state_mem);
+}
 static size_t rows(const hp_profile *p) { return p->ds.nstreams; }
 
 /* ---- report ---- */
@@ -166,6 +176,46 @@ static int json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repor
     return 0;
 }
 
+/* ---- merge ---- */
+
+/* A copy of ds in fresh memory (*mem owns it); NULL out of memory. */
+static hp_ds_state *copy_state(const hp_ds_state *ds, void **mem)
+{
+    size_t len = hp_ds_serialized_size(ds), budget = hp_ds_bytes_for(&ds->cfg);
+    void *blob = malloc(len ? len : 1);
+    hp_ds_state *out = NULL;
+    *mem = aligned_alloc(64, (budget + 63) / 64 * 64);
+    if (blob && *mem && hp_ds_serialize(ds, blob, len) == len) out = hp_ds_deserialize(*mem, budget, blob, len);
+    free(blob);
+    if (!out) free(*mem), *mem = NULL;
+    return out;
+}
+
+static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
+{
+    const hp_profile *p = m->in[i];
+    if (!p->ds.state) return 0;
+    if (!acc->obj) {
+        acc->obj = copy_state(p->ds.state, &acc->mem);
+        return acc->obj ? 0 : hp_merge_fail(m, "out of memory (datastream summary of %s)", p->name);
+    }
+    if (hp_ds_merge(acc->obj, p->ds.state))
+        hp_merge_note(m, "%s: its datastream summary is dropped (its detector's configuration or seed differs from "
+                      "the first one's; hp_ds_merge needs them equal)", p->name);
+    return 0;
+}
+
+static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
+{
+    if (!acc->obj) return 0;
+    size_t len = hp_ds_serialized_size(acc->obj);
+    void *blob = malloc(len ? len : 1);
+    if (!blob || hp_ds_serialize(acc->obj, blob, len) != len) return free(blob), hp_merge_fail(m, "out of memory");
+    hp_pbuild_summary(b, hp_ptypes[HP_PT_DATASTREAM]->summary_id, blob, len);
+    free(blob);
+    return 0;
+}
+
 const hp_aptype hp_aptype_datastream = {
     .id = HP_PT_DATASTREAM,
     .decode = decode,
@@ -176,4 +226,6 @@ const hp_aptype hp_aptype_datastream = {
     .wanted = wanted,
     .text = text,
     .json = json,
+    .merge_add = merge_add,
+    .merge_write = merge_write,
 };

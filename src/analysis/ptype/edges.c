@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "analysis/ptype/aptype.h"
+#include "analysis/merge/merge.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
 #include <inttypes.h>
@@ -149,6 +150,32 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
+/* ---- merge ---- */
+
+static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
+{
+    const hp_profile *p = m->in[i];
+    for (size_t k = 0; k < p->nedges; k++) {
+        const hp_edge_stat *e = &p->edges[k];
+        uint32_t from, to; /* a guard's pc is known when it is not 0 (also when the other's is not) */
+        if (hp_merge_guard(m, i, e->from, e->from_pc != 0, e->from_pc, 0, &from)) return -1;
+        if (hp_merge_guard(m, i, e->to, e->to_pc != 0, e->to_pc, 0, &to)) return -1;
+        if (hp_merge_accumulate(m, &acc->map, from, to, e->count, 0)) return -1;
+    }
+    return 0;
+}
+
+static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
+{
+    hp_rec_edge *r = calloc(acc->map.count + 1, sizeof *r);
+    if (!r) return hp_merge_fail(m, "out of memory");
+    for (size_t k = 0; k < acc->map.count; k++)
+        r[k] = (hp_rec_edge){(uint32_t)acc->map.items[k].k1, (uint32_t)acc->map.items[k].k2, acc->map.items[k].v1};
+    if (acc->map.count) hp_pbuild_edges(b, r, acc->map.count);
+    free(r);
+    return 0;
+}
+
 static const hp_cmp_view views[] = {{"edges", "edges", 3, rows, collect}};
 
 const hp_aptype hp_aptype_edges = {
@@ -164,4 +191,6 @@ const hp_aptype hp_aptype_edges = {
     .distinct = "edges",
     .views = views,
     .nviews = 1,
+    .merge_add = merge_add,
+    .merge_write = merge_write,
 };

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "analysis/folded.h"
 #include "analysis/ptype/aptype.h"
+#include "analysis/merge/merge.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
 #include <inttypes.h>
@@ -223,6 +224,29 @@ static void collect(const hp_profile *p, hp_cmp_sink *s, int heat)
 static void collect_heat(const hp_profile *p, hp_cmp_sink *s) { collect(p, s, 1); }
 static void collect_calls(const hp_profile *p, hp_cmp_sink *s) { collect(p, s, 0); }
 
+/* ---- merge ---- */
+
+static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
+{
+    const hp_profile *p = m->in[i];
+    for (size_t k = 0; k < p->nfuncs; k++) {
+        const hp_func_stat *f = &p->funcs[k];
+        if (hp_merge_accumulate(m, &acc->map, hp_merge_addr(m, i, f->addr), 0, f->calls, f->backedges)) return -1;
+    }
+    return 0;
+}
+
+static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
+{
+    hp_rec_func *r = calloc(acc->map.count + 1, sizeof *r);
+    if (!r) return hp_merge_fail(m, "out of memory");
+    for (size_t k = 0; k < acc->map.count; k++)
+        r[k] = (hp_rec_func){acc->map.items[k].k1, acc->map.items[k].v1, acc->map.items[k].v2};
+    if (acc->map.count) hp_pbuild_funcs(b, r, acc->map.count);
+    free(r);
+    return 0;
+}
+
 static const hp_cmp_view views[] = {
     {"methods", "methods (heat)", 0, rows, collect_heat},
     {"calls", "methods (calls)", 1, rows, collect_calls},
@@ -245,4 +269,6 @@ const hp_aptype hp_aptype_methods = {
     .folded = folded,
     .diff_rows = diff_rows,
     .fold_rank = 1,
+    .merge_add = merge_add,
+    .merge_write = merge_write,
 };

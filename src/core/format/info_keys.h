@@ -74,4 +74,11 @@
 #define HP_INFO_PB_SITE_WRITES "site_writes"
 #define HP_INFO_PB_FUNCTIONS "functions"
 
+/* ---- hotprof merge (file INFO of a merged profile, analysis/merge/) ----
+ *   merge.inputs=N   merge.input.<i>=FILE   merge.input.<i>.<key>=VALUE (i = 1..N; key: pid,
+ *   program, threads) */
+#define HP_INFO_MERGE_INPUTS "merge.inputs"
+#define HP_INFO_MERGE_INPUT_PREFIX "merge.input."
+#define HP_INFO_MERGE_PREFIX "merge."
+
 #endif
