@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "analysis/report.h"
+#include "analysis/html/html.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/rtable.h"
 #include "core/format/info_keys.h"
@@ -34,6 +35,7 @@ int hp_report_parse_format(const char *word, hp_report_format *out)
     if (strcmp(word, "text") == 0) return *out = HP_FORMAT_TEXT, 0;
     if (strcmp(word, "json") == 0) return *out = HP_FORMAT_JSON, 0;
     if (strcmp(word, "folded") == 0) return *out = HP_FORMAT_FOLDED, 0;
+    if (strcmp(word, "html") == 0) return *out = HP_FORMAT_HTML, 0;
     return -1;
 }
 
@@ -92,7 +94,7 @@ static void text_distinct(FILE *out, const hp_profile *p)
     fputc('\n', out);
 }
 
-static void text_header(FILE *out, const hp_profile *p)
+void hp_report_text_header(FILE *out, const hp_profile *p)
 {
     run_state rs = run_state_of(p);
     const char *args = hp_profile_info(p, HP_INFO_ARGS);
@@ -182,7 +184,7 @@ static int wanted(const hp_aptype *t, const hp_report_opts *o) { return !t->want
 
 static int write_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
-    text_header(out, p);
+    hp_report_text_header(out, p);
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
         if (t->text && wanted(t, o) && t->text(out, p, s, o)) return -1;
@@ -256,6 +258,7 @@ int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
 {
     int rc = o->format == HP_FORMAT_JSON     ? write_json(out, p, s, o)
              : o->format == HP_FORMAT_FOLDED ? write_folded(out, p, s, o)
+             : o->format == HP_FORMAT_HTML   ? hp_html_write(out, p, s, o)
                                              : write_text(out, p, s, o);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

@@ -29,6 +29,10 @@
  *            member added to rows (a call pair as "caller;callee"), names from hp_rt_portable_name
  *            so that rebuilds of one program match; weights the shares of its report table are
  *            of. Equal names are merged by diff. 0, or -1 out of memory. NULL: not diffed.
+ *   html     its table for `report --format html` (analysis/html/html.h: escape every name; start
+ *            with its hp_html_heading). NULL: the page shows its `text` table preformatted.
+ *   graph    its members as nodes (self weights) or edges (call counts) of the call graph the
+ *            HTML report's icicle is drawn from (analysis/html/callgraph.h). NULL: none.
  *   fold_rank  which type `--format folded` folds when no --type is given: of the types with a
  *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
  *            highest-ranked). 0: only on request.
@@ -46,6 +50,7 @@
 #include <stdio.h>
 #include "analysis/compare.h"
 #include "analysis/folded.h"
+#include "analysis/html/callgraph.h"
 #include "analysis/reader.h"
 #include "analysis/report.h"
 #include "core/ptype/ptype.h"
@@ -74,6 +79,9 @@ typedef struct hp_aptype {
     int fold_rank;
     /* diff */
     int (*diff_rows)(hp_fold *rows, const hp_profile *p, hp_symbolizer *s);
+    /* html report */
+    int (*html)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+    int (*graph)(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s);
 } hp_aptype;
 
 /* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */
