@@ -36,7 +36,7 @@ void hp_svg_text(FILE *out, double x, double y, double width, const char *anchor
     double fit = (width - 4) / HP_SVG_CHAR_PX;
     if (fit < 3) return;
     fprintf(out, "<text x=\"%.2f\" y=\"%.2f\" text-anchor=\"%s\">", x, y, anchor);
-    if (strlen(text) > (size_t)fit) hp_html_escape_cut(out, text, (size_t)fit - 2);
+    if (strlen(text) > (size_t)fit) hp_html_escape_cut(out, text, (size_t)fit - 3); /* + "..." */
     else hp_html_escape(out, text);
     fputs("</text>", out);
 }
