@@ -46,8 +46,8 @@ if "$HP" cc -O2 -o gametree "$ROOT/bench/workloads/gametree.c" -lm; then
         "'$HP' report --format html --compare exh.data bursty.data | cmp -s - report.html"
     python3 "$PY" selfcontained report.html "gametree"
     python3 "$PY" compare report.html compare.txt "gametree --compare"
-    check "the page has an icicle and bar charts" sh -c \
-        "grep -q '<svg class=\"flame\"' report.html && grep -q '<svg class=\"bars\"' report.html && grep -q '<svg class=\"cmp\"' report.html"
+    check "the page has an icicle, bar charts, the accuracy plot and the share scatter" sh -c \
+        "grep -q '<svg class=\"flame\"' report.html && grep -q '<svg class=\"bars\"' report.html && grep -q '<svg class=\"cmp\"' report.html && grep -q '<svg class=\"scatter\"' report.html"
 
     chrome gametree-dom --dump-dom "file://$T/report.html" > dom.html
     check_eq "gametree: chromium loads the page" "$?" 0

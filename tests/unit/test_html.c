@@ -127,7 +127,8 @@ TEST(page_escapes_balances_and_repeats)
     }
     CHECK(strstr(a, "Hot blocks") || strstr(a, "hot blocks")); /* the text table, preformatted */
     CHECK(strstr(a, "0x500") && strstr(a, "class=\"flame\""));
-    CHECK(!strstr(a, "id=\"compare\"") && strstr(c, "id=\"compare\"") && strstr(c, "methods (heat)"));
+    CHECK(!strstr(a, "id=\"compare\"") && strstr(c, "id=\"compare\"") && strstr(c, "methods (heat)") &&
+          strstr(c, "class=\"scatter\"") && strstr(c, "<circle"));
     free(a), free(b), free(c);
     hp_profile_free(p);
 }

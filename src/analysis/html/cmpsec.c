@@ -2,7 +2,8 @@
  * hp_compare (analysis/compare.h) of the report's profile against REF, shown as exactly the table
  * `hotprof compare` prints (hp_compare_write_text, preformatted), its warnings (a program
  * mismatch is shown, not refused: the page is a report), and an SVG plot per compared type of
- * the HPS overlap, the renormalized overlap and the top-k recall and precision on a 0-100% scale.
+ * the HPS overlap, the renormalized overlap and the top-k recall and precision on a 0-100% scale;
+ * then the share scatter of scatter.c.
  */
 #include "analysis/compare.h"
 #include "analysis/html/html.h"
@@ -69,7 +70,7 @@ int hp_html_compare(FILE *out, const hp_profile *p, const hp_profile *ref)
     }
     if (r->nwarnings) fputs("</ul>\n", out);
     int rc = hp_html_pre(out, write_table, r);
-    if (!rc) plot(out, r);
+    if (!rc) plot(out, r), rc = hp_html_scatter(out, p, ref, r);
     free(r);
     return rc;
 }
