@@ -8,6 +8,7 @@
  * here, so a type writes its member(s) without commas around them.
  * Folded: no header, only the folded stacks of one type (its `folded` hook; which type: --type or
  * the highest fold_rank with rows, aptype.h).
+ * HTML: one self-contained page, written by analysis/html/ (html.h).
  * Every INFO key is spelled through core/format/info_keys.h. Output of a table is byte-for-byte
  * what it was before types were plug-ins (tests/e2e and the golden outputs check that).
  */
