@@ -8,11 +8,13 @@
  * here, so a type writes its member(s) without commas around them.
  * Folded: no header, only the folded stacks of one type (its `folded` hook; which type: --type or
  * the highest fold_rank with rows, aptype.h).
+ * HTML: one self-contained page, written by analysis/html/ (html.h).
  * Every INFO key is spelled through core/format/info_keys.h. Output of a table is byte-for-byte
  * what it was before types were plug-ins (tests/e2e and the golden outputs check that).
  */
 #define _GNU_SOURCE
 #include "analysis/report.h"
+#include "analysis/html/html.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/rtable.h"
 #include "core/format/info_keys.h"
@@ -34,6 +36,7 @@ int hp_report_parse_format(const char *word, hp_report_format *out)
     if (strcmp(word, "text") == 0) return *out = HP_FORMAT_TEXT, 0;
     if (strcmp(word, "json") == 0) return *out = HP_FORMAT_JSON, 0;
     if (strcmp(word, "folded") == 0) return *out = HP_FORMAT_FOLDED, 0;
+    if (strcmp(word, "html") == 0) return *out = HP_FORMAT_HTML, 0;
     return -1;
 }
 
@@ -92,7 +95,7 @@ static void text_distinct(FILE *out, const hp_profile *p)
     fputc('\n', out);
 }
 
-static void text_header(FILE *out, const hp_profile *p)
+void hp_report_text_header(FILE *out, const hp_profile *p)
 {
     run_state rs = run_state_of(p);
     const char *args = hp_profile_info(p, HP_INFO_ARGS);
@@ -182,7 +185,7 @@ static int wanted(const hp_aptype *t, const hp_report_opts *o) { return !t->want
 
 static int write_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
-    text_header(out, p);
+    hp_report_text_header(out, p);
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
         if (t->text && wanted(t, o) && t->text(out, p, s, o)) return -1;
@@ -256,6 +259,7 @@ int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
 {
     int rc = o->format == HP_FORMAT_JSON     ? write_json(out, p, s, o)
              : o->format == HP_FORMAT_FOLDED ? write_folded(out, p, s, o)
+             : o->format == HP_FORMAT_HTML   ? hp_html_write(out, p, s, o)
                                              : write_text(out, p, s, o);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

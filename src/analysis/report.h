@@ -1,6 +1,7 @@
 /* report.h — the `hotprof report` output: one table per profile type (src/analysis/ptype/: hot
  * methods, hot call pairs, and optionally hot blocks, edges and hot data streams), as aligned text
- * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks.
+ * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks; or
+ * one self-contained HTML page (analysis/html/html.h).
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
@@ -16,7 +17,7 @@
 #include "analysis/symbolize.h"
 
 typedef enum hp_sort_key { HP_SORT_HEAT, HP_SORT_CALLS, HP_SORT_BACKEDGES, HP_SORT_NAME } hp_sort_key;
-typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON, HP_FORMAT_FOLDED } hp_report_format;
+typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON, HP_FORMAT_FOLDED, HP_FORMAT_HTML } hp_report_format;
 
 typedef struct hp_report_opts {
     size_t top;            /* rows per table; 0 = all */
@@ -26,6 +27,7 @@ typedef struct hp_report_opts {
     int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
     const char *fold_type; /* HP_FORMAT_FOLDED: the profile type folded (a core registry name or
                               synonym, core/ptype/ptype.h); NULL: the default (aptype.h, fold_rank) */
+    const hp_profile *compare_ref; /* HP_FORMAT_HTML: a reference profile to compare with, or NULL */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20
@@ -41,6 +43,9 @@ int hp_report_fold_check(const char *name, char *msg, size_t len);
 /* Writes the whole report (text, JSON, or the folded stacks of one profile type, folded.h);
  * 0 on success, -1 if out of memory, the stream failed or o->fold_type cannot be folded. */
 int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+
+/* The text report's header (program, command, mode, totals, sampling, how the run ended). */
+void hp_report_text_header(FILE *out, const hp_profile *p);
 
 /* Fills order[0..p->nfuncs) with the indexes of p->funcs in report order (for tests and tools);
  * 0 on success, -1 out of memory. */

@@ -1,7 +1,8 @@
 /* cmd_report.c — `hotprof report [options] [FILE]` (or `-i FILE`, as perf report): read a
  * profile, symbolize, print the hot methods and call pairs (and blocks/edges/hot data streams on
  * request) as text or JSON on stdout, or one profile type's table as flame-graph folded stacks
- * (--format folded, --type TYPE). Output goes to stdout, or with -o FILE to a file that appears
+ * (--format folded, --type TYPE), or one self-contained HTML page (--format html, with
+ * --compare REF the accuracy against a reference profile; analysis/html/html.h). Output goes to stdout, or with -o FILE to a file that appears
  * whole or not at all (outfile.h). Warnings of the reader and the symbolizer go to stderr so
  * that JSON on stdout stays clean. A write error (a full disk, a closed pipe) exits 1.
  */
@@ -10,6 +11,7 @@
 #include "analysis/symbolize.h"
 #include "cli/commands.h"
 #include "cli/outfile.h"
+#include "cli/read_profile.h"
 #include <stdlib.h>
 
 static const hp_command_desc report_desc = {
@@ -24,11 +26,16 @@ static const hp_command_desc report_desc = {
     "(all rows, recorded counts; ';' and newlines in names become '_'): callpairs as\n"
     "caller;callee (the default when the profile has call pairs), methods as function (heat),\n"
     "blocks as function;file:line. Flame graph: flamegraph.pl out.folded > fg.svg, or open\n"
-    "out.folded in speedscope.\n"};
+    "out.folded in speedscope.\n"
+    "\n"
+    "--format html -o report.html writes one self-contained page (no script, no external resource):\n"
+    "the header, an icicle (flame graph) rebuilt from the call pairs, bar charts of the heaviest\n"
+    "methods and pairs, and the tables; with --compare REF also the accuracy figures of\n"
+    "`hotprof compare` against the reference profile REF, and their plot.\n"};
 
 typedef struct report_args {
     uint64_t top;
-    const char *sort, *format, *input, *type, *output;
+    const char *sort, *format, *input, *type, *output, *compare;
     int blocks, edges, streams;
 } report_args;
 
@@ -40,10 +47,12 @@ static void init_options(hp_option *opts, report_args *a)
          "write the report to FILE (whole or not at all; '-' = stdout, the default)"},
         {HP_OPT_UINT, 't', "top", &a->top, "N", "rows per table (default 20; 0 = all)"},
         {HP_OPT_STRING, 's', "sort", &a->sort, "KEY", "methods by heat|calls|backedges|name (default heat)"},
-        {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded (default text)"},
+        {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
          "--format folded: the profile type to fold, callpairs|methods|blocks (default callpairs if "
          "the profile has call pairs, else methods)"},
+        {HP_OPT_STRING, 0, "compare", &a->compare, "REF",
+         "--format html: add the accuracy against the reference profile REF (as hotprof compare)"},
         {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
         {HP_OPT_FLAG, 0, "edges", &a->edges, NULL, "also list the hottest block-to-block edges"},
         {HP_OPT_FLAG, 0, "streams", &a->streams, NULL, "also list the hot data streams (bursty datastream sampling)"},
@@ -70,7 +79,9 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
     if (hp_report_parse_sort(a->sort, &o->sort))
         return hp_usage_error(&report_desc, "unknown sort key '%s' (heat, calls, backedges, name)", a->sort);
     if (hp_report_parse_format(a->format, &o->format))
-        return hp_usage_error(&report_desc, "unknown format '%s' (text, json, folded)", a->format);
+        return hp_usage_error(&report_desc, "unknown format '%s' (text, json, folded, html)", a->format);
+    if (a->compare && o->format != HP_FORMAT_HTML)
+        return hp_usage_error(&report_desc, "--compare goes with --format html");
     o->fold_type = a->type;
     if (a->type && o->format != HP_FORMAT_FOLDED)
         return hp_usage_error(&report_desc, "--type goes with --format folded");
@@ -87,7 +98,7 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, NULL, 0, 0, 0};
+    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, NULL, NULL, 0, 0, 0};
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_opts ro;
     char **pos, err[512];
@@ -99,15 +110,21 @@ int cmd_report(int argc, char **argv)
     if (npos > 1) return hp_usage_error(&report_desc, "one profile at a time (got '%s' and '%s')", pos[0], pos[1]);
     if (options_to_report(&a, &ro)) return 2;
     const char *path = a.input ? a.input : npos ? pos[0] : HP_DEFAULT_PROFILE;
-    hp_profile *p = hp_profile_read_file(path, err, sizeof err);
+    hp_profile *p = hp_profile_read_file(path, err, sizeof err), *ref = NULL;
     if (!p) {
         fprintf(stderr, "hotprof: %s\n", err);
         return 1;
     }
+    if (a.compare && !(ref = hp_cli_read_profile(a.compare))) {
+        hp_profile_free(p);
+        return 1;
+    }
+    ro.compare_ref = ref;
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     if (!s) {
         fprintf(stderr, "hotprof: out of memory\n");
         hp_profile_free(p);
+        if (ref) hp_profile_free(ref);
         return 1;
     }
     hp_outfile out;
@@ -120,5 +137,6 @@ int cmd_report(int argc, char **argv)
     print_warnings(p, s);
     hp_sym_close(s);
     hp_profile_free(p);
+    if (ref) hp_profile_free(ref);
     return rc ? 1 : 0;
 }

@@ -34,6 +34,10 @@
  *            (hp_merge_guard); counts saturate (hp_merge_accumulate). 0, or -1 after hp_merge_fail.
  *   merge_write  writes acc's merged table as the sections of the merged thread (profbuild.h).
  *            0, or -1 after hp_merge_fail. A type without merge_add is dropped (with a note).
+ *   html     its table for `report --format html` (analysis/html/html.h: escape every name; start
+ *            with its hp_html_heading). NULL: the page shows its `text` table preformatted.
+ *   graph    its members as nodes (self weights) or edges (call counts) of the call graph the
+ *            HTML report's icicle is drawn from (analysis/html/callgraph.h). NULL: none.
  *   fold_rank  which type `--format folded` folds when no --type is given: of the types with a
  *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
  *            highest-ranked). 0: only on request.
@@ -51,6 +55,7 @@
 #include <stdio.h>
 #include "analysis/compare.h"
 #include "analysis/folded.h"
+#include "analysis/html/callgraph.h"
 #include "analysis/reader.h"
 #include "analysis/report.h"
 #include "core/ptype/ptype.h"
@@ -85,6 +90,9 @@ typedef struct hp_aptype {
     /* merge */
     int (*merge_add)(struct hp_merge *m, hp_apt_acc *acc, size_t i);
     int (*merge_write)(struct hp_merge *m, struct hp_pbuild *b, const hp_apt_acc *acc);
+    /* html report */
+    int (*html)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+    int (*graph)(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s);
 } hp_aptype;
 
 /* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */

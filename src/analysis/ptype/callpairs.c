@@ -3,11 +3,13 @@
  * name; ties by site then callee; the caller and the call-site line are looked up at site - 1,
  * the site being a return address); its total; the "call_pairs" compare view; and its folded
  * stacks, `caller;callee count` (two frames, weight calls: they sum to the call-pair events; pairs
- * of one caller and callee through several sites are one stack; the default fold).
+ * of one caller and callee through several sites are one stack; the default fold); its HTML table,
+ * and its pairs as the caller -> callee edges of the HTML report's call graph (html/callgraph.h).
  * Invariants: p->pairs holds one entry per distinct (site, callee); counts saturate.
  */
 #define _GNU_SOURCE
 #include "analysis/folded.h"
+#include "analysis/html/html.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/merge/merge.h"
 #include "analysis/rtable.h"
@@ -184,6 +186,55 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return rc;
 }
 
+/* ---- html ---- */
+
+static void html_row(FILE *out, const hp_profile *p, hp_symbolizer *s, size_t i, uint64_t total)
+{
+    const hp_pair_stat *c = &p->pairs[i];
+    hp_rt_sym caller, callee;
+    char cell[32];
+    hp_rt_describe(s, pair_caller(p, i), &caller);
+    hp_rt_describe(s, c->callee, &callee);
+    fputs("<tr>", out);
+    hp_html_td_num(out, hp_rt_count_cell(cell, sizeof cell, p, CP, c->count));
+    snprintf(cell, sizeof cell, "%.1f", hp_rt_percent(c->count, total));
+    hp_html_td_num(out, cell);
+    hp_html_td(out, caller.name);
+    hp_html_td(out, caller.where);
+    hp_html_td(out, callee.name);
+    fputs("</tr>\n", out);
+}
+
+static int html(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+{
+    size_t *order = ordered(p, s, o), n = hp_rt_rows(p->npairs, o);
+    uint64_t total = hp_profile_total_pairs(p);
+    char title[96], hd[24];
+    if (!order) return -1;
+    snprintf(title, sizeof title, "Hot call pairs: %zu of %zu, by %s", n, p->npairs,
+             o->sort == HP_SORT_NAME ? "caller name" : "count");
+    hp_html_heading(out, title);
+    const char *cols[] = {hp_rt_count_header(hd, sizeof hd, p, CP, "count"), "%", "caller", "call site", "callee"};
+    hp_html_table_head(out, cols, 5);
+    for (size_t i = 0; i < n; i++) html_row(out, p, s, order[i], total);
+    hp_html_table_end(out);
+    if (!n) fputs("<p>(no call-pair counts in this profile)</p>\n", out);
+    free(order);
+    return 0;
+}
+
+/* Every pair as a caller -> callee edge (recorded counts: the icicle uses them as shares). */
+static int graph(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s)
+{
+    for (size_t i = 0; i < p->npairs; i++) {
+        hp_rt_sym caller, callee;
+        hp_rt_describe(s, pair_caller(p, i), &caller);
+        hp_rt_describe(s, p->pairs[i].callee, &callee);
+        if (hp_cg_add_call(g, caller.name, callee.name, p->pairs[i].count)) return -1;
+    }
+    return 0;
+}
+
 /* ---- diff ---- */
 
 static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
@@ -254,4 +305,6 @@ const hp_aptype hp_aptype_callpairs = {
     .fold_rank = 2,
     .merge_add = merge_add,
     .merge_write = merge_write,
+    .html = html,
+    .graph = graph,
 };

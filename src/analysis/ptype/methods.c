@@ -2,11 +2,13 @@
  * function address into p->funcs (calls, back-edges); the "Hot methods" table (heat = calls +
  * back-edges, the HPS measure; sorted by heat, calls, back-edges or name, ties by address); its
  * totals; two compare views, "methods" (heat) and "calls"; and its folded stacks (one frame per
- * function, weight heat: they sum to calls + back-edges; the default fold when there are no pairs).
+ * function, weight heat: they sum to calls + back-edges; the default fold when there are no pairs);
+ * its HTML table, and its functions' heat as the self weights of the HTML report's call graph.
  * Invariants: p->funcs holds one entry per distinct address; counts saturate at UINT64_MAX.
  */
 #define _GNU_SOURCE
 #include "analysis/folded.h"
+#include "analysis/html/html.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/merge/merge.h"
 #include "analysis/rtable.h"
@@ -196,6 +198,57 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return rc;
 }
 
+/* ---- html ---- */
+
+static void html_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_func_stat *f, size_t rank,
+                     uint64_t total)
+{
+    char c[32];
+    hp_rt_sym r;
+    hp_rt_describe(s, f->addr, &r);
+    fprintf(out, "<tr><td class=\"n\">%zu</td>", rank);
+    hp_html_td_num(out, hp_rt_count_cell(c, sizeof c, p, M, heat_of(f)));
+    snprintf(c, sizeof c, "%.1f", hp_rt_percent(heat_of(f), total));
+    hp_html_td_num(out, c);
+    hp_html_td_num(out, hp_rt_count_cell(c, sizeof c, p, M, f->calls));
+    hp_html_td_num(out, hp_rt_count_cell(c, sizeof c, p, M, f->backedges));
+    hp_html_td(out, r.name);
+    hp_html_td(out, r.where);
+    fputs("</tr>\n", out);
+}
+
+static int html(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+{
+    static const char *const by[] = {"heat", "calls", "back-edges", "name"};
+    size_t *order = ordered(p, s, o), n = hp_rt_rows(p->nfuncs, o);
+    uint64_t total = hp_sat_add(hp_profile_total_calls(p), hp_profile_total_backedges(p));
+    char title[128], h1[24], h2[24];
+    if (!order) return -1;
+    snprintf(title, sizeof title, "Hot methods (heat = calls + back-edges): %zu of %zu, by %s", n, p->nfuncs,
+             by[o->sort]);
+    hp_html_heading(out, title);
+    const char *cols[] = {"rank", hp_rt_count_header(h1, sizeof h1, p, M, "heat"), "%",
+                          hp_rt_count_header(h2, sizeof h2, p, M, "calls"),
+                          hp_rt_estimated(p, M) ? "est.back-edges" : "back-edges", "function", "file:line"};
+    hp_html_table_head(out, cols, 7);
+    for (size_t i = 0; i < n; i++) html_row(out, p, s, &p->funcs[order[i]], i + 1, total);
+    hp_html_table_end(out);
+    if (!n) fputs("<p>(no method counts in this profile)</p>\n", out);
+    free(order);
+    return 0;
+}
+
+/* Self weight of each function: its heat (recorded counts; the icicle's shares are scale-free). */
+static int graph(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s)
+{
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        hp_rt_sym r;
+        hp_rt_describe(s, p->funcs[i].addr, &r);
+        if (hp_cg_add_self(g, r.name, heat_of(&p->funcs[i]))) return -1;
+    }
+    return 0;
+}
+
 /* ---- diff ---- */
 
 static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
@@ -271,4 +324,6 @@ const hp_aptype hp_aptype_methods = {
     .fold_rank = 1,
     .merge_add = merge_add,
     .merge_write = merge_write,
+    .html = html,
+    .graph = graph,
 };
