@@ -8,6 +8,7 @@
  * here, so a type writes its member(s) without commas around them.
  * Folded: no header, only the folded stacks of one type (its `folded` hook; which type: --type or
  * the highest fold_rank with rows, aptype.h).
+ * Pprof: analysis/pprof/export.h writes it (the same choice of type).
  * Every INFO key is spelled through core/format/info_keys.h. Output of a table is byte-for-byte
  * what it was before types were plug-ins (tests/e2e and the golden outputs check that).
  */
@@ -34,6 +35,7 @@ int hp_report_parse_format(const char *word, hp_report_format *out)
     if (strcmp(word, "text") == 0) return *out = HP_FORMAT_TEXT, 0;
     if (strcmp(word, "json") == 0) return *out = HP_FORMAT_JSON, 0;
     if (strcmp(word, "folded") == 0) return *out = HP_FORMAT_FOLDED, 0;
+    if (strcmp(word, "pprof") == 0) return *out = HP_FORMAT_PPROF, 0;
     return -1;
 }
 
@@ -256,6 +258,7 @@ int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
 {
     int rc = o->format == HP_FORMAT_JSON     ? write_json(out, p, s, o)
              : o->format == HP_FORMAT_FOLDED ? write_folded(out, p, s, o)
+             : o->format == HP_FORMAT_PPROF  ? hp_pprof_write(out, p, s, o->fold_type, (hp_pprof_symbols)o->pprof_symbols)
                                              : write_text(out, p, s, o);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

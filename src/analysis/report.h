@@ -1,6 +1,7 @@
 /* report.h — the `hotprof report` output: one table per profile type (src/analysis/ptype/: hot
  * methods, hot call pairs, and optionally hot blocks, edges and hot data streams), as aligned text
- * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks.
+ * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks or
+ * as a gzipped pprof profile (analysis/pprof/export.h).
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
@@ -16,7 +17,7 @@
 #include "analysis/symbolize.h"
 
 typedef enum hp_sort_key { HP_SORT_HEAT, HP_SORT_CALLS, HP_SORT_BACKEDGES, HP_SORT_NAME } hp_sort_key;
-typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON, HP_FORMAT_FOLDED } hp_report_format;
+typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON, HP_FORMAT_FOLDED, HP_FORMAT_PPROF } hp_report_format;
 
 typedef struct hp_report_opts {
     size_t top;            /* rows per table; 0 = all */
@@ -24,8 +25,10 @@ typedef struct hp_report_opts {
     hp_report_format format;
     int blocks, edges;     /* also print the hot blocks / edges tables */
     int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
-    const char *fold_type; /* HP_FORMAT_FOLDED: the profile type folded (a core registry name or
-                              synonym, core/ptype/ptype.h); NULL: the default (aptype.h, fold_rank) */
+    const char *fold_type; /* HP_FORMAT_FOLDED, _PPROF: the profile type folded / exported (a core
+                              registry name or synonym, core/ptype/ptype.h); NULL: the default
+                              (aptype.h, fold_rank) */
+    int pprof_symbols;     /* HP_FORMAT_PPROF: enum hp_pprof_symbols (analysis/pprof/export.h) */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20

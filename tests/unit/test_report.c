@@ -187,7 +187,7 @@ TEST(json_is_valid_and_escaped)
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     size_t len = 0;
-    hp_report_opts o = {2, HP_SORT_HEAT, HP_FORMAT_JSON, 1, 1, 0, NULL};
+    hp_report_opts o = {2, HP_SORT_HEAT, HP_FORMAT_JSON, 1, 1, 0, NULL, 0};
     char *out = render(p, s, o, &len);
     REQUIRE(out != NULL);
     CHECK(json_valid(out, len));
@@ -225,7 +225,7 @@ TEST(text_fits_100_columns_and_tells_the_run_state)
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     size_t len;
-    hp_report_opts o = {HP_REPORT_DEFAULT_TOP, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL};
+    hp_report_opts o = {HP_REPORT_DEFAULT_TOP, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL, 0};
     char *out = render(p, s, o, &len);
     REQUIRE(out != NULL);
     CHECK(longest_line(out) <= 100);
@@ -265,7 +265,7 @@ TEST(bursty_counts_are_estimates)
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     REQUIRE(s != NULL);
-    hp_report_opts o = {0, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL};
+    hp_report_opts o = {0, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL, 0};
     size_t n;
     char *text = render(p, s, o, &n);
     REQUIRE(text != NULL);

@@ -29,7 +29,11 @@
  *            member added to rows (a call pair as "caller;callee"), names from hp_rt_portable_name
  *            so that rebuilds of one program match; weights the shares of its report table are
  *            of. Equal names are merged by diff. 0, or -1 out of memory. NULL: not diffed.
- *   fold_rank  which type `--format folded` folds when no --type is given: of the types with a
+ *   pprof    its table as pprof samples (`report --format pprof`, analysis/pprof/export.h): declares
+ *            its sample types (hp_pprof_sample_type), calls hp_pprof_export_sampling with its HPS
+ *            type, and adds every row as a sample of recorded counts, locations from
+ *            hp_pprof_export_location, leaf first. 0, or -1 out of memory. NULL: not exported.
+ *   fold_rank  which type `--format folded` (or pprof) exports when no --type is given: of the types with a
  *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
  *            highest-ranked). 0: only on request.
  * Text, JSON and folded hooks return 0, or -1 when out of memory.
@@ -46,6 +50,7 @@
 #include <stdio.h>
 #include "analysis/compare.h"
 #include "analysis/folded.h"
+#include "analysis/pprof/export.h"
 #include "analysis/reader.h"
 #include "analysis/report.h"
 #include "core/ptype/ptype.h"
@@ -72,6 +77,7 @@ typedef struct hp_aptype {
     /* export */
     int (*folded)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int fold_rank;
+    int (*pprof)(hp_pprof_export *x);
     /* diff */
     int (*diff_rows)(hp_fold *rows, const hp_profile *p, hp_symbolizer *s);
 } hp_aptype;

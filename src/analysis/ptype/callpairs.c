@@ -3,7 +3,8 @@
  * name; ties by site then callee; the caller and the call-site line are looked up at site - 1,
  * the site being a return address); its total; the "call_pairs" compare view; and its folded
  * stacks, `caller;callee count` (two frames, weight calls: they sum to the call-pair events; pairs
- * of one caller and callee through several sites are one stack; the default fold).
+ * of one caller and callee through several sites are one stack; the default fold); its pprof
+ * samples (callee, caller: leaf first; value calls).
  * Invariants: p->pairs holds one entry per distinct (site, callee); counts saturate.
  */
 #define _GNU_SOURCE
@@ -183,6 +184,20 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return rc;
 }
 
+/* ---- pprof: two-frame stacks, callee (leaf) then caller at site - 1, value calls ---- */
+
+static int pprof(hp_pprof_export *x)
+{
+    const hp_profile *p = x->p;
+    if (hp_pprof_sample_type(x->b, "calls", "count") || hp_pprof_export_sampling(x, CP, "calls")) return -1;
+    for (size_t i = 0; i < p->npairs; i++) {
+        uint64_t locs[2] = {hp_pprof_export_location(x, p->pairs[i].callee), hp_pprof_export_location(x, pair_caller(p, i))};
+        int64_t v = hp_pprof_value(p->pairs[i].count);
+        if (!locs[0] || !locs[1] || hp_pprof_sample(x->b, locs, 2, &v, 1)) return -1;
+    }
+    return 0;
+}
+
 /* ---- diff ---- */
 
 static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
@@ -225,6 +240,7 @@ const hp_aptype hp_aptype_callpairs = {
     .views = views,
     .nviews = 1,
     .folded = folded,
+    .pprof = pprof,
     .diff_rows = diff_rows,
     .fold_rank = 2,
 };

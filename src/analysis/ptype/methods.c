@@ -2,7 +2,8 @@
  * function address into p->funcs (calls, back-edges); the "Hot methods" table (heat = calls +
  * back-edges, the HPS measure; sorted by heat, calls, back-edges or name, ties by address); its
  * totals; two compare views, "methods" (heat) and "calls"; and its folded stacks (one frame per
- * function, weight heat: they sum to calls + back-edges; the default fold when there are no pairs).
+ * function, weight heat: they sum to calls + back-edges; the default fold when there are no pairs);
+ * its pprof samples (one frame, values calls and heat).
  * Invariants: p->funcs holds one entry per distinct address; counts saturate at UINT64_MAX.
  */
 #define _GNU_SOURCE
@@ -195,6 +196,23 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return rc;
 }
 
+/* ---- pprof: one-frame stacks, values calls and heat (the default) ---- */
+
+static int pprof(hp_pprof_export *x)
+{
+    const hp_profile *p = x->p;
+    if (hp_pprof_sample_type(x->b, "calls", "count") || hp_pprof_sample_type(x->b, "heat", "count") ||
+        hp_pprof_default_type(x->b, "heat") || hp_pprof_export_sampling(x, M, "calls"))
+        return -1;
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        const hp_func_stat *f = &p->funcs[i];
+        uint64_t loc = hp_pprof_export_location(x, f->addr);
+        int64_t v[2] = {hp_pprof_value(f->calls), hp_pprof_value(heat_of(f))};
+        if (!loc || hp_pprof_sample(x->b, &loc, 1, v, 2)) return -1;
+    }
+    return 0;
+}
+
 /* ---- diff ---- */
 
 static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
@@ -243,6 +261,7 @@ const hp_aptype hp_aptype_methods = {
     .views = views,
     .nviews = 2,
     .folded = folded,
+    .pprof = pprof,
     .diff_rows = diff_rows,
     .fold_rank = 1,
 };
