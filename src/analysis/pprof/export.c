@@ -16,6 +16,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 #include <zlib.h>
 
 int hp_pprof_parse_symbols(const char *word, hp_pprof_symbols *out)
@@ -71,8 +74,31 @@ static void hex(const uint8_t *bytes, uint32_t n, char *out, size_t len)
     out[w] = 0;
 }
 
-/* One mapping per module: [lo, hi) at run time; file offset 0, the first PT_LOAD's (ELF files
- * begin their first loadable segment at offset 0, and lo is where that segment was mapped). */
+/* The module's executable PT_LOAD segment at run time, page-aligned, as /proc/PID/maps shows it
+ * (pprof readers find the file address of a location from start and offset: `go tool pprof`
+ * from the executable segment's address, google/pprof from the segment holding the offset).
+ * 0, or -1 if the file cannot be read (then the caller maps [lo, hi) from offset 0). */
+static int exec_segment(const hp_module *m, uint64_t *start, uint64_t *limit, uint64_t *offset)
+{
+    int fd = m->path[0] == '/' ? open(m->path, O_RDONLY | O_CLOEXEC) : -1, rc = -1;
+    Elf *e = fd >= 0 && elf_version(EV_CURRENT) != EV_NONE ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+    size_t n = 0;
+    if (e && elf_getphdrnum(e, &n) == 0) {
+        for (size_t i = 0; i < n && rc; i++) {
+            GElf_Phdr ph;
+            if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+            uint64_t pad = ph.p_vaddr & 0xfff;
+            *start = m->base + ph.p_vaddr - pad, *offset = ph.p_offset - (ph.p_offset & 0xfff);
+            *limit = (m->base + ph.p_vaddr + ph.p_memsz + 0xfff) & ~(uint64_t)0xfff;
+            rc = 0;
+        }
+    }
+    if (e) elf_end(e);
+    if (fd >= 0) close(fd);
+    return rc;
+}
+
+/* One mapping per module: its executable segment, else [lo, hi) from file offset 0. */
 static int add_mappings(hp_pprof_export *x)
 {
     const hp_profile *p = x->p;
@@ -82,6 +108,7 @@ static int add_mappings(hp_pprof_export *x)
         char id[2 * 64 + 1];
         hex(m->buildid, m->buildid_len, id, sizeof id);
         hp_pprof_mapping_desc d = {m->lo, m->hi, 0, m->path, id, full, full, full};
+        exec_segment(m, &d.start, &d.limit, &d.offset);
         if (!(x->module_mapping[i] = hp_pprof_mapping(x->b, &d))) return -1;
     }
     return 0;
