@@ -3,7 +3,8 @@
 # that are missing (a no-op when all are present). Needs root (or sudo) when something is missing.
 set -eu
 packages=(make gcc clang libclang-rt-14-dev libdw-dev libelf-dev zlib1g-dev libcapstone-dev
-          libseccomp-dev libprotobuf-c-dev protobuf-c-compiler valgrind python3 hyperfine cmake)
+          libseccomp-dev libprotobuf-c-dev protobuf-c-compiler valgrind python3 hyperfine cmake
+          golang-go)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
