@@ -12,6 +12,8 @@ prints lib.sh-style lines ("ok LABEL: what" / "FAIL LABEL: what").
   traces REPORT.json TRACES.txt LABEL
       TRACES.txt is `go tool pprof -traces` of a callpairs export: every trace is callee (leaf),
       caller; summed by (caller, callee) they equal the JSON call pairs (recorded counts).
+  total REPORT.json TOP.txt TOTALS_KEY LABEL
+      the total of a -top output equals the JSON "totals" member TOTALS_KEY (blocks: every block).
   names TOP_FULL.txt TOP_ADDR.txt LABEL
       two -top outputs (full symbols; addresses only, symbolized by pprof): same names, same counts.
 """
@@ -78,6 +80,12 @@ def check_traces(json_path, traces_path, label):
            + (f"; differ: {diff[:3]}" if diff else ""))
 
 
+def check_total(json_path, top_path, key, label):
+    want = json.load(open(json_path))["totals"][key]
+    _, total = parse_top(top_path)
+    report(total == want and want > 0, label, f"pprof total {total} = JSON totals.{key} {want}")
+
+
 def check_names(full_path, addr_path, label):
     full, tf = parse_top(full_path)
     addr, ta = parse_top(addr_path)
@@ -91,6 +99,8 @@ def main():
         check_top(*args)
     elif mode == "traces":
         check_traces(*args)
+    elif mode == "total":
+        check_total(*args)
     elif mode == "names":
         check_names(*args)
     else:

@@ -36,6 +36,9 @@ if "$HP" cc -O2 -o gametree "$ROOT/bench/workloads/gametree.c" -lm; then
     export_all exhaustive exh.data
     check "default type is callpairs (as --format folded)" sh -c "'$HP' report --format pprof -o - exh.data | cmp -s - exhaustive.c.pb.gz"
     check "-o - writes the same bytes as -o FILE" sh -c "'$HP' report --format pprof --type methods -o - exh.data | cmp -s - exhaustive.m.pb.gz"
+    "$HP" report --format pprof --type blocks -o blocks.pb.gz exh.data
+    PPROF -top -nodecount=1 blocks.pb.gz > blocks.top
+    python3 "$PY" total exhaustive.json blocks.top blocks "exhaustive blocks"
     PPROF -raw exhaustive.m.pb.gz > exhaustive.raw
     check "raw: sample types calls and heat (default)" grep -q 'calls/count heat/count\[dflt\]' exhaustive.raw
     id=$("$HP" info exh.data | grep 'build-id' | grep -m1 'gametree$' | grep -oE 'build-id [0-9a-f]+' | cut -d' ' -f2)

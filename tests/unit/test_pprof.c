@@ -161,7 +161,8 @@ TEST(encoded_profile_decodes_to_the_model)
         build_random(b, &m, &r);
         uint8_t *buf;
         size_t len;
-        REQUIRE(hp_pprof_encode(b, &buf, &len) == 0);
+        int rc = hp_pprof_encode(b, &buf, &len); /* REQUIRE evaluates its condition twice */
+        REQUIRE(rc == 0);
         HpPprof__Profile *p = hp_pprof__profile__unpack(NULL, len, buf);
         CHECK(p != NULL);
         if (p) check_decoded(p, &m), hp_pprof__profile__free_unpacked(p, NULL);
@@ -175,7 +176,9 @@ TEST(empty_profile_encodes)
     hp_pprof *b = hp_pprof_new();
     uint8_t *buf;
     size_t len;
-    REQUIRE(b && hp_pprof_encode(b, &buf, &len) == 0);
+    REQUIRE(b != NULL);
+    int rc = hp_pprof_encode(b, &buf, &len); /* REQUIRE evaluates its condition twice */
+    REQUIRE(rc == 0);
     HpPprof__Profile *p = hp_pprof__profile__unpack(NULL, len, buf);
     CHECK(p && p->n_string_table == 1 && p->n_sample == 0);
     if (p) hp_pprof__profile__free_unpacked(p, NULL);
