@@ -43,6 +43,7 @@ if "$HP" cc -O2 -o gametree "$ROOT/bench/workloads/gametree.c" -lm; then
     check "raw: sample types calls and heat (default)" grep -q 'calls/count heat/count\[dflt\]' exhaustive.raw
     id=$("$HP" info exh.data | grep 'build-id' | grep -m1 'gametree$' | grep -oE 'build-id [0-9a-f]+' | cut -d' ' -f2)
     check "raw: the mapping has the build-id ($id)" grep -q "/gametree ${id:-none}" exhaustive.raw
+    check "raw: the collection time is the run's start" grep -q "^Time: $(date -d @"$("$HP" info exh.data | awk '$1 == "start_time" {print int($2)}')" +%Y-%m-%d)" exhaustive.raw
     check "raw: functions carry file and line" grep -qE ' evaluate .*gametree\.c:[0-9]+ s=[0-9]+' exhaustive.raw
 
     # sampled: HPS counters in every hook (estimates in the report) and patched bursts (raw counts)

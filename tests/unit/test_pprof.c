@@ -110,6 +110,7 @@ static void build_random(hp_pprof *b, model *m, hp_rng *r)
     CHECK(hp_pprof_default_type(b, types[m->ntypes - 1]) == 0);
     CHECK(hp_pprof_period(b, "calls", "count", 42) == 0);
     CHECK(hp_pprof_comment(b, "a comment") == 0);
+    hp_pprof_time(b, 1795473294454376527);
 }
 
 static const char *str(const HpPprof__Profile *p, int64_t i)
@@ -148,6 +149,7 @@ static void check_decoded(const HpPprof__Profile *p, const model *m)
     CHECK(!strcmp(str(p, p->default_sample_type), str(p, p->sample_type[m->ntypes - 1]->type)));
     CHECK(p->period == 42 && p->period_type && !strcmp(str(p, p->period_type->unit), "count"));
     CHECK(p->n_comment == 1 && !strcmp(str(p, p->comment[0]), "a comment"));
+    CHECK(p->time_nanos == 1795473294454376527);
 }
 
 TEST(encoded_profile_decodes_to_the_model)

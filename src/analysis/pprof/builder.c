@@ -29,7 +29,7 @@ struct hp_pprof {
     int64_t *valpool; size_t nvalpool, capvalpool;
     vtype *types; size_t ntypes, captypes;
     int64_t *comments; size_t ncomments, capcomments;
-    vtype period_type; int64_t period, default_type;
+    vtype period_type; int64_t period, default_type, time_nanos;
 };
 
 /* Makes room for `need` elements of size elem in *arr (capacity *cap); 0 or -1. */
@@ -164,6 +164,8 @@ int hp_pprof_comment(hp_pprof *b, const char *text)
     b->comments[b->ncomments++] = s;
     return 0;
 }
+
+void hp_pprof_time(hp_pprof *b, int64_t unix_nanos) { b->time_nanos = unix_nanos; }
 
 /* ---- mappings, functions, locations ---- */
 
@@ -335,7 +337,7 @@ int hp_pprof_encode(const hp_pprof *b, uint8_t **out, size_t *len)
         p.n_string_table = b->nstrs, p.string_table = b->strs;
         p.period_type = &m.period_type, p.period = b->period;
         p.n_comment = b->ncomments, p.comment = b->comments;
-        p.default_sample_type = b->default_type;
+        p.default_sample_type = b->default_type, p.time_nanos = b->time_nanos;
         size_t n = hp_pprof__profile__get_packed_size(&p);
         if ((*out = malloc(n + 1)) != NULL) *len = hp_pprof__profile__pack(&p, *out), rc = 0;
     }

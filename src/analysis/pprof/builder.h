@@ -37,6 +37,7 @@ int hp_pprof_default_type(hp_pprof *b, const char *type);
 /* Profile.period_type and period; 0 or -1. */
 int hp_pprof_period(hp_pprof *b, const char *type, const char *unit, int64_t period);
 int hp_pprof_comment(hp_pprof *b, const char *text); /* 0 or -1 */
+void hp_pprof_time(hp_pprof *b, int64_t unix_nanos);  /* Profile.time_nanos: when it was collected */
 
 uint64_t hp_pprof_mapping(hp_pprof *b, const hp_pprof_mapping_desc *m);
 /* filename NULL or "" and start_line 0 when unknown; system_name NULL: same as name. */

@@ -179,6 +179,21 @@ int hp_pprof_export_sampling(hp_pprof_export *x, int t, const char *what)
     return hp_pprof_comment(x->b, "values are RECORDED (sampled) counts; no frequency known to estimate from");
 }
 
+/* Profile.time_nanos from INFO start_time ("SECONDS.NANOSECONDS"); left 0 when absent or odd. */
+static void add_time(hp_pprof_export *x)
+{
+    const char *v = hp_profile_info(x->p, HP_INFO_START_TIME);
+    char *end;
+    if (!v) return;
+    unsigned long long sec = strtoull(v, &end, 10), ns = 0;
+    int digits = 0;
+    if (end == v || sec > (unsigned long long)INT64_MAX / 1000000000ull) return;
+    if (*end == '.')
+        for (end++; *end >= '0' && *end <= '9' && digits < 9; end++, digits++) ns = ns * 10 + (unsigned)(*end - '0');
+    for (; digits < 9; digits++) ns *= 10;
+    hp_pprof_time(x->b, (int64_t)(sec * 1000000000ull + ns));
+}
+
 static int add_comments(hp_pprof_export *x, const hp_aptype *t)
 {
     const hp_profile *p = x->p;
@@ -213,6 +228,7 @@ static int gzip_write(FILE *out, const uint8_t *data, size_t len)
 static int build(hp_pprof_export *x, const hp_aptype *t)
 {
     if (add_mappings(x) || t->pprof(x) || add_comments(x, t)) return -1;
+    add_time(x);
     return 0;
 }
 
