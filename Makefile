@@ -20,7 +20,7 @@ B        ?= build
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
 OPT      ?= -O2 -g
 CFLAGS   ?=
-BASEFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -Iinclude -Isrc
+BASEFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -Iinclude -Isrc -I$(B)/gen
 ifeq ($(SAN),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDSAN     := -fsanitize=address,undefined
@@ -38,12 +38,15 @@ UNIT_SRC     := $(wildcard tests/unit/test_*.c)
 obj = $(patsubst %.c,$(B)/%.o,$(1))
 CORE_OBJ     := $(call obj,$(CORE_SRC))
 RUNTIME_OBJ  := $(call obj,$(RUNTIME_SRC))
-ANALYSIS_OBJ := $(call obj,$(ANALYSIS_SRC))
+# The pprof schema is compiled by protoc-c at build time into $(B)/gen (never into git).
+PPROF_PROTO  := src/analysis/pprof/profile.proto
+PPROF_GEN    := $(B)/gen/analysis/pprof/profile.pb-c
+ANALYSIS_OBJ := $(call obj,$(ANALYSIS_SRC)) $(PPROF_GEN).o
 SIM_OBJ      := $(call obj,$(SIM_SRC))
 CLI_OBJ      := $(call obj,$(CLI_SRC))
 UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-ANALYSIS_LIBS := -ldw -lelf -lz -lcapstone
+ANALYSIS_LIBS := -ldw -lelf -lz -lcapstone -lprotobuf-c
 RT_LIBS       := -lpthread -ldl -lm
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
@@ -59,6 +62,16 @@ $(B)/rtcore/%.o: src/core/%.c
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -MMD -MP -c $< -o $@
+
+# Generated code: compiled with the warnings but without -Werror (its style is protoc-c's).
+$(PPROF_GEN).c: $(PPROF_PROTO)
+	@mkdir -p $(B)/gen
+	protoc-c --proto_path=src --c_out=$(B)/gen $(PPROF_PROTO)
+$(PPROF_GEN).h: $(PPROF_GEN).c ;
+$(PPROF_GEN).o: $(PPROF_GEN).c $(PPROF_GEN).h
+	$(CC) $(filter-out -Werror,$(ALLCFLAGS)) -c $< -o $@
+# Everything that may include the generated header waits for it (the first build has no .d files).
+$(call obj,$(ANALYSIS_SRC) $(CLI_SRC)) $(UNIT_BIN): | $(PPROF_GEN).h
 
 RTCORE_OBJ := $(patsubst src/core/%.c,$(B)/rtcore/%.o,$(CORE_SRC))
 $(B)/lib/libhotprof_core.a: $(CORE_OBJ)

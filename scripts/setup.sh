@@ -5,7 +5,8 @@ set -eu
 packages=(make gcc clang libclang-rt-14-dev libdw-dev libelf-dev zlib1g-dev libcapstone-dev
           libseccomp-dev libprotobuf-c-dev protobuf-c-compiler valgrind python3 hyperfine cmake
           man-db groff-base pkg-config bash-completion
-          chromium) # chromium: tests only (tests/e2e/test_html.sh renders the HTML report headless)
+          chromium golang-go) # chromium, golang-go: tests only (test_html.sh renders the HTML report
+                              # headless; test_pprof.sh reads our pprof with go tool pprof)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -9,6 +9,7 @@
  * Folded: no header, only the folded stacks of one type (its `folded` hook; which type: --type or
  * the highest fold_rank with rows, aptype.h).
  * HTML: one self-contained page, written by analysis/html/ (html.h).
+ * Pprof: analysis/pprof/export.h writes it (the same choice of type).
  * Every INFO key is spelled through core/format/info_keys.h. Output of a table is byte-for-byte
  * what it was before types were plug-ins (tests/e2e and the golden outputs check that).
  */
@@ -37,6 +38,7 @@ int hp_report_parse_format(const char *word, hp_report_format *out)
     if (strcmp(word, "json") == 0) return *out = HP_FORMAT_JSON, 0;
     if (strcmp(word, "folded") == 0) return *out = HP_FORMAT_FOLDED, 0;
     if (strcmp(word, "html") == 0) return *out = HP_FORMAT_HTML, 0;
+    if (strcmp(word, "pprof") == 0) return *out = HP_FORMAT_PPROF, 0;
     return -1;
 }
 
@@ -260,6 +262,7 @@ int hp_report_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
     int rc = o->format == HP_FORMAT_JSON     ? write_json(out, p, s, o)
              : o->format == HP_FORMAT_FOLDED ? write_folded(out, p, s, o)
              : o->format == HP_FORMAT_HTML   ? hp_html_write(out, p, s, o)
+             : o->format == HP_FORMAT_PPROF  ? hp_pprof_write(out, p, s, o->fold_type, (hp_pprof_symbols)o->pprof_symbols)
                                              : write_text(out, p, s, o);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

@@ -1,7 +1,8 @@
 /* report.h — the `hotprof report` output: one table per profile type (src/analysis/ptype/: hot
  * methods, hot call pairs, and optionally hot blocks, edges and hot data streams), as aligned text
- * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks; or
- * one self-contained HTML page (analysis/html/html.h).
+ * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks or
+ * as a gzipped pprof profile (analysis/pprof/export.h); or one self-contained HTML page
+ * (analysis/html/html.h).
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
@@ -17,7 +18,9 @@
 #include "analysis/symbolize.h"
 
 typedef enum hp_sort_key { HP_SORT_HEAT, HP_SORT_CALLS, HP_SORT_BACKEDGES, HP_SORT_NAME } hp_sort_key;
-typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_JSON, HP_FORMAT_FOLDED, HP_FORMAT_HTML } hp_report_format;
+typedef enum hp_report_format {
+    HP_FORMAT_TEXT, HP_FORMAT_JSON, HP_FORMAT_FOLDED, HP_FORMAT_PPROF, HP_FORMAT_HTML
+} hp_report_format;
 
 typedef struct hp_report_opts {
     size_t top;            /* rows per table; 0 = all */
@@ -25,9 +28,11 @@ typedef struct hp_report_opts {
     hp_report_format format;
     int blocks, edges;     /* also print the hot blocks / edges tables */
     int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
-    const char *fold_type; /* HP_FORMAT_FOLDED: the profile type folded (a core registry name or
-                              synonym, core/ptype/ptype.h); NULL: the default (aptype.h, fold_rank) */
     const hp_profile *compare_ref; /* HP_FORMAT_HTML: a reference profile to compare with, or NULL */
+    const char *fold_type; /* HP_FORMAT_FOLDED, _PPROF: the profile type folded / exported (a core
+                              registry name or synonym, core/ptype/ptype.h); NULL: the default
+                              (aptype.h, fold_rank) */
+    int pprof_symbols;     /* HP_FORMAT_PPROF: enum hp_pprof_symbols (analysis/pprof/export.h) */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20

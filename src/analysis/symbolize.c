@@ -180,6 +180,7 @@ static void resolve(hp_symbolizer *s, hp_symbol *sym)
     const char *name = dwfl_module_addrinfo(mod, sym->addr, &off, &es, NULL, NULL, NULL);
     if (name && name[0]) {
         sym->function = hp_sym_demangle(s, name);
+        sym->symbol = name; /* libdwfl's string table: valid until dwfl_end (hp_sym_close) */
         sym->func_start = sym->addr - off;
     }
     Dwfl_Line *line = dwfl_module_getsrc(mod, sym->addr);

@@ -19,6 +19,7 @@
 typedef struct hp_symbol {
     uint64_t addr;
     const char *function;   /* NULL when unknown */
+    const char *symbol;     /* the function's symbol as in the object (mangled); NULL when unknown */
     uint64_t func_start;    /* meaningful when function != NULL */
     const hp_module *module;/* the recorded module holding addr, or NULL */
     const char *file;       /* source file, NULL when unknown */

@@ -1,11 +1,14 @@
 /* cmd_report.c — `hotprof report [options] [FILE]` (or `-i FILE`, as perf report): read a
  * profile, symbolize, print the hot methods and call pairs (and blocks/edges/hot data streams on
  * request) as text or JSON on stdout, or one profile type's table as flame-graph folded stacks
- * (--format folded, --type TYPE), or one self-contained HTML page (--format html, with
- * --compare REF the accuracy against a reference profile; analysis/html/html.h). Output goes to stdout, or with -o FILE to a file that appears
+ * (--format folded, --type TYPE), as a gzipped pprof profile (--format pprof, never onto a
+ * terminal; analysis/pprof/export.h), or one self-contained HTML page (--format html, with
+ * --compare REF the accuracy against a reference profile; analysis/html/html.h). Output goes to
+ * stdout, or with -o FILE to a file that appears
  * whole or not at all (outfile.h). Warnings of the reader and the symbolizer go to stderr so
  * that JSON on stdout stays clean. A write error (a full disk, a closed pipe) exits 1.
  */
+#include "analysis/pprof/export.h"
 #include "analysis/profile.h"
 #include "analysis/report.h"
 #include "analysis/symbolize.h"
@@ -13,6 +16,8 @@
 #include "cli/outfile.h"
 #include "cli/read_profile.h"
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static const hp_command_desc report_desc = {
     "report", "[options] [-i FILE | FILE]",
@@ -28,6 +33,11 @@ static const hp_command_desc report_desc = {
     "blocks as function;file:line. Flame graph: flamegraph.pl out.folded > fg.svg, or open\n"
     "out.folded in speedscope.\n"
     "\n"
+    "--format pprof writes one profile type as a gzipped pprof profile (binary: needs -o FILE or a\n"
+    "redirect): methods (values calls and heat), callpairs (callee, caller) or blocks, chosen as for\n"
+    "folded; recorded counts, the sampling settings in comments. View: go tool pprof -top out.pb.gz,\n"
+    "go tool pprof -http=:8080 out.pb.gz (docs/pprof.md).\n"
+    "\n"
     "--format html -o report.html writes one self-contained page (no script, no external resource):\n"
     "the header, an icicle (flame graph) rebuilt from the call pairs, bar charts of the heaviest\n"
     "methods and pairs, and the tables; with --compare REF also the accuracy figures of\n"
@@ -35,7 +45,7 @@ static const hp_command_desc report_desc = {
 
 typedef struct report_args {
     uint64_t top;
-    const char *sort, *format, *input, *type, *output, *compare;
+    const char *sort, *format, *input, *type, *output, *compare, *pprof_symbols;
     int blocks, edges, streams;
 } report_args;
 
@@ -47,10 +57,13 @@ static void init_options(hp_option *opts, report_args *a)
          "write the report to FILE (whole or not at all; '-' = stdout, the default)"},
         {HP_OPT_UINT, 't', "top", &a->top, "N", "rows per table (default 20; 0 = all)"},
         {HP_OPT_STRING, 's', "sort", &a->sort, "KEY", "methods by heat|calls|backedges|name (default heat)"},
-        {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|html (default text)"},
+        {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|pprof|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
-         "--format folded: the profile type to fold, callpairs|methods|blocks (default callpairs if "
-         "the profile has call pairs, else methods)"},
+         "--format folded or pprof: the profile type to fold or export, callpairs|methods|blocks "
+         "(default callpairs if the profile has call pairs, else methods)"},
+        {HP_OPT_STRING, 0, "pprof-symbols", &a->pprof_symbols, "HOW",
+         "--format pprof: full (function names, files and lines; default) or none (addresses and "
+         "build-ids only: pprof symbolizes from the binaries)"},
         {HP_OPT_STRING, 0, "compare", &a->compare, "REF",
          "--format html: add the accuracy against the reference profile REF (as hotprof compare)"},
         {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
@@ -69,6 +82,21 @@ void cmd_report_usage(FILE *out)
     hp_print_usage(out, &report_desc, opts);
 }
 
+/* --pprof-symbols, and no binary pprof data onto a terminal. */
+static int pprof_options(const report_args *a, hp_report_opts *o)
+{
+    hp_pprof_symbols sym = HP_PPROF_SYMBOLS_FULL;
+    int to_stdout = !a->output || !strcmp(a->output, "-");
+    if (a->pprof_symbols && o->format != HP_FORMAT_PPROF)
+        return hp_usage_error(&report_desc, "--pprof-symbols goes with --format pprof");
+    if (a->pprof_symbols && hp_pprof_parse_symbols(a->pprof_symbols, &sym))
+        return hp_usage_error(&report_desc, "unknown --pprof-symbols '%s' (full, none)", a->pprof_symbols);
+    o->pprof_symbols = (int)sym;
+    if (o->format == HP_FORMAT_PPROF && to_stdout && isatty(STDOUT_FILENO))
+        return hp_usage_error(&report_desc, "refusing to write binary pprof data to a terminal: use -o FILE or a redirect");
+    return 0;
+}
+
 static int options_to_report(const report_args *a, hp_report_opts *o)
 {
     char msg[256];
@@ -79,15 +107,16 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
     if (hp_report_parse_sort(a->sort, &o->sort))
         return hp_usage_error(&report_desc, "unknown sort key '%s' (heat, calls, backedges, name)", a->sort);
     if (hp_report_parse_format(a->format, &o->format))
-        return hp_usage_error(&report_desc, "unknown format '%s' (text, json, folded, html)", a->format);
+        return hp_usage_error(&report_desc, "unknown format '%s' (text, json, folded, pprof, html)", a->format);
     if (a->compare && o->format != HP_FORMAT_HTML)
         return hp_usage_error(&report_desc, "--compare goes with --format html");
     o->fold_type = a->type;
-    if (a->type && o->format != HP_FORMAT_FOLDED)
-        return hp_usage_error(&report_desc, "--type goes with --format folded");
-    if (a->type && hp_report_fold_check(a->type, msg, sizeof msg))
+    int pprof = o->format == HP_FORMAT_PPROF;
+    if (a->type && o->format != HP_FORMAT_FOLDED && !pprof)
+        return hp_usage_error(&report_desc, "--type goes with --format folded or pprof");
+    if (a->type && (pprof ? hp_pprof_type_check(a->type, msg, sizeof msg) : hp_report_fold_check(a->type, msg, sizeof msg)))
         return hp_usage_error(&report_desc, "%s", msg);
-    return 0;
+    return pprof_options(a, o);
 }
 
 static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
@@ -98,9 +127,9 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, NULL, NULL, 0, 0, 0};
+    report_args a = {.top = HP_REPORT_DEFAULT_TOP, .sort = "heat", .format = "text"};
     hp_option opts[HP_OPTIONS_MAX];
-    hp_report_opts ro;
+    hp_report_opts ro = {0};
     char **pos, err[512];
     int npos;
     init_options(opts, &a);

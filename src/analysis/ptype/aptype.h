@@ -38,7 +38,11 @@
  *            with its hp_html_heading). NULL: the page shows its `text` table preformatted.
  *   graph    its members as nodes (self weights) or edges (call counts) of the call graph the
  *            HTML report's icicle is drawn from (analysis/html/callgraph.h). NULL: none.
- *   fold_rank  which type `--format folded` folds when no --type is given: of the types with a
+ *   pprof    its table as pprof samples (`report --format pprof`, analysis/pprof/export.h): declares
+ *            its sample types (hp_pprof_sample_type), calls hp_pprof_export_sampling with its HPS
+ *            type, and adds every row as a sample of recorded counts, locations from
+ *            hp_pprof_export_location, leaf first. 0, or -1 out of memory. NULL: not exported.
+ *   fold_rank  which type `--format folded` (or pprof) exports when no --type is given: of the types with a
  *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
  *            highest-ranked). 0: only on request.
  * Text, JSON and folded hooks return 0, or -1 when out of memory.
@@ -56,6 +60,7 @@
 #include "analysis/compare.h"
 #include "analysis/folded.h"
 #include "analysis/html/callgraph.h"
+#include "analysis/pprof/export.h"
 #include "analysis/reader.h"
 #include "analysis/report.h"
 #include "core/ptype/ptype.h"
@@ -85,6 +90,7 @@ typedef struct hp_aptype {
     /* export */
     int (*folded)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int fold_rank;
+    int (*pprof)(hp_pprof_export *x);
     /* diff */
     int (*diff_rows)(hp_fold *rows, const hp_profile *p, hp_symbolizer *s);
     /* merge */

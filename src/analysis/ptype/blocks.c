@@ -4,7 +4,8 @@
  * by guard); its total; the "blocks" compare view (keyed by pc, or by guard when unmapped); and its
  * folded stacks, `function;file:line count` (blocks of one line are one stack; a block without
  * a line is `function;0xPC`, one the map does not know `[unmapped];guard_N`; they sum to the
- * blocks' total; only on request: --type blocks).
+ * blocks' total; only on request: --type blocks); its pprof samples (one frame per block, at its
+ * pc: function and line; value count).
  * Blocks are recorded by the edge hooks, so a bursty profile scales them with the edges' frequency.
  * finish also keeps every pc of the block map (executed blocks or not) in p->block_pcs, sorted,
  * for `hotprof annotate --asm` (analysis/annotate/): where each block starts.
@@ -187,6 +188,23 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return rc;
 }
 
+/* ---- pprof: one frame per block (its function and line), value count ---- */
+
+static int pprof(hp_pprof_export *x)
+{
+    const hp_profile *p = x->p;
+    if (hp_pprof_sample_type(x->b, "count", "count") || hp_pprof_export_sampling(x, E, "blocks")) return -1;
+    for (size_t i = 0; i < p->nblocks; i++) {
+        const hp_block_stat *b = &p->blocks[i];
+        char name[48];
+        snprintf(name, sizeof name, "[unmapped] guard_%" PRIu32, b->guard);
+        uint64_t loc = b->mapped ? hp_pprof_export_location(x, b->pc) : hp_pprof_export_named(x, name);
+        int64_t v = hp_pprof_value(b->count);
+        if (!loc || hp_pprof_sample(x->b, &loc, 1, &v, 1)) return -1;
+    }
+    return 0;
+}
+
 /* ---- compare ---- */
 
 static void collect(const hp_profile *p, hp_cmp_sink *s)
@@ -242,4 +260,5 @@ const hp_aptype hp_aptype_blocks = {
     .folded = folded,
     .merge_add = merge_add,
     .merge_write = merge_write,
+    .pprof = pprof,
 };

@@ -4,7 +4,8 @@
  * the site being a return address); its total; the "call_pairs" compare view; and its folded
  * stacks, `caller;callee count` (two frames, weight calls: they sum to the call-pair events; pairs
  * of one caller and callee through several sites are one stack; the default fold); its HTML table,
- * and its pairs as the caller -> callee edges of the HTML report's call graph (html/callgraph.h).
+ * and its pairs as the caller -> callee edges of the HTML report's call graph (html/callgraph.h);
+ * its pprof samples (callee, caller: leaf first; value calls).
  * Invariants: p->pairs holds one entry per distinct (site, callee); counts saturate.
  */
 #define _GNU_SOURCE
@@ -235,6 +236,20 @@ static int graph(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s)
     return 0;
 }
 
+/* ---- pprof: two-frame stacks, callee (leaf) then caller at site - 1, value calls ---- */
+
+static int pprof(hp_pprof_export *x)
+{
+    const hp_profile *p = x->p;
+    if (hp_pprof_sample_type(x->b, "calls", "count") || hp_pprof_export_sampling(x, CP, "calls")) return -1;
+    for (size_t i = 0; i < p->npairs; i++) {
+        uint64_t locs[2] = {hp_pprof_export_location(x, p->pairs[i].callee), hp_pprof_export_location(x, pair_caller(p, i))};
+        int64_t v = hp_pprof_value(p->pairs[i].count);
+        if (!locs[0] || !locs[1] || hp_pprof_sample(x->b, locs, 2, &v, 1)) return -1;
+    }
+    return 0;
+}
+
 /* ---- diff ---- */
 
 static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
@@ -301,6 +316,7 @@ const hp_aptype hp_aptype_callpairs = {
     .views = views,
     .nviews = 1,
     .folded = folded,
+    .pprof = pprof,
     .diff_rows = diff_rows,
     .fold_rank = 2,
     .merge_add = merge_add,

@@ -3,7 +3,8 @@
  * back-edges, the HPS measure; sorted by heat, calls, back-edges or name, ties by address); its
  * totals; two compare views, "methods" (heat) and "calls"; and its folded stacks (one frame per
  * function, weight heat: they sum to calls + back-edges; the default fold when there are no pairs);
- * its HTML table, and its functions' heat as the self weights of the HTML report's call graph.
+ * its HTML table, and its functions' heat as the self weights of the HTML report's call graph;
+ * its pprof samples (one frame, values calls and heat).
  * Invariants: p->funcs holds one entry per distinct address; counts saturate at UINT64_MAX.
  */
 #define _GNU_SOURCE
@@ -249,6 +250,23 @@ static int graph(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s)
     return 0;
 }
 
+/* ---- pprof: one-frame stacks, values calls and heat (the default) ---- */
+
+static int pprof(hp_pprof_export *x)
+{
+    const hp_profile *p = x->p;
+    if (hp_pprof_sample_type(x->b, "calls", "count") || hp_pprof_sample_type(x->b, "heat", "count") ||
+        hp_pprof_default_type(x->b, "heat") || hp_pprof_export_sampling(x, M, "calls"))
+        return -1;
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        const hp_func_stat *f = &p->funcs[i];
+        uint64_t loc = hp_pprof_export_location(x, f->addr);
+        int64_t v[2] = {hp_pprof_value(f->calls), hp_pprof_value(heat_of(f))};
+        if (!loc || hp_pprof_sample(x->b, &loc, 1, v, 2)) return -1;
+    }
+    return 0;
+}
+
 /* ---- diff ---- */
 
 static int diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
@@ -320,6 +338,7 @@ const hp_aptype hp_aptype_methods = {
     .views = views,
     .nviews = 2,
     .folded = folded,
+    .pprof = pprof,
     .diff_rows = diff_rows,
     .fold_rank = 1,
     .merge_add = merge_add,
