@@ -1,6 +1,6 @@
 /* report.h — the `hotprof report` output: one table per profile type (src/analysis/ptype/: hot
  * methods, hot call pairs, and optionally hot blocks, edges and hot data streams), as aligned text
- * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks.
+ * (nothing cut: columns widen for long names, rtable.h) or as one JSON object; or one type's table as flame-graph folded stacks.
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
@@ -26,6 +26,7 @@ typedef struct hp_report_opts {
     int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
     const char *fold_type; /* HP_FORMAT_FOLDED: the profile type folded (a core registry name or
                               synonym, core/ptype/ptype.h); NULL: the default (aptype.h, fold_rank) */
+    int color;             /* text: ANSI colour (bold headings, hot percentages); the caller decides */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20

@@ -43,8 +43,8 @@ static void render_all(const hp_profile *p)
     hp_symbolizer *s = hp_sym_open(NULL, 0);
     FILE *sink = fopen("/dev/null", "w");
     if (s && sink) {
-        hp_report_opts text = {5, HP_SORT_NAME, HP_FORMAT_TEXT, 1, 1, 1, NULL};
-        hp_report_opts json = {0, HP_SORT_HEAT, HP_FORMAT_JSON, 1, 1, 1, NULL};
+        hp_report_opts text = {5, HP_SORT_NAME, HP_FORMAT_TEXT, 1, 1, 1, NULL, 0};
+        hp_report_opts json = {0, HP_SORT_HEAT, HP_FORMAT_JSON, 1, 1, 1, NULL, 0};
         hp_report_write(sink, p, s, &text);
         hp_report_write(sink, p, s, &json);
     }

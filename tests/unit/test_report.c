@@ -187,7 +187,7 @@ TEST(json_is_valid_and_escaped)
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     size_t len = 0;
-    hp_report_opts o = {2, HP_SORT_HEAT, HP_FORMAT_JSON, 1, 1, 0, NULL};
+    hp_report_opts o = {2, HP_SORT_HEAT, HP_FORMAT_JSON, 1, 1, 0, NULL, 0};
     char *out = render(p, s, o, &len);
     REQUIRE(out != NULL);
     CHECK(json_valid(out, len));
@@ -225,7 +225,7 @@ TEST(text_fits_100_columns_and_tells_the_run_state)
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     size_t len;
-    hp_report_opts o = {HP_REPORT_DEFAULT_TOP, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL};
+    hp_report_opts o = {HP_REPORT_DEFAULT_TOP, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL, 0};
     char *out = render(p, s, o, &len);
     REQUIRE(out != NULL);
     CHECK(longest_line(out) <= 100);
@@ -265,7 +265,7 @@ TEST(bursty_counts_are_estimates)
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     REQUIRE(s != NULL);
-    hp_report_opts o = {0, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL};
+    hp_report_opts o = {0, HP_SORT_HEAT, HP_FORMAT_TEXT, 1, 1, 0, NULL, 0};
     size_t n;
     char *text = render(p, s, o, &n);
     REQUIRE(text != NULL);
@@ -283,7 +283,7 @@ TEST(bursty_counts_are_estimates)
     CHECK(json_valid(json, n));
     CHECK(strstr(json, "\"heat\": 2100, \"percent\": 67.74, \"calls\": 100, \"backedges\": 2000, "
                        "\"estimated\": true, \"sampled\": 21, \"ci_lower\": ") != NULL);
-    CHECK(strstr(json, "\"count\": 40, \"percent\": 100.00, \"site\": \"0x31\", \"estimated\": true, "
+    CHECK(strstr(json, "\"count\": 40, \"percent\": 100.00, \"site\": \"0x31\", \"sites\": 1, \"estimated\": true, "
                        "\"sampled\": 4, ") != NULL);
     CHECK(strstr(json, "\"methods\": {\"enabled\": true, \"period\": 99, \"burst\": 1, \"jitter\": 0, ") != NULL);
     CHECK(strstr(json, "\"observed_frequency\": 0.1}") != NULL);

@@ -103,13 +103,14 @@ static size_t *ordered(const hp_profile *p, hp_symbolizer *s, const hp_report_op
 /* ---- text ---- */
 
 static void text_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_func_stat *f, size_t rank,
-                     uint64_t total, int wname, int wwhere)
+                     uint64_t total, int wname, int wwhere, const hp_report_opts *o)
 {
     char c1[32], c2[32], c3[32];
     hp_rt_sym r;
     hp_rt_describe(s, f->addr, &r);
-    fprintf(out, "%4zu %12s %5.1f%% %12s %10s  ", rank, hp_rt_count_cell(c1, sizeof c1, p, M, heat_of(f)),
-            hp_rt_percent(heat_of(f), total), hp_rt_count_cell(c2, sizeof c2, p, M, f->calls),
+    fprintf(out, "%4zu %12s ", rank, hp_rt_count_cell(c1, sizeof c1, p, M, heat_of(f)));
+    hp_rt_percent_cell(out, o, hp_rt_percent(heat_of(f), total));
+    fprintf(out, " %12s %10s  ", hp_rt_count_cell(c2, sizeof c2, p, M, f->calls),
             hp_rt_count_cell(c3, sizeof c3, p, M, f->backedges));
     hp_rt_cell(out, r.name, wname);
     fputs("  ", out);
@@ -124,12 +125,13 @@ static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repor
     int wname, wwhere;
     char h1[24], h2[24];
     if (!order) return -1;
-    hp_rt_widths(p, s, order, n, func_addr, 50, &wname, &wwhere);
-    fprintf(out, "\nHot methods (heat = calls + back-edges): %zu of %zu, by %s\n", n, p->nfuncs, by[o->sort]);
+    hp_rt_widths(p, s, order, n, func_addr, &wname, &wwhere);
+    fputc('\n', out);
+    hp_rt_heading(out, o, "Hot methods (heat = calls + back-edges): %zu of %zu, by %s", n, p->nfuncs, by[o->sort]);
     fprintf(out, "%4s %12s %6s %12s %10s  %-*s  %s\n", "rank", hp_rt_count_header(h1, sizeof h1, p, M, "heat"), "%",
             hp_rt_count_header(h2, sizeof h2, p, M, "calls"), hp_rt_estimated(p, M) ? "est.b-edge" : "back-edges",
             wname, "function", "file:line");
-    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->funcs[order[i]], i + 1, total, wname, wwhere);
+    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->funcs[order[i]], i + 1, total, wname, wwhere, o);
     if (!n) fprintf(out, "  (no method counts in this profile)\n");
     free(order);
     return 0;
