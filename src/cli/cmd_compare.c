@@ -10,6 +10,7 @@
 #include "analysis/profile.h"
 #include "analysis/report.h"
 #include "cli/commands.h"
+#include "cli/pager.h"
 #include "cli/read_profile.h"
 #include <stdlib.h>
 
@@ -27,6 +28,7 @@ typedef struct compare_args {
     uint64_t top;
     const char *format;
     int force;
+    hp_term_args term;
 } compare_args;
 
 static void init_options(hp_option *opts, compare_args *a)
@@ -35,6 +37,7 @@ static void init_options(hp_option *opts, compare_args *a)
         {HP_OPT_UINT, 't', "top", &a->top, "K", "k of the top-k recall/precision/tau columns (default 10)"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
         {HP_OPT_FLAG, 0, "force", &a->force, NULL, "compare even if the programs differ"},
+        HP_TERM_OPTIONS(&a->term),
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     HP_OPTIONS_COPY(opts, table);
@@ -86,11 +89,14 @@ static int run_compare(const char *pa, const char *pb, const compare_args *a, hp
         goto out;
     }
     if (refuse(r, a->force)) goto out;
+    hp_term term;
+    hp_term_start(&term, &a->term, fmt != HP_FORMAT_JSON);
     rc = fmt == HP_FORMAT_JSON ? hp_compare_write_json(stdout, r) : hp_compare_write_text(stdout, r);
     if (rc || fflush(stdout)) {
         fprintf(stderr, "hotprof: cannot write the comparison\n");
         rc = 1;
     }
+    hp_term_finish(&term);
 out:
     free(r);
     if (A) hp_profile_free(A);
@@ -100,7 +106,8 @@ out:
 
 int cmd_compare(int argc, char **argv)
 {
-    compare_args a = {HP_CMP_DEFAULT_K, "text", 0};
+    compare_args a = {HP_CMP_DEFAULT_K, "text", 0, {NULL, 0, 0}};
+    char msg[256];
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_format fmt;
     char **pos;
@@ -112,5 +119,6 @@ int cmd_compare(int argc, char **argv)
     if (a.top == 0 || a.top > 1000000) return hp_usage_error(&compare_desc, "--top must be between 1 and 1000000");
     if (hp_report_parse_format(a.format, &fmt))
         return hp_usage_error(&compare_desc, "unknown format '%s' (text, json)", a.format);
+    if (hp_term_check(&a.term, msg, sizeof msg)) return hp_usage_error(&compare_desc, "%s", msg);
     return run_compare(pos[0], pos[1], &a, fmt);
 }

@@ -2,7 +2,7 @@
  * profile, symbolize, print the hot methods and call pairs (and blocks/edges/hot data streams on
  * request) as text or JSON on stdout, or one profile type's table as flame-graph folded stacks
  * (--format folded, --type TYPE). Output goes to stdout, or with -o FILE to a file that appears
- * whole or not at all (outfile.h). Warnings of the reader and the symbolizer go to stderr so
+ * whole or not at all (outfile.h). Text on a terminal is coloured and paged (pager.h). Warnings of the reader and the symbolizer go to stderr so
  * that JSON on stdout stays clean. A write error (a full disk, a closed pipe) exits 1.
  */
 #include "analysis/profile.h"
@@ -10,7 +10,9 @@
 #include "analysis/symbolize.h"
 #include "cli/commands.h"
 #include "cli/outfile.h"
+#include "cli/pager.h"
 #include <stdlib.h>
+#include <string.h>
 
 static const hp_command_desc report_desc = {
     "report", "[options] [-i FILE | FILE]",
@@ -30,6 +32,7 @@ typedef struct report_args {
     uint64_t top;
     const char *sort, *format, *input, *type, *output;
     int blocks, edges, streams;
+    hp_term_args term;
 } report_args;
 
 static void init_options(hp_option *opts, report_args *a)
@@ -47,6 +50,7 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
         {HP_OPT_FLAG, 0, "edges", &a->edges, NULL, "also list the hottest block-to-block edges"},
         {HP_OPT_FLAG, 0, "streams", &a->streams, NULL, "also list the hot data streams (bursty datastream sampling)"},
+        HP_TERM_OPTIONS(&a->term),
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     HP_OPTIONS_COPY(opts, table);
@@ -76,6 +80,7 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
         return hp_usage_error(&report_desc, "--type goes with --format folded");
     if (a->type && hp_report_fold_check(a->type, msg, sizeof msg))
         return hp_usage_error(&report_desc, "%s", msg);
+    if (hp_term_check(&a->term, msg, sizeof msg)) return hp_usage_error(&report_desc, "%s", msg);
     return 0;
 }
 
@@ -87,7 +92,8 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 
 int cmd_report(int argc, char **argv)
 {
-    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, NULL, 0, 0, 0};
+    report_args a = {HP_REPORT_DEFAULT_TOP, "heat", "text", NULL, NULL, NULL, 0, 0, 0, {NULL, 0, 0}};
+    hp_term term;
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_opts ro;
     char **pos, err[512];
@@ -111,12 +117,15 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     hp_outfile out;
+    hp_term_start(&term, &a.term, ro.format == HP_FORMAT_TEXT && (!a.output || !strcmp(a.output, "-")));
+    ro.color = term.color;
     rc = hp_outfile_open(&out, a.output);
     if (rc == 0) {
         int oom = hp_report_write(out.f, p, s, &ro) != 0 && !ferror(out.f);
         if (oom) fprintf(stderr, "hotprof: out of memory while writing the report\n");
         rc = hp_outfile_close(&out, !oom); /* a write error is reported here */
     }
+    hp_term_finish(&term);
     print_warnings(p, s);
     hp_sym_close(s);
     hp_profile_free(p);
