@@ -2,9 +2,11 @@
  * profile B (exhaustive), per profile type: HPS overlap, top-k recall/precision, rank agreement
  * (analysis/compare.h). Table or JSON on stdout; warnings on stderr.
  *
+ * Two builds of one program (same program name, build-ids differ) are compared by symbolized
+ * name (compare.h), with a warning; one build by module-relative address.
  * Refusals (exit 1, one message): a file that cannot be read; profiles of different programs
- * (program name or build-id differ) unless --force; no profile type present in both; no key in
- * common at all (unless --force).
+ * (program names differ) unless --force; no profile type present in both; no key in common at
+ * all (unless --force).
  */
 #include "analysis/compare.h"
 #include "analysis/profile.h"
@@ -20,7 +22,9 @@ static const hp_command_desc compare_desc = {
     "per profile type present in both (methods by heat and by calls, call pairs, edges, blocks),\n"
     "the HPS overlap, top-k recall and precision, and rank agreement.",
     "Members are matched by module-relative address (module file name + offset from its load\n"
-    "address), so runs under ASLR compare. Overlap is scale-invariant: sampled counts need no\n"
+    "address), so runs under ASLR compare. Two builds of one program (the build-ids differ) are\n"
+    "matched by symbol name instead (functions, and call pairs as caller and callee; blocks and\n"
+    "edges are then not compared), and the header says 'matched by: symbol name'. Overlap is scale-invariant: sampled counts need no\n"
     "scaling. 'max' is B against itself, the best a sample can score with the paper's overlap;\n"
     "'renorm' is the renormalized overlap (a perfect sample scores 100%). See docs/metrics.md.\n"};
 
@@ -84,6 +88,10 @@ static int run_compare(const char *pa, const char *pb, const compare_args *a, hp
     hp_compare_default_opts(&o);
     o.k = (size_t)a->top;
     if (!A || !B || !r) goto out;
+    if (hp_cmp_check_program(A, B, NULL, 0) == HP_CMP_REBUILT_PROGRAM) {
+        o.sym_a = hp_sym_open(A->modules, A->nmodules);
+        o.sym_b = hp_sym_open(B->modules, B->nmodules);
+    }
     if (hp_compare(A, B, &o, r)) {
         fprintf(stderr, "hotprof: out of memory\n");
         goto out;
@@ -98,6 +106,8 @@ static int run_compare(const char *pa, const char *pb, const compare_args *a, hp
     }
     hp_term_finish(&term);
 out:
+    hp_sym_close(o.sym_a);
+    hp_sym_close(o.sym_b);
     free(r);
     if (A) hp_profile_free(A);
     if (B) hp_profile_free(B);

@@ -172,7 +172,7 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
-static const hp_cmp_view views[] = {{"blocks", "blocks", 4, rows, collect}};
+static const hp_cmp_view views[] = {{"blocks", "blocks", 4, rows, collect, NULL}};
 
 const hp_aptype hp_aptype_blocks = {
     .id = HP_PT_BLOCKS,

@@ -301,7 +301,25 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
-static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect}};
+static uint64_t name_key(const hp_profile *p, hp_symbolizer *s, uint64_t addr)
+{
+    char name[512];
+    hp_rt_portable_name(p, s, addr, name, sizeof name);
+    return hp_cmp_name_key(TAG_PAIR, name);
+}
+
+/* Across builds: a pair by caller and callee name (the sites of one caller and callee are one). */
+static void collect_named(const hp_profile *p, hp_symbolizer *s, hp_cmp_sink *k)
+{
+    for (size_t i = 0; i < p->npairs; i++) {
+        const hp_pair_stat *c = &p->pairs[i];
+        int mapped = hp_profile_module_at(p, c->site) && hp_profile_module_at(p, c->callee);
+        uint64_t key = hp_cmp_pair_key(TAG_PAIR, name_key(p, s, pair_caller(p, i)), name_key(p, s, c->callee));
+        hp_cmp_sink_add(k, key, c->count, mapped);
+    }
+}
+
+static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect, collect_named}};
 
 const hp_aptype hp_aptype_callpairs = {
     .id = HP_PT_CALLPAIRS,

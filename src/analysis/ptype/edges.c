@@ -151,7 +151,7 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
-static const hp_cmp_view views[] = {{"edges", "edges", 3, rows, collect}};
+static const hp_cmp_view views[] = {{"edges", "edges", 3, rows, collect, NULL}};
 
 const hp_aptype hp_aptype_edges = {
     .id = HP_PT_EDGES,

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #define M HP_BURSTY_METHODS /* the HPS type its counts are sampled under */
+#define TAG_FUNC 0x66756e6374696f6eull /* compare name-key tag */
 
 /* ---- reader ---- */
 
@@ -225,9 +226,24 @@ static void collect(const hp_profile *p, hp_cmp_sink *s, int heat)
 static void collect_heat(const hp_profile *p, hp_cmp_sink *s) { collect(p, s, 1); }
 static void collect_calls(const hp_profile *p, hp_cmp_sink *s) { collect(p, s, 0); }
 
+/* Across builds: by function name (hp_rt_portable_name). */
+static void collect_named(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s, int heat)
+{
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        const hp_func_stat *f = &p->funcs[i];
+        char name[512];
+        hp_rt_portable_name(p, sym, f->addr, name, sizeof name);
+        hp_cmp_sink_add(s, hp_cmp_name_key(TAG_FUNC, name), heat ? heat_of(f) : f->calls,
+                        hp_profile_module_at(p, f->addr) != NULL);
+    }
+}
+
+static void named_heat(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s) { collect_named(p, sym, s, 1); }
+static void named_calls(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s) { collect_named(p, sym, s, 0); }
+
 static const hp_cmp_view views[] = {
-    {"methods", "methods (heat)", 0, rows, collect_heat},
-    {"calls", "methods (calls)", 1, rows, collect_calls},
+    {"methods", "methods (heat)", 0, rows, collect_heat, named_heat},
+    {"calls", "methods (calls)", 1, rows, collect_calls, named_calls},
 };
 
 const hp_aptype hp_aptype_methods = {
