@@ -248,6 +248,25 @@ static void resolve_scopes(Dwfl_Module *mod, hp_symbol *sym)
     free(scopes);
 }
 
+/* Without a declaration line (-gline-tables-only emits no subprogram DIEs): the line of the
+ * function's first instruction, the nearest thing to it. */
+/* The source file and line of addr from the line table (*lineno 0 when unknown). */
+static const char *source_line(Dwfl_Module *mod, uint64_t addr, int *lineno)
+{
+    Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+    *lineno = 0;
+    return line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : source_by_unit_scan(mod, addr, lineno);
+}
+
+static void entry_line(Dwfl_Module *mod, hp_symbol *sym)
+{
+    int lineno = 0;
+    const char *src = source_line(mod, sym->func_start, &lineno);
+    if (!src || lineno <= 0) return;
+    sym->line = hp_sym_pick_line(sym->line, lineno, &sym->line_from_decl);
+    if (!sym->file) sym->file = strdup(src);
+}
+
 static void resolve(hp_symbolizer *s, hp_symbol *sym)
 {
     Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, sym->addr) : NULL;
@@ -259,15 +278,14 @@ static void resolve(hp_symbolizer *s, hp_symbol *sym)
         sym->function = hp_sym_demangle(s, name);
         sym->func_start = sym->addr - off;
     }
-    Dwfl_Line *line = dwfl_module_getsrc(mod, sym->addr);
     int lineno = 0;
-    const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
-                           : source_by_unit_scan(mod, sym->addr, &lineno);
+    const char *src = source_line(mod, sym->addr, &lineno);
     if (src) {
         sym->file = strdup(src);
         sym->line = lineno;
     }
     resolve_scopes(mod, sym);
+    if (sym->line <= 0 && sym->function && sym->func_start != sym->addr) entry_line(mod, sym);
 }
 
 const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr)

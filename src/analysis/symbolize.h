@@ -8,7 +8,8 @@
  * module, the source file and line, and (from the DWARF scopes holding the address) the function
  * inlined there, if any. A line-table line 0 (code the compiler attributes to no line: XRay sleds,
  * code moved by inlining) falls back to the declaration line of the innermost function holding the
- * address (DW_AT_decl_line; line_from_decl says so). Results are cached: looking an address up twice is cheap,
+ * address (DW_AT_decl_line; line_from_decl says so), or without one (-gline-tables-only) the line
+ * of the function's first instruction. Results are cached: looking an address up twice is cheap,
  * and the returned pointer stays valid until hp_sym_close().
  *
  * Invariant: the symbolizer borrows the profile's module array; the profile must outlive it.
@@ -26,7 +27,8 @@ typedef struct hp_symbol {
     const hp_module *module;/* the recorded module holding addr, or NULL */
     const char *file;       /* source file, NULL when unknown */
     int line;               /* 0 when unknown */
-    int line_from_decl;     /* 1: the line table said 0, `line` is the function's declaration line */
+    int line_from_decl;     /* 1: the line table said 0, `line` is the function's declaration line
+                               (or the line of its first instruction when DWARF has no declaration) */
     const char *inlined;    /* the functions inlined at addr, outermost first, joined by " → ";
                                NULL when addr is not in inlined code */
     int inlined_at;         /* the line of `function` where the outermost inlined call is, 0 unknown */

@@ -5,6 +5,10 @@
                                  callers) appears whole in the text table (nothing cut)
   calls OBJDUMP.txt LINE CALLEE  how many `call <CALLEE>` instructions objdump -l attributes to LINE
   pairs REPORT.json CALLER CALLEE  the call-pair rows of CALLER -> CALLEE as "line:count:sites ..."
+  line0 DECODEDLINE REPORT.json BASE CALLER CALLEE  for the first row of CALLER -> CALLEE: "zero" if
+                                 the line table (objdump --dwarf=decodedline) says line 0 at its
+                                 caller address (minus the load bias BASE), else "nonzero"; then
+                                 the line the report shows
 Exit status 0 when a check holds (whole), and prints the value asked for (calls, pairs).
 """
 import json
@@ -60,6 +64,27 @@ def pairs(js, caller, callee):
     return 0
 
 
+def table_line(dump, pc):
+    rows = []
+    for l in open(dump):
+        f = l.split()
+        if len(f) >= 3 and re.match(r"^0x[0-9a-f]+$", f[2]) and (f[1].isdigit() or f[1] == "-"):
+            rows.append((int(f[2], 16), f[1]))
+    found = None
+    for (a, line), (b, _) in zip(rows, rows[1:]):
+        if line != "-" and a <= pc < b:
+            found = int(line)
+    return found
+
+
+def line0(dump, js, base, caller, callee):
+    rep = json.load(open(js))
+    row = [p for p in rep["call_pairs"] if p["caller_function"] == caller and p["callee_function"] == callee][0]
+    pc = int(row["caller_addr"], 16) - int(base, 16)
+    print("%s %d" % ("zero" if table_line(dump, pc) == 0 else "nonzero", row["caller_line"]))
+    return 0
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    sys.exit({"whole": whole, "calls": calls, "pairs": pairs}[cmd](*args))
+    sys.exit({"whole": whole, "calls": calls, "pairs": pairs, "line0": line0}[cmd](*args))
