@@ -19,7 +19,9 @@ static const hp_command_desc report_desc = {
     "Print what is hot in a profile (default FILE: " HP_DEFAULT_PROFILE "): methods by HPS heat\n"
     "(calls + loop back-edges) and call pairs, with function names and file:line.",
     "Call pairs are (call site, callee); the caller and the call-site line are found from the\n"
-    "return address minus one. A run that crashed or was cut short is reported with the counts\n"
+    "return address minus one; call instructions of one caller, callee and line are one row\n"
+    "(sites), code inlined there reads 'caller → [inlined f] line N'. Nothing is cut: columns\n"
+    "widen for long names and paths. A run that crashed or was cut short is reported with the counts\n"
     "it recorded up to then, and the header says so.\n"
     "\n"
     "--format folded prints one profile type as flame-graph folded stacks, `frame;frame count`\n"
