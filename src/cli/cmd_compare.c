@@ -24,8 +24,9 @@ static const hp_command_desc compare_desc = {
     "Members are matched by module-relative address (module file name + offset from its load\n"
     "address), so runs under ASLR compare. Two builds of one program (the build-ids differ) are\n"
     "matched by symbol name instead (functions, and call pairs as caller and callee; blocks and\n"
-    "edges are then not compared), and the header says 'matched by: symbol name'. Overlap is scale-invariant: sampled counts need no\n"
-    "scaling. 'max' is B against itself, the best a sample can score with the paper's overlap;\n"
+    "edges are then not compared), and the header says 'matched by: symbol name'. Overlap is\n"
+    "scale-invariant: sampled counts need no scaling. 'max' is B against itself, the best a sample\n"
+    "can score with the paper's overlap;\n"
     "'renorm' is the renormalized overlap (a perfect sample scores 100%). See docs/metrics.md.\n"};
 
 typedef struct compare_args {
