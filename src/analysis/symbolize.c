@@ -5,6 +5,10 @@
  * The cache is a pairmap from address to an index into `syms`; the strings of a cached symbol
  * are owned by the symbolizer (libdwfl's may move when the Dwfl is closed).
  *
+ * Scopes (inlined code, the line-0 fallback): the unit holding the address (aranges, else a scan
+ * of the units), dwarf_getscopes for the innermost function or inlined subroutine, and
+ * dwarf_getscopes_die for the whole inline chain in the concrete tree.
+ *
  * Demangling: hotprof links no C++ runtime. If __cxa_demangle is already in the process, or
  * libstdc++.so.6 can be dlopen()ed, it is used; otherwise names stay mangled and
  * hp_sym_left_mangled() says so, for the report to tell the user.
@@ -248,8 +252,6 @@ static void resolve_scopes(Dwfl_Module *mod, hp_symbol *sym)
     free(scopes);
 }
 
-/* Without a declaration line (-gline-tables-only emits no subprogram DIEs): the line of the
- * function's first instruction, the nearest thing to it. */
 /* The source file and line of addr from the line table (*lineno 0 when unknown). */
 static const char *source_line(Dwfl_Module *mod, uint64_t addr, int *lineno)
 {
@@ -258,6 +260,8 @@ static const char *source_line(Dwfl_Module *mod, uint64_t addr, int *lineno)
     return line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : source_by_unit_scan(mod, addr, lineno);
 }
 
+/* Without a declaration line (-gline-tables-only emits no subprogram DIEs): the line of the
+ * function's first instruction, the nearest thing to it. */
 static void entry_line(Dwfl_Module *mod, hp_symbol *sym)
 {
     int lineno = 0;
