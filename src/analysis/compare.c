@@ -22,6 +22,7 @@ void hp_compare_default_opts(hp_cmp_opts *o)
 {
     o->k = HP_CMP_DEFAULT_K;
     o->coverage = HP_OVERLAP_PAPER_COVERAGE;
+    o->sym_a = o->sym_b = NULL;
 }
 
 /* ---- keys ---- */
@@ -40,6 +41,8 @@ static uint64_t name_hash(const char *s)
 }
 
 static uint64_t part_key(uint64_t module_hash, uint64_t offset) { return hp_mix64(module_hash ^ hp_mix64(offset)); }
+
+uint64_t hp_cmp_name_key(uint64_t tag, const char *name) { return hp_mix64(name_hash(name) ^ tag); }
 
 uint64_t hp_cmp_pair_key(uint64_t tag, uint64_t first, uint64_t second)
 {
@@ -85,17 +88,25 @@ static size_t merge_equal_keys(hp_metric_item *it, size_t n)
     return w + 1;
 }
 
-int hp_cmp_collect(const hp_profile *p, const hp_cmp_view *v, hp_cmp_items *out, size_t *unmapped)
+/* The items of view v, keyed by name through sym when sym is given. */
+static int collect_items(const hp_profile *p, const hp_cmp_view *v, hp_symbolizer *sym, hp_cmp_items *out,
+                         size_t *unmapped)
 {
     size_t cap = v->size(p);
     hp_cmp_sink s = {malloc((cap ? cap : 1) * sizeof *s.items), 0, 0};
     if (!s.items) return -1;
-    v->collect(p, &s);
+    if (sym) v->collect_named(p, sym, &s);
+    else v->collect(p, &s);
     out->items = s.items;
     out->n = merge_equal_keys(s.items, s.n);
     out->total = hp_metric_total(out->items, out->n);
     if (unmapped) *unmapped += s.unmapped;
     return 0;
+}
+
+int hp_cmp_collect(const hp_profile *p, const hp_cmp_view *v, hp_cmp_items *out, size_t *unmapped)
+{
+    return collect_items(p, v, NULL, out, unmapped);
 }
 
 /* ---- program identity ---- */
@@ -138,7 +149,7 @@ hp_cmp_program_check hp_cmp_check_program(const hp_profile *a, const hp_profile 
     hex_id(mb, ib, sizeof ib);
     if (msg) snprintf(msg, len, "%s has build-id %s.. in one profile and %s.. in the other (rebuilt?)",
                       base_name(ma->path), ia, ib);
-    return HP_CMP_OTHER_PROGRAM;
+    return HP_CMP_REBUILT_PROGRAM;
 }
 
 static void add_warning(hp_cmp_result *r, const char *text)
@@ -202,7 +213,12 @@ static int compare_view(const hp_profile *a, const hp_profile *b, const hp_cmp_v
     int rc = -1;
     row->id = v->id;
     row->title = v->title;
-    if (hp_cmp_collect(a, v, &ia, &r->unmapped_a) || hp_cmp_collect(b, v, &ib, &r->unmapped_b)) goto out;
+    if (r->by_name && !v->collect_named) {
+        row->skipped = v->size(a) > 0 && v->size(b) > 0;
+        return 0;
+    }
+    hp_symbolizer *sa = r->by_name ? r->opts.sym_a : NULL, *sb = r->by_name ? r->opts.sym_b : NULL;
+    if (collect_items(a, v, sa, &ia, &r->unmapped_a) || collect_items(b, v, sb, &ib, &r->unmapped_b)) goto out;
     row->in_a = ia.n > 0, row->in_b = ib.n > 0;
     rc = 0;
     if (!row->in_a || !row->in_b) goto out;
@@ -246,7 +262,8 @@ int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, h
     out->opts = *o;
     if (out->opts.k == 0) out->opts.k = HP_CMP_DEFAULT_K;
     out->program = hp_cmp_check_program(a, b, msg, sizeof msg);
-    if (out->program == HP_CMP_OTHER_PROGRAM) add_warning(out, msg);
+    if (out->program == HP_CMP_OTHER_PROGRAM || out->program == HP_CMP_REBUILT_PROGRAM) add_warning(out, msg);
+    out->by_name = out->program == HP_CMP_REBUILT_PROGRAM && o->sym_a && o->sym_b;
     if (out->program == HP_CMP_UNKNOWN_PROGRAM) add_warning(out, "no build-id to check that both profiles are of one program");
     check_libraries(a, b, out);
     out->nrows = ranked_views(views);
@@ -270,7 +287,9 @@ static void write_text_row(FILE *out, const hp_cmp_row *w)
 int hp_compare_write_text(FILE *out, const hp_cmp_result *r)
 {
     char rk[16], pk[16];
-    fprintf(out, "A (sampled):   %s\nB (reference): %s\n\n", r->name_a, r->name_b);
+    fprintf(out, "A (sampled):   %s\nB (reference): %s\n", r->name_a, r->name_b);
+    fprintf(out, "matched by:    %s\n\n", r->by_name ? "symbol name (two builds of the program: addresses differ)"
+                                                    : "module-relative address");
     snprintf(rk, sizeof rk, "rec@%zu", r->opts.k);
     snprintf(pk, sizeof pk, "prec@%zu", r->opts.k);
     fprintf(out, "%-16s %8s %8s %8s %8s %7s %8s  %6s %6s  %6s %6s %6s\n", "profile", "keys A", "keys B", "common",
@@ -279,6 +298,7 @@ int hp_compare_write_text(FILE *out, const hp_cmp_result *r)
         const hp_cmp_row *w = &r->rows[t];
         if (w->in_a && w->in_b) write_text_row(out, w);
         else if (w->in_a || w->in_b) fprintf(out, "%-16s (only in %s)\n", w->title, w->in_a ? "A" : "B");
+        else if (w->skipped) fprintf(out, "%-16s (not matched across builds: no names)\n", w->title);
     }
     fprintf(out, "\noverlap: HPS section 5: in each profile the heaviest members covering %.0f%% of its total,\n"
                  "sum over members selected in both of min(share in A, share in B); max = B against itself\n"
@@ -321,12 +341,13 @@ static void write_json_skipped(FILE *out, const hp_cmp_result *r)
 
 int hp_compare_write_json(FILE *out, const hp_cmp_result *r)
 {
-    static const char *const program_words[] = {"same", "unknown", "different"};
+    static const char *const program_words[] = {"same", "unknown", "different", "rebuilt"};
     int first = 1;
     fputs("{\"a\":", out);
     hp_json_string(out, r->name_a);
     fputs(",\"b\":", out);
     hp_json_string(out, r->name_b);
+    fprintf(out, ",\"keyed_by\":\"%s\"", r->by_name ? "name" : "address");
     fprintf(out, ",\"coverage\":%.6f,\"k\":%zu,\"program\":\"%s\",\"unmapped_a\":%zu,\"unmapped_b\":%zu,\"profiles\":[",
             r->opts.coverage, r->opts.k, program_words[r->program], r->unmapped_a, r->unmapped_b);
     for (size_t t = 0; t < r->nrows; t++) {

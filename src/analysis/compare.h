@@ -5,6 +5,11 @@
  * only when both profiles hold members of it), in the order of their `rank`: today methods (heat =
  * calls + back-edges), calls, call_pairs, edges, blocks. A view turns a profile into keyed items.
  *
+ * Across builds (the program's build-id differs between A and B, HP_CMP_REBUILT_PROGRAM) addresses
+ * do not match, so when the caller hands symbolizers (hp_cmp_opts.sym_a, sym_b) members are keyed
+ * by their symbolized portable name instead (hp_rt_portable_name, as `hotprof diff` does; a call
+ * pair by caller and callee name), through each view's collect_named; a view without one (blocks,
+ * edges: no stable name) is left out and marked `skipped`. Otherwise, for one build:
  * Keys are module-relative so that two runs of one binary under ASLR agree: an address inside a
  * module becomes (hash of the module's file name, address - load bias); an address outside every
  * module keeps its raw value (counted in unmapped_a / unmapped_b: such keys rarely match); a block
@@ -26,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "analysis/profile.h"
+#include "analysis/symbolize.h"
 #include "core/metrics/metrics.h"
 
 #define HP_CMP_MAX_ROWS 16
@@ -48,12 +54,15 @@ typedef struct hp_cmp_view {
     int rank;          /* position among the rows (output order) */
     size_t (*size)(const hp_profile *p);               /* at most this many items */
     void (*collect)(const hp_profile *p, hp_cmp_sink *s);
+    /* keyed by symbolized name (hp_cmp_name_key), for profiles of two builds; NULL: not then */
+    void (*collect_named)(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s);
 } hp_cmp_view;
 
 typedef struct hp_cmp_row {
     const char *id;            /* the view's id: "methods", "calls", "call_pairs", "edges", "blocks" */
     const char *title;         /* "methods (heat)", ... */
     int in_a, in_b;            /* the profile holds members of this type */
+    int skipped;               /* builds differ and the view has no names to match by */
     size_t n_a, n_b, n_common; /* distinct keys in A, in B, in both */
     double total_a, total_b;   /* sum of weights */
     double overlap;            /* hp_overlap, HP_OVERLAP_PAPER, coverage */
@@ -66,12 +75,14 @@ typedef struct hp_cmp_row {
 typedef struct hp_cmp_opts {
     size_t k;        /* the top-k of the recall columns (default HP_CMP_DEFAULT_K) */
     double coverage; /* overlap coverage (default HP_OVERLAP_PAPER_COVERAGE) */
+    hp_symbolizer *sym_a, *sym_b; /* of A and B: match by name when the builds differ; NULL: never */
 } hp_cmp_opts;
 
 typedef enum hp_cmp_program_check {
     HP_CMP_SAME_PROGRAM = 0,  /* build-ids equal */
     HP_CMP_UNKNOWN_PROGRAM,   /* a build-id is missing: compared by file name only */
-    HP_CMP_OTHER_PROGRAM,     /* build-ids (or program names) differ */
+    HP_CMP_OTHER_PROGRAM,     /* program names differ */
+    HP_CMP_REBUILT_PROGRAM,   /* one program name, build-ids differ: two builds of one program */
 } hp_cmp_program_check;
 
 typedef struct hp_cmp_result {
@@ -83,6 +94,7 @@ typedef struct hp_cmp_result {
     size_t n_common_keys;   /* common keys over all those types */
     size_t unmapped_a, unmapped_b;
     hp_cmp_program_check program;
+    int by_name;            /* members matched by symbolized name (two builds), not by address */
     char warnings[HP_CMP_MAX_WARNINGS][256];
     size_t nwarnings;
 } hp_cmp_result;
@@ -99,6 +111,8 @@ const hp_cmp_row *hp_cmp_find_row(const hp_cmp_result *r, const char *id);
 uint64_t hp_cmp_addr_key(const hp_profile *p, uint64_t addr, int *mapped);
 /* Key of a basic block: its pc when the block map knows it (known), else its guard id. */
 uint64_t hp_cmp_block_key(const hp_profile *p, int known, uint32_t guard, uint64_t pc, int *mapped);
+/* Key of a member by its (portable, symbolized) name, with a per-type tag. */
+uint64_t hp_cmp_name_key(uint64_t tag, const char *name);
 /* Key of a compound member: its two part keys mixed with a per-type tag. */
 uint64_t hp_cmp_pair_key(uint64_t tag, uint64_t first, uint64_t second);
 /* The keyed items of one view (caller frees items->items); 0, or -1 out of memory. */

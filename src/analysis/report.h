@@ -1,8 +1,8 @@
 /* report.h — the `hotprof report` output: one table per profile type (src/analysis/ptype/: hot
  * methods, hot call pairs, and optionally hot blocks, edges and hot data streams), as aligned text
- * (fits 100 columns) or as one JSON object; or one type's table as flame-graph folded stacks or
- * as a gzipped pprof profile (analysis/pprof/export.h); or one self-contained HTML page
- * (analysis/html/html.h).
+ * (nothing cut: columns widen for long names, rtable.h) or as one JSON object; or one type's
+ * table as flame-graph folded stacks or as a gzipped pprof profile (analysis/pprof/export.h);
+ * or one self-contained HTML page (analysis/html/html.h).
  *
  * Heat of a method is the HPS measure: invocations + loop back-edges. A call pair's site is a
  * return address, so the caller and the call-site line are looked up at site - 1.
@@ -33,6 +33,7 @@ typedef struct hp_report_opts {
                               registry name or synonym, core/ptype/ptype.h); NULL: the default
                               (aptype.h, fold_rank) */
     int pprof_symbols;     /* HP_FORMAT_PPROF: enum hp_pprof_symbols (analysis/pprof/export.h) */
+    int color;             /* text: ANSI colour (bold headings, hot percentages); the caller decides */
 } hp_report_opts;
 
 #define HP_REPORT_DEFAULT_TOP 20

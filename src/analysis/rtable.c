@@ -1,16 +1,23 @@
 /* rtable.c — the shared pieces of report tables (see rtable.h for the estimate rule and the
- * 100-column invariant). Nothing here knows a profile type: a table passes its HPS type index.
+ * rule that no cell is ever cut). Nothing here knows a profile type: a table passes its HPS type
+ * index. Colour (ANSI SGR) is written only when hp_report_opts.color says so: the caller (src/cli)
+ * decides it from the terminal; nothing here looks at the output stream.
  */
 #define _GNU_SOURCE
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define WHERE_MAX_COL 28
-#define NAME_MIN_COL 12
+#define NAME_MIN_COL 8  /* "function" */
+#define WHERE_MIN_COL 9 /* "file:line" */
+#define SGR_BOLD "\033[1m"
+#define SGR_RED "\033[31m"
+#define SGR_YELLOW "\033[33m"
+#define SGR_RESET "\033[m"
 
 size_t hp_rt_rows(size_t n, const hp_report_opts *o) { return o->top && o->top < n ? o->top : n; }
 
@@ -82,17 +89,37 @@ const char *hp_rt_count_header(char *buf, size_t n, const hp_profile *p, int t, 
 
 /* ---- text cells ---- */
 
-void hp_rt_cell(FILE *out, const char *s, int width)
+int hp_rt_text_width(const char *s)
 {
-    int len = (int)strlen(s);
-    if (len <= width) fprintf(out, "%-*s", width, s);
-    else fprintf(out, "%.*s..", width - 2, s);
+    int w = 0;
+    for (; *s; s++) w += ((unsigned char)*s & 0xc0) != 0x80; /* UTF-8: count lead bytes only */
+    return w;
 }
 
-void hp_rt_last_cell(FILE *out, const char *s, int width)
+void hp_rt_cell(FILE *out, const char *s, int width)
 {
-    if ((int)strlen(s) <= width) fprintf(out, "%s\n", s);
-    else fprintf(out, "%.*s..\n", width > 2 ? width - 2 : 0, s);
+    int pad = width - hp_rt_text_width(s);
+    fprintf(out, "%s%*s", s, pad > 0 ? pad : 0, "");
+}
+
+void hp_rt_last_cell(FILE *out, const char *s, int width) { fprintf(out, "%s\n", s); }
+
+void hp_rt_percent_cell(FILE *out, const hp_report_opts *o, double pct)
+{
+    const char *sgr = pct >= HP_RT_RED_PERCENT ? SGR_RED : pct >= HP_RT_YELLOW_PERCENT ? SGR_YELLOW : NULL;
+    if (o->color && sgr) fprintf(out, "%s%5.1f%%%s", sgr, pct, SGR_RESET);
+    else fprintf(out, "%5.1f%%", pct);
+}
+
+void hp_rt_heading(FILE *out, const hp_report_opts *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (o->color) fputs(SGR_BOLD, out);
+    vfprintf(out, fmt, ap);
+    if (o->color) fputs(SGR_RESET, out);
+    fputc('\n', out);
+    va_end(ap);
 }
 
 void hp_rt_describe(hp_symbolizer *s, uint64_t addr, hp_rt_sym *r)
@@ -105,6 +132,12 @@ void hp_rt_describe(hp_symbolizer *s, uint64_t addr, hp_rt_sym *r)
         snprintf(r->name, sizeof r->name, "0x%" PRIx64, addr);
         r->where[0] = 0;
     }
+}
+
+void hp_rt_describe_inline(hp_symbolizer *s, uint64_t addr, hp_rt_sym *r)
+{
+    hp_rt_describe(s, addr, r);
+    if (r->sym) hp_sym_name_inline(r->sym, r->name, sizeof r->name);
 }
 
 void hp_rt_portable_name(const hp_profile *p, hp_symbolizer *s, uint64_t addr, char *buf, size_t n)
@@ -121,23 +154,16 @@ void hp_rt_portable_name(const hp_profile *p, hp_symbolizer *s, uint64_t addr, c
     }
 }
 
-static int clamp_width(size_t w, int lo, int hi) { return w < (size_t)lo ? lo : w > (size_t)hi ? hi : (int)w; }
-
 void hp_rt_widths(const hp_profile *p, hp_symbolizer *s, const size_t *order, size_t n, hp_rt_addr_fn addr_of,
-                  int fixed, int *wname, int *wwhere)
+                  int *wname, int *wwhere)
 {
-    size_t name = 8, where = 9;
+    *wname = NAME_MIN_COL;
+    *wwhere = WHERE_MIN_COL;
     for (size_t i = 0; i < n; i++) {
         hp_rt_sym r;
-        hp_rt_describe(s, addr_of(p, order[i]), &r);
-        if (strlen(r.name) > name) name = strlen(r.name);
-        if (strlen(r.where) > where) where = strlen(r.where);
-    }
-    *wwhere = clamp_width(where, 9, WHERE_MAX_COL);
-    *wname = clamp_width(name, 8, HP_RT_LINE_COLS - fixed - 2 - *wwhere);
-    if (*wname < NAME_MIN_COL) {
-        *wname = NAME_MIN_COL;
-        *wwhere = HP_RT_LINE_COLS - fixed - 2 - NAME_MIN_COL;
+        hp_rt_describe_inline(s, addr_of(p, order[i]), &r);
+        if (hp_rt_text_width(r.name) > *wname) *wname = hp_rt_text_width(r.name);
+        if (hp_rt_text_width(r.where) > *wwhere) *wwhere = hp_rt_text_width(r.where);
     }
 }
 

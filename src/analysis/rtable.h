@@ -6,7 +6,11 @@
  * type t is shown as count / f, f the type's observed frequency (sampled / events over threads,
  * from INFO), or B/(B+S) when no events were counted. Exhaustive and patched-burst profiles have no
  * estimates: the helpers then return the count as it is.
- * Invariant: a text row is at most HP_RT_LINE_COLS columns (names are cut with "..").
+ * Invariant: no cell is ever cut. A name or file:line column is as wide as its widest entry among
+ * the rows shown, so a function name, a file:line and an inline chain always print whole; rows fit
+ * HP_RT_LINE_COLS columns when the names are short enough, and grow past it (never cut) otherwise.
+ * Colour: with hp_report_opts.color, headings are bold and percentages of at least
+ * HP_RT_RED_PERCENT are red, of at least HP_RT_YELLOW_PERCENT yellow (as perf report does).
  */
 #ifndef HOTPROF_ANALYSIS_RTABLE_H
 #define HOTPROF_ANALYSIS_RTABLE_H
@@ -15,7 +19,9 @@
 #include <stdio.h>
 #include "analysis/report.h"
 
-#define HP_RT_LINE_COLS 100 /* a text row never exceeds this */
+#define HP_RT_LINE_COLS 100 /* a text row with short names fits this */
+#define HP_RT_RED_PERCENT 5.0
+#define HP_RT_YELLOW_PERCENT 0.5
 #define HP_RT_CONFIDENCE 0.95 /* of the JSON estimate intervals */
 
 static inline int hp_rt_cmp_desc(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
@@ -38,19 +44,26 @@ const char *hp_rt_count_cell(char *buf, size_t n, const hp_profile *p, int t, ui
 const char *hp_rt_count_header(char *buf, size_t n, const hp_profile *p, int t, const char *name);
 
 /* ---- text cells ---- */
-void hp_rt_cell(FILE *out, const char *s, int width);      /* exactly width columns */
-void hp_rt_last_cell(FILE *out, const char *s, int width); /* the row's end: no padding */
+int hp_rt_text_width(const char *s);                       /* columns of UTF-8 text */
+void hp_rt_cell(FILE *out, const char *s, int width);      /* s whole, padded to width columns */
+void hp_rt_last_cell(FILE *out, const char *s, int width); /* the row's end: s whole, newline */
+void hp_rt_percent_cell(FILE *out, const hp_report_opts *o, double pct); /* "%5.1f%%", coloured */
+/* A table heading (fmt, then a newline), bold with o->color. */
+void hp_rt_heading(FILE *out, const hp_report_opts *o, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-typedef struct hp_rt_sym { char name[512], where[512]; const hp_symbol *sym; } hp_rt_sym;
+typedef struct hp_rt_sym { char name[768], where[512]; const hp_symbol *sym; } hp_rt_sym;
 void hp_rt_describe(hp_symbolizer *s, uint64_t addr, hp_rt_sym *r); /* name "0x..." if unknown */
+/* The same, the name followed by " → [inlined g] line N" when addr lies in inlined code. */
+void hp_rt_describe_inline(hp_symbolizer *s, uint64_t addr, hp_rt_sym *r);
 /* A name that survives a rebuild (hotprof diff): the symbol's name, else "module+0xoffset"
  * (module file name, offset from its load address), else "0x<addr>" outside every module. */
 void hp_rt_portable_name(const hp_profile *p, hp_symbolizer *s, uint64_t addr, char *buf, size_t n);
 
-/* Widths of the name and where columns over rows order[0..n) (addr_of gives a row's address),
- * so that `fixed` columns + name + 2 + where fit HP_RT_LINE_COLS. */
+/* Widths of the name (hp_rt_describe_inline) and where columns over rows order[0..n) (addr_of
+ * gives a row's address):
+ * the widest entry of each (at least the header's width), so that nothing is cut. */
 void hp_rt_widths(const hp_profile *p, hp_symbolizer *s, const size_t *order, size_t n, hp_rt_addr_fn addr_of,
-                  int fixed, int *wname, int *wwhere);
+                  int *wname, int *wwhere);
 
 /* ---- JSON ---- */
 /* "<prefix>addr": "0x..", "<prefix>function": .., "<prefix>file": .., "<prefix>line": N */

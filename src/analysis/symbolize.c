@@ -5,6 +5,10 @@
  * The cache is a pairmap from address to an index into `syms`; the strings of a cached symbol
  * are owned by the symbolizer (libdwfl's may move when the Dwfl is closed).
  *
+ * Scopes (inlined code, the line-0 fallback): the unit holding the address (aranges, else a scan
+ * of the units), dwarf_getscopes for the innermost function or inlined subroutine, and
+ * dwarf_getscopes_die for the whole inline chain in the concrete tree.
+ *
  * Demangling: hotprof links no C++ runtime. If __cxa_demangle is already in the process, or
  * libstdc++.so.6 can be dlopen()ed, it is used; otherwise names stay mangled and
  * hp_sym_left_mangled() says so, for the report to tell the user.
@@ -13,6 +17,7 @@
 #include "analysis/symbolize.h"
 #include "analysis/pairmap.h"
 #include <dlfcn.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
@@ -109,6 +114,7 @@ void hp_sym_close(hp_symbolizer *s)
     for (size_t i = 0; i < s->nsyms; i++) {
         free((char *)s->syms[i].function);
         free((char *)s->syms[i].file);
+        free((char *)s->syms[i].inlined);
     }
     for (size_t i = 0; i < s->nwarnings; i++) free(s->warnings[i]);
     free(s->syms);
@@ -152,23 +158,117 @@ static const hp_module *recorded_module(const hp_symbolizer *s, uint64_t addr)
     return NULL;
 }
 
-/* Line table lookup for objects without .debug_aranges (clang emits none by default, and
- * libdw before 0.191 then finds no CU): walk the units and ask each whether it holds the pc. */
+/* The compile unit holding addr: from .debug_aranges, else (clang emits none by default, and
+ * libdw before 0.191 then finds no CU) by walking the units and asking each whether it holds the
+ * pc (aranges may also name a unit that does not hold it). 1 and *cudie, *bias set when found. */
+static int find_unit(Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cudie, Dwarf_Addr *bias)
+{
+    Dwarf_Die *die = dwfl_module_addrdie(mod, addr, bias);
+    if (die && dwarf_haspc(die, addr - *bias) > 0) return *cudie = *die, 1;
+    Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+    Dwarf_CU *cu = NULL;
+    uint8_t unit_type;
+    if (!dw) return 0;
+    while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, cudie, NULL) == 0)
+        if (dwarf_haspc(cudie, addr - *bias) > 0) return 1;
+    return 0;
+}
+
 static const char *source_by_unit_scan(Dwfl_Module *mod, uint64_t addr, int *lineno)
 {
     Dwarf_Addr bias;
-    Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
-    Dwarf_CU *cu = NULL;
     Dwarf_Die cudie;
-    uint8_t unit_type;
-    if (!dw) return NULL;
-    while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, &cudie, NULL) == 0) {
-        if (dwarf_haspc(&cudie, addr - bias) <= 0) continue;
-        Dwarf_Line *line = dwarf_getsrc_die(&cudie, addr - bias);
-        if (!line || dwarf_lineno(line, lineno) != 0) return NULL;
-        return dwarf_linesrc(line, NULL, NULL);
+    if (!find_unit(mod, addr, &cudie, &bias)) return NULL;
+    Dwarf_Line *line = dwarf_getsrc_die(&cudie, addr - bias);
+    if (!line || dwarf_lineno(line, lineno) != 0) return NULL;
+    return dwarf_linesrc(line, NULL, NULL);
+}
+
+int hp_sym_pick_line(int table_line, int decl_line, int *from_decl)
+{
+    *from_decl = table_line <= 0 && decl_line > 0;
+    return *from_decl ? decl_line : table_line;
+}
+
+static int die_udata(Dwarf_Die *die, int name)
+{
+    Dwarf_Attribute a;
+    Dwarf_Word w = 0;
+    if (!dwarf_attr_integrate(die, name, &a) || dwarf_formudata(&a, &w) != 0) return 0;
+    return w > 0 && w < (1u << 30) ? (int)w : 0;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute a;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+    return name ? name : "?";
+}
+
+/* The chain of functions inlined at the DIE `inner` (an inlined subroutine), outermost first and
+ * joined by " → ", and the line of the real function where the outermost one is called. The
+ * chain comes from the concrete tree (dwarf_getscopes_die): dwarf_getscopes() alone stops at the
+ * innermost inlined scope and continues in its abstract definition. */
+static void inline_chain(Dwarf_Die *inner, hp_symbol *sym)
+{
+    Dwarf_Die *chain = NULL;
+    int n = dwarf_getscopes_die(inner, &chain), outer = -1;
+    size_t len = 0, cap = 1;
+    for (int i = 0; i < n; i++)
+        if (dwarf_tag(&chain[i]) == DW_TAG_inlined_subroutine) outer = i, cap += strlen(die_name(&chain[i])) + 5;
+    char *text = outer >= 0 ? malloc(cap) : NULL;
+    if (text) {
+        text[0] = 0;
+        for (int i = outer; i >= 0; i--) {
+            if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine) continue;
+            len += (size_t)snprintf(text + len, cap - len, "%s%s", len ? " \u2192 " : "", die_name(&chain[i]));
+        }
+        sym->inlined = text;
+        sym->inlined_at = die_udata(&chain[outer], DW_AT_call_line);
     }
-    return NULL;
+    free(chain);
+}
+
+/* The inlined functions at sym->addr (inline_chain) from the scopes holding it (innermost first);
+ * a line 0 becomes the innermost function's declaration line (hp_sym_pick_line). */
+static void resolve_scopes(Dwfl_Module *mod, hp_symbol *sym)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die cudie, *scopes = NULL;
+    if (!find_unit(mod, sym->addr, &cudie, &bias)) return;
+    int n = dwarf_getscopes(&cudie, sym->addr - bias, &scopes), func = -1;
+    for (int i = 0; i < n && func < 0; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) func = i;
+    }
+    if (func >= 0 && dwarf_tag(&scopes[func]) == DW_TAG_inlined_subroutine) inline_chain(&scopes[func], sym);
+    if (func >= 0 && sym->line <= 0) {
+        int decl = 0;
+        if (dwarf_decl_line(&scopes[func], &decl) != 0) decl = 0;
+        sym->line = hp_sym_pick_line(sym->line, decl, &sym->line_from_decl);
+        const char *file = sym->line_from_decl ? dwarf_decl_file(&scopes[func]) : NULL;
+        if (file) free((char *)sym->file), sym->file = strdup(file);
+    }
+    free(scopes);
+}
+
+/* The source file and line of addr from the line table (*lineno 0 when unknown). */
+static const char *source_line(Dwfl_Module *mod, uint64_t addr, int *lineno)
+{
+    Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+    *lineno = 0;
+    return line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : source_by_unit_scan(mod, addr, lineno);
+}
+
+/* Without a declaration line (-gline-tables-only emits no subprogram DIEs): the line of the
+ * function's first instruction, the nearest thing to it. */
+static void entry_line(Dwfl_Module *mod, hp_symbol *sym)
+{
+    int lineno = 0;
+    const char *src = source_line(mod, sym->func_start, &lineno);
+    if (!src || lineno <= 0) return;
+    sym->line = hp_sym_pick_line(sym->line, lineno, &sym->line_from_decl);
+    if (!sym->file) sym->file = strdup(src);
 }
 
 static void resolve(hp_symbolizer *s, hp_symbol *sym)
@@ -183,14 +283,14 @@ static void resolve(hp_symbolizer *s, hp_symbol *sym)
         sym->symbol = name; /* libdwfl's string table: valid until dwfl_end (hp_sym_close) */
         sym->func_start = sym->addr - off;
     }
-    Dwfl_Line *line = dwfl_module_getsrc(mod, sym->addr);
     int lineno = 0;
-    const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL)
-                           : source_by_unit_scan(mod, sym->addr, &lineno);
+    const char *src = source_line(mod, sym->addr, &lineno);
     if (src) {
         sym->file = strdup(src);
         sym->line = lineno;
     }
+    resolve_scopes(mod, sym);
+    if (sym->line <= 0 && sym->function && sym->func_start != sym->addr) entry_line(mod, sym);
 }
 
 const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr)
@@ -227,6 +327,15 @@ void hp_sym_name(const hp_symbol *sym, char *buf, size_t n)
         snprintf(buf, n, "%s+0x%" PRIx64, base_name(sym->module->path), sym->addr - sym->module->base);
     else
         snprintf(buf, n, "0x%" PRIx64, sym->addr);
+}
+
+void hp_sym_name_inline(const hp_symbol *sym, char *buf, size_t n)
+{
+    hp_sym_name(sym, buf, n);
+    size_t len = strlen(buf);
+    if (!sym->inlined || len >= n) return;
+    if (sym->inlined_at > 0) snprintf(buf + len, n - len, " \u2192 [inlined %s] line %d", sym->inlined, sym->inlined_at);
+    else snprintf(buf + len, n - len, " \u2192 [inlined %s]", sym->inlined);
 }
 
 /* The last two components of a path: "src/main.c" rather than the whole build directory. */

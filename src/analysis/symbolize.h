@@ -5,7 +5,11 @@
  * warning (once per module) when they differ or the file cannot be opened. hp_sym_lookup()
  * resolves one address: the function (from DWARF-less symbol tables too; C++ names demangled
  * when a demangler can be found at run time, see hp_sym_demangler_available()), its start, the
- * module, the source file and line. Results are cached: looking an address up twice is cheap,
+ * module, the source file and line, and (from the DWARF scopes holding the address) the function
+ * inlined there, if any. A line-table line 0 (code the compiler attributes to no line: XRay sleds,
+ * code moved by inlining) falls back to the declaration line of the innermost function holding the
+ * address (DW_AT_decl_line; line_from_decl says so), or without one (-gline-tables-only) the line
+ * of the function's first instruction. Results are cached: looking an address up twice is cheap,
  * and the returned pointer stays valid until hp_sym_close().
  *
  * Invariant: the symbolizer borrows the profile's module array; the profile must outlive it.
@@ -24,6 +28,11 @@ typedef struct hp_symbol {
     const hp_module *module;/* the recorded module holding addr, or NULL */
     const char *file;       /* source file, NULL when unknown */
     int line;               /* 0 when unknown */
+    int line_from_decl;     /* 1: the line table said 0, `line` is the function's declaration line
+                               (or the line of its first instruction when DWARF has no declaration) */
+    const char *inlined;    /* the functions inlined at addr, outermost first, joined by " → ";
+                               NULL when addr is not in inlined code */
+    int inlined_at;         /* the line of `function` where the outermost inlined call is, 0 unknown */
 } hp_symbol;
 
 typedef struct hp_symbolizer hp_symbolizer;
@@ -35,6 +44,11 @@ const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr);
 
 /* A printable name for addr: the function, else "module+0xOFF", else "0xADDR". */
 void hp_sym_name(const hp_symbol *sym, char *buf, size_t n);
+/* name plus, when addr lies in inlined code, " → [inlined NAME] line N" (N: inlined_at). */
+void hp_sym_name_inline(const hp_symbol *sym, char *buf, size_t n);
+/* The line shown for a pc: the line table's, else (0) the function's declaration line decl_line;
+ * *from_decl = 1 when the fallback was taken. */
+int hp_sym_pick_line(int table_line, int decl_line, int *from_decl);
 /* "file:line" (file shortened to its last two path components), or "" when unknown. */
 void hp_sym_where(const hp_symbol *sym, char *buf, size_t n);
 

@@ -6,13 +6,14 @@
  * counts (how to get them), a function that is unknown or ambiguous (close matches), a binary
  * without symbols, a module file that cannot be disassembled. A source file that cannot be read is
  * one warning, and the lines are then shown as numbers with counts. Output goes to stdout or
- * whole-or-nothing to -o FILE (outfile.h); colour only on a terminal, without NO_COLOR or --stdio.
+ * whole-or-nothing to -o FILE (outfile.h); colour and the pager as report's (pager.h).
  */
 #include "analysis/annotate/annotate.h"
 #include "analysis/profile.h"
 #include "analysis/symbolize.h"
 #include "cli/commands.h"
 #include "cli/outfile.h"
+#include "cli/pager.h"
 #include "cli/read_profile.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -34,12 +35,13 @@ static const hp_command_desc annotate_desc = {
     "The profile needs block counts: build with `hotprof cc` (hooks 'blocks', the default).\n"
     "A bursty profile's counts are the sampled ones; the header gives the estimate factor.\n"
     "Lines from 5% of the total are red, from 0.5% green, when stdout is a terminal (not with\n"
-    "--stdio, -o FILE or NO_COLOR set).\n"};
+    "--stdio, --color=never, -o FILE or NO_COLOR set); long text on a terminal is paged as report's.\n"};
 
 typedef struct annotate_args {
     const char *input, *output, *format;
     uint64_t context;
-    int asm_view, stdio;
+    int asm_view;
+    hp_term_args term;
 } annotate_args;
 
 static void init_options(hp_option *opts, annotate_args *a)
@@ -50,7 +52,7 @@ static void init_options(hp_option *opts, annotate_args *a)
         {HP_OPT_FLAG, 0, "asm", &a->asm_view, NULL, "the function's instructions (Capstone) with block counts, source interleaved"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
         {HP_OPT_UINT, 'C', "context", &a->context, "N", "source lines shown before and after the function's lines (default 0)"},
-        {HP_OPT_FLAG, 0, "stdio", &a->stdio, NULL, "plain text: no colour"},
+        HP_TERM_OPTIONS(&a->term),
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     HP_OPTIONS_COPY(opts, table);
@@ -127,21 +129,20 @@ static void read_source(annotate_run *r)
                 r->f.files[0], strerror(errno));
 }
 
-static int use_colour(const annotate_args *a)
-{
-    const char *nc = getenv("NO_COLOR");
-    int to_stdout = !a->output || strcmp(a->output, "-") == 0;
-    return !a->stdio && to_stdout && isatty(STDOUT_FILENO) && !(nc && nc[0]);
-}
-
 static int write_output(annotate_run *r, const annotate_args *a, int json)
 {
-    hp_annot_opts o = {a->asm_view, use_colour(a), (unsigned)(a->context > 10000 ? 10000 : a->context)};
+    hp_term term;
+    hp_term_start(&term, &a->term, !json && (!a->output || strcmp(a->output, "-") == 0));
+    hp_annot_opts o = {a->asm_view, term.color, (unsigned)(a->context > 10000 ? 10000 : a->context)};
     hp_annot_view v = {r->p, &r->f, r->have_src ? &r->src : NULL, r->insns, r->ninsns};
     hp_outfile out;
-    if (hp_outfile_open(&out, a->output)) return 1;
-    int ok = (json ? hp_annot_write_json(out.f, &v, &o) : hp_annot_write_text(out.f, &v, &o)) == 0;
-    return hp_outfile_close(&out, ok) ? 1 : 0;
+    int rc = 1;
+    if (hp_outfile_open(&out, a->output) == 0) {
+        int ok = (json ? hp_annot_write_json(out.f, &v, &o) : hp_annot_write_text(out.f, &v, &o)) == 0;
+        rc = hp_outfile_close(&out, ok) ? 1 : 0;
+    }
+    hp_term_finish(&term);
+    return rc;
 }
 
 static int annotate(annotate_run *r, const annotate_args *a, const char *path, const char *symbol, int json)
@@ -173,7 +174,7 @@ static int is_file(const char *path)
 
 int cmd_annotate(int argc, char **argv)
 {
-    annotate_args a = {NULL, NULL, "text", 0, 0, 0};
+    annotate_args a = {.format = "text"};
     hp_option opts[HP_OPTIONS_MAX];
     annotate_run r = {0};
     char **pos;
@@ -185,6 +186,8 @@ int cmd_annotate(int argc, char **argv)
         return hp_usage_error(&annotate_desc, "one symbol and one profile at a time (got '%s')", pos[npos - 1]);
     int json = strcmp(a.format, "json") == 0;
     if (!json && strcmp(a.format, "text") != 0) return hp_usage_error(&annotate_desc, "unknown format '%s' (text, json)", a.format);
+    char msg[256];
+    if (hp_term_check(&a.term, msg, sizeof msg)) return hp_usage_error(&annotate_desc, "%s", msg);
     if (npos == 1 && !a.input && is_file(pos[0])) /* `hotprof annotate prof.data`: the hottest */
         return annotate(&r, &a, pos[0], NULL, json);
     const char *path = a.input ? a.input : npos > 1 ? pos[1] : HP_DEFAULT_PROFILE;

@@ -2,14 +2,17 @@
  * profile B (exhaustive), per profile type: HPS overlap, top-k recall/precision, rank agreement
  * (analysis/compare.h). Table or JSON on stdout; warnings on stderr.
  *
+ * Two builds of one program (same program name, build-ids differ) are compared by symbolized
+ * name (compare.h), with a warning; one build by module-relative address.
  * Refusals (exit 1, one message): a file that cannot be read; profiles of different programs
- * (program name or build-id differ) unless --force; no profile type present in both; no key in
- * common at all (unless --force).
+ * (program names differ) unless --force; no profile type present in both; no key in common at
+ * all (unless --force).
  */
 #include "analysis/compare.h"
 #include "analysis/profile.h"
 #include "analysis/report.h"
 #include "cli/commands.h"
+#include "cli/pager.h"
 #include "cli/read_profile.h"
 #include <stdlib.h>
 
@@ -19,14 +22,18 @@ static const hp_command_desc compare_desc = {
     "per profile type present in both (methods by heat and by calls, call pairs, edges, blocks),\n"
     "the HPS overlap, top-k recall and precision, and rank agreement.",
     "Members are matched by module-relative address (module file name + offset from its load\n"
-    "address), so runs under ASLR compare. Overlap is scale-invariant: sampled counts need no\n"
-    "scaling. 'max' is B against itself, the best a sample can score with the paper's overlap;\n"
+    "address), so runs under ASLR compare. Two builds of one program (the build-ids differ) are\n"
+    "matched by symbol name instead (functions, and call pairs as caller and callee; blocks and\n"
+    "edges are then not compared), and the header says 'matched by: symbol name'. Overlap is\n"
+    "scale-invariant: sampled counts need no scaling. 'max' is B against itself, the best a sample\n"
+    "can score with the paper's overlap;\n"
     "'renorm' is the renormalized overlap (a perfect sample scores 100%). See docs/metrics.md.\n"};
 
 typedef struct compare_args {
     uint64_t top;
     const char *format;
     int force;
+    hp_term_args term;
 } compare_args;
 
 static void init_options(hp_option *opts, compare_args *a)
@@ -35,6 +42,7 @@ static void init_options(hp_option *opts, compare_args *a)
         {HP_OPT_UINT, 't', "top", &a->top, "K", "k of the top-k recall/precision/tau columns (default 10)"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
         {HP_OPT_FLAG, 0, "force", &a->force, NULL, "compare even if the programs differ"},
+        HP_TERM_OPTIONS(&a->term),
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     HP_OPTIONS_COPY(opts, table);
@@ -81,17 +89,26 @@ static int run_compare(const char *pa, const char *pb, const compare_args *a, hp
     hp_compare_default_opts(&o);
     o.k = (size_t)a->top;
     if (!A || !B || !r) goto out;
+    if (hp_cmp_check_program(A, B, NULL, 0) == HP_CMP_REBUILT_PROGRAM) {
+        o.sym_a = hp_sym_open(A->modules, A->nmodules);
+        o.sym_b = hp_sym_open(B->modules, B->nmodules);
+    }
     if (hp_compare(A, B, &o, r)) {
         fprintf(stderr, "hotprof: out of memory\n");
         goto out;
     }
     if (refuse(r, a->force)) goto out;
+    hp_term term;
+    hp_term_start(&term, &a->term, fmt != HP_FORMAT_JSON);
     rc = fmt == HP_FORMAT_JSON ? hp_compare_write_json(stdout, r) : hp_compare_write_text(stdout, r);
     if (rc || fflush(stdout)) {
         fprintf(stderr, "hotprof: cannot write the comparison\n");
         rc = 1;
     }
+    hp_term_finish(&term);
 out:
+    hp_sym_close(o.sym_a);
+    hp_sym_close(o.sym_b);
     free(r);
     if (A) hp_profile_free(A);
     if (B) hp_profile_free(B);
@@ -100,7 +117,8 @@ out:
 
 int cmd_compare(int argc, char **argv)
 {
-    compare_args a = {HP_CMP_DEFAULT_K, "text", 0};
+    compare_args a = {HP_CMP_DEFAULT_K, "text", 0, {NULL, 0, 0}};
+    char msg[256];
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_format fmt;
     char **pos;
@@ -112,5 +130,6 @@ int cmd_compare(int argc, char **argv)
     if (a.top == 0 || a.top > 1000000) return hp_usage_error(&compare_desc, "--top must be between 1 and 1000000");
     if (hp_report_parse_format(a.format, &fmt))
         return hp_usage_error(&compare_desc, "unknown format '%s' (text, json)", a.format);
+    if (hp_term_check(&a.term, msg, sizeof msg)) return hp_usage_error(&compare_desc, "%s", msg);
     return run_compare(pos[0], pos[1], &a, fmt);
 }

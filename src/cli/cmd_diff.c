@@ -8,6 +8,7 @@
 #include "analysis/profile.h"
 #include "analysis/ptype/aptype.h"
 #include "cli/commands.h"
+#include "cli/pager.h"
 #include "cli/read_profile.h"
 #include "core/ptype/ptype.h"
 #include <stdlib.h>
@@ -25,6 +26,7 @@ static const hp_command_desc diff_desc = {
 typedef struct diff_args {
     uint64_t top;
     const char *format, *type;
+    hp_term_args term;
 } diff_args;
 
 static void init_options(hp_option *opts, diff_args *a)
@@ -33,6 +35,7 @@ static void init_options(hp_option *opts, diff_args *a)
         {HP_OPT_UINT, 't', "top", &a->top, "N", "rows per profile type (default 20; 0 = all)"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE", "only this profile type: methods|callpairs (and synonyms)"},
+        HP_TERM_OPTIONS(&a->term),
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     HP_OPTIONS_COPY(opts, table);
@@ -46,13 +49,16 @@ void cmd_diff_usage(FILE *out)
     hp_print_usage(out, &diff_desc, opts);
 }
 
-static int run_diff(const char *pa, const char *pb, const hp_diff_opts *o)
+static int run_diff(const char *pa, const char *pb, const hp_diff_opts *o, const hp_term_args *ta)
 {
+    hp_term term = {0, 0};
     hp_profile *A = hp_cli_read_profile(pa), *B = A ? hp_cli_read_profile(pb) : NULL;
     int rc = 1;
     if (A && B) {
+        hp_term_start(&term, ta, !o->json);
         rc = hp_diff_write(stdout, A, B, o) || fflush(stdout) ? 1 : 0;
         if (rc) fprintf(stderr, "hotprof: cannot write the diff\n");
+        hp_term_finish(&term);
     }
     if (A) hp_profile_free(A);
     if (B) hp_profile_free(B);
@@ -67,6 +73,8 @@ static int to_opts(const diff_args *a, hp_diff_opts *o)
     if (strcmp(a->format, "text") && strcmp(a->format, "json"))
         return hp_usage_error(&diff_desc, "unknown format '%s' (text, json)", a->format);
     o->json = !strcmp(a->format, "json");
+    char msg[256];
+    if (hp_term_check(&a->term, msg, sizeof msg)) return hp_usage_error(&diff_desc, "%s", msg);
     if (!a->type) return 0;
     const hp_ptype *c = hp_ptype_by_name(a->type, strlen(a->type));
     if (!c) return hp_usage_error(&diff_desc, "unknown profile type '%s' (methods, callpairs)", a->type);
@@ -78,7 +86,7 @@ static int to_opts(const diff_args *a, hp_diff_opts *o)
 
 int cmd_diff(int argc, char **argv)
 {
-    diff_args a = {20, "text", NULL};
+    diff_args a = {20, "text", NULL, {NULL, 0, 0}};
     hp_option opts[HP_OPTIONS_MAX];
     hp_diff_opts o = {0};
     char **pos;
@@ -89,5 +97,5 @@ int cmd_diff(int argc, char **argv)
     if (npos != 2) return hp_usage_error(&diff_desc, "needs two profiles, A (baseline) and B (new); got %d", npos);
     if ((rc = to_opts(&a, &o))) return rc;
     o.name_a = pos[0], o.name_b = pos[1];
-    return run_diff(pos[0], pos[1], &o);
+    return run_diff(pos[0], pos[1], &o, &a.term);
 }

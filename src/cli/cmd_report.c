@@ -5,7 +5,7 @@
  * terminal; analysis/pprof/export.h), or one self-contained HTML page (--format html, with
  * --compare REF the accuracy against a reference profile; analysis/html/html.h). Output goes to
  * stdout, or with -o FILE to a file that appears
- * whole or not at all (outfile.h). Warnings of the reader and the symbolizer go to stderr so
+ * whole or not at all (outfile.h). Text on a terminal is coloured and paged (pager.h). Warnings of the reader and the symbolizer go to stderr so
  * that JSON on stdout stays clean. A write error (a full disk, a closed pipe) exits 1.
  */
 #include "analysis/pprof/export.h"
@@ -14,17 +14,19 @@
 #include "analysis/symbolize.h"
 #include "cli/commands.h"
 #include "cli/outfile.h"
+#include "cli/pager.h"
 #include "cli/read_profile.h"
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const hp_command_desc report_desc = {
     "report", "[options] [-i FILE | FILE]",
     "Print what is hot in a profile (default FILE: " HP_DEFAULT_PROFILE "): methods by HPS heat\n"
     "(calls + loop back-edges) and call pairs, with function names and file:line.",
     "Call pairs are (call site, callee); the caller and the call-site line are found from the\n"
-    "return address minus one. A run that crashed or was cut short is reported with the counts\n"
+    "return address minus one; call instructions of one caller, callee and line are one row\n"
+    "(sites), code inlined there reads 'caller → [inlined f] line N'. Nothing is cut: columns\n"
+    "widen for long names and paths. A run that crashed or was cut short is reported with the counts\n"
     "it recorded up to then, and the header says so.\n"
     "\n"
     "--format folded prints one profile type as flame-graph folded stacks, `frame;frame count`\n"
@@ -47,6 +49,7 @@ typedef struct report_args {
     uint64_t top;
     const char *sort, *format, *input, *type, *output, *compare, *pprof_symbols;
     int blocks, edges, streams;
+    hp_term_args term;
 } report_args;
 
 static void init_options(hp_option *opts, report_args *a)
@@ -69,6 +72,7 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
         {HP_OPT_FLAG, 0, "edges", &a->edges, NULL, "also list the hottest block-to-block edges"},
         {HP_OPT_FLAG, 0, "streams", &a->streams, NULL, "also list the hot data streams (bursty datastream sampling)"},
+        HP_TERM_OPTIONS(&a->term),
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     HP_OPTIONS_COPY(opts, table);
@@ -92,7 +96,7 @@ static int pprof_options(const report_args *a, hp_report_opts *o)
     if (a->pprof_symbols && hp_pprof_parse_symbols(a->pprof_symbols, &sym))
         return hp_usage_error(&report_desc, "unknown --pprof-symbols '%s' (full, none)", a->pprof_symbols);
     o->pprof_symbols = (int)sym;
-    if (o->format == HP_FORMAT_PPROF && to_stdout && isatty(STDOUT_FILENO))
+    if (o->format == HP_FORMAT_PPROF && to_stdout && hp_term_stdout_is_terminal())
         return hp_usage_error(&report_desc, "refusing to write binary pprof data to a terminal: use -o FILE or a redirect");
     return 0;
 }
@@ -116,6 +120,7 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
         return hp_usage_error(&report_desc, "--type goes with --format folded or pprof");
     if (a->type && (pprof ? hp_pprof_type_check(a->type, msg, sizeof msg) : hp_report_fold_check(a->type, msg, sizeof msg)))
         return hp_usage_error(&report_desc, "%s", msg);
+    if (hp_term_check(&a->term, msg, sizeof msg)) return hp_usage_error(&report_desc, "%s", msg);
     return pprof_options(a, o);
 }
 
@@ -128,6 +133,7 @@ static void print_warnings(const hp_profile *p, const hp_symbolizer *s)
 int cmd_report(int argc, char **argv)
 {
     report_args a = {.top = HP_REPORT_DEFAULT_TOP, .sort = "heat", .format = "text"};
+    hp_term term;
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_opts ro = {0};
     char **pos, err[512];
@@ -157,12 +163,15 @@ int cmd_report(int argc, char **argv)
         return 1;
     }
     hp_outfile out;
+    hp_term_start(&term, &a.term, ro.format == HP_FORMAT_TEXT && (!a.output || !strcmp(a.output, "-")));
+    ro.color = term.color;
     rc = hp_outfile_open(&out, a.output);
     if (rc == 0) {
         int oom = hp_report_write(out.f, p, s, &ro) != 0 && !ferror(out.f);
         if (oom) fprintf(stderr, "hotprof: out of memory while writing the report\n");
         rc = hp_outfile_close(&out, !oom); /* a write error is reported here */
     }
+    hp_term_finish(&term);
     print_warnings(p, s);
     hp_sym_close(s);
     hp_profile_free(p);

@@ -38,7 +38,10 @@ if "$HP" cc -O2 -o gametree "$ROOT/bench/workloads/gametree.c" -lm; then
     "$HP" report --edges bur.data >bur.txt
     check "gametree: text report marks estimates" grep -q 'est.heat' bur.txt
     check "gametree: text report lists the sampling parameters" grep -qE 'methods    on  S=99 B=1 jitter=0%  sampled [0-9]+/[0-9]+ = 0\.0100.. \(B/\(B\+S\) 0\.010000\)' bur.txt
-    check_eq "gametree: text rows fit 100 columns" "$(awk 'length > 100' bur.txt | wc -l)" 0
+    # names are never cut (rtable.h): only a table naming inlined code (wider names) may be wider
+    check_eq "gametree: text rows fit 100 columns (but in tables naming inlined code)" \
+        "$(awk -v RS= '/inlined/ {next} {n = split($0, l, "\n"); for (i = 1; i <= n; i++) if (length(l[i]) > 100) w++}
+                       END {print w + 0}' bur.txt)" 0
 else
     fail "gametree: build"
 fi

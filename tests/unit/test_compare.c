@@ -165,7 +165,8 @@ TEST(rebuilt_program_is_flagged)
     sb.buildid = 8;
     hp_cmp_result r;
     REQUIRE(compare_specs(&sa, &sb, &r) == 0);
-    CHECK_EQ_U64(r.program, HP_CMP_OTHER_PROGRAM);
+    CHECK_EQ_U64(r.program, HP_CMP_REBUILT_PROGRAM);
+    CHECK_EQ_U64(r.by_name, 0); /* no symbolizers given: still by address */
     CHECK(r.nwarnings >= 2); /* the program and the library */
     CHECK(strstr(r.warnings[0], "build-id") != NULL);
     CHECK(strstr(r.warnings[1], "libc.so.6") != NULL);
@@ -206,7 +207,7 @@ TEST(addr_key_is_module_relative)
     hp_cmp_addr_key(a, 0x42, &ma);
     CHECK_EQ_U64(ma, 0);
     char msg[256];
-    CHECK_EQ_U64(hp_cmp_check_program(a, b, msg, sizeof msg), HP_CMP_OTHER_PROGRAM);
+    CHECK_EQ_U64(hp_cmp_check_program(a, b, msg, sizeof msg), HP_CMP_REBUILT_PROGRAM); /* one name, two ids */
     hp_profile_free(a);
     hp_profile_free(b);
 }

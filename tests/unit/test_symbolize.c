@@ -2,7 +2,8 @@
  * bias, with its real build-id): a known function resolves to its name, this file and a line
  * inside the function; an address outside every module prints as a number; a module whose file
  * is missing or whose build-id differs gives one warning and module+offset names; C++ names are
- * demangled. */
+ * demangled; a line-table line 0 falls back to the function's declaration line (hp_sym_pick_line;
+ * test_readable.sh checks it on a real line-0 pc). */
 #define _GNU_SOURCE
 #include "analysis/symbolize.h"
 #include "test.h"
@@ -92,6 +93,17 @@ TEST(resolves_a_known_function_of_this_test)
     hp_sym_close(s);
 }
 
+TEST(line_zero_falls_back_to_the_declaration_line)
+{
+    int from_decl = -1;
+    CHECK_EQ_U64(hp_sym_pick_line(0, 12, &from_decl), 12);
+    CHECK_EQ_U64(from_decl, 1);
+    CHECK_EQ_U64(hp_sym_pick_line(7, 12, &from_decl), 7); /* a real line wins */
+    CHECK_EQ_U64(from_decl, 0);
+    CHECK_EQ_U64(hp_sym_pick_line(0, 0, &from_decl), 0); /* nothing to fall back to */
+    CHECK_EQ_U64(from_decl, 0);
+}
+
 TEST(address_outside_every_module_is_a_number)
 {
     self_module sm;
@@ -155,6 +167,7 @@ int main(void)
     (void)known_function(&x); /* keep it called */
     RUN(resolves_a_known_function_of_this_test);
     RUN(address_outside_every_module_is_a_number);
+    RUN(line_zero_falls_back_to_the_declaration_line);
     RUN(missing_module_and_wrong_build_id_warn_once);
     RUN(cxx_names_are_demangled_and_c_names_kept);
     return test_main_end();

@@ -101,14 +101,15 @@ static uint64_t block_pc(const hp_profile *p, size_t i) { return p->blocks[i].pc
 static int wanted(const hp_report_opts *o) { return o->blocks; }
 
 static void text_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_block_stat *b, size_t rank,
-                     uint64_t total, int wname, int wwhere)
+                     uint64_t total, int wname, int wwhere, const hp_report_opts *o)
 {
     hp_rt_sym r = {.name = "?", .where = ""};
     char pc[32], cell[32];
-    if (b->mapped) hp_rt_describe(s, b->pc, &r), snprintf(pc, sizeof pc, "0x%" PRIx64, b->pc);
+    if (b->mapped) hp_rt_describe_inline(s, b->pc, &r), snprintf(pc, sizeof pc, "0x%" PRIx64, b->pc);
     else snprintf(pc, sizeof pc, "guard %" PRIu32, b->guard);
-    fprintf(out, "%4zu %12s %5.1f%%  %-18s  ", rank, hp_rt_count_cell(cell, sizeof cell, p, E, b->count),
-            hp_rt_percent(b->count, total), pc);
+    fprintf(out, "%4zu %12s ", rank, hp_rt_count_cell(cell, sizeof cell, p, E, b->count));
+    hp_rt_percent_cell(out, o, hp_rt_percent(b->count, total));
+    fprintf(out, "  %-18s  ", pc);
     hp_rt_cell(out, r.name, wname);
     fputs("  ", out);
     hp_rt_last_cell(out, r.where, wwhere);
@@ -121,11 +122,12 @@ static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repor
     int wname, wwhere;
     char hd[24];
     if (!order) return -1;
-    hp_rt_widths(p, s, order, n, block_pc, 46, &wname, &wwhere);
-    fprintf(out, "\nHot blocks: %zu of %zu, by count\n", n, p->nblocks);
+    hp_rt_widths(p, s, order, n, block_pc, &wname, &wwhere);
+    fputc('\n', out);
+    hp_rt_heading(out, o, "Hot blocks: %zu of %zu, by count", n, p->nblocks);
     fprintf(out, "%4s %12s %6s  %-18s  %-*s  %s\n", "rank", hp_rt_count_header(hd, sizeof hd, p, E, "count"), "%",
             "pc", wname, "function", "file:line");
-    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->blocks[order[i]], i + 1, total, wname, wwhere);
+    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->blocks[order[i]], i + 1, total, wname, wwhere, o);
     if (!n) fprintf(out, "  (no block counts in this profile)\n");
     free(order);
     return 0;
@@ -217,6 +219,7 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
+static const hp_cmp_view views[] = {{"blocks", "blocks", 4, rows, collect, NULL}};
 /* ---- merge ---- */
 
 static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
@@ -242,7 +245,6 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
     return 0;
 }
 
-static const hp_cmp_view views[] = {{"blocks", "blocks", 4, rows, collect}};
 
 const hp_aptype hp_aptype_blocks = {
     .id = HP_PT_BLOCKS,

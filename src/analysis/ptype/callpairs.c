@@ -6,6 +6,9 @@
  * of one caller and callee through several sites are one stack; the default fold); its HTML table,
  * and its pairs as the caller -> callee edges of the HTML report's call graph (html/callgraph.h);
  * its pprof samples (callee, caller: leaf first; value calls).
+ * Table and JSON rows merge the pairs whose caller, call-site file:line and callee are the same
+ * (one source call site duplicated by unrolling or peeling: counts add, "sites" says how many);
+ * distinct lines stay distinct rows. hp_report_order_pairs orders the unmerged pairs.
  * Invariants: p->pairs holds one entry per distinct (site, callee); counts saturate.
  */
 #define _GNU_SOURCE
@@ -85,47 +88,131 @@ int hp_report_order_pairs(const hp_profile *p, hp_symbolizer *s, hp_sort_key key
     return 0;
 }
 
-static size_t *ordered(const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
+/* ---- rows: the sites of one caller, callee and call-site line merged ---- */
+
+/* One table row: the pairs whose caller, call-site file:line and callee print the same (copies of
+ * one call site made by unrolling or peeling); `first` is the one with the lowest site. A pair
+ * without a call-site line is a row of its own. */
+typedef struct pair_row { size_t first; uint64_t count; size_t nsites; } pair_row;
+typedef struct row_ctx { const hp_profile *p; char **keys; pair_row *rows; hp_sort_key key; char **names; } row_ctx;
+
+static char *row_key(const hp_profile *p, hp_symbolizer *s, size_t i)
 {
-    size_t *order = malloc((p->npairs + 1) * sizeof *order);
-    if (order && hp_report_order_pairs(p, s, o->sort, order)) free(order), order = NULL;
-    return order;
+    hp_rt_sym caller, callee;
+    char *key = NULL;
+    hp_rt_describe_inline(s, pair_caller(p, i), &caller);
+    hp_rt_describe(s, p->pairs[i].callee, &callee);
+    if (caller.where[0]) {
+        if (asprintf(&key, "%s\n%s\n%s", caller.name, caller.where, callee.name) < 0) key = NULL;
+    } else if (asprintf(&key, "#%zu", i) < 0) {
+        key = NULL;
+    }
+    return key;
+}
+
+static int cmp_keys(const void *a, const void *b, void *arg)
+{
+    const row_ctx *c = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int r = strcmp(c->keys[i], c->keys[j]);
+    return r ? r : hp_rt_cmp_asc(c->p->pairs[i].site, c->p->pairs[j].site);
+}
+
+/* Runs of equal keys over byk (pairs sorted by key, then site) become rows; returns how many. */
+static size_t fold_rows(const row_ctx *c, const size_t *byk, size_t n)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = byk[k];
+        if (k && strcmp(c->keys[i], c->keys[byk[k - 1]]) == 0) {
+            c->rows[m - 1].count = hp_sat_add(c->rows[m - 1].count, c->p->pairs[i].count);
+            c->rows[m - 1].nsites++;
+        } else {
+            c->rows[m++] = (pair_row){i, c->p->pairs[i].count, 1};
+        }
+    }
+    return m;
+}
+
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+    const row_ctx *c = arg;
+    const pair_row *x = &c->rows[*(const size_t *)a], *y = &c->rows[*(const size_t *)b];
+    const hp_pair_stat *px = &c->p->pairs[x->first], *py = &c->p->pairs[y->first];
+    int r = c->key == HP_SORT_NAME ? strcmp(c->names[x->first], c->names[y->first]) : 0;
+    if (!r) r = hp_rt_cmp_desc(x->count, y->count);
+    if (!r) r = hp_rt_cmp_asc(px->site, py->site);
+    return r ? r : hp_rt_cmp_asc(px->callee, py->callee);
+}
+
+/* The table's rows in report order (*order indexes *rows); 0, or -1 out of memory. */
+static int merged_rows(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, pair_row **rows, size_t **order,
+                       size_t *nrows)
+{
+    size_t n = p->npairs;
+    row_ctx c = {p, calloc(n + 1, sizeof(char *)), malloc((n + 1) * sizeof(pair_row)), key, NULL};
+    size_t *byk = NULL;
+    int rc = -1;
+    *order = NULL;
+    for (size_t i = 0; c.keys && i < n; i++)
+        if (!(c.keys[i] = row_key(p, s, i))) goto out;
+    if (!c.keys || !c.rows || !(byk = hp_rt_order(n, cmp_keys, &c))) goto out;
+    *nrows = fold_rows(&c, byk, n);
+    if (key == HP_SORT_NAME && !(c.names = hp_rt_names(s, n, pair_caller, p))) goto out;
+    if (!(*order = hp_rt_order(*nrows, cmp_rows, &c))) goto out;
+    *rows = c.rows, c.rows = NULL;
+    rc = 0;
+out:
+    hp_rt_free_names(c.keys, n);
+    hp_rt_free_names(c.names, n);
+    free(c.rows);
+    free(byk);
+    return rc;
 }
 
 /* ---- text ---- */
 
-typedef struct widths { int name, where, callee; } widths;
+typedef struct widths { int name, where; } widths;
 
-static void text_row(FILE *out, const hp_profile *p, hp_symbolizer *s, size_t i, uint64_t total, const widths *w)
+static void text_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const pair_row *row, uint64_t total,
+                     const widths *w, const hp_report_opts *o)
 {
-    const hp_pair_stat *c = &p->pairs[i];
+    const hp_pair_stat *c = &p->pairs[row->first];
     hp_rt_sym caller, callee;
     char cell[32];
-    hp_rt_describe(s, pair_caller(p, i), &caller);
+    hp_rt_describe_inline(s, pair_caller(p, row->first), &caller);
     hp_rt_describe(s, c->callee, &callee);
-    fprintf(out, "%12s %5.1f%%  ", hp_rt_count_cell(cell, sizeof cell, p, CP, c->count), hp_rt_percent(c->count, total));
+    fprintf(out, "%12s ", hp_rt_count_cell(cell, sizeof cell, p, CP, row->count));
+    hp_rt_percent_cell(out, o, hp_rt_percent(row->count, total));
+    fprintf(out, " %5zu  ", row->nsites);
     hp_rt_cell(out, caller.name, w->name);
     fputs("  ", out);
     hp_rt_cell(out, caller.where, w->where);
     fputs("  ", out);
-    hp_rt_last_cell(out, callee.name, w->callee);
+    hp_rt_last_cell(out, callee.name, 0);
 }
 
 static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
-    size_t *order = ordered(p, s, o), n = hp_rt_rows(p->npairs, o);
+    pair_row *rows = NULL;
+    size_t *order, nrows = 0;
     uint64_t total = hp_profile_total_pairs(p);
     widths w;
     char hd[24];
-    if (!order) return -1;
-    hp_rt_widths(p, s, order, n, pair_caller, 21 + 2 + 24, &w.name, &w.where); /* 24: room for the callee */
-    w.callee = HP_RT_LINE_COLS - 21 - w.name - 2 - w.where - 2;
-    fprintf(out, "\nHot call pairs: %zu of %zu, by %s\n", n, p->npairs,
-            o->sort == HP_SORT_NAME ? "caller name" : "count");
-    fprintf(out, "%12s %6s  %-*s  %-*s  %s\n", hp_rt_count_header(hd, sizeof hd, p, CP, "count"), "%", w.name,
-            "caller", w.where, "call site", "callee");
-    for (size_t i = 0; i < n; i++) text_row(out, p, s, order[i], total, &w);
+    if (merged_rows(p, s, o->sort, &rows, &order, &nrows)) return -1;
+    size_t n = hp_rt_rows(nrows, o), *firsts = malloc((n + 1) * sizeof *firsts);
+    if (!firsts) return free(rows), free(order), -1;
+    for (size_t i = 0; i < n; i++) firsts[i] = rows[order[i]].first;
+    hp_rt_widths(p, s, firsts, n, pair_caller, &w.name, &w.where);
+    fputc('\n', out);
+    hp_rt_heading(out, o, "Hot call pairs: %zu of %zu, by %s (sites: call instructions of one source line merged)",
+                  n, nrows, o->sort == HP_SORT_NAME ? "caller name" : "count");
+    fprintf(out, "%12s %6s %5s  %-*s  %-*s  %s\n", hp_rt_count_header(hd, sizeof hd, p, CP, "count"), "%", "sites",
+            w.name, "caller", w.where, "call site", "callee");
+    for (size_t i = 0; i < n; i++) text_row(out, p, s, &rows[order[i]], total, &w, o);
     if (!n) fprintf(out, "  (no call-pair counts in this profile)\n");
+    free(firsts);
+    free(rows);
     free(order);
     return 0;
 }
@@ -137,14 +224,16 @@ static int text_totals(char *buf, size_t len, const hp_profile *p)
 
 /* ---- JSON ---- */
 
-static void json_row(FILE *out, const hp_profile *p, hp_symbolizer *s, size_t i, int first, uint64_t total)
+static void json_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const pair_row *row, int first,
+                     uint64_t total)
 {
-    const hp_pair_stat *c = &p->pairs[i];
+    const hp_pair_stat *c = &p->pairs[row->first];
     fprintf(out, "%s\n    {\"count\": ", first ? "" : ",");
-    hp_rt_json_count(out, p, CP, c->count);
-    fprintf(out, ", \"percent\": %.2f, \"site\": \"0x%" PRIx64 "\", ", hp_rt_percent(c->count, total), c->site);
-    hp_rt_json_estimate(out, p, CP, c->count);
-    hp_rt_json_symbol(out, s, "caller_", pair_caller(p, i));
+    hp_rt_json_count(out, p, CP, row->count);
+    fprintf(out, ", \"percent\": %.2f, \"site\": \"0x%" PRIx64 "\", \"sites\": %zu, ",
+            hp_rt_percent(row->count, total), c->site, row->nsites);
+    hp_rt_json_estimate(out, p, CP, row->count);
+    hp_rt_json_symbol(out, s, "caller_", pair_caller(p, row->first));
     fputs(", ", out);
     hp_rt_json_symbol(out, s, "callee_", c->callee);
     fputs("}", out);
@@ -152,12 +241,15 @@ static void json_row(FILE *out, const hp_profile *p, hp_symbolizer *s, size_t i,
 
 static int json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
-    size_t *order = ordered(p, s, o), n = hp_rt_rows(p->npairs, o);
+    pair_row *rows = NULL;
+    size_t *order, nrows = 0;
     uint64_t total = hp_profile_total_pairs(p);
-    if (!order) return -1;
+    if (merged_rows(p, s, o->sort, &rows, &order, &nrows)) return -1;
+    size_t n = hp_rt_rows(nrows, o);
     fputs("  \"call_pairs\": [", out);
-    for (size_t i = 0; i < n; i++) json_row(out, p, s, order[i], i == 0, total);
+    for (size_t i = 0; i < n; i++) json_row(out, p, s, &rows[order[i]], i == 0, total);
     fputs(n ? "\n  ]" : "]", out);
+    free(rows);
     free(order);
     return 0;
 }
@@ -300,7 +392,26 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
     return 0;
 }
 
-static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect}};
+
+static uint64_t name_key(const hp_profile *p, hp_symbolizer *s, uint64_t addr)
+{
+    char name[512];
+    hp_rt_portable_name(p, s, addr, name, sizeof name);
+    return hp_cmp_name_key(TAG_PAIR, name);
+}
+
+/* Across builds: a pair by caller and callee name (the sites of one caller and callee are one). */
+static void collect_named(const hp_profile *p, hp_symbolizer *s, hp_cmp_sink *k)
+{
+    for (size_t i = 0; i < p->npairs; i++) {
+        const hp_pair_stat *c = &p->pairs[i];
+        int mapped = hp_profile_module_at(p, c->site) && hp_profile_module_at(p, c->callee);
+        uint64_t key = hp_cmp_pair_key(TAG_PAIR, name_key(p, s, pair_caller(p, i)), name_key(p, s, c->callee));
+        hp_cmp_sink_add(k, key, c->count, mapped);
+    }
+}
+
+static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect, collect_named}};
 
 const hp_aptype hp_aptype_callpairs = {
     .id = HP_PT_CALLPAIRS,

@@ -138,7 +138,8 @@ static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repor
 {
     size_t n = hp_rt_rows(p->ds.nstreams, o);
     double f = hp_rt_frequency(p, D);
-    fprintf(out, "\nHot data streams (heat = length x frequency): %zu of %zu\n", n, p->ds.nstreams);
+    fputc('\n', out);
+    hp_rt_heading(out, o, "Hot data streams (heat = length x frequency): %zu of %zu", n, p->ds.nstreams);
     fprintf(out, "  from %zu detector%s (threads), %" PRIu64 " sampled references in %" PRIu64 " bursts\n",
             p->ds.states, p->ds.states == 1 ? "" : "s", p->ds.refs_seen, p->ds.bursts);
     if (n && f <= 0) fputs("  freq: raw sampled counts (no observed sampling frequency to estimate from)\n", out);

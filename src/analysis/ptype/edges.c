@@ -70,18 +70,19 @@ static uint64_t edge_from_pc(const hp_profile *p, size_t i) { return p->edges[i]
 static int wanted(const hp_report_opts *o) { return o->edges; }
 
 static void text_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_edge_stat *e, uint64_t total,
-                     int wname, int wwhere)
+                     int wname, int wwhere, const hp_report_opts *o)
 {
     hp_rt_sym r = {.name = "?", .where = ""};
     char fromto[64], cell[32];
     if (e->mapped) {
-        hp_rt_describe(s, e->from_pc, &r);
+        hp_rt_describe_inline(s, e->from_pc, &r);
         snprintf(fromto, sizeof fromto, "0x%" PRIx64 " -> 0x%" PRIx64, e->from_pc, e->to_pc);
     } else {
         snprintf(fromto, sizeof fromto, "guard %" PRIu32 " -> %" PRIu32, e->from, e->to);
     }
-    fprintf(out, "%12s %5.1f%%  %-32s  ", hp_rt_count_cell(cell, sizeof cell, p, E, e->count),
-            hp_rt_percent(e->count, total), fromto);
+    fprintf(out, "%12s ", hp_rt_count_cell(cell, sizeof cell, p, E, e->count));
+    hp_rt_percent_cell(out, o, hp_rt_percent(e->count, total));
+    fprintf(out, "  %-32s  ", fromto);
     hp_rt_cell(out, r.name, wname);
     fputs("  ", out);
     hp_rt_last_cell(out, r.where, wwhere);
@@ -94,11 +95,12 @@ static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repor
     int wname, wwhere;
     char hd[24];
     if (!order) return -1;
-    hp_rt_widths(p, s, order, n, edge_from_pc, 54, &wname, &wwhere);
-    fprintf(out, "\nHot edges: %zu of %zu, by count\n", n, p->nedges);
+    hp_rt_widths(p, s, order, n, edge_from_pc, &wname, &wwhere);
+    fputc('\n', out);
+    hp_rt_heading(out, o, "Hot edges: %zu of %zu, by count", n, p->nedges);
     fprintf(out, "%12s %6s  %-32s  %-*s  %s\n", hp_rt_count_header(hd, sizeof hd, p, E, "count"), "%", "from -> to",
             wname, "function", "file:line (from)");
-    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->edges[order[i]], total, wname, wwhere);
+    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->edges[order[i]], total, wname, wwhere, o);
     if (!n) fprintf(out, "  (no edge counts in this profile)\n");
     free(order);
     return 0;
@@ -150,6 +152,7 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
+static const hp_cmp_view views[] = {{"edges", "edges", 3, rows, collect, NULL}};
 /* ---- merge ---- */
 
 static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
@@ -176,7 +179,6 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
     return 0;
 }
 
-static const hp_cmp_view views[] = {{"edges", "edges", 3, rows, collect}};
 
 const hp_aptype hp_aptype_edges = {
     .id = HP_PT_EDGES,

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define M HP_BURSTY_METHODS /* the HPS type its counts are sampled under */
+#define TAG_FUNC 0x66756e6374696f6eull /* compare name-key tag */
 
 /* ---- reader ---- */
 
@@ -107,13 +108,14 @@ static size_t *ordered(const hp_profile *p, hp_symbolizer *s, const hp_report_op
 /* ---- text ---- */
 
 static void text_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_func_stat *f, size_t rank,
-                     uint64_t total, int wname, int wwhere)
+                     uint64_t total, int wname, int wwhere, const hp_report_opts *o)
 {
     char c1[32], c2[32], c3[32];
     hp_rt_sym r;
     hp_rt_describe(s, f->addr, &r);
-    fprintf(out, "%4zu %12s %5.1f%% %12s %10s  ", rank, hp_rt_count_cell(c1, sizeof c1, p, M, heat_of(f)),
-            hp_rt_percent(heat_of(f), total), hp_rt_count_cell(c2, sizeof c2, p, M, f->calls),
+    fprintf(out, "%4zu %12s ", rank, hp_rt_count_cell(c1, sizeof c1, p, M, heat_of(f)));
+    hp_rt_percent_cell(out, o, hp_rt_percent(heat_of(f), total));
+    fprintf(out, " %12s %10s  ", hp_rt_count_cell(c2, sizeof c2, p, M, f->calls),
             hp_rt_count_cell(c3, sizeof c3, p, M, f->backedges));
     hp_rt_cell(out, r.name, wname);
     fputs("  ", out);
@@ -128,12 +130,13 @@ static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repor
     int wname, wwhere;
     char h1[24], h2[24];
     if (!order) return -1;
-    hp_rt_widths(p, s, order, n, func_addr, 50, &wname, &wwhere);
-    fprintf(out, "\nHot methods (heat = calls + back-edges): %zu of %zu, by %s\n", n, p->nfuncs, by[o->sort]);
+    hp_rt_widths(p, s, order, n, func_addr, &wname, &wwhere);
+    fputc('\n', out);
+    hp_rt_heading(out, o, "Hot methods (heat = calls + back-edges): %zu of %zu, by %s", n, p->nfuncs, by[o->sort]);
     fprintf(out, "%4s %12s %6s %12s %10s  %-*s  %s\n", "rank", hp_rt_count_header(h1, sizeof h1, p, M, "heat"), "%",
             hp_rt_count_header(h2, sizeof h2, p, M, "calls"), hp_rt_estimated(p, M) ? "est.b-edge" : "back-edges",
             wname, "function", "file:line");
-    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->funcs[order[i]], i + 1, total, wname, wwhere);
+    for (size_t i = 0; i < n; i++) text_row(out, p, s, &p->funcs[order[i]], i + 1, total, wname, wwhere, o);
     if (!n) fprintf(out, "  (no method counts in this profile)\n");
     free(order);
     return 0;
@@ -295,6 +298,21 @@ static void collect(const hp_profile *p, hp_cmp_sink *s, int heat)
 static void collect_heat(const hp_profile *p, hp_cmp_sink *s) { collect(p, s, 1); }
 static void collect_calls(const hp_profile *p, hp_cmp_sink *s) { collect(p, s, 0); }
 
+/* Across builds: by function name (hp_rt_portable_name). */
+static void collect_named(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s, int heat)
+{
+    for (size_t i = 0; i < p->nfuncs; i++) {
+        const hp_func_stat *f = &p->funcs[i];
+        char name[512];
+        hp_rt_portable_name(p, sym, f->addr, name, sizeof name);
+        hp_cmp_sink_add(s, hp_cmp_name_key(TAG_FUNC, name), heat ? heat_of(f) : f->calls,
+                        hp_profile_module_at(p, f->addr) != NULL);
+    }
+}
+
+static void named_heat(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s) { collect_named(p, sym, s, 1); }
+static void named_calls(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s) { collect_named(p, sym, s, 0); }
+
 /* ---- merge ---- */
 
 static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
@@ -319,8 +337,8 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
 }
 
 static const hp_cmp_view views[] = {
-    {"methods", "methods (heat)", 0, rows, collect_heat},
-    {"calls", "methods (calls)", 1, rows, collect_calls},
+    {"methods", "methods (heat)", 0, rows, collect_heat, named_heat},
+    {"calls", "methods (calls)", 1, rows, collect_calls, named_calls},
 };
 
 const hp_aptype hp_aptype_methods = {
