@@ -281,16 +281,18 @@ static int folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
 
 /* ---- html ---- */
 
-static void html_row(FILE *out, const hp_profile *p, hp_symbolizer *s, size_t i, uint64_t total)
+static void html_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const pair_row *row, uint64_t total)
 {
-    const hp_pair_stat *c = &p->pairs[i];
+    const hp_pair_stat *c = &p->pairs[row->first];
     hp_rt_sym caller, callee;
     char cell[32];
-    hp_rt_describe(s, pair_caller(p, i), &caller);
+    hp_rt_describe_inline(s, pair_caller(p, row->first), &caller);
     hp_rt_describe(s, c->callee, &callee);
     fputs("<tr>", out);
-    hp_html_td_num(out, hp_rt_count_cell(cell, sizeof cell, p, CP, c->count));
-    snprintf(cell, sizeof cell, "%.1f", hp_rt_percent(c->count, total));
+    hp_html_td_num(out, hp_rt_count_cell(cell, sizeof cell, p, CP, row->count));
+    snprintf(cell, sizeof cell, "%.1f", hp_rt_percent(row->count, total));
+    hp_html_td_num(out, cell);
+    snprintf(cell, sizeof cell, "%zu", row->nsites);
     hp_html_td_num(out, cell);
     hp_html_td(out, caller.name);
     hp_html_td(out, caller.where);
@@ -298,20 +300,24 @@ static void html_row(FILE *out, const hp_profile *p, hp_symbolizer *s, size_t i,
     fputs("</tr>\n", out);
 }
 
+/* The rows of the text table (sites of one source line merged), as an HTML table. */
 static int html(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
-    size_t *order = ordered(p, s, o), n = hp_rt_rows(p->npairs, o);
+    pair_row *rows = NULL;
+    size_t *order, nrows = 0;
     uint64_t total = hp_profile_total_pairs(p);
-    char title[96], hd[24];
-    if (!order) return -1;
-    snprintf(title, sizeof title, "Hot call pairs: %zu of %zu, by %s", n, p->npairs,
+    char title[128], hd[24];
+    if (merged_rows(p, s, o->sort, &rows, &order, &nrows)) return -1;
+    size_t n = hp_rt_rows(nrows, o);
+    snprintf(title, sizeof title, "Hot call pairs: %zu of %zu, by %s", n, nrows,
              o->sort == HP_SORT_NAME ? "caller name" : "count");
     hp_html_heading(out, title);
-    const char *cols[] = {hp_rt_count_header(hd, sizeof hd, p, CP, "count"), "%", "caller", "call site", "callee"};
-    hp_html_table_head(out, cols, 5);
-    for (size_t i = 0; i < n; i++) html_row(out, p, s, order[i], total);
+    const char *cols[] = {hp_rt_count_header(hd, sizeof hd, p, CP, "count"), "%", "sites", "caller", "call site", "callee"};
+    hp_html_table_head(out, cols, 6);
+    for (size_t i = 0; i < n; i++) html_row(out, p, s, &rows[order[i]], total);
     hp_html_table_end(out);
     if (!n) fputs("<p>(no call-pair counts in this profile)</p>\n", out);
+    free(rows);
     free(order);
     return 0;
 }
