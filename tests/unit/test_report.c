@@ -283,7 +283,7 @@ TEST(bursty_counts_are_estimates)
     CHECK(json_valid(json, n));
     CHECK(strstr(json, "\"heat\": 2100, \"percent\": 67.74, \"calls\": 100, \"backedges\": 2000, "
                        "\"estimated\": true, \"sampled\": 21, \"ci_lower\": ") != NULL);
-    CHECK(strstr(json, "\"count\": 40, \"percent\": 100.00, \"site\": \"0x31\", \"estimated\": true, "
+    CHECK(strstr(json, "\"count\": 40, \"percent\": 100.00, \"site\": \"0x31\", \"sites\": 1, \"estimated\": true, "
                        "\"sampled\": 4, ") != NULL);
     CHECK(strstr(json, "\"methods\": {\"enabled\": true, \"period\": 99, \"burst\": 1, \"jitter\": 0, ") != NULL);
     CHECK(strstr(json, "\"observed_frequency\": 0.1}") != NULL);
