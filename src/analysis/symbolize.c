@@ -5,9 +5,9 @@
  * The cache is a pairmap from address to an index into `syms`; the strings of a cached symbol
  * are owned by the symbolizer (libdwfl's may move when the Dwfl is closed).
  *
- * Scopes (inlined code, the line-0 fallback): the unit holding the address (aranges, else a scan
- * of the units), dwarf_getscopes for the innermost function or inlined subroutine, and
- * dwarf_getscopes_die for the whole inline chain in the concrete tree.
+ * Scopes (inlined code, the line-0 fallback) and the unit holding an address come from indexes
+ * built once per module and unit (scopes.h): asking libdw per address (dwarf_getscopes walks the
+ * whole unit) made `report` 145x slower on a program with one large unit.
  *
  * Demangling: hotprof links no C++ runtime. If __cxa_demangle is already in the process, or
  * libstdc++.so.6 can be dlopen()ed, it is used; otherwise names stay mangled and
@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "analysis/symbolize.h"
 #include "analysis/pairmap.h"
+#include "analysis/scopes.h"
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -30,6 +31,7 @@ typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
 struct hp_symbolizer {
     Dwfl *dwfl;
+    hp_scope_index *scopes; /* units and function scopes of the modules, built on first use */
     const hp_module *modules;
     size_t nmodules;
     hp_pairmap cache; /* addr -> index into syms */
@@ -96,6 +98,7 @@ hp_symbolizer *hp_sym_open(const hp_module *modules, size_t nmodules)
     if (!s) return NULL;
     s->modules = modules;
     s->nmodules = nmodules;
+    if (!(s->scopes = hp_scope_index_new())) return free(s), NULL;
     s->dwfl = dwfl_begin(&offline_callbacks);
     if (!s->dwfl) {
         sym_warn(s, "cannot start libdwfl (%s); addresses print as numbers", dwfl_errmsg(-1));
@@ -110,6 +113,7 @@ hp_symbolizer *hp_sym_open(const hp_module *modules, size_t nmodules)
 void hp_sym_close(hp_symbolizer *s)
 {
     if (!s) return;
+    hp_scope_index_free(s->scopes); /* borrows the Dwfl's modules: before dwfl_end */
     if (s->dwfl) dwfl_end(s->dwfl);
     for (size_t i = 0; i < s->nsyms; i++) {
         free((char *)s->syms[i].function);
@@ -158,27 +162,13 @@ static const hp_module *recorded_module(const hp_symbolizer *s, uint64_t addr)
     return NULL;
 }
 
-/* The compile unit holding addr: from .debug_aranges, else (clang emits none by default, and
- * libdw before 0.191 then finds no CU) by walking the units and asking each whether it holds the
- * pc (aranges may also name a unit that does not hold it). 1 and *cudie, *bias set when found. */
-static int find_unit(Dwfl_Module *mod, uint64_t addr, Dwarf_Die *cudie, Dwarf_Addr *bias)
-{
-    Dwarf_Die *die = dwfl_module_addrdie(mod, addr, bias);
-    if (die && dwarf_haspc(die, addr - *bias) > 0) return *cudie = *die, 1;
-    Dwarf *dw = dwfl_module_getdwarf(mod, bias);
-    Dwarf_CU *cu = NULL;
-    uint8_t unit_type;
-    if (!dw) return 0;
-    while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, cudie, NULL) == 0)
-        if (dwarf_haspc(cudie, addr - *bias) > 0) return 1;
-    return 0;
-}
-
-static const char *source_by_unit_scan(Dwfl_Module *mod, uint64_t addr, int *lineno)
+/* The line of addr from its unit's line table when libdwfl finds no unit (clang emits no
+ * .debug_aranges, and libdw before 0.191 then finds none): the unit comes from the index. */
+static const char *source_by_unit_scan(hp_symbolizer *s, Dwfl_Module *mod, uint64_t addr, int *lineno)
 {
     Dwarf_Addr bias;
     Dwarf_Die cudie;
-    if (!find_unit(mod, addr, &cudie, &bias)) return NULL;
+    if (!hp_scope_unit(s->scopes, mod, addr, &cudie, &bias)) return NULL;
     Dwarf_Line *line = dwarf_getsrc_die(&cudie, addr - bias);
     if (!line || dwarf_lineno(line, lineno) != 0) return NULL;
     return dwarf_linesrc(line, NULL, NULL);
@@ -190,82 +180,43 @@ int hp_sym_pick_line(int table_line, int decl_line, int *from_decl)
     return *from_decl ? decl_line : table_line;
 }
 
-static int die_udata(Dwarf_Die *die, int name)
+/* The functions inlined at sym->addr, outermost first and joined by " → ", with the line of the
+ * real function where the outermost one is called (scopes.h); a line 0 becomes the innermost
+ * function's declaration line (hp_sym_pick_line). */
+static void resolve_scopes(hp_symbolizer *s, Dwfl_Module *mod, hp_symbol *sym)
 {
-    Dwarf_Attribute a;
-    Dwarf_Word w = 0;
-    if (!dwarf_attr_integrate(die, name, &a) || dwarf_formudata(&a, &w) != 0) return 0;
-    return w > 0 && w < (1u << 30) ? (int)w : 0;
-}
-
-static const char *die_name(Dwarf_Die *die)
-{
-    Dwarf_Attribute a;
-    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
-    return name ? name : "?";
-}
-
-/* The chain of functions inlined at the DIE `inner` (an inlined subroutine), outermost first and
- * joined by " → ", and the line of the real function where the outermost one is called. The
- * chain comes from the concrete tree (dwarf_getscopes_die): dwarf_getscopes() alone stops at the
- * innermost inlined scope and continues in its abstract definition. */
-static void inline_chain(Dwarf_Die *inner, hp_symbol *sym)
-{
-    Dwarf_Die *chain = NULL;
-    int n = dwarf_getscopes_die(inner, &chain), outer = -1;
-    size_t len = 0, cap = 1;
-    for (int i = 0; i < n; i++)
-        if (dwarf_tag(&chain[i]) == DW_TAG_inlined_subroutine) outer = i, cap += strlen(die_name(&chain[i])) + 5;
-    char *text = outer >= 0 ? malloc(cap) : NULL;
+    hp_scope_hit hit;
+    if (!hp_scope_find(s->scopes, mod, sym->addr, &hit)) return;
+    size_t cap = 1, len = 0;
+    for (int i = 0; i < hit.ninlined; i++) cap += strlen(hit.inlined[i]) + 5;
+    char *text = hit.ninlined ? malloc(cap) : NULL;
     if (text) {
         text[0] = 0;
-        for (int i = outer; i >= 0; i--) {
-            if (dwarf_tag(&chain[i]) != DW_TAG_inlined_subroutine) continue;
-            len += (size_t)snprintf(text + len, cap - len, "%s%s", len ? " \u2192 " : "", die_name(&chain[i]));
-        }
+        for (int i = 0; i < hit.ninlined; i++)
+            len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? " \u2192 " : "", hit.inlined[i]);
         sym->inlined = text;
-        sym->inlined_at = die_udata(&chain[outer], DW_AT_call_line);
+        sym->inlined_at = hit.call_line;
     }
-    free(chain);
-}
-
-/* The inlined functions at sym->addr (inline_chain) from the scopes holding it (innermost first);
- * a line 0 becomes the innermost function's declaration line (hp_sym_pick_line). */
-static void resolve_scopes(Dwfl_Module *mod, hp_symbol *sym)
-{
-    Dwarf_Addr bias;
-    Dwarf_Die cudie, *scopes = NULL;
-    if (!find_unit(mod, sym->addr, &cudie, &bias)) return;
-    int n = dwarf_getscopes(&cudie, sym->addr - bias, &scopes), func = -1;
-    for (int i = 0; i < n && func < 0; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) func = i;
+    if (sym->line <= 0) {
+        sym->line = hp_sym_pick_line(sym->line, hit.decl_line, &sym->line_from_decl);
+        if (sym->line_from_decl && hit.decl_file) free((char *)sym->file), sym->file = strdup(hit.decl_file);
     }
-    if (func >= 0 && dwarf_tag(&scopes[func]) == DW_TAG_inlined_subroutine) inline_chain(&scopes[func], sym);
-    if (func >= 0 && sym->line <= 0) {
-        int decl = 0;
-        if (dwarf_decl_line(&scopes[func], &decl) != 0) decl = 0;
-        sym->line = hp_sym_pick_line(sym->line, decl, &sym->line_from_decl);
-        const char *file = sym->line_from_decl ? dwarf_decl_file(&scopes[func]) : NULL;
-        if (file) free((char *)sym->file), sym->file = strdup(file);
-    }
-    free(scopes);
 }
 
 /* The source file and line of addr from the line table (*lineno 0 when unknown). */
-static const char *source_line(Dwfl_Module *mod, uint64_t addr, int *lineno)
+static const char *source_line(hp_symbolizer *s, Dwfl_Module *mod, uint64_t addr, int *lineno)
 {
     Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
     *lineno = 0;
-    return line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : source_by_unit_scan(mod, addr, lineno);
+    return line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : source_by_unit_scan(s, mod, addr, lineno);
 }
 
 /* Without a declaration line (-gline-tables-only emits no subprogram DIEs): the line of the
  * function's first instruction, the nearest thing to it. */
-static void entry_line(Dwfl_Module *mod, hp_symbol *sym)
+static void entry_line(hp_symbolizer *s, Dwfl_Module *mod, hp_symbol *sym)
 {
     int lineno = 0;
-    const char *src = source_line(mod, sym->func_start, &lineno);
+    const char *src = source_line(s, mod, sym->func_start, &lineno);
     if (!src || lineno <= 0) return;
     sym->line = hp_sym_pick_line(sym->line, lineno, &sym->line_from_decl);
     if (!sym->file) sym->file = strdup(src);
@@ -284,13 +235,13 @@ static void resolve(hp_symbolizer *s, hp_symbol *sym)
         sym->func_start = sym->addr - off;
     }
     int lineno = 0;
-    const char *src = source_line(mod, sym->addr, &lineno);
+    const char *src = source_line(s, mod, sym->addr, &lineno);
     if (src) {
         sym->file = strdup(src);
         sym->line = lineno;
     }
-    resolve_scopes(mod, sym);
-    if (sym->line <= 0 && sym->function && sym->func_start != sym->addr) entry_line(mod, sym);
+    resolve_scopes(s, mod, sym);
+    if (sym->line <= 0 && sym->function && sym->func_start != sym->addr) entry_line(s, mod, sym);
 }
 
 const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr)
