@@ -29,9 +29,16 @@
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+/* One module's function symbols (defined STT_FUNC), sorted by start: a binary search answers
+ * "which function holds addr" without libdwfl's per-call symbol table scan. */
+typedef struct func_span { uint64_t start, end; } func_span;
+typedef struct func_table { Dwfl_Module *mod; func_span *v; size_t n; } func_table;
+
 struct hp_symbolizer {
     Dwfl *dwfl;
     hp_scope_index *scopes; /* units and function scopes of the modules, built on first use */
+    struct func_table *ftabs; /* per module: its function symbols sorted by address (first use) */
+    size_t nftabs;
     const hp_module *modules;
     size_t nmodules;
     hp_pairmap cache; /* addr -> index into syms */
@@ -114,6 +121,8 @@ void hp_sym_close(hp_symbolizer *s)
 {
     if (!s) return;
     hp_scope_index_free(s->scopes); /* borrows the Dwfl's modules: before dwfl_end */
+    for (size_t i = 0; i < s->nftabs; i++) free(s->ftabs[i].v);
+    free(s->ftabs);
     if (s->dwfl) dwfl_end(s->dwfl);
     for (size_t i = 0; i < s->nsyms; i++) {
         free((char *)s->syms[i].function);
@@ -262,6 +271,57 @@ const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr)
     it->v1 = s->nsyms++;
     it->v2 = 1;
     return sym;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+    const func_span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->end > y->end) - (x->end < y->end);
+}
+
+static void fill_func_table(func_table *t)
+{
+    int n = dwfl_module_getsymtab(t->mod);
+    if (n <= 0 || !(t->v = malloc((size_t)n * sizeof *t->v))) return;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(t->mod, i, &sym, &addr, NULL, NULL, NULL);
+        if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && addr)
+            t->v[t->n++] = (func_span){addr, addr + sym.st_size};
+    }
+    qsort(t->v, t->n, sizeof *t->v, cmp_span);
+}
+
+static func_table *func_table_of(hp_symbolizer *s, Dwfl_Module *mod)
+{
+    for (size_t i = 0; i < s->nftabs; i++)
+        if (s->ftabs[i].mod == mod) return &s->ftabs[i];
+    func_table *v = realloc(s->ftabs, (s->nftabs + 1) * sizeof *v);
+    if (!v) return NULL;
+    s->ftabs = v;
+    func_table *t = &s->ftabs[s->nftabs++];
+    *t = (func_table){mod, NULL, 0};
+    fill_func_table(t);
+    return t;
+}
+
+uint64_t hp_sym_function_start(hp_symbolizer *s, uint64_t addr)
+{
+    const hp_pair_item *it = hp_pairmap_find(&s->cache, addr, 0);
+    if (it && it->v2) return s->syms[it->v1].function ? s->syms[it->v1].func_start : addr;
+    Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+    func_table *t = mod ? func_table_of(s, mod) : NULL;
+    if (!t || !t->n) return addr;
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->v[mid].start <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return addr;
+    const func_span *f = &t->v[lo - 1]; /* the last function starting at or before addr */
+    return addr < f->end || f->end == f->start ? f->start : addr;
 }
 
 static const char *base_name(const char *path)

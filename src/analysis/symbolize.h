@@ -41,6 +41,9 @@ typedef struct hp_symbolizer hp_symbolizer;
 hp_symbolizer *hp_sym_open(const hp_module *modules, size_t nmodules);
 void hp_sym_close(hp_symbolizer *s);
 const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr);
+/* The start of the function holding addr from the symbol table only (no DWARF: cheap), or addr
+ * itself when no function is known. Equal for two addresses of one function. */
+uint64_t hp_sym_function_start(hp_symbolizer *s, uint64_t addr);
 
 /* A printable name for addr: the function, else "module+0xOFF", else "0xADDR". */
 void hp_sym_name(const hp_symbol *sym, char *buf, size_t n);

@@ -110,6 +110,43 @@ static char *row_key(const hp_profile *p, hp_symbolizer *s, size_t i)
     return key;
 }
 
+/* Pairs of one caller function and callee (hp_sym_function_start: the symbol table only), by site:
+ * only such a run of two or more can hold copies of one call site, so only their members are
+ * symbolized for a key (file:line needs DWARF); every other pair is a row of its own. */
+typedef struct group_ctx { const hp_profile *p; const uint64_t *fn; } group_ctx;
+
+static int cmp_group(const void *a, const void *b, void *arg)
+{
+    const group_ctx *g = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    int r = hp_rt_cmp_asc(g->fn[i], g->fn[j]);
+    if (!r) r = hp_rt_cmp_asc(g->p->pairs[i].callee, g->p->pairs[j].callee);
+    return r ? r : hp_rt_cmp_asc(g->p->pairs[i].site, g->p->pairs[j].site);
+}
+
+static int make_keys(const hp_profile *p, hp_symbolizer *s, char **keys)
+{
+    size_t n = p->npairs, *byg = NULL;
+    uint64_t *fn = malloc((n + 1) * sizeof *fn);
+    group_ctx g = {p, fn};
+    int rc = -1;
+    if (!fn) return -1;
+    for (size_t i = 0; i < n; i++) fn[i] = hp_sym_function_start(s, pair_caller(p, i));
+    if (!(byg = hp_rt_order(n, cmp_group, &g))) goto out;
+    for (size_t k = 0, end; k < n; k = end) {
+        for (end = k + 1; end < n && fn[byg[end]] == fn[byg[k]] && p->pairs[byg[end]].callee == p->pairs[byg[k]].callee;) end++;
+        for (size_t m = k; m < end; m++) {
+            size_t i = byg[m];
+            if (end - k > 1 ? !(keys[i] = row_key(p, s, i)) : asprintf(&keys[i], "#%zu", i) < 0) goto out;
+        }
+    }
+    rc = 0;
+out:
+    free(fn);
+    free(byg);
+    return rc;
+}
+
 static int cmp_keys(const void *a, const void *b, void *arg)
 {
     const row_ctx *c = arg;
@@ -154,9 +191,8 @@ static int merged_rows(const hp_profile *p, hp_symbolizer *s, hp_sort_key key, p
     size_t *byk = NULL;
     int rc = -1;
     *order = NULL;
-    for (size_t i = 0; c.keys && i < n; i++)
-        if (!(c.keys[i] = row_key(p, s, i))) goto out;
-    if (!c.keys || !c.rows || !(byk = hp_rt_order(n, cmp_keys, &c))) goto out;
+    if (!c.keys || make_keys(p, s, c.keys)) goto out;
+    if ( !c.rows || !(byk = hp_rt_order(n, cmp_keys, &c))) goto out;
     *nrows = fold_rows(&c, byk, n);
     if (key == HP_SORT_NAME && !(c.names = hp_rt_names(s, n, pair_caller, p))) goto out;
     if (!(*order = hp_rt_order(*nrows, cmp_rows, &c))) goto out;
