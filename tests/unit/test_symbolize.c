@@ -86,6 +86,9 @@ TEST(resolves_a_known_function_of_this_test)
     REQUIRE(inside != NULL && inside->function != NULL);
     CHECK(strcmp(inside->function, "known_function") == 0);
     CHECK_EQ_U64(inside->func_start, addr);
+    CHECK_EQ_U64(hp_sym_function_start(s, addr + 8), addr); /* symbol table only, not cached */
+    CHECK_EQ_U64(hp_sym_function_start(s, addr + 4), addr); /* cached */
+    CHECK_EQ_U64(hp_sym_function_start(s, 16), 16);          /* no module: itself */
     CHECK(hp_sym_lookup(s, addr) == sym); /* cached */
     char where[256];
     hp_sym_where(sym, where, sizeof where);
