@@ -19,3 +19,5 @@ if [ -x bench/hps_sweep/run.sh ]; then
 fi
 echo "== bench/xray (XRay burst mode: methods overlap per workload)"
 bench/xray/accuracy.sh
+echo "== bench/export (reading a profile: report formats, annotate, merge vs perf report)"
+bench/export/run.sh ${quick:+--quick}
