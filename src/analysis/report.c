@@ -215,45 +215,15 @@ static int write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp
 
 /* ---- folded ---- */
 
-/* The foldable type called name; NULL if unknown or without a folded hook. */
-static const hp_aptype *fold_type_named(const char *name)
-{
-    const hp_ptype *c = hp_ptype_by_name(name, strlen(name));
-    return c && hp_aptypes[c->id]->folded ? hp_aptypes[c->id] : NULL;
-}
-
 int hp_report_fold_check(const char *name, char *msg, size_t len)
 {
-    const hp_ptype *c = hp_ptype_by_name(name, strlen(name));
-    if (c && hp_aptypes[c->id]->folded) return 0;
-    int w = snprintf(msg, len, c ? "profile type '%s' cannot be folded (types that can: " : "unknown profile type '%s' "
-                     "(types that can be folded: ", name);
-    const char *sep = "";
-    for (int i = 0; i < HP_PT_COUNT && w >= 0 && (size_t)w < len; i++) {
-        if (!hp_aptypes[i]->folded) continue;
-        w += snprintf(msg + w, len - (size_t)w, "%s%s", sep, hp_ptypes[i]->name);
-        sep = ", ";
-    }
-    if (w >= 0 && (size_t)w < len) snprintf(msg + w, len - (size_t)w, ")");
-    return -1;
-}
-
-/* No --type: the highest fold_rank among the types with rows, else the highest fold_rank. */
-static const hp_aptype *fold_default(const hp_profile *p)
-{
-    const hp_aptype *best = NULL, *best_rows = NULL;
-    for (int i = 0; i < HP_PT_COUNT; i++) {
-        const hp_aptype *t = hp_aptypes[i];
-        if (!t->folded || t->fold_rank <= 0) continue;
-        if (!best || t->fold_rank > best->fold_rank) best = t;
-        if (t->rows(p) && (!best_rows || t->fold_rank > best_rows->fold_rank)) best_rows = t;
-    }
-    return best_rows ? best_rows : best;
+    return hp_aptype_export_check(name, HP_EXPORT_FOLDED, msg, len);
 }
 
 static int write_folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
-    const hp_aptype *t = o->fold_type ? fold_type_named(o->fold_type) : fold_default(p);
+    const hp_aptype *t = o->fold_type ? hp_aptype_export_named(o->fold_type, HP_EXPORT_FOLDED)
+                                         : hp_aptype_export_default(p, HP_EXPORT_FOLDED);
     return t ? t->folded(out, p, s, o) : -1;
 }
 

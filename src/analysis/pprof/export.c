@@ -30,39 +30,9 @@ int hp_pprof_parse_symbols(const char *word, hp_pprof_symbols *out)
 
 /* ---- which type ---- */
 
-static const hp_aptype *type_named(const char *name)
-{
-    const hp_ptype *c = hp_ptype_by_name(name, strlen(name));
-    return c && hp_aptypes[c->id]->pprof ? hp_aptypes[c->id] : NULL;
-}
-
 int hp_pprof_type_check(const char *name, char *msg, size_t len)
 {
-    const hp_ptype *c = hp_ptype_by_name(name, strlen(name));
-    if (type_named(name)) return 0;
-    int w = snprintf(msg, len, c ? "profile type '%s' cannot be exported to pprof (types that can: "
-                                 : "unknown profile type '%s' (types that can be exported to pprof: ", name);
-    const char *sep = "";
-    for (int i = 0; i < HP_PT_COUNT && w >= 0 && (size_t)w < len; i++) {
-        if (!hp_aptypes[i]->pprof) continue;
-        w += snprintf(msg + w, len - (size_t)w, "%s%s", sep, hp_ptypes[i]->name);
-        sep = ", ";
-    }
-    if (w >= 0 && (size_t)w < len) snprintf(msg + w, len - (size_t)w, ")");
-    return -1;
-}
-
-/* No --type: as --format folded, the highest fold_rank among the types with rows, else the highest. */
-static const hp_aptype *type_default(const hp_profile *p)
-{
-    const hp_aptype *best = NULL, *best_rows = NULL;
-    for (int i = 0; i < HP_PT_COUNT; i++) {
-        const hp_aptype *t = hp_aptypes[i];
-        if (!t->pprof || t->fold_rank <= 0) continue;
-        if (!best || t->fold_rank > best->fold_rank) best = t;
-        if (t->rows(p) && (!best_rows || t->fold_rank > best_rows->fold_rank)) best_rows = t;
-    }
-    return best_rows ? best_rows : best;
+    return hp_aptype_export_check(name, HP_EXPORT_PPROF, msg, len);
 }
 
 /* ---- mappings and locations ---- */
@@ -234,7 +204,7 @@ static int build(hp_pprof_export *x, const hp_aptype *t)
 
 int hp_pprof_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const char *type, hp_pprof_symbols symbols)
 {
-    const hp_aptype *t = type ? type_named(type) : type_default(p);
+    const hp_aptype *t = type ? hp_aptype_export_named(type, HP_EXPORT_PPROF) : hp_aptype_export_default(p, HP_EXPORT_PPROF);
     hp_pprof_export x = {hp_pprof_new(), p, s, symbols, calloc(p->nmodules + 1, sizeof(uint64_t))};
     uint8_t *data = NULL;
     size_t len = 0;

@@ -103,6 +103,15 @@ typedef struct hp_aptype {
 
 /* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */
 extern const hp_aptype *const hp_aptypes[HP_PT_COUNT + 1];
+/* The exports that take one profile type (`report --format folded|pprof --type TYPE`). */
+typedef enum hp_export_kind { HP_EXPORT_FOLDED, HP_EXPORT_PPROF } hp_export_kind;
+/* The type called name (a registry name or synonym) if it has the export's hook, else NULL. */
+const hp_aptype *hp_aptype_export_named(const char *name, hp_export_kind k);
+/* No --type: of the types with the hook and fold_rank > 0, the highest-ranked one whose table has
+ * rows, else the highest-ranked; NULL if none. */
+const hp_aptype *hp_aptype_export_default(const hp_profile *p, hp_export_kind k);
+/* 0 if name can be exported so; else -1 and one message naming the types that can. */
+int hp_aptype_export_check(const char *name, hp_export_kind k, char *msg, size_t len);
 /* The type whose records fill section type sec / whose SUMMARY id is id; NULL if none. */
 const hp_aptype *hp_aptype_by_section(uint32_t sec);
 const hp_aptype *hp_aptype_by_summary(uint32_t id);
