@@ -126,7 +126,7 @@ static void build_module(module_index *m)
             m->dw = NULL; /* out of memory: this module answers nothing */
             return;
         }
-    qsort(m->ranges.v, m->ranges.n, sizeof *m->ranges.v, cmp_lo);
+    if (m->ranges.n > 1) qsort(m->ranges.v, m->ranges.n, sizeof *m->ranges.v, cmp_lo);
 }
 
 static module_index *module_of(hp_scope_index *x, Dwfl_Module *mod)
@@ -235,8 +235,8 @@ static void build_unit(module_index *m, unit_index *u)
     Dwarf_Die cudie;
     u->state = -1;
     if (!dwarf_offdie(m->dw, u->cu_off, &cudie) || walk(u, &cudie, -1, -1, 0)) return;
-    qsort(u->funcs.v, u->funcs.n, sizeof *u->funcs.v, cmp_lo);
-    qsort_r(u->inl.v, u->inl.n, sizeof *u->inl.v, cmp_func_lo, u->nodes);
+    if (u->funcs.n > 1) qsort(u->funcs.v, u->funcs.n, sizeof *u->funcs.v, cmp_lo); /* never a NULL array */
+    if (u->inl.n > 1) qsort_r(u->inl.v, u->inl.n, sizeof *u->inl.v, cmp_func_lo, u->nodes);
     for (size_t i = 0; i < u->inl.n; i++) {
         scope_node *f = &u->nodes[u->nodes[u->inl.v[i].node].func];
         if (!f->count) f->first = i;

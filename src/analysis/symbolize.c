@@ -290,7 +290,7 @@ static void fill_func_table(func_table *t)
         if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && addr)
             t->v[t->n++] = (func_span){addr, addr + sym.st_size};
     }
-    qsort(t->v, t->n, sizeof *t->v, cmp_span);
+    if (t->n > 1) qsort(t->v, t->n, sizeof *t->v, cmp_span);
 }
 
 static func_table *func_table_of(hp_symbolizer *s, Dwfl_Module *mod)
