@@ -128,7 +128,7 @@ int cmd_compare(int argc, char **argv)
     if (rc) return rc == HP_PARSE_HELP ? 0 : 2;
     if (npos != 2) return hp_usage_error(&compare_desc, "needs two profiles, A (sampled) and B (reference); got %d", npos);
     if (a.top == 0 || a.top > 1000000) return hp_usage_error(&compare_desc, "--top must be between 1 and 1000000");
-    if (hp_report_parse_format(a.format, &fmt))
+    if (hp_report_parse_format(a.format, &fmt) || (fmt != HP_FORMAT_TEXT && fmt != HP_FORMAT_JSON))
         return hp_usage_error(&compare_desc, "unknown format '%s' (text, json)", a.format);
     if (hp_term_check(&a.term, msg, sizeof msg)) return hp_usage_error(&compare_desc, "%s", msg);
     return run_compare(pos[0], pos[1], &a, fmt);

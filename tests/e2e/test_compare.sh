@@ -55,6 +55,9 @@ check_fails_cleanly "unreadable file" "nothere.data" "$HP" compare same1.data no
 : > empty.data
 check_fails_cleanly "empty file" "empty.data" "$HP" compare empty.data same1.data
 check_fails_cleanly "another program" "different programs" "$HP" compare heap.data same1.data
+for f in folded html pprof xml; do # compare writes text or JSON only (it printed text for these)
+    check_fails_cleanly "compare --format $f: unknown format" "unknown format '$f'" "$HP" compare --format "$f" same1.data same1.data
+done
 check "rebuilt program (build-id differs): compared by name, with a warning" sh -c \
     "'$HP' compare o1.data same1.data >f.out 2>f.err && grep -q 'matched by: *symbol name' f.out && grep -q 'warning.*build-id' f.err"
 check_fails_cleanly "one profile only" "two profiles" "$HP" compare same1.data
