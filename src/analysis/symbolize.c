@@ -32,7 +32,12 @@ typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 /* One module's function symbols (defined STT_FUNC), sorted by start: a binary search answers
  * "which function holds addr" without libdwfl's per-call symbol table scan. */
 typedef struct func_span { uint64_t start, end; } func_span;
-typedef struct func_table { Dwfl_Module *mod; func_span *v; size_t n; } func_table;
+typedef struct func_table {
+    Dwfl_Module *mod;
+    func_span *v;
+    const char **name; /* per span: dwfl_module_addrinfo's answer once it matched the span, else NULL */
+    size_t n;
+} func_table;
 
 struct hp_symbolizer {
     Dwfl *dwfl;
@@ -121,7 +126,7 @@ void hp_sym_close(hp_symbolizer *s)
 {
     if (!s) return;
     hp_scope_index_free(s->scopes); /* borrows the Dwfl's modules: before dwfl_end */
-    for (size_t i = 0; i < s->nftabs; i++) free(s->ftabs[i].v);
+    for (size_t i = 0; i < s->nftabs; i++) free(s->ftabs[i].v), free(s->ftabs[i].name);
     free(s->ftabs);
     if (s->dwfl) dwfl_end(s->dwfl);
     for (size_t i = 0; i < s->nsyms; i++) {
@@ -231,17 +236,92 @@ static void entry_line(hp_symbolizer *s, Dwfl_Module *mod, hp_symbol *sym)
     if (!sym->file) sym->file = strdup(src);
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+    const func_span *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->end > y->end) - (x->end < y->end);
+}
+
+static void fill_func_table(func_table *t)
+{
+    int n = dwfl_module_getsymtab(t->mod);
+    if (n <= 0 || !(t->v = malloc((size_t)n * sizeof *t->v))) return;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(t->mod, i, &sym, &addr, NULL, NULL, NULL);
+        if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && addr)
+            t->v[t->n++] = (func_span){addr, addr + sym.st_size};
+    }
+    if (t->n > 1) qsort(t->v, t->n, sizeof *t->v, cmp_span);
+    if (!(t->name = calloc(t->n + 1, sizeof *t->name))) t->n = 0;
+}
+
+/* The span of the last function starting at or before addr, or (size_t)-1. */
+static size_t span_at(const func_table *t, uint64_t addr)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->v[mid].start <= addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo - 1;
+}
+
+static func_table *func_table_of(hp_symbolizer *s, Dwfl_Module *mod)
+{
+    for (size_t i = 0; i < s->nftabs; i++)
+        if (s->ftabs[i].mod == mod) return &s->ftabs[i];
+    func_table *v = realloc(s->ftabs, (s->nftabs + 1) * sizeof *v);
+    if (!v) return NULL;
+    s->ftabs = v;
+    func_table *t = &s->ftabs[s->nftabs++];
+    *t = (func_table){mod, NULL, NULL, 0};
+    fill_func_table(t);
+    return t;
+}
+
+uint64_t hp_sym_function_start(hp_symbolizer *s, uint64_t addr)
+{
+    const hp_pair_item *it = hp_pairmap_find(&s->cache, addr, 0);
+    if (it && it->v2) return s->syms[it->v1].function ? s->syms[it->v1].func_start : addr;
+    Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
+    func_table *t = mod ? func_table_of(s, mod) : NULL;
+    size_t k = t ? span_at(t, addr) : (size_t)-1;
+    if (k == (size_t)-1) return addr;
+    const func_span *f = &t->v[k];
+    return addr < f->end || f->end == f->start ? f->start : addr;
+}
+
+/* dwfl_module_addrinfo (it scans the symbol table on every call), asked once per function: its
+ * answer is kept for the span when it names exactly that span (same start and size), and then
+ * serves every address inside it. */
+static const char *function_at(hp_symbolizer *s, Dwfl_Module *mod, uint64_t addr, uint64_t *start)
+{
+    func_table *t = func_table_of(s, mod);
+    size_t k = t ? span_at(t, addr) : (size_t)-1;
+    int in_span = k != (size_t)-1 && addr < t->v[k].end;
+    if (in_span && t->name[k]) return *start = t->v[k].start, t->name[k];
+    GElf_Off off = 0;
+    GElf_Sym es;
+    const char *name = dwfl_module_addrinfo(mod, addr, &off, &es, NULL, NULL, NULL);
+    if (!name || !name[0]) return NULL;
+    *start = addr - off;
+    if (in_span && *start == t->v[k].start && es.st_size == t->v[k].end - t->v[k].start) t->name[k] = name;
+    return name;
+}
+
 static void resolve(hp_symbolizer *s, hp_symbol *sym)
 {
     Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, sym->addr) : NULL;
     if (!mod) return;
-    GElf_Off off = 0;
-    GElf_Sym es;
-    const char *name = dwfl_module_addrinfo(mod, sym->addr, &off, &es, NULL, NULL, NULL);
-    if (name && name[0]) {
+    uint64_t start = 0;
+    const char *name = function_at(s, mod, sym->addr, &start);
+    if (name) {
         sym->function = hp_sym_demangle(s, name);
         sym->symbol = name; /* libdwfl's string table: valid until dwfl_end (hp_sym_close) */
-        sym->func_start = sym->addr - off;
+        sym->func_start = start;
     }
     int lineno = 0;
     const char *src = source_line(s, mod, sym->addr, &lineno);
@@ -271,57 +351,6 @@ const hp_symbol *hp_sym_lookup(hp_symbolizer *s, uint64_t addr)
     it->v1 = s->nsyms++;
     it->v2 = 1;
     return sym;
-}
-
-static int cmp_span(const void *a, const void *b)
-{
-    const func_span *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start ? 1 : (x->end > y->end) - (x->end < y->end);
-}
-
-static void fill_func_table(func_table *t)
-{
-    int n = dwfl_module_getsymtab(t->mod);
-    if (n <= 0 || !(t->v = malloc((size_t)n * sizeof *t->v))) return;
-    for (int i = 1; i < n; i++) {
-        GElf_Sym sym;
-        GElf_Addr addr;
-        const char *name = dwfl_module_getsym_info(t->mod, i, &sym, &addr, NULL, NULL, NULL);
-        if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx != SHN_UNDEF && addr)
-            t->v[t->n++] = (func_span){addr, addr + sym.st_size};
-    }
-    if (t->n > 1) qsort(t->v, t->n, sizeof *t->v, cmp_span);
-}
-
-static func_table *func_table_of(hp_symbolizer *s, Dwfl_Module *mod)
-{
-    for (size_t i = 0; i < s->nftabs; i++)
-        if (s->ftabs[i].mod == mod) return &s->ftabs[i];
-    func_table *v = realloc(s->ftabs, (s->nftabs + 1) * sizeof *v);
-    if (!v) return NULL;
-    s->ftabs = v;
-    func_table *t = &s->ftabs[s->nftabs++];
-    *t = (func_table){mod, NULL, 0};
-    fill_func_table(t);
-    return t;
-}
-
-uint64_t hp_sym_function_start(hp_symbolizer *s, uint64_t addr)
-{
-    const hp_pair_item *it = hp_pairmap_find(&s->cache, addr, 0);
-    if (it && it->v2) return s->syms[it->v1].function ? s->syms[it->v1].func_start : addr;
-    Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, addr) : NULL;
-    func_table *t = mod ? func_table_of(s, mod) : NULL;
-    if (!t || !t->n) return addr;
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->v[mid].start <= addr) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return addr;
-    const func_span *f = &t->v[lo - 1]; /* the last function starting at or before addr */
-    return addr < f->end || f->end == f->start ? f->start : addr;
 }
 
 static const char *base_name(const char *path)
