@@ -179,6 +179,10 @@ void hp_rt_json_symbol(FILE *out, hp_symbolizer *s, const char *prefix, uint64_t
     if (r.sym && r.sym->file) hp_json_string(out, r.sym->file);
     else fputs("null", out);
     fprintf(out, ", \"%sline\": %d", prefix, r.sym ? r.sym->line : 0);
+    if (!r.sym || !r.sym->inlined) return; /* only for an address in inlined code */
+    fprintf(out, ", \"%sinlined\": ", prefix);
+    hp_json_string(out, r.sym->inlined);
+    fprintf(out, ", \"%sinlined_at\": %d", prefix, r.sym->inlined_at);
 }
 
 void hp_rt_json_count(FILE *out, const hp_profile *p, int t, uint64_t x)

@@ -45,6 +45,11 @@ check_eq "two lines of one caller and callee: two rows" "$(python3 "$PY" pairs r
 # 3. inlined code
 want="uses_inline → [inlined inlined_helper] line $(line_of inlined_at)"
 check "inlined call: '$want'" grep -qF -- "$want" r2.txt
+check_eq "JSON: the call pair's caller_inlined and caller_inlined_at" "$(python3 -c '
+import json, sys
+for p in json.load(open(sys.argv[1]))["call_pairs"]:
+    if p["caller_function"] == "uses_inline" and p["callee_function"] == "leaf":
+        print(p.get("caller_inlined"), p.get("caller_inlined_at"))' r2.json)" "inlined_helper $(line_of inlined_at)"
 check "inlined call site is the line in the inlined function" \
     grep -qE "\[inlined inlined_helper\] line $(line_of inlined_at) +[^ ]*:$(line_of in_helper) +leaf" r2.txt
 
