@@ -245,7 +245,6 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
     return 0;
 }
 
-
 const hp_aptype hp_aptype_blocks = {
     .id = HP_PT_BLOCKS,
     .decode = decode,

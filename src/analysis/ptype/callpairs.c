@@ -434,7 +434,6 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
     return 0;
 }
 
-
 static uint64_t name_key(const hp_profile *p, hp_symbolizer *s, uint64_t addr)
 {
     char name[512];

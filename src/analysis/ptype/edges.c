@@ -179,7 +179,6 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
     return 0;
 }
 
-
 const hp_aptype hp_aptype_edges = {
     .id = HP_PT_EDGES,
     .decode = decode,
