@@ -86,6 +86,32 @@ void hp_fmt_get_edge(const uint8_t *in, hp_rec_edge *r)
     r->count = hp_get_u64(&b);
 }
 
+/* Doubles travel as their IEEE-754 bits, little-endian. */
+static uint64_t f64_bits(double d) { uint64_t u; memcpy(&u, &d, sizeof u); return u; }
+static double f64_from(uint64_t u) { double d; memcpy(&d, &u, sizeof d); return d; }
+
+void hp_fmt_put_subpath(uint8_t *out, const hp_rec_subpath *r)
+{
+    hp_wbuf w = hp_wbuf_make(out, HP_REC_SUBPATH_FIXED);
+    hp_put_u64(&w, r->key);
+    hp_put_u64(&w, r->count);
+    hp_put_u64(&w, f64_bits(r->weight));
+    hp_put_u64(&w, f64_bits(r->p_length));
+    hp_put_u32(&w, r->length);
+    hp_put_u32(&w, r->nblocks);
+}
+
+void hp_fmt_get_subpath(const uint8_t *in, hp_rec_subpath *r)
+{
+    hp_rbuf b = hp_rbuf_make(in, HP_REC_SUBPATH_FIXED);
+    r->key = hp_get_u64(&b);
+    r->count = hp_get_u64(&b);
+    r->weight = f64_from(hp_get_u64(&b));
+    r->p_length = f64_from(hp_get_u64(&b));
+    r->length = hp_get_u32(&b);
+    r->nblocks = hp_get_u32(&b);
+}
+
 const char *hp_fmt_parse_file_header(const uint8_t *in, size_t len, hp_fmt_file_info *out)
 {
     if (len < HP_FMT_FILE_HEADER_SIZE) return "file is too short to be a hotprof profile";
@@ -122,6 +148,6 @@ const char *hp_fmt_parse_section_header(const uint8_t *in, size_t len, hp_fmt_se
 const char *hp_section_type_name(uint32_t type)
 {
     static const char *const names[] = {"?",      "info",    "modules", "funcs",   "callpairs", "blockmap",
-                                        "blocks", "edges",   "summary", "thread",  "group_end"};
+                                        "blocks", "edges",   "summary", "thread",  "group_end", "subpaths"};
     return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }

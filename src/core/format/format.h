@@ -42,6 +42,7 @@ enum hp_section_type {
     HP_SEC_SUMMARY = 8,    /* u32 profile type, u32 reserved, serialized core summary */
     HP_SEC_THREAD = 9,     /* u64 thread id, u64 events: opens one thread's sections in a group */
     HP_SEC_GROUP_END = 10, /* u64 group sequence, u64 flags (HP_GROUP_*), i64 exit status */
+    HP_SEC_SUBPATHS = 11,  /* hp_rec_subpath records (variable size): the process's subpath list */
 };
 
 /* The profile type (first u32 of a SUMMARY payload): what the serialized summary after the 8-byte
@@ -69,6 +70,19 @@ typedef struct hp_rec_callpair { uint64_t site, callee, count; } hp_rec_callpair
 typedef struct hp_rec_block { uint32_t guard, flags; uint64_t pc; } hp_rec_block; /* flags: bit 0 = function entry */
 typedef struct hp_rec_count { uint32_t guard, pad; uint64_t count; } hp_rec_count;
 typedef struct hp_rec_edge { uint32_t from, to; uint64_t count; } hp_rec_edge;
+/* One subpath (OSP): a sequence of `length` basic blocks. Estimated executions of the subpath =
+ * weight / p_length: `weight` is already scaled by every sampling and thinning factor (in an
+ * exact run weight = count and p_length = 1). Encoded: u64 key, u64 count, f64 weight,
+ * f64 p_length, u32 length, u32 nblocks, then nblocks u32 guard ids (the block sequence, first
+ * block first; nblocks is length, or 0 when the sequence was not kept). */
+typedef struct hp_rec_subpath {
+    uint64_t key;      /* the subpath's encoding (core/ptype/subpath.h) */
+    uint64_t count;    /* times sampled and kept (exact run: executions) */
+    double weight;     /* sum of the subpath starts its kept samples stand for */
+    double p_length;   /* probability that a sample takes this length (and is not rejected) */
+    uint32_t length;   /* blocks */
+    uint32_t nblocks;  /* guard ids that follow the fixed part */
+} hp_rec_subpath;
 
 #define HP_REC_FUNC_SIZE 24u
 #define HP_REC_CALLPAIR_SIZE 24u
@@ -76,6 +90,8 @@ typedef struct hp_rec_edge { uint32_t from, to; uint64_t count; } hp_rec_edge;
 #define HP_REC_COUNT_SIZE 16u
 #define HP_REC_EDGE_SIZE 16u
 #define HP_REC_MODULE_FIXED 32u
+#define HP_REC_SUBPATH_FIXED 40u
+#define HP_SUBPATH_MAX_LENGTH 1024u /* longest subpath a file may hold */
 
 /* Encoders write exactly the documented size into out; decoders read it (no alignment needed). */
 void hp_fmt_file_header(uint8_t out[HP_FMT_FILE_HEADER_SIZE], uint64_t seed, uint32_t flags);
@@ -91,6 +107,9 @@ void hp_fmt_get_callpair(const uint8_t *in, hp_rec_callpair *r);
 void hp_fmt_get_block(const uint8_t *in, hp_rec_block *r);
 void hp_fmt_get_count(const uint8_t *in, hp_rec_count *r);
 void hp_fmt_get_edge(const uint8_t *in, hp_rec_edge *r);
+/* The fixed part only (HP_REC_SUBPATH_FIXED bytes); the guard ids follow as u32 LE. */
+void hp_fmt_put_subpath(uint8_t *out, const hp_rec_subpath *r);
+void hp_fmt_get_subpath(const uint8_t *in, hp_rec_subpath *r);
 
 typedef struct hp_fmt_file_info { uint16_t major, minor; uint64_t seed; uint32_t flags; } hp_fmt_file_info;
 typedef struct hp_fmt_section { uint32_t type; uint64_t length; uint32_t payload_crc; } hp_fmt_section;

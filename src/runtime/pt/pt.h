@@ -27,15 +27,34 @@ typedef struct hp_pt_sink {
     void (*end)(void);
 } hp_pt_sink;
 
+/* One row of a type's live top list (the shared-memory view `hotprof top` reads, and
+ * hotprof_snapshot_topk): the key, a second key where the type has one, the count (sampled,
+ * exact or estimated: the type says which) and, for types whose members are code sequences, the
+ * pcs of up to HP_LIVE_PCS of its blocks (first block first). */
+#define HP_LIVE_PCS 16
+typedef struct hp_live_row {
+    uint64_t key;   /* methods: function; callpairs: callee; subpath: its encoding */
+    uint64_t key2;  /* callpairs: call site (return address); subpath: length; else 0 */
+    double value;   /* count: recorded (methods: heat), or the subpath's estimated executions */
+    uint32_t npcs;  /* pcs[] filled */
+    uint32_t pad;
+    uint64_t pcs[HP_LIVE_PCS];
+} hp_live_row;
+
 typedef struct hp_pt {
     int ptype;  /* enum hp_ptype_id (core/ptype/ptype.h) */
     /* Group-level sections, before the threads (NULL: none). */
     void (*write_group)(const hp_pt_sink *o);
     /* This thread's sections (NULL: none). */
     void (*write_thread)(const hp_thread *t, const hp_pt_sink *o);
+    /* Its k hottest members now, highest first, into out; returns how many (NULL: no live view).
+     * Runs in an ordinary thread (not a signal handler); must not stop or slow the recording
+     * threads beyond a short lock the sampler itself takes rarely. */
+    int (*live_rows)(hp_live_row *out, int k);
 } hp_pt;
 
-extern const hp_pt hp_pt_methods, hp_pt_callpairs, hp_pt_blocks, hp_pt_edges, hp_pt_datastream;
+extern const hp_pt hp_pt_methods, hp_pt_callpairs, hp_pt_blocks, hp_pt_edges, hp_pt_datastream,
+    hp_pt_subpath;
 /* Every runtime profile type, in core/ptype id order, NULL-terminated. */
 extern const hp_pt *const hp_rt_ptypes[];
 
