@@ -91,34 +91,181 @@ int hp_sample_params_parse(const char *text, size_t len, hp_bursty_params *p, ch
     return 0;
 }
 
-int hp_sample_clause_parse(const char *text, size_t len, hp_bursty_params p[HP_BURSTY_NTYPES], char *err,
-                           size_t errlen)
+static int is_subpath_word(const char *word, size_t len)
+{
+    const hp_ptype *pt = hp_ptype_by_name(word, len);
+    return pt && pt->id == HP_PT_SUBPATH;
+}
+
+int hp_sample_clause_parse_osp(const char *text, size_t len, hp_bursty_params p[HP_BURSTY_NTYPES],
+                               hp_osp_params *osp, char *err, size_t errlen)
 {
     const char *colon = memchr(text, ':', len);
     size_t tlen = colon ? (size_t)(colon - text) : len;
+    if (colon && len == tlen + 1) return say(err, errlen, "'%.*s': no parameters after ':'", text, len);
+    if (is_subpath_word(text, tlen)) {
+        if (!osp) return say(err, errlen, "'%.*s' is not sampled by bursts here", text, tlen);
+        hp_osp_params q;
+        hp_osp_params_default(&q);
+        if (colon && hp_osp_params_parse(colon + 1, len - tlen - 1, &q, err, errlen)) return -1;
+        q.enabled = 1;
+        *osp = q;
+        return 0;
+    }
     int type = hp_sample_type_parse(text, tlen);
     if (type < 0)
-        return say(err, errlen, "unknown sample type '%.*s' (methods, callpairs, edges, datastream)", text, tlen);
+        return say(err, errlen, "unknown sample type '%.*s' (methods, callpairs, edges, datastream, subpath)", text,
+                   tlen);
     hp_bursty_params q = {HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, 0, 1};
     if (colon && hp_sample_params_parse(colon + 1, len - tlen - 1, &q, err, errlen)) return -1;
-    if (colon && len == tlen + 1) return say(err, errlen, "'%.*s': no parameters after ':'", text, len);
     p[type] = q;
     return 0;
 }
 
-int hp_sample_spec_parse(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES], char *err, size_t errlen)
+int hp_sample_clause_parse(const char *text, size_t len, hp_bursty_params p[HP_BURSTY_NTYPES], char *err,
+                           size_t errlen)
+{
+    return hp_sample_clause_parse_osp(text, len, p, NULL, err, errlen);
+}
+
+int hp_sample_spec_parse_osp(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES], hp_osp_params *osp,
+                             char *err, size_t errlen)
 {
     size_t len = strlen(text), pos = 0;
     hp_sample_defaults(p);
+    if (osp) hp_osp_params_default(osp);
     if (len == 0) return say(err, errlen, "empty sampling spec%.*s", "", 0);
     while (pos < len) {
         const char *semi = memchr(text + pos, ';', len - pos);
         size_t n = semi ? (size_t)(semi - (text + pos)) : len - pos;
         if (n == 0) return say(err, errlen, "empty clause in '%.*s'", text, len);
-        if (hp_sample_clause_parse(text + pos, n, p, err, errlen)) return -1;
+        if (hp_sample_clause_parse_osp(text + pos, n, p, osp, err, errlen)) return -1;
         pos += n + 1;
     }
     return 0;
+}
+
+int hp_sample_spec_parse(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES], char *err, size_t errlen)
+{
+    return hp_sample_spec_parse_osp(text, p, NULL, err, errlen);
+}
+
+/* ---------------------------------------------------------------- the subpath clause */
+
+static const char *const law_names[] = {"pow2", "uniform", "any", "pow2+3+5"};
+static const char *const enc_names[] = {"xor", "exact"};
+static const char *const weight_names[] = {"count", "length", "cost"};
+
+const char *hp_osp_law_name(uint32_t law) { return law < 4 ? law_names[law] : "?"; }
+const char *hp_osp_enc_name(uint32_t enc) { return enc < 2 ? enc_names[enc] : "?"; }
+const char *hp_osp_weight_name(uint32_t weight) { return weight < 3 ? weight_names[weight] : "?"; }
+
+static int word_of(const char *v, size_t vlen, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) == vlen && memcmp(names[i], v, vlen) == 0) return i;
+    return -1;
+}
+
+/* A byte count with an optional K or M suffix, in [lo, hi]. */
+static int parse_bytes(const char *v, size_t vlen, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    uint64_t mult = 1;
+    if (vlen && (v[vlen - 1] == 'K' || v[vlen - 1] == 'k')) mult = 1024, vlen--;
+    else if (vlen && (v[vlen - 1] == 'M' || v[vlen - 1] == 'm')) mult = 1024 * 1024, vlen--;
+    uint32_t n;
+    if (parse_num(v, vlen, &n)) return -1;
+    *out = (uint64_t)n * mult;
+    return *out < lo || *out > hi ? -2 : 0;
+}
+
+static int osp_num(const char *kv, size_t len, const char *v, size_t vlen, uint32_t lo, uint32_t hi, uint32_t *out,
+                   char *err, size_t errlen)
+{
+    uint32_t n;
+    if (parse_num(v, vlen, &n)) return say(err, errlen, "subpath:%.*s: the value is not a number", kv, len);
+    if (n < lo || n > hi) {
+        if (errlen) snprintf(err, errlen, "subpath:%.*s: out of range (%u..%u)", (int)len, kv, lo, hi);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *maxlen_set, char *err, size_t errlen)
+{
+    const char *eq = memchr(kv, '=', len);
+    if (!eq) return say(err, errlen, "subpath: '%.*s' is not KEY=VALUE (mem, len, maxlen, enc, minf, weight, skiponly)", kv, len);
+    size_t klen = (size_t)(eq - kv), vlen = len - klen - 1;
+    const char *v = eq + 1;
+    int w;
+    uint64_t bytes;
+#define KEY(name) (klen == sizeof name - 1 && !memcmp(kv, name, klen))
+    if (KEY("mem")) {
+        int rc = parse_bytes(v, vlen, HP_OSP_MIN_MEM, HP_OSP_MAX_MEM, &bytes);
+        if (rc == -1) return say(err, errlen, "subpath:%.*s: not a byte count (N, NK or NM)", kv, len);
+        if (rc == -2 && bytes < HP_OSP_MIN_MEM) return say(err, errlen, "subpath:%.*s: too small: at least 1K", kv, len);
+        if (rc == -2) return say(err, errlen, "subpath:%.*s: too large: at most 1024M", kv, len);
+        p->mem = (uint32_t)bytes;
+    } else if (KEY("len")) {
+        if ((w = word_of(v, vlen, law_names, 4)) < 0)
+            return say(err, errlen, "subpath: unknown len '%.*s' (pow2, uniform, any or pow2+3+5)", v, vlen);
+        p->law = (uint32_t)w;
+        if (!*maxlen_set) p->maxlen = w == HP_OSP_LEN_ANY ? HP_OSP_DEFAULT_MAXLEN_ANY : HP_OSP_DEFAULT_MAXLEN;
+    } else if (KEY("maxlen")) {
+        if (osp_num(kv, len, v, vlen, 2, HP_OSP_MAXLEN, &p->maxlen, err, errlen)) return -1;
+        *maxlen_set = 1;
+    } else if (KEY("enc")) {
+        if ((w = word_of(v, vlen, enc_names, 2)) < 0)
+            return say(err, errlen, "subpath: unknown enc '%.*s' (xor or exact)", v, vlen);
+        p->enc = (uint32_t)w;
+    } else if (KEY("minf")) {
+        if (osp_num(kv, len, v, vlen, 1, HP_OSP_MAX_MINF, &p->minf, err, errlen)) return -1;
+    } else if (KEY("weight")) {
+        if ((w = word_of(v, vlen, weight_names, 3)) < 0)
+            return say(err, errlen, "subpath: unknown weight '%.*s' (count, length or cost)", v, vlen);
+        p->weight = (uint32_t)w;
+    } else if (KEY("skiponly")) {
+        if (osp_num(kv, len, v, vlen, 0, 1, &p->skiponly, err, errlen)) return -1;
+    } else {
+        return say(err, errlen, "subpath: unknown key '%.*s' (mem, len, maxlen, enc, minf, weight, skiponly)", kv, klen);
+    }
+#undef KEY
+    return 0;
+}
+
+int hp_osp_params_parse(const char *text, size_t len, hp_osp_params *p, char *err, size_t errlen)
+{
+    hp_osp_params q = *p;
+    int maxlen_set = 0;
+    size_t pos = 0;
+    while (pos < len) {
+        const char *comma = memchr(text + pos, ',', len - pos);
+        size_t n = comma ? (size_t)(comma - (text + pos)) : len - pos;
+        if (osp_key(text + pos, n, &q, &maxlen_set, err, errlen)) return -1;
+        pos += n + 1;
+        if (comma && pos == len) return say(err, errlen, "subpath: '%.*s' ends with a comma", text, len);
+    }
+    int pow2_law = q.law == HP_OSP_LEN_POW2 || q.law == HP_OSP_LEN_UNIFORM || q.law == HP_OSP_LEN_POW2_3_5;
+    if (pow2_law && (q.maxlen & (q.maxlen - 1))) {
+        if (errlen)
+            snprintf(err, errlen, "subpath:maxlen=%u: not a power of two (len=%s needs one)", (unsigned)q.maxlen,
+                     law_names[q.law]);
+        return -1;
+    }
+    if (q.law == HP_OSP_LEN_POW2_3_5 && q.maxlen < 8)
+        return say(err, errlen, "subpath: len=pow2+3+5 needs maxlen=8 or more%.*s", "", 0);
+    *p = q;
+    return 0;
+}
+
+size_t hp_osp_params_format(char *out, size_t cap, const hp_osp_params *p)
+{
+    int n = snprintf(out, cap, "mem=%u,len=%s,maxlen=%u,enc=%s,minf=%u,weight=%s%s", (unsigned)p->mem,
+                     hp_osp_law_name(p->law), (unsigned)p->maxlen, hp_osp_enc_name(p->enc), (unsigned)p->minf,
+                     hp_osp_weight_name(p->weight), p->skiponly ? ",skiponly=1" : "");
+    if (n < 0) return 0;
+    return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
 }
 
 size_t hp_sample_params_format(char *out, size_t cap, const hp_bursty_params *p)

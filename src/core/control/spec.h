@@ -18,6 +18,20 @@
  * environment variable). The parameter list "period=N,burst=M,jitter=J" is also the value of the
  * profile's INFO key sample.<type> (hp_sample_params_format).
  *
+ * The `subpath` clause (online subpath profiling, core/control/osp.h; synonym "subpaths") has keys
+ * of its own, each optional:
+ *   subpath[:mem=BYTES,len=LAW,maxlen=N,enc=ENC,minf=N,weight=W,skiponly=0|1]
+ *   mem      hot-list budget in bytes, suffix K (x1024) or M (x1048576); 1K..1G; default 64K
+ *   len      pow2 (default) | uniform | any | pow2+3+5 (osp.h gives the laws)
+ *   maxlen   2..1024; default 32 (1024 with len=any); a power of two for pow2 and uniform
+ *   enc      xor (default) | exact (core/ptype/subpath.h)
+ *   minf     the smallest mean skip in blocks, 1..2^30; default 64
+ *   weight   count (default) | length | cost
+ *   skiponly 1: skip but never record a subpath (measures the skipping overhead alone)
+ * Only hp_sample_*_osp accept it (the others say "subpath" is not an HPS type). Its canonical
+ * form (hp_osp_params_format, INFO subpath.params) is
+ *   mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count   (",skiponly=1" when set).
+ *
  * Pure C11: no allocation, no system calls; errors are one sentence in the caller's buffer.
  */
 #ifndef HOTPROF_CORE_CONTROL_SPEC_H
@@ -25,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/control/bursty.h"
+#include "core/control/osp.h"
 
 #define HP_SAMPLE_DEFAULT_PERIOD 1000u
 #define HP_SAMPLE_DEFAULT_BURST 1u
@@ -67,6 +82,22 @@ int hp_sample_clause_parse(const char *text, size_t len, hp_bursty_params p[HP_B
 /* A whole spec: p is reset to hp_sample_defaults, then each clause applied. 0, or -1 and err
  * (p is then unspecified). An empty spec is an error. */
 int hp_sample_spec_parse(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES], char *err, size_t errlen);
+/* The same two with the subpath clause: osp is reset to hp_osp_params_default (disabled) by the
+ * spec parse, and a subpath clause enables it with its keys. osp NULL: a subpath clause is an error. */
+int hp_sample_clause_parse_osp(const char *text, size_t len, hp_bursty_params p[HP_BURSTY_NTYPES],
+                               hp_osp_params *osp, char *err, size_t errlen);
+int hp_sample_spec_parse_osp(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES], hp_osp_params *osp,
+                             char *err, size_t errlen);
+/* The subpath clause's keys ("mem=64K,enc=exact", len bytes) into *p (missing keys keep *p's
+ * values, except maxlen, which follows len=any when not given). 0, or -1 and err. */
+int hp_osp_params_parse(const char *text, size_t len, hp_osp_params *p, char *err, size_t errlen);
+/* The canonical form (see above), NUL-terminated, truncated to cap; returns its length. */
+size_t hp_osp_params_format(char *out, size_t cap, const hp_osp_params *p);
+/* "pow2", "uniform", "any", "pow2+3+5"; "xor", "exact"; "count", "length", "cost". */
+const char *hp_osp_law_name(uint32_t law);
+const char *hp_osp_enc_name(uint32_t enc);
+const char *hp_osp_weight_name(uint32_t weight);
+
 /* "period=N,burst=M,jitter=J" into *p (keys in any order, each optional: missing keys keep *p's
  * values; `enabled` is not touched). 0, or -1 and err. */
 int hp_sample_params_parse(const char *text, size_t len, hp_bursty_params *p, char *err, size_t errlen);

@@ -1,0 +1,144 @@
+/* osplist.c — OSP's weighted concise sample with stored sequences (osplist.h). */
+#include "core/summary/osplist.h"
+#include "core/base/hash.h"
+#include <string.h>
+
+hp_osp_list *hp_osp_list_init(void *mem, size_t bytes, uint64_t seed, int check_seq)
+{
+    if (!mem || bytes < HP_OSP_MIN_LIST_BYTES) return NULL;
+    hp_osp_list *l = mem;
+    size_t rest = bytes - sizeof *l;
+    uint32_t cap = (uint32_t)(rest / HP_OSP_BYTES_PER_ENTRY);
+    if (cap < 4) return NULL;
+    memset(l, 0, sizeof *l);
+    l->cap = cap;
+    l->nslots = 2 * cap;
+    l->e = (hp_osp_entry *)(l + 1);
+    l->slot = (uint32_t *)(l->e + cap);
+    l->arena = l->slot + l->nslots;
+    l->arena_cap = (uint32_t)((bytes - ((uint8_t *)l->arena - (uint8_t *)mem)) / sizeof(uint32_t));
+    l->tau = 1;
+    l->check_seq = (uint32_t)!!check_seq;
+    memset(l->slot, 0, l->nslots * sizeof *l->slot);
+    hp_rng_seed(&l->rng, seed);
+    return l;
+}
+
+static uint32_t home(const hp_osp_list *l, uint64_t key) { return hp_reduce(hp_mix64_xmx(key), l->nslots); }
+
+/* The index slot holding key, or the empty slot where it would go. */
+static uint32_t *probe(const hp_osp_list *l, uint64_t key)
+{
+    uint32_t i = home(l, key);
+    for (;;) {
+        uint32_t *s = &l->slot[i];
+        if (!*s || l->e[*s - 1].key == key) return s;
+        if (++i == l->nslots) i = 0;
+    }
+}
+
+hp_osp_entry *hp_osp_list_find(const hp_osp_list *l, uint64_t key)
+{
+    uint32_t *s = probe(l, key);
+    return *s ? &l->e[*s - 1] : NULL;
+}
+
+static void reindex(hp_osp_list *l)
+{
+    memset(l->slot, 0, l->nslots * sizeof *l->slot);
+    for (uint32_t i = 0; i < l->n; i++) *probe(l, l->e[i].key) = i + 1;
+}
+
+/* Drops entries with count 0 and compacts the arena (sequences keep their order). */
+static void compact(hp_osp_list *l)
+{
+    uint32_t n = 0, used = 0;
+    for (uint32_t i = 0; i < l->n; i++) {
+        hp_osp_entry e = l->e[i];
+        if (!e.count) continue;
+        if (e.seq != HP_OSP_NO_SEQ) {
+            memmove(l->arena + used, l->arena + e.seq, e.length * sizeof(uint32_t));
+            e.seq = used;
+            used += e.length;
+        }
+        l->e[n++] = e;
+    }
+    l->n = n, l->arena_used = used;
+    reindex(l);
+}
+
+void hp_osp_list_thin(hp_osp_list *l)
+{
+    double keep = 0.5; /* tau / tau' */
+    for (uint32_t i = 0; i < l->n; i++) {
+        hp_osp_entry *e = &l->e[i];
+        uint64_t c2 = hp_rng_binomial(&l->rng, e->count, keep);
+        e->weight = c2 ? e->weight * ((double)c2 / (double)e->count) / keep : 0;
+        e->count = c2;
+    }
+    l->tau /= keep;
+    l->thinnings++;
+    compact(l);
+}
+
+static int full(const hp_osp_list *l, uint32_t length)
+{
+    return l->n + 1 > l->cap || l->arena_used + length > l->arena_cap;
+}
+
+static int same_seq(const hp_osp_list *l, const hp_osp_entry *e, const uint32_t *seq)
+{
+    const uint32_t *held = hp_osp_list_seq(l, e);
+    return !held || !seq || memcmp(held, seq, e->length * sizeof *seq) == 0;
+}
+
+/* count += c, weight += w for key (a new entry if needed); 0 if it collided or did not fit.
+ * thin: 1 to thin until it fits, 0 to fail when full. */
+static int put(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, uint64_t c, double w, double p_length,
+               int thin)
+{
+    hp_osp_entry *e = hp_osp_list_find(l, key);
+    if (e) {
+        if (e->length != length || (l->check_seq && !same_seq(l, e, seq))) {
+            l->collisions++;
+            return 0;
+        }
+        e->count += c, e->weight += w;
+        return 1;
+    }
+    if (length > l->arena_cap) seq = NULL, l->dropped_seq++;
+    uint32_t need = seq ? length : 0;
+    while (full(l, need)) {
+        if (!thin || !l->n) return 0;
+        hp_osp_list_thin(l);
+    }
+    e = &l->e[l->n];
+    *e = (hp_osp_entry){key, c, w, p_length, length, HP_OSP_NO_SEQ};
+    if (seq) {
+        memcpy(l->arena + l->arena_used, seq, length * sizeof *seq);
+        e->seq = l->arena_used;
+        l->arena_used += length;
+    }
+    *probe(l, key) = ++l->n;
+    return 1;
+}
+
+int hp_osp_list_offer(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, double weight,
+                      double p_length)
+{
+    l->offered++;
+    if (l->tau > 1 && hp_rng_double(&l->rng) * l->tau >= 1) return 0;
+    l->admitted++;
+    return put(l, key, length, seq, 1, weight * l->tau, p_length, 1);
+}
+
+int hp_osp_list_add(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, uint64_t c, double w,
+                    double p_length)
+{
+    return put(l, key, length, seq, c, w, p_length, 0);
+}
+
+size_t hp_osp_list_bytes_used(const hp_osp_list *l)
+{
+    return sizeof *l + l->n * (sizeof(hp_osp_entry) + 2 * sizeof(uint32_t)) + l->arena_used * sizeof(uint32_t);
+}
