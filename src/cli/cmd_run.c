@@ -47,12 +47,20 @@ static const hp_command_desc run_desc = {
     "varies each period by up to J percent. TYPE is methods (or calls), callpairs, edges or\n"
     "datastream; types not named are off. --mode bursty alone samples methods and callpairs with\n"
     "period=1000,burst=1. Example: --sample methods:period=99,burst=1 --sample edges:period=5000,burst=10\n"
+    "Subpaths (online subpath profiling, docs/osp.md): --sample subpath[:mem=64K,len=pow2,maxlen=32,\n"
+    "enc=xor,minf=64,weight=count] samples hot block sequences: each thread skips a random number of\n"
+    "blocks (mean f >= minf), records the next L blocks (len: pow2, uniform, any, pow2+3+5; L <= maxlen)\n"
+    "into one hot-list of mem bytes (K, M), keyed by enc (xor or exact: rotations are one subpath);\n"
+    "weight: count, length or cost; skiponly=1 skips but never records. It may be combined with other\n"
+    "types, uses live hooks (no patched call sites), and needs a program built with --hooks=blocks.\n"
+    "With --mode exhaustive, --sample subpath counts every subpath of length 2^n <= maxlen exactly\n"
+    "(the ground truth of 'hotprof compare'); other types cannot be named then.\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
-    "HOTPROF_SAMPLE (bursty), HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
+    "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
     "HOTPROF_CLAIMED is removed.\n"};
 
 /* A canonical spec: every type "name:period=N,burst=M,jitter=J", joined by ';'. */
-#define SPEC_MAX (HP_BURSTY_NTYPES * 64)
+#define SPEC_MAX (HP_BURSTY_NTYPES * 64 + 128)
 
 typedef struct run_args {
     const char *output, *mode_text, *seed_text, *bursts_text; /* as given, NULL if not */
@@ -69,7 +77,8 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_SPEC_DEFAULT_OUTPUT ")"},
         {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
-         "sample TYPE in bursty mode (repeatable; implies --mode bursty)"},
+         "sample TYPE in bursty mode (repeatable; implies --mode bursty); subpath[:mem=64K,len=pow2,maxlen=32,"
+         "enc=xor,minf=64,weight=count,skiponly=0] samples hot subpaths (also with --mode exhaustive: exact counts)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
@@ -130,33 +139,48 @@ static int check_writable(const char *path)
 
 /* ---------------------------------------------------------------- settings (core/control/spec) */
 
-/* Each --sample clause into p (a type named twice takes the later clause); without any, the
- * default types. 0, or HP_PARSE_ERROR after the parser's message. */
-static int parse_samples(const run_args *a, hp_bursty_params p[HP_BURSTY_NTYPES])
+/* Each --sample clause into p and osp (a type named twice takes the later clause); without any,
+ * the default types. In exhaustive mode only subpath clauses are allowed. 0, or HP_PARSE_ERROR
+ * after the parser's message. */
+static int parse_samples(const run_args *a, int exhaustive, hp_bursty_params p[HP_BURSTY_NTYPES], hp_osp_params *osp)
 {
     char err[256];
     hp_sample_defaults(p);
+    hp_osp_params_default(osp);
     for (int t = 0; !a->samples.n && t < HP_BURSTY_NTYPES; t++) p[t].enabled = (HP_SAMPLE_DEFAULT_TYPES >> t) & 1u;
     for (int i = 0; i < a->samples.n; i++) {
         const char *clause = a->samples.items[i];
-        if (hp_sample_clause_parse(clause, strlen(clause), p, err, sizeof err))
+        int was = osp->enabled;
+        osp->enabled = 0;
+        if (hp_sample_clause_parse_osp(clause, strlen(clause), p, osp, err, sizeof err))
             return hp_usage_error(&run_desc, "option '--sample %s': %s", clause, err);
+        if (exhaustive && !osp->enabled)
+            return hp_usage_error(&run_desc, "option '--sample %s' needs --mode bursty (--mode exhaustive counts only subpath)",
+                                  clause);
+        osp->enabled |= (uint32_t)was;
     }
     return 0;
 }
 
-/* The enabled types of p as one spec text, the form the runtime parses (HOTPROF_SAMPLE). */
-static void format_spec(char *out, size_t cap, const hp_bursty_params p[HP_BURSTY_NTYPES])
+/* The enabled types of p and the subpath clause as one spec text, the form the runtime parses
+ * (HOTPROF_SAMPLE). */
+static void format_spec(char *out, size_t cap, const hp_bursty_params p[HP_BURSTY_NTYPES], const hp_osp_params *osp,
+                        int exhaustive)
 {
     size_t len = 0;
     out[0] = 0;
-    for (int t = 0; t < HP_BURSTY_NTYPES && len + 1 < cap; t++) {
+    for (int t = 0; !exhaustive && t < HP_BURSTY_NTYPES && len + 1 < cap; t++) {
         if (!p[t].enabled) continue;
         int n = snprintf(out + len, cap - len, "%s%s:", len ? ";" : "", hp_sample_type_name(t));
         if (n < 0 || (size_t)n >= cap - len) break;
         len += (size_t)n;
         len += hp_sample_params_format(out + len, cap - len, &p[t]);
     }
+    if (!osp->enabled || len + 1 >= cap) return;
+    int n = snprintf(out + len, cap - len, "%ssubpath:", len ? ";" : "");
+    if (n < 0 || (size_t)n >= cap - len) return;
+    len += (size_t)n;
+    hp_osp_params_format(out + len, cap - len, osp);
 }
 
 /* --mode (default: bursty with --sample, else exhaustive) and --bursts, checked together. */
@@ -167,8 +191,9 @@ static int resolve_mode(run_args *a)
     if (a->mode_text && hp_spec_mode(a->mode_text, &mode, err, sizeof err))
         return hp_usage_error(&run_desc, "option '--mode': %s", err);
     a->mode = hp_spec_mode_name(mode);
-    if (a->samples.n && mode != HP_RUN_BURSTY)
-        return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty, not '%s'", a->mode);
+    if (a->samples.n && mode == HP_RUN_OFF)
+        return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty (or exhaustive for subpath), not '%s'",
+                              a->mode);
     if (a->bursts_text && hp_spec_bursts(a->bursts_text, &bursts, err, sizeof err))
         return hp_usage_error(&run_desc, "option '--bursts': %s", err);
     if (a->bursts_text && mode != HP_RUN_BURSTY)
@@ -181,11 +206,13 @@ static int resolve_mode(run_args *a)
 static int resolve_settings(run_args *a)
 {
     hp_bursty_params p[HP_BURSTY_NTYPES];
+    hp_osp_params osp;
     char err[256];
     if (resolve_mode(a)) return HP_PARSE_ERROR;
-    if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0) {
-        if (parse_samples(a, p)) return HP_PARSE_ERROR;
-        format_spec(a->sample_spec, sizeof a->sample_spec, p);
+    int exhaustive = strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) == 0;
+    if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 || (exhaustive && a->samples.n)) {
+        if (parse_samples(a, exhaustive, p, &osp)) return HP_PARSE_ERROR;
+        format_spec(a->sample_spec, sizeof a->sample_spec, p, &osp, exhaustive);
     }
     if (a->seed_text && hp_spec_seed(a->seed_text, &a->seed, err, sizeof err))
         return hp_usage_error(&run_desc, "option '--seed': %s", err);
@@ -337,7 +364,8 @@ static int run_with(run_args *a, char **pos, int npos)
 {
     int rc, status = 0;
     if (!a->quiet) fprintf(stderr, "hotprof: seed %" PRIu64 "\n", a->seed);
-    if (!a->quiet && a->sample_spec[0]) fprintf(stderr, "hotprof: bursty sampling %s\n", a->sample_spec);
+    if (!a->quiet && a->sample_spec[0])
+        fprintf(stderr, "hotprof: %s %s\n", strcmp(a->mode, "bursty") == 0 ? "bursty sampling" : "exact", a->sample_spec);
     char *output = absolute_output(a->output);
     if (!output || set_environment(a, output)) {
         fprintf(stderr, "hotprof: out of memory\n");

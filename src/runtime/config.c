@@ -5,6 +5,7 @@
 #include "runtime/config.h"
 #include "runtime/base.h"
 #include "core/control/spec.h"
+#include "core/ptype/ptype.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,21 @@ static HP_NOINST int bad(hp_rt_config *c, const char *name, const char *why)
 {
     snprintf(c->error, sizeof c->error, "hotprof: bad %s: %s (not profiling)", name, why);
     return -1;
+}
+
+/* Exhaustive mode: only the subpath clauses of the spec (the exact counter's settings). */
+static HP_NOINST int subpath_clauses(const char *spec, hp_osp_params *osp, char *err, size_t errlen)
+{
+    hp_bursty_params unused[HP_BURSTY_NTYPES];
+    for (const char *c = spec; *c;) {
+        const char *end = strchr(c, ';');
+        size_t len = end ? (size_t)(end - c) : strlen(c);
+        const char *colon = memchr(c, ':', len);
+        const hp_ptype *pt = hp_ptype_by_name(c, colon ? (size_t)(colon - c) : len);
+        if (pt && pt->id == HP_PT_SUBPATH && hp_sample_clause_parse_osp(c, len, unused, osp, err, errlen)) return -1;
+        c += len + (end ? 1 : 0);
+    }
+    return 0;
 }
 
 HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
@@ -78,7 +94,10 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     }
 
     if (c->mode == HP_RUN_OFF) return 0;
-    if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse(spec, c->sample, err, sizeof err))
+    hp_osp_params_default(&c->osp);
+    if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse_osp(spec, c->sample, &c->osp, err, sizeof err))
+        return bad(c, "HOTPROF_SAMPLE", err);
+    if (c->mode == HP_RUN_EXHAUSTIVE && spec && subpath_clauses(spec, &c->osp, err, sizeof err))
         return bad(c, "HOTPROF_SAMPLE", err);
     if (seed) {
         if (hp_spec_seed(seed, &c->seed, err, sizeof err)) return bad(c, "HOTPROF_SEED", err);

@@ -24,6 +24,7 @@
 #define HOTPROF_RUNTIME_CONFIG_H
 #include <stdint.h>
 #include "core/control/bursty.h"
+#include "core/control/osp.h"
 
 enum { HP_XRAY_WISH_NEVER = 0, HP_XRAY_WISH_REQUIRED = 1, HP_XRAY_WISH_AUTO = 2 };
 
@@ -38,6 +39,9 @@ typedef struct hp_rt_config {
     int claimed_given;        /* HOTPROF_CLAIMED set (by a runtime up the process tree) */
     uint64_t claimed;         /* its pid (0 if not a number: matches no process) */
     hp_bursty_params sample[HP_BURSTY_NTYPES]; /* HOTPROF_SAMPLE (default: methods and call pairs) */
+    hp_osp_params osp;        /* the subpath clause of HOTPROF_SAMPLE (bursty: sampled; exhaustive: the
+                               * exact counter; disabled when absent). In exhaustive mode only that
+                               * clause is read: a bad one stops profiling, other clauses are ignored. */
     int bursts;               /* enum hp_bursts_mode (HOTPROF_BURSTS) */
     int bursts_unknown;       /* HOTPROF_BURSTS was set to something else (then auto) */
     uint32_t window;          /* HOTPROF_WINDOW: units per patched-burst window at least */

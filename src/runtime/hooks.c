@@ -5,6 +5,8 @@
  *   hooks_exhaustive.h  exhaustive (every event; the default)
  *   hooks_bursty.h      bursty with live hooks (HPS counters in every hook)
  *   hooks_patch.h       bursty over patched call sites (hooks run only in windows)
+ *   hooks_osp.h         subpaths (OSP), before the mode's own block body, when the thread's
+ *                       blockflags say so (the block hook tests blockflags where it tested bursty)
  * (shared pieces in hooks_common.h). The mode is chosen by two predictable branches on the
  * thread's fixed `bursty` flag and hp_g.patch — exactly the tests the hooks made before the
  * bodies moved out — never by a function pointer; no body adds work to another mode's path.
@@ -27,6 +29,7 @@
 #include "runtime/hooks_exhaustive.h"
 #include "runtime/hooks_bursty.h"
 #include "runtime/hooks_patch.h"
+#include "runtime/hooks_osp.h"
 #include "runtime/modules.h"
 
 /* ---------------------------------------------------------------- calls */
@@ -61,7 +64,12 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
     FAST_THREAD(t);
     uint32_t id = *guard;
-    if (HP_UNLIKELY(t->bursty)) {
+    if (HP_UNLIKELY(t->blockflags)) { /* bursty and/or subpaths (one test, as `bursty` was) */
+        if (t->blockflags & HP_BLOCK_OSP) osp_block(t, id);
+        if (!(t->blockflags & HP_BLOCK_BURSTY)) {
+            exhaustive_block(t, id);
+            return;
+        }
         if (HP_LOAD_RLX(&hp_g.patch))
             patch_block(t, id, (uint64_t)(uintptr_t)__builtin_return_address(0),
                         (uint64_t)(uintptr_t)&__sanitizer_cov_trace_pc_guard);

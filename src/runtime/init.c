@@ -45,6 +45,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime/init.h"
+#include "runtime/pt/subpath.h"
 #include "runtime/base.h"
 #include "runtime/config.h"
 #include "runtime/thread.h"
@@ -454,11 +455,17 @@ static HP_NOINST void do_init(void)
     }
     if (c->mode == HP_RUN_BURSTY) {
         if (!setup_bursty(c)) return;
-        if (!hp_xray_probe(c->quiet, c->xray)) hp_sites_probe(c->quiet, c->bursts, c->bursts_unknown, c->window);
+        /* subpaths skip in live hooks (pt/subpath.h): patched call sites are not used with them */
+        int bursts = c->osp.enabled ? HP_BURSTS_LIVE : c->bursts;
+        if (!hp_xray_probe(c->quiet, c->xray)) hp_sites_probe(c->quiet, bursts, c->bursts_unknown, c->window);
     } else {
         hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
     hp_g.seed = c->seed_given ? c->seed : default_seed();
+    if (c->osp.enabled && !hp_rt_osp_setup(&c->osp, c->mode == HP_RUN_BURSTY ? HP_OSP_RT_LIVE : HP_OSP_RT_EXACT, hp_g.seed)) {
+        const char *parts[] = {"hotprof: cannot map the subpath hot-list; subpaths are not recorded"};
+        hp_say(parts, 1);
+    }
     g_pid = pid;
     run_channel_open(c);
     output_path(c, pid);

@@ -21,6 +21,7 @@
  *       patch       win: the window this thread's call state is from, and the hooks' own time
  *                   in windows (ctl/bursts.c)
  *       xray        methods (sampled calls with HP_XRAY_BURSTS, every call with HP_XRAY_ALL)
+ *       subpath     osp (pt/subpath.h), reached from the block hook when blockflags has HP_BLOCK_OSP
  *
  * Invariants:
  *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
@@ -97,6 +98,9 @@ typedef struct hp_thread {
     uint32_t prev_guard;  /* guard of the last block, for edges (0 = none yet) */
     uint32_t bursty;      /* 1: bursty mode (fixed at creation) */
     uint32_t in_slow;     /* bursty: inside the controller's slow path (re-entry guard) */
+    uint32_t blockflags;  /* what the block hook does besides exhaustive counting (fixed at creation):
+                           * bursty (HP_BLOCK_BURSTY) and/or subpaths (HP_BLOCK_OSP); 0: exhaustive only */
+    uint32_t pad_;
     uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
     hp_frame *stack;      /* [0] is the pseudo-frame; real frames are 1..depth */
     hp_bursty_state bs;   /* bursty: the HPS controller (core/control/bursty.h); countdown in line 1 */
@@ -113,6 +117,8 @@ typedef struct hp_thread {
     uint64_t frameless_fn, frameless_depth; /* last block function found on no frame, and where */
     hp_thread_ds ds;      /* datastream */
     hp_thread_win win;    /* patch mode */
+    struct hp_thread_osp *osp; /* subpaths (pt/subpath.h): mmap'd at the thread's first block; NULL
+                                * until then and without subpaths; kept when the state is recycled */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
     /* recycling (thread.c): none of these is read by a hook */
@@ -124,6 +130,10 @@ typedef struct hp_thread {
 /* Exited threads that keep their own state (and THREAD record); the counts of later ones are
  * merged into one record (tid 0) and their state is reused by new threads (thread.c). */
 #define HP_KEEP_EXITED 64u
+
+/* hp_thread.blockflags bits. */
+#define HP_BLOCK_BURSTY 1u
+#define HP_BLOCK_OSP 2u
 
 /* The calling thread's state: NULL before its first event, then its hp_thread or a shared
  * inactive one (thread.c; initial-exec TLS). */

@@ -313,6 +313,8 @@ static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t sta
     if (HP_LOAD_ACQ(&hp_g.bursty)) info_bursty();
     char pb[768];
     sec_put(pb, hp_pb_info(pb, sizeof pb)); /* patched bursts (XRay or call sites), if any */
+    for (const hp_pt *const *pt = hp_rt_ptypes; *pt; pt++)
+        if ((*pt)->group_info) sec_put(pb, (*pt)->group_info(pb, sizeof pb));
     sec_end();
 }
 

@@ -74,6 +74,20 @@
 #define HP_INFO_PB_SITE_WRITES "site_writes"
 #define HP_INFO_PB_FUNCTIONS "functions"
 
+/* ---- subpaths (OSP; group INFO, pt/subpath.c; docs/format.md) ---- */
+#define HP_INFO_SUBPATH_SUMMARY "subpath.summary"       /* sampled | exact */
+#define HP_INFO_SUBPATH_PARAMS "subpath.params"         /* canonical clause (core/control/spec.h) */
+#define HP_INFO_SUBPATH_SKIP "subpath.skip"             /* live | patch | exact */
+#define HP_INFO_SUBPATH_BLOCKS "subpath.blocks"         /* block events seen */
+#define HP_INFO_SUBPATH_SAMPLES "subpath.samples"       /* sampled subpaths taken */
+#define HP_INFO_SUBPATH_REJECTED "subpath.rejected"     /* rejected by weight=cost */
+#define HP_INFO_SUBPATH_TAU "subpath.tau"               /* hot-list threshold (1: nothing thinned) */
+#define HP_INFO_SUBPATH_F "subpath.f"                   /* final mean skip, blocks */
+#define HP_INFO_SUBPATH_BYTES "subpath.bytes"           /* hot-list (or exact tables) bytes in use */
+#define HP_INFO_SUBPATH_ENTRIES "subpath.entries"       /* records kept */
+#define HP_INFO_SUBPATH_COLLISIONS "subpath.collisions" /* enc=exact key collisions detected */
+#define HP_INFO_SUBPATH_DROPPED "subpath.dropped"       /* samples dropped: the list lock was busy too long */
+
 /* ---- hotprof merge (file INFO of a merged profile, analysis/merge/) ----
  *   merge.inputs=N   merge.input.<i>=FILE   merge.input.<i>.<key>=VALUE (i = 1..N; key: pid,
  *   program, threads) */

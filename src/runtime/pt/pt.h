@@ -51,6 +51,9 @@ typedef struct hp_pt {
      * Runs in an ordinary thread (not a signal handler); must not stop or slow the recording
      * threads beyond a short lock the sampler itself takes rarely. */
     int (*live_rows)(hp_live_row *out, int k);
+    /* Its group INFO lines ("key=value\n", keys of core/format/info_keys.h) into out (at most cap - 1
+     * bytes); returns the length (NULL: none). Async-signal-safe like the write functions. */
+    size_t (*group_info)(char *out, size_t cap);
 } hp_pt;
 
 extern const hp_pt hp_pt_methods, hp_pt_callpairs, hp_pt_blocks, hp_pt_edges, hp_pt_datastream,

@@ -1,0 +1,28 @@
+/* hooks_osp.h — the block hook's OSP body (included by hooks.c only; pt/subpath.h has the
+ * state). Live sampling: a skip decrement, or one append while a sample is being recorded, inline;
+ * everything else (a thread's first block, a complete sample, exact counting) goes to
+ * hp_rt_osp_block. Reached only when the thread's blockflags has HP_BLOCK_OSP, so the block hook
+ * of a run without subpaths tests nothing more than before.
+ */
+#ifndef HOTPROF_RUNTIME_HOOKS_OSP_H
+#define HOTPROF_RUNTIME_HOOKS_OSP_H
+#include "runtime/hooks_common.h"
+#include "runtime/pt/subpath.h"
+
+static inline HP_NOINST void osp_block(hp_thread *t, uint32_t id)
+{
+    hp_thread_osp *o = t->osp;
+    if (HP_LIKELY(o && o->live && !o->busy)) {
+        if (HP_LIKELY(o->s.skip)) {
+            o->s.skip--;
+            return;
+        }
+        if (o->s.pos + 1 < o->s.length) {
+            o->s.ids[o->s.pos++] = id;
+            return;
+        }
+    }
+    hp_rt_osp_block(t, id);
+}
+
+#endif

@@ -1,0 +1,53 @@
+/* subpath.h — the recording side of online subpath profiling (pt/subpath.c): the per-thread
+ * state the hooks touch and the functions they call (core/control/osp.h has the arithmetic).
+ *
+ * Modes (hp_g.osp, set by init from the `subpath` clause of HOTPROF_SAMPLE):
+ *   HP_OSP_RT_EXACT  --mode exhaustive: every block goes to the exhaustive counter; each thread
+ *                    counts every subpath of length 2^n <= maxlen in its own table (k1 = key,
+ *                    k2 = length, v1 = executions, v2 = 1 + arena offset of its sequence);
+ *                    the writer merges the threads' tables.
+ *   HP_OSP_RT_LIVE   bursty mode with live hooks: every block hook decrements the thread's skip
+ *                    (inline, hooks_osp.h); the blocks of a sample are appended inline too, and a
+ *                    complete sample goes to hp_rt_osp_block, which offers it to the ONE process
+ *                    hot-list (core/summary/osplist.h) under a spin lock taken only then.
+ * A thread's state is mmap'd at its first block and stays with its hp_thread when the state is
+ * recycled for a new thread (its exact counts keep counting for the process; the sampler and the
+ * counter's ring restart: `tid` says whose they are).
+ *
+ * Async-signal-safety: memory and mmap; `busy` keeps a signal handler's hooks out of an
+ * interrupted update on the same thread (their blocks are not counted); the list lock is a
+ * bounded spin (a sample that cannot take it is dropped and counted in `dropped`).
+ */
+#ifndef HOTPROF_RUNTIME_PT_SUBPATH_H
+#define HOTPROF_RUNTIME_PT_SUBPATH_H
+#include <stdint.h>
+#include "runtime/thread.h"
+#include "core/control/osp.h"
+
+enum { HP_OSP_RT_NONE = 0, HP_OSP_RT_EXACT = 1, HP_OSP_RT_LIVE = 2 };
+
+typedef struct hp_osp_arena { uint64_t cap; uint32_t ids[]; } hp_osp_arena;
+
+typedef struct hp_thread_osp {
+    hp_osp_sampler s;      /* live: skip, length, ids being recorded (first fields: the inline path) */
+    uint32_t live;         /* 1: HP_OSP_RT_LIVE (the inline path may skip and append) */
+    uint32_t busy;         /* inside hp_rt_osp_block (re-entry guard) */
+    uint64_t tid;          /* the thread the sampler and ring belong to */
+    uint64_t drawn_skip;   /* live: the skip of the cycle in progress (blocks seen = sum of cycles) */
+    uint64_t blocks;       /* block events seen (exact: every one; live: completed cycles) */
+    uint64_t samples, rejected;
+    hp_osp_exact *x;       /* exact: the counter */
+    hp_tab *counts;        /* exact: (key, length) -> executions, 1 + sequence offset */
+    hp_osp_arena *arena;   /* exact: sequences (grown by copy, published with release) */
+    uint64_t arena_used;
+    uint64_t collisions;   /* exact, enc=exact: a key met with a different sequence */
+} hp_thread_osp;
+
+/* The block after the inline path (hooks_osp.h): creates the state, counts (exact), completes a
+ * sample (live). Cold relative to the skip. */
+void hp_rt_osp_block(hp_thread *t, uint32_t id);
+/* init: the process's OSP from the parsed clause (mode HP_OSP_RT_*, the run seed). 0 if the
+ * hot-list could not be mapped (then OSP is off). */
+int hp_rt_osp_setup(const hp_osp_params *p, int mode, uint64_t seed);
+
+#endif
