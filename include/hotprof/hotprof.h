@@ -37,7 +37,9 @@ enum hotprof_sample_type {
     HOTPROF_SAMPLE_METHODS = 0,    /* calls + back-edges per function */
     HOTPROF_SAMPLE_CALLPAIRS = 1,  /* (call site, callee) */
     HOTPROF_SAMPLE_EDGES = 2,      /* (block, next block) and block counts */
-    HOTPROF_SAMPLE_DATASTREAM = 3  /* memory references (parameters only: no detector yet) */
+    HOTPROF_SAMPLE_DATASTREAM = 3, /* memory references (parameters only: no detector yet) */
+    HOTPROF_SAMPLE_SUBPATH = 4     /* hot subpaths (OSP, --sample subpath): hotprof_snapshot_topk only;
+                                    * not an HPS type (enable/set return -1 for it) */
 };
 
 /* Switch a type's sampling on or off. Takes effect in each thread right after its next
@@ -53,9 +55,13 @@ int hotprof_sample_enable(enum hotprof_sample_type type, int on);
 int hotprof_sample_set(enum hotprof_sample_type type, unsigned period, unsigned burst, unsigned jitter_percent);
 
 typedef struct hotprof_topk_entry {
-    uint64_t key1;  /* methods: function address; callpairs: callee address; edges: from guard */
-    uint64_t key2;  /* methods: 0;                callpairs: call site (return address); edges: to guard */
-    uint64_t count; /* sampled count (methods: calls + back-edges); exact counts in exhaustive mode */
+    uint64_t key1;  /* methods: function address; callpairs: callee address; edges: from guard;
+                     * subpath: the subpath's key (enc=xor or exact, docs/osp.md) */
+    uint64_t key2;  /* methods: 0;                callpairs: call site (return address); edges: to guard;
+                     * subpath: its length in blocks */
+    uint64_t count; /* sampled count (methods: calls + back-edges); exact counts in exhaustive mode;
+                     * subpath: the estimated executions (weight / p_length) rounded, exact with
+                     * --mode exhaustive --sample subpath */
 } hotprof_topk_entry;
 
 /* The k keys with the highest counts so far, merged across every thread, into out[0..k), highest
@@ -63,7 +69,10 @@ typedef struct hotprof_topk_entry {
  * is not recording, k < 0 or the type has no table (datastream). Read-only over the threads'
  * live tables: each count is one its thread held at some moment during the call (a thread may
  * add events meanwhile), counts of different keys are not one atomic snapshot, and no thread
- * is stopped or slowed. Works in exhaustive mode too (exact counts). */
+ * is stopped or slowed. Works in exhaustive mode too (exact counts).
+ * HOTPROF_SAMPLE_SUBPATH: the subpaths of the process's hot-list, ranked by estimate (ties: table
+ * order), when the run samples subpaths (-1 otherwise); the list is copied under its lock (a
+ * sampling thread that completes a subpath meanwhile waits for the copy). */
 int hotprof_snapshot_topk(enum hotprof_sample_type type, int k, hotprof_topk_entry *out);
 
 #ifdef __cplusplus

@@ -25,6 +25,7 @@
 #include "runtime/thread.h"
 #include "runtime/modules.h"
 #include "runtime/writer.h"
+#include "runtime/pt/pt.h"
 #include "hotprof/hotprof.h"
 #include "hotprof/version.h"
 #include <sys/mman.h>
@@ -129,9 +130,28 @@ static HP_NOINST void keep_top(hotprof_topk_entry *out, int k, int *n, hotprof_t
     out[i] = e;
 }
 
+/* Subpaths: the type's live rows (pt/subpath.c), in a scratch mapping. */
+static HP_NOINST int subpath_topk(int k, hotprof_topk_entry *out)
+{
+    if (!HP_LOAD_ACQ(&hp_g.osp) || !hp_pt_subpath.live_rows) return -1;
+    if (k == 0) return 0;
+    size_t bytes = (size_t)k * sizeof(hp_live_row);
+    hp_live_row *rows = hp_map(bytes);
+    if (!rows) return -1;
+    int n = hp_pt_subpath.live_rows(rows, k);
+    for (int i = 0; i < n; i++)
+        out[i] = (hotprof_topk_entry){rows[i].key, rows[i].key2, (uint64_t)(rows[i].value + 0.5)};
+    munmap(rows, bytes);
+    return n;
+}
+
 HP_API int hotprof_snapshot_topk(enum hotprof_sample_type type, int k, hotprof_topk_entry *out)
 {
     int t = (int)type, n = 0;
+    if (t == HOTPROF_SAMPLE_SUBPATH) {
+        if (k < 0 || (k > 0 && !out) || hp_rt_ensure_init() <= 0) return -1;
+        return subpath_topk(k, out);
+    }
     if (k < 0 || (k > 0 && !out) || !valid_type(t) || t == HOTPROF_SAMPLE_DATASTREAM) return -1;
     if (hp_rt_ensure_init() <= 0) return -1;
     if (k == 0) return 0;

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# test_osp_run.sh — the run side of online subpath profiling (issue 9), without the analysis side:
+# progs/osp_loop.c (a loop of known trip count) built with --hooks=blocks and run
+#   - exact (--mode exhaustive --sample subpath): the SUBPATHS counts per length add up to the
+#     windows of the block stream, length-2 counts equal the same run's edge counts (report
+#     --edges), the loop's hottest length-2 subpath ran N times (check_osp_run.py exact);
+#   - live (--sample subpath, enc=xor and exact): estimates of the hottest length-2 and -4
+#     subpaths within 10% of the exact counts; a 2K budget thins within its bytes; skiponly
+#     records nothing; weight=cost rejects and folds the acceptance into p_length;
+#   - with --bursts patch (subpaths use live hooks: the run falls back to them, INFO says live);
+#   - hotprof_snapshot_topk(HOTPROF_SAMPLE_SUBPATH) from inside, in both modes;
+#   - the program's output is the same profiled or not; bad settings fail with one message.
+# Profiles are decoded by osp_decode.py (docs/format.md, SUBPATHS).
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+P="$ROOT/tests/e2e/progs"
+N=300000
+dec() { python3 "$ROOT/tests/e2e/osp_decode.py" "$1" >"$2"; }
+if ! "$HP" cc --hooks=blocks -O0 -I"$ROOT/include" -o osp_loop "$P/osp_loop.c"; then fail "osp: build"; exit 0; fi
+want=$(HOTPROF_MODE=off ./osp_loop $N)
+
+# exact
+"$HP" run -q --mode exhaustive --sample subpath -o ex.data -- ./osp_loop $N topk >ex.out 2>ex.err
+check_eq "exact: program output unchanged" "$(cat ex.out)" "$want"
+dec ex.data ex.json || fail "exact: decode"
+"$HP" report --format json --top 0 --edges ex.data >edges.json || fail "exact: report --edges"
+python3 "$ROOT/tests/e2e/check_osp_run.py" exact ex.json edges.json $N
+top=$(awk '/^topk/ {print $4; exit}' ex.err)
+check_eq "exact: snapshot_topk's hottest subpath ran N times" "$top" "$N"
+
+# live, both encodings
+for enc in xor exact; do
+    "$HP" run -q --mode exhaustive --sample subpath:enc=$enc -o ex_$enc.data -- ./osp_loop $N >/dev/null 2>&1
+    dec ex_$enc.data ex_$enc.json
+    "$HP" run -q --seed 7 --sample subpath:enc=$enc -o live_$enc.data -- ./osp_loop $N topk >live.out 2>live.err
+    check_eq "live enc=$enc: program output unchanged" "$(cat live.out)" "$want"
+    dec live_$enc.data live_$enc.json || fail "live enc=$enc: decode"
+    python3 "$ROOT/tests/e2e/check_osp_run.py" live live_$enc.json ex_$enc.json "live enc=$enc"
+    n=$(grep -c '^topk [0-9]' live.err)
+    check_eq "live enc=$enc: snapshot_topk gives 3 subpaths" "$n" 3
+done
+
+"$HP" run -q --seed 3 --sample subpath:mem=2K,enc=exact -o small.data -- ./osp_loop $N >/dev/null 2>&1
+dec small.data small.json && python3 "$ROOT/tests/e2e/check_osp_run.py" small small.json 2048
+"$HP" run -q --sample subpath:skiponly=1 -o skip.data -- ./osp_loop $N >/dev/null 2>&1
+dec skip.data skip.json && python3 "$ROOT/tests/e2e/check_osp_run.py" skiponly skip.json
+"$HP" run -q --sample subpath:weight=cost -o cost.data -- ./osp_loop $N >/dev/null 2>&1
+dec cost.data cost.json && python3 "$ROOT/tests/e2e/check_osp_run.py" cost cost.json
+
+# patched call sites asked for: subpaths keep live hooks, and methods are sampled beside them
+"$HP" run -q --seed 7 --bursts patch --sample methods --sample subpath -o patch.data -- ./osp_loop $N >patch.out 2>&1
+check_eq "bursts patch: program output unchanged" "$(head -n 1 patch.out)" "$want"
+dec patch.data patch.json && python3 "$ROOT/tests/e2e/check_osp_run.py" live patch.json ex_xor.json "bursts patch (live)"
+
+# bad settings: one message, non-zero exit, no profile
+check_fails_cleanly "mem=1 is too small" "subpath:mem=1: too small: at least 1K" "$HP" run --sample subpath:mem=1 -o bad.data -- ./osp_loop 10
+check_fails_cleanly "unknown enc" "subpath: unknown enc 'foo' \(xor or exact\)" "$HP" run --sample subpath:enc=foo -o bad.data -- ./osp_loop 10
+check_fails_cleanly "maxlen=3 with len=pow2" "subpath:maxlen=3: not a power of two" "$HP" run --sample subpath:maxlen=3,len=pow2 -o bad.data -- ./osp_loop 10
+check_fails_cleanly "exhaustive names only subpath" "needs --mode bursty" "$HP" run --mode exhaustive --sample methods -o bad.data -- ./osp_loop 10
+check_eq "no profile left by bad settings" "$(ls bad.data 2>/dev/null)" ""
+# the same through the environment: the runtime says it once and the program runs unprofiled
+out=$(HOTPROF_QUIET= HOTPROF_MODE=exhaustive HOTPROF_SAMPLE=subpath:enc=foo HOTPROF_OUTPUT=env.data ./osp_loop 1000 2>env.err)
+check_eq "HOTPROF_SAMPLE bad subpath: program runs" "$out" "$(HOTPROF_MODE=off ./osp_loop 1000)"
+check "HOTPROF_SAMPLE bad subpath: one message" grep -q "bad HOTPROF_SAMPLE: subpath: unknown enc 'foo'" env.err
+check_eq "HOTPROF_SAMPLE bad subpath: no profile" "$(ls env.data 2>/dev/null)" ""
