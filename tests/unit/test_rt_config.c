@@ -221,6 +221,22 @@ TEST(seed_matches_its_oracle_on_random_texts)
     }
 }
 
+/* The subpath clause: sampled in bursty mode; in exhaustive mode the only clause read (exact
+ * counter), a bad one stops profiling there too; absent: disabled. */
+TEST(subpath_clause_in_both_modes)
+{
+    hp_rt_config c;
+    const char *none[] = {"HOTPROF_SAMPLE=methods", NULL};
+    CHECK(parse(&c, none) == 0 && !c.osp.enabled);
+    const char *bursty[] = {"HOTPROF_SAMPLE=methods;subpath:mem=2K", NULL};
+    CHECK(parse(&c, bursty) == 0 && c.osp.enabled && c.osp.mem == 2048 && c.sample[HP_BURSTY_METHODS].enabled);
+    const char *exh[] = {"HOTPROF_MODE=exhaustive", "HOTPROF_SAMPLE=methods:period=x;subpath:enc=exact", NULL};
+    CHECK(parse(&c, exh) == 0 && c.osp.enabled && c.osp.enc == 1);
+    const char *bad[] = {"HOTPROF_MODE=exhaustive", "HOTPROF_SAMPLE=subpath:mem=1", NULL};
+    CHECK(parse(&c, bad) == -1);
+    CHECK(strstr(c.error, "subpath:mem=1: too small: at least 1K") != NULL);
+}
+
 int main(void)
 {
     RUN(empty_environment_gives_the_defaults);
@@ -231,5 +247,6 @@ int main(void)
     RUN(lax_settings_fall_back_as_before);
     RUN(every_variable_is_read_once);
     RUN(seed_matches_its_oracle_on_random_texts);
+    RUN(subpath_clause_in_both_modes);
     return test_main_end();
 }
