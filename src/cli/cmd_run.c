@@ -56,7 +56,8 @@ static const hp_command_desc run_desc = {
     "With --mode exhaustive, --sample subpath counts every subpath of length 2^n <= maxlen exactly\n"
     "(the ground truth of 'hotprof compare'); other types cannot be named then.\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
-    "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
+    "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_BURSTS (with --bursts),\n"
+    "HOTPROF_QUIET (with --quiet);\n"
     "HOTPROF_CLAIMED is removed.\n"};
 
 /* A canonical spec: every type "name:period=N,burst=M,jitter=J", joined by ';'. */
@@ -77,8 +78,8 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_SPEC_DEFAULT_OUTPUT ")"},
         {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
-         "sample TYPE in bursty mode (repeatable; implies --mode bursty); subpath[:mem=64K,len=pow2,maxlen=32,"
-         "enc=xor,minf=64,weight=count,skiponly=0] samples hot subpaths (also with --mode exhaustive: exact counts)"},
+         "sample TYPE in bursty mode (repeatable; implies --mode bursty); TYPE subpath[:KEY=V,...] "
+         "samples hot subpaths (keys below; with --mode exhaustive: exact counts)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "

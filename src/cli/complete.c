@@ -29,7 +29,7 @@ static void print_pipe_choices(FILE *out, const char *text)
 static void print_choices(FILE *out, const hp_option *o)
 {
     if (o->arg_name && strncmp(o->arg_name, "TYPE:", 5) == 0) {
-        for (int t = 0; t < HP_BURSTY_NTYPES; t++) fprintf(out, " %s:", hp_sample_type_name(t));
+        for (int t = 0; hp_sample_word(t); t++) fprintf(out, " %s:", hp_sample_word(t));
         return;
     }
     print_pipe_choices(out, o->help);

@@ -14,6 +14,12 @@ const char *hp_sample_type_name(int type)
     return type >= 0 && type < HP_BURSTY_NTYPES ? type_names[type] : NULL;
 }
 
+const char *hp_sample_word(int i)
+{
+    if (i >= 0 && i < HP_BURSTY_NTYPES) return type_names[i];
+    return i == HP_BURSTY_NTYPES ? hp_ptypes[HP_PT_SUBPATH]->name : NULL;
+}
+
 /* A type's name or one of its synonyms in the profile-type registry ("calls" for methods). */
 int hp_sample_type_parse(const char *word, size_t len)
 {

@@ -70,6 +70,8 @@ const char *hp_spec_bursts_name(int mode); /* "auto", "live", "patch" */
 
 /* ---- the bursty-sampling spec ---- */
 
+/* The i-th type name --sample accepts (the HPS types in order, then "subpath"); NULL after the last. */
+const char *hp_sample_word(int i);
 /* "methods", "callpairs", "edges", "datastream"; NULL for a bad type. */
 const char *hp_sample_type_name(int type);
 /* The type named by the len bytes at word (a name or a registry synonym), or -1. */
