@@ -16,7 +16,7 @@ cd "$T"
 P="$ROOT/tests/e2e/progs"
 N=300000
 dec() { python3 "$ROOT/tests/e2e/osp_decode.py" "$1" >"$2"; }
-if ! "$HP" cc --hooks=blocks -O0 -I"$ROOT/include" -o osp_loop "$P/osp_loop.c"; then fail "osp: build"; exit 0; fi
+if ! "$HP" cc --hooks=blocks -O0 -I"$ROOT/include" -o osp_loop "$P/osp_loop.c" -lpthread; then fail "osp: build"; exit 0; fi
 want=$(HOTPROF_MODE=off ./osp_loop $N)
 
 # exact
@@ -51,6 +51,18 @@ dec cost.data cost.json && python3 "$ROOT/tests/e2e/check_osp_run.py" cost cost.
 "$HP" run -q --seed 7 --bursts patch --sample methods --sample subpath -o patch.data -- ./osp_loop $N >patch.out 2>&1
 check_eq "bursts patch: program output unchanged" "$(head -n 1 patch.out)" "$want"
 dec patch.data patch.json && python3 "$ROOT/tests/e2e/check_osp_run.py" live patch.json ex_xor.json "bursts patch (live)"
+
+# threads: 70 in turn (past 64 exited threads their states are recycled): the exact counts of
+# every thread add up in one section; the live estimate follows
+TN=20000 TT=70
+want_t=$(HOTPROF_MODE=off ./osp_loop $TN - $TT)
+"$HP" run -q --mode exhaustive --sample subpath -o ext.data -- ./osp_loop $TN - $TT >ext.out 2>&1
+check_eq "threads exact: program output unchanged" "$(head -n 1 ext.out)" "$want_t"
+dec ext.data ext.json
+top=$(python3 -c "import json; print(max(r['count'] for r in json.load(open('ext.json'))['subpaths'] if r['length'] == 2))")
+check_eq "threads exact: the hottest length-2 subpath ran T x N times" "$top" $((TN * TT))
+"$HP" run -q --seed 5 --sample subpath -o livet.data -- ./osp_loop $TN - $TT >/dev/null 2>&1
+dec livet.data livet.json && python3 "$ROOT/tests/e2e/check_osp_run.py" live livet.json ext.json "threads live"
 
 # bad settings: one message, non-zero exit, no profile
 check_fails_cleanly "mem=1 is too small" "subpath:mem=1: too small: at least 1K" "$HP" run --sample subpath:mem=1 -o bad.data -- ./osp_loop 10
