@@ -1,17 +1,11 @@
-/* subpath.c — online subpath profiling (core/ptype: HP_PT_SUBPATH) in the runtime: the recording
- * (pt/subpath.h: per-thread state, exact counting, live samples into the ONE process hot-list),
- * the SUBPATHS section with the group INFO keys subpath.* (core/format/info_keys.h), and the live
- * top-k (hp_pt.live_rows; hotprof_snapshot_topk).
+/* subpath.c — the subpath profile type (core/ptype: HP_PT_SUBPATH) on the runtime's writing side:
+ * the SUBPATHS section (one per group: the process's hot-list, or every thread's exact counts
+ * merged), the group INFO keys subpath.* (core/format/info_keys.h) and the live top-k
+ * (hp_pt.live_rows; hotprof_snapshot_topk). The recording is pt/subpath_rec.c (pt/subpath.h);
+ * this file reads its state only through hp_rt_osp_params / hp_rt_osp_list_copy and the threads'
+ * published hp_thread_osp.
  *
- * State (this file's own, file-static, set once by hp_rt_osp_setup before recording starts):
- * the parameters, the length law, the process hot-list (g_list, one mmap'd block of mem bytes,
- * core/summary/osplist.h) and its spin lock g_lock. The list is touched only under g_lock: by a
- * thread whose sample is complete (offer), by the writer and by live_rows (each copies the whole
- * block under the lock and works on the copy).
- * weight=cost: a block's cost is its code bytes, the distance to the next guard's pc in the pc
- * table (same function), clipped to 1..HP_OSP_COST_CAP; unknown pcs cost the cap.
- *
- * Async-signal-safety: memory, mmap/munmap, bounded spins (the writer may run in a signal handler).
+ * Async-signal-safety: memory and mmap/munmap (the writer may run in a fatal-signal handler).
  */
 #define _GNU_SOURCE
 #include "runtime/pt/subpath.h"
@@ -21,206 +15,9 @@
 #include "core/format/format.h"
 #include "core/format/info_keys.h"
 #include "core/ptype/ptype.h"
-#include "core/ptype/subpath.h"
 #include "core/summary/osplist.h"
-#include "core/base/hash.h"
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-
-static hp_osp_params g_p;
-static hp_osp_lawp g_law;
-static int g_mode;
-static hp_osp_list *g_list;
-static int g_lock;
-static uint64_t g_dropped;   /* samples dropped: the list lock could not be taken */
-static uint64_t g_seed;
-
-/* ---------------------------------------------------------------- setup and lock */
-
-HP_NOINST int hp_rt_osp_setup(const hp_osp_params *p, int mode, uint64_t seed)
-{
-    g_p = *p;
-    g_mode = mode;
-    g_seed = seed;
-    hp_osp_law_init(&g_law, p->law, p->maxlen);
-    if (mode == HP_OSP_RT_LIVE) {
-        void *mem = hp_map(p->mem);
-        g_list = mem ? hp_osp_list_init(mem, p->mem, hp_mix64(seed ^ 0x05b5), p->enc == HP_SUBPATH_ENC_EXACT) : NULL;
-        if (!g_list) return 0;
-    }
-    HP_STORE_REL(&hp_g.osp, mode);
-    return 1;
-}
-
-static HP_NOINST int list_lock(void)
-{
-    for (uint32_t spins = 0; __atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE); spins++) {
-        if (spins > (1u << 22)) return 0;
-        __builtin_ia32_pause();
-    }
-    return 1;
-}
-static HP_NOINST void list_unlock(void) { __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE); }
-
-/* ---------------------------------------------------------------- recording */
-
-static HP_NOINST hp_thread_osp *osp_create(hp_thread *t)
-{
-    hp_thread_osp *o = hp_map(sizeof *o);
-    if (!o) return NULL;
-    if (g_mode == HP_OSP_RT_EXACT) {
-        o->x = hp_map(sizeof *o->x);
-        o->counts = hp_tab_new(1u << 12);
-        if (!o->x || !o->counts) return NULL; /* (a leak of a failed mmap's sibling: never retried) */
-    }
-    o->tid = ~0ull; /* osp_own resets it for t */
-    HP_STORE_REL(&t->osp, o);
-    return o;
-}
-
-/* The sampler and the ring restart when the state is taken by a new thread. */
-static HP_NOINST void osp_own(hp_thread *t, hp_thread_osp *o)
-{
-    o->tid = t->tid;
-    if (o->x) hp_osp_exact_init(o->x, g_p.maxlen, g_p.enc);
-    if (g_mode != HP_OSP_RT_LIVE) return;
-    double f = hp_osp_f(g_p.minf, g_list->tau);
-    hp_osp_sampler_init(&o->s, hp_mix64(g_seed ^ (t->seed + t->tid * 0x9e3779b97f4a7c15ull)), f, &g_law);
-    o->drawn_skip = o->s.skip;
-    if (g_p.skiponly) o->s.length = 1;
-    HP_STORE_RLX(&o->live, 1);
-}
-
-/* Exact: the sequence of a new (key, length) into the arena (grown by copy); its offset + 1. */
-static HP_NOINST uint64_t arena_put(hp_thread_osp *o, const uint32_t *seq, uint32_t n)
-{
-    hp_osp_arena *a = o->arena;
-    if (!a || o->arena_used + n > a->cap) {
-        uint64_t cap = a ? a->cap * 2 : 1u << 16;
-        while (o->arena_used + n > cap) cap *= 2;
-        hp_osp_arena *b = hp_map(sizeof *b + cap * sizeof(uint32_t));
-        if (!b) return 0;
-        b->cap = cap;
-        if (a) memcpy(b->ids, a->ids, o->arena_used * sizeof(uint32_t));
-        HP_STORE_REL(&o->arena, b); /* the old block stays mapped for readers */
-        a = b;
-    }
-    memcpy(a->ids + o->arena_used, seq, n * sizeof *seq);
-    uint64_t off = o->arena_used;
-    o->arena_used += n;
-    return off + 1;
-}
-
-static HP_NOINST void exact_block(hp_thread_osp *o, uint32_t id)
-{
-    hp_osp_window w[HP_OSP_EXACT_MAX_WINDOWS];
-    int n = hp_osp_exact_push(o->x, id, w);
-    HP_BUMP(&o->blocks);
-    for (int i = 0; i < n; i++) {
-        hp_slot *s = hp_tab_get(&o->counts, w[i].key, w[i].length);
-        uint32_t seq[HP_OSP_MAXLEN];
-        if (!s->v1) {
-            hp_osp_exact_seq(o->x, w[i].length, seq);
-            HP_STORE_REL(&s->v2, arena_put(o, seq, w[i].length));
-        } else if (g_p.enc == HP_SUBPATH_ENC_EXACT && s->v2 && o->arena) {
-            hp_osp_exact_seq(o->x, w[i].length, seq);
-            if (memcmp(o->arena->ids + s->v2 - 1, seq, w[i].length * sizeof *seq)) HP_BUMP(&o->collisions);
-        }
-        HP_BUMP(&s->v1);
-    }
-}
-
-static HP_NOINST uint32_t block_cost(const hp_bmap *m, uint32_t id)
-{
-    if (!m || id + 1 >= m->cap || !m->e[id].pc) return HP_OSP_COST_CAP;
-    const hp_bentry *e = &m->e[id], *next = &m->e[id + 1];
-    if (!next->pc || next->fn != e->fn || next->pc <= e->pc) return HP_OSP_COST_CAP;
-    uint64_t d = next->pc - e->pc;
-    return d > HP_OSP_COST_CAP ? HP_OSP_COST_CAP : (uint32_t)d;
-}
-
-/* weight=cost: the acceptance probability of the sample's blocks. */
-static HP_NOINST double cost_accept(const uint32_t *ids, uint32_t n)
-{
-    uint32_t cost[HP_OSP_MAXLEN];
-    const hp_bmap *m = HP_LOAD_ACQ(&hp_g.bmap);
-    for (uint32_t i = 0; i < n; i++) cost[i] = block_cost(m, ids[i]);
-    return hp_osp_cost_accept(cost, n, HP_OSP_COST_CAP);
-}
-
-/* A complete sample: key, rejection (weight=cost), the list; then the next cycle. */
-static HP_NOINST void sample_done(hp_thread_osp *o)
-{
-    hp_osp_sampler *s = &o->s;
-    uint32_t L = s->length;
-    double f = s->f, p = hp_osp_p_length(&g_law, L);
-    HP_STORE_RLX(&o->blocks, o->blocks + o->drawn_skip + L);
-    if (!g_p.skiponly) {
-        HP_BUMP(&o->samples);
-        double accept = g_p.weight == HP_OSP_W_COST ? cost_accept(s->ids, L) : 1;
-        if (accept < 1 && hp_rng_double(&s->rng) >= accept) {
-            HP_BUMP(&o->rejected);
-        } else {
-            uint64_t key = hp_subpath_key((int)g_p.enc, s->ids, L); /* enc=exact: ids canonical now */
-            if (list_lock()) {
-                hp_osp_list_offer(g_list, key, L, s->ids, hp_osp_sample_weight(&g_law, f), p * accept);
-                f = hp_osp_f(g_p.minf, g_list->tau);
-                list_unlock();
-            } else {
-                __atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED);
-            }
-        }
-    }
-    hp_osp_sampler_next(s, f, &g_law); /* f: as the list's tau left it at this sample's offer */
-    o->drawn_skip = s->skip;
-    if (g_p.skiponly) s->length = 1;
-}
-
-static HP_NOINST void live_block(hp_thread_osp *o, uint32_t id)
-{
-    hp_osp_sampler *s = &o->s;
-    if (s->skip) { s->skip--; return; }
-    s->ids[s->pos++] = id;
-    if (s->pos >= s->length) sample_done(o);
-}
-
-HP_NOINST void hp_rt_osp_block(hp_thread *t, uint32_t id)
-{
-    hp_thread_osp *o = t->osp;
-    if (!o && !(o = osp_create(t))) return;
-    if (o->busy) return;
-    o->busy = 1;
-    __asm__ volatile("" ::: "memory");
-    if (HP_UNLIKELY(o->tid != t->tid)) osp_own(t, o);
-    if (g_mode == HP_OSP_RT_EXACT) exact_block(o, id);
-    else if (g_mode == HP_OSP_RT_LIVE) live_block(o, id);
-    __asm__ volatile("" ::: "memory");
-    o->busy = 0;
-}
-
-/* ---------------------------------------------------------------- reading (writer, live view) */
-
-/* A copy of the hot-list taken under its lock, its pointers moved into the copy: NULL if there is
- * no list, the lock could not be taken, or mmap failed. Unmap with munmap(copy, g_p.mem). */
-static HP_NOINST hp_osp_list *list_copy(void)
-{
-    if (!g_list) return NULL;
-    hp_osp_list *c = hp_map(g_p.mem);
-    if (!c) return NULL;
-    if (!list_lock()) {
-        munmap(c, g_p.mem);
-        return NULL;
-    }
-    memcpy(c, g_list, g_p.mem);
-    list_unlock();
-    uint8_t *from = (uint8_t *)g_list, *to = (uint8_t *)c;
-    c->e = (hp_osp_entry *)(to + ((uint8_t *)g_list->e - from));
-    c->slot = (uint32_t *)(to + ((uint8_t *)g_list->slot - from));
-    c->arena = (uint32_t *)(to + ((uint8_t *)g_list->arena - from));
-    return c;
-}
 
 static HP_NOINST void put_record(const hp_pt_sink *o, uint64_t key, uint64_t count, double weight, double p,
                                  uint32_t length, const uint32_t *seq)
@@ -296,7 +93,7 @@ static HP_NOINST void write_group(const hp_pt_sink *o)
     int mode = HP_LOAD_ACQ(&hp_g.osp);
     if (mode == HP_OSP_RT_EXACT) write_exact(o);
     if (mode != HP_OSP_RT_LIVE) return;
-    hp_osp_list *c = list_copy();
+    hp_osp_list *c = hp_rt_osp_list_copy();
     if (!c) return;
     o->begin(HP_SEC_SUBPATHS);
     for (uint32_t i = 0; i < c->n; i++) {
@@ -304,7 +101,7 @@ static HP_NOINST void write_group(const hp_pt_sink *o)
         put_record(o, e->key, e->count, e->weight, e->p_length, e->length, hp_osp_list_seq(c, e));
     }
     o->end();
-    munmap(c, g_p.mem);
+    munmap(c, hp_rt_osp_params()->mem);
 }
 
 /* ---------------------------------------------------------------- INFO */
@@ -349,14 +146,14 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
         if (c) bytes += hp_tab_bytes(c) + HP_LOAD_RLX(&o->arena_used) * sizeof(uint32_t), entries += c->used;
     }
     double tau = 1, f = 0;
-    hp_osp_list *c = mode == HP_OSP_RT_LIVE ? list_copy() : NULL;
+    hp_osp_list *c = mode == HP_OSP_RT_LIVE ? hp_rt_osp_list_copy() : NULL;
     if (c) {
-        tau = c->tau, f = hp_osp_f(g_p.minf, c->tau), entries = c->n, bytes = hp_osp_list_bytes_used(c);
+        tau = c->tau, f = hp_osp_f(hp_rt_osp_params()->minf, c->tau), entries = c->n, bytes = hp_osp_list_bytes_used(c);
         collisions += c->collisions;
-        munmap(c, g_p.mem);
+        munmap(c, hp_rt_osp_params()->mem);
     }
     char params[160];
-    hp_osp_params_format(params, sizeof params, &g_p);
+    hp_osp_params_format(params, sizeof params, hp_rt_osp_params());
     size_t n = 0;
     n = cat(out, n, cap, HP_INFO_SUBPATH_SUMMARY "="), n = cat(out, n, cap, mode == HP_OSP_RT_EXACT ? "exact\n" : "sampled\n");
     n = cat(out, n, cap, HP_INFO_SUBPATH_PARAMS "="), n = cat(out, n, cap, params), n = cat(out, n, cap, "\n");
@@ -369,7 +166,7 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_BYTES, bytes);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_ENTRIES, entries);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_COLLISIONS, collisions);
-    if (mode == HP_OSP_RT_LIVE) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_DROPPED, HP_LOAD_RLX(&g_dropped));
+    if (mode == HP_OSP_RT_LIVE) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_DROPPED, hp_rt_osp_dropped());
     return n;
 }
 
@@ -412,13 +209,13 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
         munmap(sum, hp_tab_bytes(sum));
         return n;
     }
-    hp_osp_list *c = mode == HP_OSP_RT_LIVE ? list_copy() : NULL;
+    hp_osp_list *c = mode == HP_OSP_RT_LIVE ? hp_rt_osp_list_copy() : NULL;
     if (!c) return 0;
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
         keep_row(out, k, &n, e->key, e->length, e->p_length > 0 ? e->weight / e->p_length : 0, hp_osp_list_seq(c, e));
     }
-    munmap(c, g_p.mem);
+    munmap(c, hp_rt_osp_params()->mem);
     return n;
 }
 

@@ -1,4 +1,4 @@
-/* subpath.h — the recording side of online subpath profiling (pt/subpath.c): the per-thread
+/* subpath.h — the recording side of online subpath profiling (pt/subpath_rec.c): the per-thread
  * state the hooks touch and the functions they call (core/control/osp.h has the arithmetic).
  *
  * Modes (hp_g.osp, set by init from the `subpath` clause of HOTPROF_SAMPLE):
@@ -43,6 +43,12 @@ typedef struct hp_thread_osp {
     uint64_t collisions;   /* exact, enc=exact: a key met with a different sequence */
 } hp_thread_osp;
 
+/* The writing side's view (pt/subpath.c): the settings; a copy of the hot-list taken under its
+ * lock, its pointers moved into the copy (NULL: no list, the lock not taken, or mmap failed;
+ * unmap with munmap(copy, hp_rt_osp_params()->mem)); the samples dropped for a busy lock. */
+const hp_osp_params *hp_rt_osp_params(void);
+struct hp_osp_list *hp_rt_osp_list_copy(void);
+uint64_t hp_rt_osp_dropped(void);
 /* The block after the inline path (hooks_osp.h): creates the state, counts (exact), completes a
  * sample (live). Cold relative to the skip. */
 void hp_rt_osp_block(hp_thread *t, uint32_t id);
