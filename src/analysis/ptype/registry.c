@@ -71,3 +71,12 @@ int hp_aptype_export_check(const char *name, hp_export_kind k, char *msg, size_t
     if (w >= 0 && (size_t)w < len) snprintf(msg + w, len - (size_t)w, ")");
     return -1;
 }
+
+int hp_aptype_shown(const hp_aptype *t, const hp_profile *p, const hp_report_opts *o)
+{
+    if (o->fold_type) {
+        const hp_ptype *c = hp_ptype_by_name(o->fold_type, strlen(o->fold_type));
+        return c && c->id == t->id;
+    }
+    return (!t->wanted || t->wanted(o)) && (!t->shown || t->shown(p, o));
+}
