@@ -123,6 +123,10 @@ int hp_aptype_export_check(const char *name, hp_export_kind k, char *msg, size_t
 /* 1 if t's table belongs in the report of p with options o (text, JSON, HTML): with o->fold_type
  * (--type TYPE) only TYPE's; otherwise as its wanted and shown hooks say. */
 int hp_aptype_shown(const hp_aptype *t, const hp_profile *p, const hp_report_opts *o);
+/* 1 if p holds type t: rows, or a section of its type. */
+int hp_aptype_held(const hp_aptype *t, const hp_profile *p);
+/* "methods, callpairs, ..." (every registered type's name) into buf. */
+void hp_aptype_names(char *buf, size_t len);
 /* The type whose records fill section type sec / whose SUMMARY id is id; NULL if none. */
 const hp_aptype *hp_aptype_by_section(uint32_t sec);
 const hp_aptype *hp_aptype_by_summary(uint32_t id);

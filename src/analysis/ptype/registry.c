@@ -80,3 +80,20 @@ int hp_aptype_shown(const hp_aptype *t, const hp_profile *p, const hp_report_opt
     }
     return (!t->wanted || t->wanted(o)) && (!t->shown || t->shown(p, o));
 }
+
+int hp_aptype_held(const hp_aptype *t, const hp_profile *p)
+{
+    uint32_t sec = hp_ptypes[t->id]->section;
+    if (t->rows(p)) return 1;
+    for (size_t i = 0; sec && i < p->nsections; i++)
+        if (p->sections[i].type == sec && p->sections[i].complete) return 1;
+    return 0;
+}
+
+void hp_aptype_names(char *buf, size_t len)
+{
+    int w = 0;
+    buf[0] = 0;
+    for (int i = 0; i < HP_PT_COUNT && w >= 0 && (size_t)w < len; i++)
+        w += snprintf(buf + w, len - (size_t)w, "%s%s", i ? ", " : "", hp_ptypes[i]->name);
+}
