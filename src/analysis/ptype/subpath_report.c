@@ -79,6 +79,7 @@ char *hp_subpath_path_text(hp_symbolizer *s, const hp_subpath_stat *sp)
         hp_rt_sym r = {.name = "", .where = ""};
         if (sp->pcs[i]) hp_rt_describe(s, sp->pcs[i], &r);
         else snprintf(r.where, sizeof r.where, "guard %" PRIu32, sp->guards[i]);
+        if (sp->pcs[i] && (!r.sym || !r.sym->function)) r.name[0] = 0; /* no function: the pc alone */
         if (sp->pcs[i] && !r.where[0]) snprintf(r.where, sizeof r.where, "0x%" PRIx64, sp->pcs[i]);
         if (i && !strcmp(r.name, prev_name) && !strcmp(r.where, prev_where)) continue;
         if (i) put(&b, " → ");
