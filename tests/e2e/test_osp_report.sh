@@ -114,3 +114,17 @@ check_fails_cleanly "--type subpath on a profile without subpaths" "holds no sub
 check_fails_cleanly "--type with html" "goes with" "$HP" report --type subpath --format html -o x.html sampled.data
 check "--type methods prints only the methods" sh -c "'$HP' report --type methods sampled.data | grep -q 'Hot methods' && ! '$HP' report --type methods sampled.data | grep -q 'Hot subpaths'"
 check "--type edges (json) prints only the edges" sh -c "'$HP' report --type edges --format json good.data | python3 -c 'import json,sys; d=json.load(sys.stdin); assert \"edges\" in d and \"methods\" not in d'"
+
+# merge: one list added to itself doubles every count, weight and estimate; two kinds are refused.
+check "merge of a subpath list with itself" "$HP" merge -o twice.data sampled.data sampled.data
+"$HP" report --type subpath --format json --top 0 twice.data > twice.json
+check "merge: counts, weights and estimates doubled, blocks kept" python3 - sampled.json twice.json <<'PY'
+import json, sys
+a, b = (json.load(open(f))["subpaths"]["rows"] for f in sys.argv[1:3])
+assert len(a) == len(b) and a, (len(a), len(b))
+for x, y in zip(a, b):
+    assert x["key"] == y["key"] and y["count"] == 2 * x["count"] and abs(y["estimate"] - 2 * x["estimate"]) < 1e-6 * y["estimate"]
+    assert [(k["function"], k["line"]) for k in x["blocks"]] == [(k["function"], k["line"]) for k in y["blocks"]]
+PY
+check_fails_cleanly "merge: a sampled and an exact list are refused" "different settings" "$HP" merge -o bad.data sampled.data exact.data
+check "... and nothing is written" test ! -e bad.data

@@ -6,7 +6,8 @@
  * weights add; the first record of a key gives its length, p_length and block sequence), each
  * block resolved through the block map; finish ranks them (subpath.h: estimate = weight /
  * p_length, weighted by subpath.params weight=); the registration of the type's hooks (the
- * report's table and JSON in subpath_report.c, compare's section in subpath_compare.c).
+ * report's table and JSON in subpath_report.c, compare's section in subpath_compare.c, merge in
+ * subpath_merge.c).
  * Invariants: p->subpaths holds one entry per distinct key, sorted by `ranked` (highest first,
  * ties by key); its guards/pcs point into p->subpath_guards / p->subpath_pcs.
  */
@@ -210,4 +211,6 @@ const hp_aptype hp_aptype_subpath = {
     .json = hp_subpath_json,
     .text_totals = hp_subpath_text_totals,
     .compare_extra = hp_subpath_compare,
+    .merge_add = hp_subpath_merge_add,
+    .merge_write = hp_subpath_merge_write,
 };

@@ -1,5 +1,6 @@
 /* subpath.h — the pieces the subpath type's analysis files share (subpath.c: reader, merge;
- * subpath_report.c: the table and JSON; subpath_compare.c: `hotprof compare`'s subpath section).
+ * subpath_report.c: the table and JSON; subpath_compare.c: `hotprof compare`'s subpath section;
+ * subpath_merge.c: `hotprof merge`).
  * Not used outside src/analysis/ptype/subpath*.c (and its unit test).
  *
  * Bounds (core/metrics/osp.h, Eqs. 2.14-2.15): with c = the record's sample count and E its
@@ -45,6 +46,12 @@ int hp_subpath_shown(const hp_profile *p, const hp_report_opts *o);
 int hp_subpath_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 int hp_subpath_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 int hp_subpath_text_totals(char *buf, size_t len, const hp_profile *p);
+/* merge hooks (subpath_merge.c) */
+struct hp_merge;
+struct hp_pbuild;
+struct hp_apt_acc;
+int hp_subpath_merge_add(struct hp_merge *m, struct hp_apt_acc *acc, size_t i);
+int hp_subpath_merge_write(struct hp_merge *m, struct hp_pbuild *b, const struct hp_apt_acc *acc);
 /* compare hook (subpath_compare.c) */
 int hp_subpath_compare(const hp_profile *a, const hp_profile *b, hp_cmp_extra *x, char *refusal, size_t len);
 
