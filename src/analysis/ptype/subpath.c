@@ -170,8 +170,12 @@ static int finish(hp_reader *r, hp_apt_acc *acc)
 {
     hp_profile *p = r->p;
     size_t n = 0, nblocks = 0;
-    for (size_t i = 0; i < acc->map.count; i++)
-        if (acc->map.items[i].k2 == 0) n++, nblocks += get_u32(r->data + acc->map.items[i].v2 - 1 + 36);
+    for (size_t i = 0; i < acc->map.count; i++) {
+        hp_rec_subpath rec;
+        if (acc->map.items[i].k2) continue;
+        hp_fmt_get_subpath(r->data + acc->map.items[i].v2 - 1, &rec);
+        n++, nblocks += rec.nblocks;
+    }
     p->subpaths = calloc(n + 1, sizeof *p->subpaths);
     p->subpath_guards = calloc(nblocks + 1, sizeof *p->subpath_guards);
     p->subpath_pcs = calloc(nblocks + 1, sizeof *p->subpath_pcs);

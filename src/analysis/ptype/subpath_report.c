@@ -47,9 +47,14 @@ double hp_subpath_total_blocks(const hp_profile *p)
     return blocks;
 }
 
+static int passes(const hp_profile *p, const hp_subpath_stat *sp, double pct, double blocks)
+{
+    return pct <= 0 || hp_subpath_bounds_of(p, sp).lower95 >= pct / 100.0 * blocks;
+}
+
 int hp_subpath_passes(const hp_profile *p, const hp_subpath_stat *sp, double pct)
 {
-    return pct <= 0 || hp_subpath_bounds_of(p, sp).lower95 >= pct / 100.0 * hp_subpath_total_blocks(p);
+    return passes(p, sp, pct, hp_subpath_total_blocks(p));
 }
 
 /* ---- path text ---- */
@@ -99,10 +104,11 @@ char *hp_subpath_path_text(hp_symbolizer *s, const hp_subpath_stat *sp)
 static long shown(const hp_profile *p, const hp_report_opts *o, size_t **rows)
 {
     size_t n = 0;
+    double blocks = hp_subpath_total_blocks(p);
     *rows = malloc((p->nsubpaths + 1) * sizeof **rows);
     if (!*rows) return -1;
     for (size_t i = 0; i < p->nsubpaths; i++)
-        if (hp_subpath_passes(p, &p->subpaths[i], o->threshold)) (*rows)[n++] = i;
+        if (passes(p, &p->subpaths[i], o->threshold, blocks)) (*rows)[n++] = i;
     return (long)hp_rt_rows(n, o);
 }
 
