@@ -2,10 +2,11 @@
  * SUBPATHS records decoded and summed by key (estimates = weight / p_length, block map
  * resolution, ranking by estimate and by weight=length), hostile records refused with one
  * message, Chernoff bounds against the paper's Table 4.9/4.10 figures (osp.h), path text
- * collapsing, the --threshold filter, --type / shown, and compare's subpath figures on two
- * profiles whose answer is worked out by hand.
+ * collapsing, the --threshold filter, --type / shown, compare's subpath figures on two
+ * profiles whose answer is worked out by hand, and merge (sums; lists of other kinds refused).
  */
 #define _GNU_SOURCE
+#include "analysis/merge/merge.h"
 #include "analysis/profbuild.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/ptype/subpath.h"
@@ -228,6 +229,46 @@ TEST(compare_figures_on_a_worked_example)
     hp_profile_free(b);
 }
 
+/* Merges in[0..n) and reads the result back; NULL with err on a refusal. */
+static hp_profile *merged(hp_profile **in, size_t n, char *err, size_t errlen)
+{
+    hp_pbuild out;
+    char notes[1024], rerr[256];
+    hp_merge_opts o = {0};
+    if (hp_merge_profiles(in, n, &o, &out, err, errlen, notes, sizeof notes)) return NULL;
+    hp_profile *p = hp_profile_read_mem(out.buf, out.len, "merged", rerr, sizeof rerr);
+    if (!p) fprintf(stderr, "  merged: %s\n", rerr);
+    hp_pbuild_free(&out);
+    return p;
+}
+
+TEST(merge_adds_lists_of_one_kind_and_refuses_others)
+{
+    sp a[2] = {{0xa, 10, 100, 0.5, 2, 2, {1, 2}}, {0xb, 30, 90, 0.25, 4, 4, {1, 2, 3, 4}}};
+    sp c[2] = {{0xa, 5, 60, 0.5, 2, 2, {1, 2}}, {0xc, 1, 4, 0.5, 2, 2, {3, 4}}};
+    uint8_t s1[2048], s2[2048];
+    char err[256] = "";
+    hp_profile *in[2] = {profile(SAMPLED, s1, encode(s1, a, 2), NULL, 0, err, sizeof err),
+                         profile(SAMPLED, s2, encode(s2, c, 2), NULL, 0, err, sizeof err)};
+    REQUIRE(in[0] && in[1]);
+    hp_profile *m = merged(in, 2, err, sizeof err);
+    REQUIRE(m != NULL);
+    CHECK_EQ_U64(m->nsubpaths, 3);
+    /* 0xb 360, 0xa (160 / 0.5) = 320 from 15 samples, 0xc 8; blocks map back to the same pcs */
+    CHECK(m->subpaths[0].key == 0xb && m->subpaths[1].key == 0xa && m->subpaths[2].key == 0xc);
+    CHECK_EQ_U64(m->subpaths[1].count, 15);
+    CHECK(fabs(m->subpaths[1].estimate - 320) < 1e-9 && fabs(m->subpaths[0].estimate - 360) < 1e-9);
+    CHECK(m->subpaths[0].nblocks == 4 && m->subpaths[0].pcs[0] == 0x401100 && m->subpaths[0].pcs[3] == 0x401200);
+    CHECK(m->subpaths[2].pcs[0] == 0x401130);
+    hp_profile_free(m);
+    hp_profile_free(in[1]);
+    in[1] = profile("subpath.summary=exact\n", s2, encode(s2, c, 2), NULL, 0, err, sizeof err);
+    REQUIRE(in[1] != NULL);
+    CHECK(merged(in, 2, err, sizeof err) == NULL && strstr(err, "different settings") && strstr(err, "summary"));
+    hp_profile_free(in[0]);
+    hp_profile_free(in[1]);
+}
+
 int main(void)
 {
     RUN(decode_sums_by_key_and_ranks_by_estimate);
@@ -236,5 +277,6 @@ int main(void)
     RUN(bounds_match_the_papers_tables);
     RUN(path_text_collapses_and_report_filters);
     RUN(compare_figures_on_a_worked_example);
+    RUN(merge_adds_lists_of_one_kind_and_refuses_others);
     return test_main_end();
 }

@@ -1,7 +1,8 @@
 /* subpath_merge.c — `hotprof merge` of the subpath type (aptype.h merge_add / merge_write):
  * subpath lists of several runs are added key by key (counts saturate, weights add; the first
  * input holding a key gives its length, p_length and block sequence, its guards remapped through
- * hp_merge_guard) and written as one SUBPATHS section. Only lists of one kind merge: every input
+ * hp_merge_guard, every one already in merge_add so that the output block map, written before
+ * merge_write, holds them) and written as one SUBPATHS section. Only lists of one kind merge: every input
  * holding subpaths must have the same subpath.summary and subpath.params as the first one that
  * does (else one message and nothing is written), since weights of other settings do not add.
  * acc->map: (key, 0) -> (count, 1 + (input << 32 | row)); (key, 1) -> (weight bits, 0).
@@ -31,6 +32,9 @@ int hp_subpath_merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
     if (same_key(m, first, i, HP_INFO_SUBPATH_SUMMARY) || same_key(m, first, i, HP_INFO_SUBPATH_PARAMS)) return -1;
     for (size_t k = 0; k < p->nsubpaths; k++) {
         const hp_subpath_stat *sp = &p->subpaths[k];
+        uint32_t g; /* every guard is entered now: the block map is written before merge_write */
+        for (uint32_t b = 0; b < sp->nblocks; b++)
+            if (hp_merge_guard(m, i, sp->guards[b], sp->pcs[b] != 0, sp->pcs[b], 0, &g)) return -1;
         hp_pair_item *it = hp_pairmap_get(&acc->map, sp->key, 0);
         if (!it) return hp_merge_fail(m, "out of memory");
         it->v1 = hp_sat_add(it->v1, sp->count);
