@@ -2,7 +2,8 @@
  *
  * Each compare view of each profile type (src/analysis/ptype/, aptype.h) turns a profile into an
  * array of (module-relative key, weight) items, sorted here by key with colliding keys summed and
- * zero weights dropped, then handed to core/metrics/metrics.h. Rows follow the views' rank. Nothing here
+ * zero weights dropped, then handed to core/metrics/metrics.h. Rows follow the views' rank. A type's
+ * own section (compare_extra: figures keyed items cannot express) follows the rows. Nothing here
  * interprets the metrics: the definitions (and their reading of the papers) live in core/metrics/
  * and docs/metrics.md.
  */
@@ -252,6 +253,21 @@ const hp_cmp_row *hp_cmp_find_row(const hp_cmp_result *r, const char *id)
     return NULL;
 }
 
+/* Every type's own section (aptype.h compare_extra); a refusal goes to r->refusal. */
+static int compare_extras(const hp_profile *a, const hp_profile *b, hp_cmp_result *r)
+{
+    for (int i = 0; i < HP_PT_COUNT && r->nextras < HP_CMP_MAX_EXTRAS; i++) {
+        const hp_aptype *t = hp_aptypes[i];
+        hp_cmp_extra *x = &r->extras[r->nextras];
+        int rc = t->compare_extra ? t->compare_extra(a, b, x, r->refusal, sizeof r->refusal) : 0;
+        if (rc == -1) return -1;
+        if (rc != 1) continue;
+        r->nextras++, r->n_both++;
+        r->n_common_keys += x->common;
+    }
+    return 0;
+}
+
 int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, hp_cmp_result *out)
 {
     char msg[256];
@@ -269,7 +285,7 @@ int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, h
     out->nrows = ranked_views(views);
     for (size_t i = 0; i < out->nrows; i++)
         if (compare_view(a, b, views[i], out, &out->rows[i])) return -1;
-    return 0;
+    return compare_extras(a, b, out);
 }
 
 /* ---- output ---- */
@@ -282,6 +298,19 @@ static void write_text_row(FILE *out, const hp_cmp_row *w)
             w->n_a, w->n_b, w->n_common, pct(w->overlap), pct(w->overlap_max), pct(w->overlap_renorm),
             pct(w->top_k.recall), pct(w->top_k.precision), pct(w->top_wide.recall), pct(w->top_wide.precision),
             w->top_k.kendall_tau);
+}
+
+static void write_text_extra(FILE *out, const hp_cmp_extra *x)
+{
+    fprintf(out, "\n%s\n", x->title);
+    for (size_t i = 0; i < x->nvalues; i++)
+        fprintf(out, "  %-32s %7.2f%%\n", x->values[i].label, x->values[i].value * x->values[i].text_scale);
+    if (x->list_key) {
+        fprintf(out, "  %-32s", x->list_label);
+        for (size_t i = 0; i < x->nlist; i++) fprintf(out, " %ld", x->list[i]);
+        fputs(x->nlist ? "\n" : " (none)\n", out);
+    }
+    if (x->note) fprintf(out, "  (%s)\n", x->note);
 }
 
 int hp_compare_write_text(FILE *out, const hp_cmp_result *r)
@@ -300,6 +329,7 @@ int hp_compare_write_text(FILE *out, const hp_cmp_result *r)
         else if (w->in_a || w->in_b) fprintf(out, "%-16s (only in %s)\n", w->title, w->in_a ? "A" : "B");
         else if (w->skipped) fprintf(out, "%-16s (not matched across builds: no names)\n", w->title);
     }
+    for (size_t i = 0; i < r->nextras; i++) write_text_extra(out, &r->extras[i]);
     fprintf(out, "\noverlap: HPS section 5: in each profile the heaviest members covering %.0f%% of its total,\n"
                  "sum over members selected in both of min(share in A, share in B); max = B against itself\n"
                  "(the score of a perfect sample); renorm = shares of the selected members only (perfect = 100%%).\n"
@@ -339,6 +369,19 @@ static void write_json_skipped(FILE *out, const hp_cmp_result *r)
     fputc(']', out);
 }
 
+/* ,"id":{"key":value,...,"list_key":[...]} */
+static void write_json_extra(FILE *out, const hp_cmp_extra *x)
+{
+    fprintf(out, ",\"%s\":{", x->id);
+    for (size_t i = 0; i < x->nvalues; i++) fprintf(out, "%s\"%s\":%.6f", i ? "," : "", x->values[i].key, x->values[i].value);
+    if (x->list_key) {
+        fprintf(out, "%s\"%s\":[", x->nvalues ? "," : "", x->list_key);
+        for (size_t i = 0; i < x->nlist; i++) fprintf(out, "%s%ld", i ? "," : "", x->list[i]);
+        fputc(']', out);
+    }
+    fputc('}', out);
+}
+
 int hp_compare_write_json(FILE *out, const hp_cmp_result *r)
 {
     static const char *const program_words[] = {"same", "unknown", "different", "rebuilt"};
@@ -358,6 +401,7 @@ int hp_compare_write_json(FILE *out, const hp_cmp_result *r)
     }
     fputs("],", out);
     write_json_skipped(out, r);
+    for (size_t i = 0; i < r->nextras; i++) write_json_extra(out, &r->extras[i]);
     fputs(",\"warnings\":[", out);
     for (size_t i = 0; i < r->nwarnings; i++) {
         if (i) fputc(',', out);

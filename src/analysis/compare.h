@@ -72,6 +72,27 @@ typedef struct hp_cmp_row {
     hp_topk_agreement top_wide;/* k = HP_CMP_WIDE_K */
 } hp_cmp_row;
 
+/* A profile type's own compare section (aptype.h compare_extra), for figures that keyed items
+ * cannot express (ranks, bounds): named values and one list of integers. */
+#define HP_CMP_EXTRA_VALUES 8
+#define HP_CMP_EXTRA_LIST 16
+#define HP_CMP_MAX_EXTRAS 4
+typedef struct hp_cmp_extra_value {
+    const char *key, *label; /* JSON key; text label */
+    double value;            /* JSON: as it is */
+    double text_scale;       /* text: value x text_scale, then "%" (100 for a share, 1 for a percent) */
+} hp_cmp_extra_value;
+typedef struct hp_cmp_extra {
+    const char *id, *title;  /* JSON member name; text heading */
+    size_t common;           /* keys found in both profiles */
+    hp_cmp_extra_value values[HP_CMP_EXTRA_VALUES];
+    size_t nvalues;
+    const char *list_key, *list_label; /* one list of integers, or NULL */
+    long list[HP_CMP_EXTRA_LIST];
+    size_t nlist;
+    const char *note;        /* text: a line explaining the figures, or NULL */
+} hp_cmp_extra;
+
 typedef struct hp_cmp_opts {
     size_t k;        /* the top-k of the recall columns (default HP_CMP_DEFAULT_K) */
     double coverage; /* overlap coverage (default HP_OVERLAP_PAPER_COVERAGE) */
@@ -97,6 +118,9 @@ typedef struct hp_cmp_result {
     int by_name;            /* members matched by symbolized name (two builds), not by address */
     char warnings[HP_CMP_MAX_WARNINGS][256];
     size_t nwarnings;
+    hp_cmp_extra extras[HP_CMP_MAX_EXTRAS]; /* the types' own sections (compare_extra), registry order */
+    size_t nextras;
+    char refusal[256]; /* non-empty: a type says the two profiles cannot be compared (why) */
 } hp_cmp_result;
 
 /* Fills defaults (k 10, coverage 0.9). */

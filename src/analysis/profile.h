@@ -61,6 +61,18 @@ typedef struct hp_edge_stat {
     uint64_t from_pc, to_pc, count;
 } hp_edge_stat;
 typedef struct hp_thread_stat { uint64_t tid, events; } hp_thread_stat;
+/* One hot subpath (OSP, ptype/subpath.c): the SUBPATHS records of one key summed over the group. */
+typedef struct hp_subpath_stat {
+    uint64_t key, count;     /* count: samples kept (an exact run: executions) */
+    double weight, p_length; /* summed weight; the first record's p_length */
+    double estimate;         /* weight / p_length: estimated executions */
+    double ranked;           /* the estimate as weighted by subpath.params (weight=length: x length,
+                                weight=cost: x cost / the largest cost; count: the estimate) */
+    double cost;             /* code bytes of its blocks (next block pc - pc, capped at 256) */
+    uint32_t length, nblocks;
+    const uint32_t *guards;  /* nblocks guard ids, first block first (into p->subpath_guards) */
+    const uint64_t *pcs;     /* their pcs from the block map, 0 when the map does not know one */
+} hp_subpath_stat;
 
 /* Bursty sampling of one profile type (see the comment at the top). */
 typedef struct hp_sample_stat {
@@ -110,6 +122,8 @@ typedef struct hp_profile {
     uint64_t *block_pcs; size_t nblock_pcs; /* every mapped block's pc, executed or not, sorted
                                                ascending, duplicates removed (ptype/blocks.c) */
     hp_edge_stat *edges; size_t nedges;
+    hp_subpath_stat *subpaths; size_t nsubpaths; /* by `ranked`, highest first, ties by key */
+    uint32_t *subpath_guards; uint64_t *subpath_pcs; /* the subpaths' blocks (owned) */
     hp_thread_stat *threads; size_t nthreads;
     size_t nsummaries; /* SUMMARY sections in the group (of any profile type) */
     hp_stream_set ds;  /* the datastream summaries of the group, merged */

@@ -1,7 +1,8 @@
 /* report.c — renders a profile as the `hotprof report` text or JSON (see report.h).
  *
  * The report is a header, then one table per profile type in registry order (aptype.h: each
- * type's own file prints its table; a type whose `wanted` says no is left out), then notes.
+ * type's own file prints its table; a type whose `wanted` or `shown` says no is left out; with
+ * --type TYPE only TYPE's table), then notes.
  * Header: file, program, command, mode, seed, threads, groups; the totals and distinct counts each
  * type contributes; the sampling parts of report_modes.c; how the run ended. JSON: one object whose
  * members are the header's, then each type's member(s), then "warnings"; members are separated
@@ -183,14 +184,14 @@ static void json_warnings(FILE *out, const hp_profile *p, hp_symbolizer *s)
 
 /* ---- driver ---- */
 
-static int wanted(const hp_aptype *t, const hp_report_opts *o) { return !t->wanted || t->wanted(o); }
+static int wanted(const hp_aptype *t, const hp_profile *p, const hp_report_opts *o) { return hp_aptype_shown(t, p, o); }
 
 static int write_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
     hp_report_text_header(out, p);
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
-        if (t->text && wanted(t, o) && t->text(out, p, s, o)) return -1;
+        if (t->text && wanted(t, p, o) && t->text(out, p, s, o)) return -1;
     }
     if (hp_sym_left_mangled(s)) fputs("\nnote: C++ names are shown mangled (no __cxa_demangle found)\n", out);
     return 0;
@@ -204,7 +205,7 @@ static int write_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp
     hp_report_patched_json(out, p);
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
-        if (!t->json || !wanted(t, o)) continue;
+        if (!t->json || !wanted(t, p, o)) continue;
         fputs(sep, out);
         if (t->json(out, p, s, o)) return -1;
         sep = ",\n";

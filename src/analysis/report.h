@@ -29,9 +29,11 @@ typedef struct hp_report_opts {
     int blocks, edges;     /* also print the hot blocks / edges tables */
     int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
     const hp_profile *compare_ref; /* HP_FORMAT_HTML: a reference profile to compare with, or NULL */
-    const char *fold_type; /* HP_FORMAT_FOLDED, _PPROF: the profile type folded / exported (a core
-                              registry name or synonym, core/ptype/ptype.h); NULL: the default
-                              (aptype.h, fold_rank) */
+    const char *fold_type; /* --type TYPE (a core registry name or synonym, core/ptype/ptype.h):
+                              HP_FORMAT_FOLDED, _PPROF: the type folded / exported (NULL: the
+                              default, aptype.h fold_rank); TEXT, JSON: only TYPE's table */
+    double threshold;      /* --threshold PCT: subpaths whose one-sided 95% lower bound is at least
+                              PCT% of the blocks executed (ptype/subpath.h); 0 = every row */
     int pprof_symbols;     /* HP_FORMAT_PPROF: enum hp_pprof_symbols (analysis/pprof/export.h) */
     int color;             /* text: ANSI colour (bold headings, hot percentages); the caller decides */
 } hp_report_opts;

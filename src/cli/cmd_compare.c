@@ -59,6 +59,10 @@ void cmd_compare_usage(FILE *out)
 /* 0 if the result may be printed; otherwise prints why not and returns 1. */
 static int refuse(const hp_cmp_result *r, int force)
 {
+    if (r->refusal[0]) {
+        fprintf(stderr, "hotprof: %s\n", r->refusal);
+        return 1;
+    }
     for (size_t i = 0; i < r->nwarnings; i++)
         fprintf(stderr, "hotprof: %s%s\n", r->program == HP_CMP_OTHER_PROGRAM && i == 0 && !force ? "" : "warning: ",
                 r->warnings[i]);

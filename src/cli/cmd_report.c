@@ -10,6 +10,7 @@
  */
 #include "analysis/pprof/export.h"
 #include "analysis/profile.h"
+#include "analysis/ptype/aptype.h"
 #include "analysis/report.h"
 #include "analysis/symbolize.h"
 #include "cli/commands.h"
@@ -43,11 +44,18 @@ static const hp_command_desc report_desc = {
     "--format html -o report.html writes one self-contained page (no script, no external resource):\n"
     "the header, an icicle (flame graph) rebuilt from the call pairs, bar charts of the heaviest\n"
     "methods and pairs, and the tables; with --compare REF also the accuracy figures of\n"
-    "`hotprof compare` against the reference profile REF, and their plot.\n"};
+    "`hotprof compare` against the reference profile REF, and their plot.\n"
+    "\n"
+    "--type TYPE (text, json) prints only that profile type's table: methods, callpairs, blocks,\n"
+    "edges, datastream or subpath (--blocks, --edges, --streams add those tables to the default\n"
+    "ones). --type subpath lists the hot subpaths (OSP): rank, estimated executions, two-sided 95%\n"
+    "Chernoff bounds, the one-sided 95% lower bound, samples, length and the path as\n"
+    "`function file:line → file:line → …`; --threshold PCT keeps the subpaths whose one-sided\n"
+    "95% lower bound is at least PCT% of the blocks executed.\n"};
 
 typedef struct report_args {
     uint64_t top;
-    const char *sort, *format, *input, *type, *output, *compare, *pprof_symbols;
+    const char *sort, *format, *input, *type, *output, *compare, *pprof_symbols, *threshold;
     int blocks, edges, streams;
     hp_term_args term;
 } report_args;
@@ -62,8 +70,11 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 's', "sort", &a->sort, "KEY", "methods by heat|calls|backedges|name (default heat)"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|pprof|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
-         "--format folded or pprof: the profile type to fold or export, callpairs|methods|blocks "
+         "text, json: print only this profile type's table (methods|callpairs|blocks|edges|datastream|"
+         "subpath); --format folded or pprof: the type to fold or export, callpairs|methods|blocks "
          "(default callpairs if the profile has call pairs, else methods)"},
+        {HP_OPT_STRING, 0, "threshold", &a->threshold, "PCT",
+         "subpaths: only those whose one-sided 95% lower bound is at least PCT% of the blocks executed"},
         {HP_OPT_STRING, 0, "pprof-symbols", &a->pprof_symbols, "HOW",
          "--format pprof: full (function names, files and lines; default) or none (addresses and "
          "build-ids only: pprof symbolizes from the binaries)"},
@@ -101,6 +112,36 @@ static int pprof_options(const report_args *a, hp_report_opts *o)
     return 0;
 }
 
+/* --threshold PCT: a number in [0, 100]. */
+static int threshold_option(const char *text, double *out)
+{
+    char *end;
+    if (!text) return *out = 0, 0;
+    *out = strtod(text, &end);
+    if (end == text || *end || !(*out >= 0 && *out <= 100))
+        return hp_usage_error(&report_desc, "--threshold wants a percentage between 0 and 100 (got '%s')", text);
+    return 0;
+}
+
+/* --type with text or JSON: any registered type name or synonym. */
+static int table_type_check(const char *name)
+{
+    char names[160];
+    if (hp_ptype_by_name(name, strlen(name))) return 0;
+    hp_aptype_names(names, sizeof names);
+    return hp_usage_error(&report_desc, "unknown profile type '%s' (types: %s)", name, names);
+}
+
+/* --type TYPE with text or JSON on a profile without TYPE: one message, 1. */
+static int type_missing(const hp_profile *p, const hp_report_opts *o)
+{
+    if (!o->fold_type || (o->format != HP_FORMAT_TEXT && o->format != HP_FORMAT_JSON)) return 0;
+    const hp_ptype *c = hp_ptype_by_name(o->fold_type, strlen(o->fold_type));
+    if (hp_aptype_held(hp_aptypes[c->id], p)) return 0;
+    fprintf(stderr, "hotprof: %s holds no %s profile (%s)\n", p->name, c->name, c->title);
+    return 1;
+}
+
 static int options_to_report(const report_args *a, hp_report_opts *o)
 {
     char msg[256];
@@ -116,8 +157,10 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
         return hp_usage_error(&report_desc, "--compare goes with --format html");
     o->fold_type = a->type;
     int pprof = o->format == HP_FORMAT_PPROF;
-    if (a->type && o->format != HP_FORMAT_FOLDED && !pprof)
-        return hp_usage_error(&report_desc, "--type goes with --format folded or pprof");
+    if (threshold_option(a->threshold, &o->threshold)) return 2;
+    if (a->type && o->format == HP_FORMAT_HTML)
+        return hp_usage_error(&report_desc, "--type goes with --format text, json, folded or pprof");
+    if (a->type && (o->format == HP_FORMAT_TEXT || o->format == HP_FORMAT_JSON)) return table_type_check(a->type) ? 2 : pprof_options(a, o);
     if (a->type && (pprof ? hp_pprof_type_check(a->type, msg, sizeof msg) : hp_report_fold_check(a->type, msg, sizeof msg)))
         return hp_usage_error(&report_desc, "%s", msg);
     if (hp_term_check(&a->term, msg, sizeof msg)) return hp_usage_error(&report_desc, "%s", msg);
@@ -152,6 +195,11 @@ int cmd_report(int argc, char **argv)
     }
     if (a.compare && !(ref = hp_cli_read_profile(a.compare))) {
         hp_profile_free(p);
+        return 1;
+    }
+    if (type_missing(p, &ro)) {
+        hp_profile_free(p);
+        if (ref) hp_profile_free(ref);
         return 1;
     }
     ro.compare_ref = ref;

@@ -185,9 +185,10 @@ static char *printed(int (*hook)(FILE *, const hp_profile *, hp_symbolizer *, co
 TEST(each_type_prints_its_own_table_and_member)
 {
     static const char *const heads[HP_PT_COUNT] = {"Hot methods", "Hot call pairs", "Hot blocks", "Hot edges",
-                                                   "Hot data streams"};
+                                                   "Hot data streams", "Hot subpaths"};
     static const char *const members[HP_PT_COUNT] = {"  \"methods\": [", "  \"call_pairs\": [", "  \"blocks\": [",
-                                                     "  \"edges\": [", "  \"datastream\": {"};
+                                                     "  \"edges\": [", "  \"datastream\": {",
+                                                     "  \"subpaths\": {"};
     hp_profile *p = small_profile();
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);

@@ -63,7 +63,7 @@ static int header(FILE *out, const hp_profile *p, hp_symbolizer *s)
     return rc;
 }
 
-static int wanted(const hp_aptype *t, const hp_report_opts *o) { return !t->wanted || t->wanted(o); }
+static int wanted(const hp_aptype *t, const hp_profile *p, const hp_report_opts *o) { return hp_aptype_shown(t, p, o); }
 
 typedef struct text_table { const hp_aptype *t; const hp_profile *p; hp_symbolizer *s; const hp_report_opts *o; } text_table;
 
@@ -78,7 +78,7 @@ static int tables(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
         text_table c = {t, p, s, o};
-        if (!wanted(t, o) || (!t->html && !t->text)) continue;
+        if (!wanted(t, p, o) || (!t->html && !t->text)) continue;
         fprintf(out, "<section id=\"%s\">\n", hp_ptypes[i]->name);
         if (t->html ? t->html(out, p, s, o) : hp_html_pre(out, write_text_table, &c)) return -1;
         fputs("</section>\n", out);
@@ -86,12 +86,12 @@ static int tables(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     return 0;
 }
 
-static void contents(FILE *out, const hp_report_opts *o)
+static void contents(FILE *out, const hp_profile *p, const hp_report_opts *o)
 {
     fputs("<p>Sections: <a href=\"#flame\">flame graph</a> &middot; <a href=\"#bars\">heaviest members</a>", out);
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
-        if (!wanted(t, o) || (!t->html && !t->text)) continue;
+        if (!wanted(t, p, o) || (!t->html && !t->text)) continue;
         fprintf(out, " &middot; <a href=\"#%s\">", hp_ptypes[i]->name);
         hp_html_escape(out, hp_ptypes[i]->title);
         fputs("</a>", out);
@@ -124,7 +124,7 @@ static int accuracy(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
 int hp_html_write(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
     int rc = header(out, p, s);
-    if (!rc) contents(out, o);
+    if (!rc) contents(out, p, o);
     if (!rc) rc = section(out, "flame", flame, p, s, o);
     if (!rc) rc = section(out, "bars", hp_html_bars, p, s, o);
     if (!rc) rc = tables(out, p, s, o);

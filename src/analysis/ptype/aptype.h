@@ -17,11 +17,17 @@
  *            arrays (allocated even when empty). 0 after hp_rd_fail / hp_rd_oom.
  *   release  frees what finish put into the profile.
  *   wanted   1 if its table belongs in a report with these options (NULL: always).
+ *   shown    1 if its table belongs in the report of this profile (NULL: `wanted` decides), e.g.
+ *            only when the profile holds the type. `report --type TYPE` (text, JSON) shows only
+ *            TYPE's table, whatever wanted and shown say (report.c).
  *   text     its table, starting with the blank line before its heading.
  *   json     its member(s) of the report object, without a leading or trailing comma.
  *   text_totals / json_totals  its part of the header's "totals" (text: into buf; JSON: members).
  *   distinct the word of the header's "distinct" list ("functions"); its count is rows(p).
  *   views    its compare rows (compare.h); a type may compare under several weights.
+ *   compare_extra  its own section of `hotprof compare` (compare.h hp_cmp_extra) for figures keyed
+ *            items cannot express: 1 when filled (both profiles hold the type), 0 nothing to add,
+ *            -1 out of memory, -2 the two cannot be compared (the reason in refusal, one line).
  *   folded   its table as folded stacks (`report --format folded`, folded.h): the *recorded*
  *            counts (sampled ones in a bursty profile, never estimates), every row whatever
  *            --top, so that the counts sum to the type's totals. NULL: the type cannot be folded.
@@ -78,6 +84,7 @@ typedef struct hp_aptype {
     size_t (*rows)(const hp_profile *p);
     /* report */
     int (*wanted)(const hp_report_opts *o);
+    int (*shown)(const hp_profile *p, const hp_report_opts *o);
     int (*text)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int (*json)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int (*text_totals)(char *buf, size_t len, const hp_profile *p); /* chars written, 0 = none */
@@ -87,6 +94,7 @@ typedef struct hp_aptype {
     /* compare */
     const hp_cmp_view *views;
     size_t nviews;
+    int (*compare_extra)(const hp_profile *a, const hp_profile *b, hp_cmp_extra *x, char *refusal, size_t len);
     /* export */
     int (*folded)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int fold_rank;
@@ -112,6 +120,13 @@ const hp_aptype *hp_aptype_export_named(const char *name, hp_export_kind k);
 const hp_aptype *hp_aptype_export_default(const hp_profile *p, hp_export_kind k);
 /* 0 if name can be exported so; else -1 and one message naming the types that can. */
 int hp_aptype_export_check(const char *name, hp_export_kind k, char *msg, size_t len);
+/* 1 if t's table belongs in the report of p with options o (text, JSON, HTML): with o->fold_type
+ * (--type TYPE) only TYPE's; otherwise as its wanted and shown hooks say. */
+int hp_aptype_shown(const hp_aptype *t, const hp_profile *p, const hp_report_opts *o);
+/* 1 if p holds type t: rows, or a section of its type. */
+int hp_aptype_held(const hp_aptype *t, const hp_profile *p);
+/* "methods, callpairs, ..." (every registered type's name) into buf. */
+void hp_aptype_names(char *buf, size_t len);
 /* The type whose records fill section type sec / whose SUMMARY id is id; NULL if none. */
 const hp_aptype *hp_aptype_by_section(uint32_t sec);
 const hp_aptype *hp_aptype_by_summary(uint32_t id);

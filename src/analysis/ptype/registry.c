@@ -71,3 +71,29 @@ int hp_aptype_export_check(const char *name, hp_export_kind k, char *msg, size_t
     if (w >= 0 && (size_t)w < len) snprintf(msg + w, len - (size_t)w, ")");
     return -1;
 }
+
+int hp_aptype_shown(const hp_aptype *t, const hp_profile *p, const hp_report_opts *o)
+{
+    if (o->fold_type) {
+        const hp_ptype *c = hp_ptype_by_name(o->fold_type, strlen(o->fold_type));
+        return c && c->id == t->id;
+    }
+    return (!t->wanted || t->wanted(o)) && (!t->shown || t->shown(p, o));
+}
+
+int hp_aptype_held(const hp_aptype *t, const hp_profile *p)
+{
+    uint32_t sec = hp_ptypes[t->id]->section;
+    if (t->rows(p)) return 1;
+    for (size_t i = 0; sec && i < p->nsections; i++)
+        if (p->sections[i].type == sec && p->sections[i].complete) return 1;
+    return 0;
+}
+
+void hp_aptype_names(char *buf, size_t len)
+{
+    int w = 0;
+    buf[0] = 0;
+    for (int i = 0; i < HP_PT_COUNT && w >= 0 && (size_t)w < len; i++)
+        w += snprintf(buf + w, len - (size_t)w, "%s%s", i ? ", " : "", hp_ptypes[i]->name);
+}
