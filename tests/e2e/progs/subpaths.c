@@ -14,7 +14,12 @@
  *  2. pattern(): a loop of PATTERN = 3 x scale x 100000 iterations whose branch is taken every 3rd
  *     iteration (i % 3 == 0): arm a runs PATTERN / 3 times, arm b 2 PATTERN / 3 times. Its block
  *     stream has period 3 iterations (12 blocks at -O1: test, arm, two latch blocks); a subpath
- *     of it, rotations merged, occurs at most 6 times per period: count <= 2 PATTERN = SPIN x 3/4.
+ *     of it, rotations merged, covers at most 8 of the 12 windows of a period (the rotations of
+ *     test-b-latch-latch): count <= 8 PATTERN / 3 = SPIN, half of spin's.
+ *     With enc=xor, windows whose blocks of odd multiplicity are the same share one key: e.g.
+ *     every window of length 8 made of whole loop periods of 1, 2 or 4 blocks (spin, rotor) is
+ *     the key 8 << 40; the hottest keys are then those merged ones (2.4 SPIN), still one per
+ *     length, and the top 5 stays 2x above the 6th (checked against the exact run, not assumed).
  *  3. rotor(): a loop of ROTOR = scale x 100000 iterations whose body is straight-line blocks
  *     (one "if (volatile one)": a test and an arm that is always taken, and the volatile loop
  *     counter's latch), so its stream is periodic with period = the body's block count B (4 with
