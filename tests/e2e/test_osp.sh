@@ -11,11 +11,15 @@
 #      Chernoff bounds at least at the rate a Binomial(trials, 0.95) reaches with probability
 #      0.999, and the top-5 estimates are unbiased (mean within 4 standard errors of exact);
 #  (d) bad input: subpath:mem=1, enc=foo, `hotprof top -p` on a pid that is not a hotprof
-#      program and on one that has exited: one line on stderr, non-zero exit, no crash.
+#      program and on one that has exited: one line on stderr, non-zero exit, no crash;
+#  and bench/osp/osp.py's table/CSV/SVG logic on fabricated profiles (--selftest).
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 SEEDS=${SEEDS:-20}
 cd "$T"
+
+python3 "$ROOT/bench/osp/osp.py" --selftest >selftest.out 2>&1
+check_eq "bench/osp: osp.py --selftest" "$(grep -c '^FAIL' selftest.out)/$(grep -c '^ok' selftest.out)" "0/14"
 
 # fails_one_line NAME PATTERN CMD... : check_fails_cleanly, and stderr is exactly one message
 # line (a usage error's standard hint "see 'hotprof help CMD' ..." aside)
