@@ -5,21 +5,22 @@
  * vectorize nor if-convert the code: each branch arm below stays a block of its own, and each arm
  * does a volatile store so it cannot become a select or a lookup table. Four phases, one thread:
  *
- *  1. spin(): a do-while on a volatile counter, SPIN = 8 x scale x 100000 iterations; clang 14
+ *  1. spin(): a do-while on a volatile counter, SPIN = 24 x scale x 100000 iterations; clang 14
  *     -O1 makes it 2 blocks A B (the body, the volatile decrement and test), so its stream is
  *     A B A B ... and every even-length window is a rotation of (A B)^(L/2): with enc=exact each
  *     of the 5 lengths 2, 4, ..., 32 is one subpath of count 2 SPIN - L + 1 (enc=xor: also one key
  *     per length, (A B)^(L/2) having the same blocks). These 5 are the hottest subpaths of the
- *     program, each > 2.5x hotter than any subpath of the phases below.
+ *     program, each 6x hotter than any subpath of the phases below (so that even ~1000 samples,
+ *     ~30 of them of length 32, rank them first).
  *  2. pattern(): a loop of PATTERN = 3 x scale x 100000 iterations whose branch is taken every 3rd
  *     iteration (i % 3 == 0): arm a runs PATTERN / 3 times, arm b 2 PATTERN / 3 times. Its block
  *     stream has period 3 iterations (12 blocks at -O1: test, arm, two latch blocks); a subpath
  *     of it, rotations merged, covers at most 8 of the 12 windows of a period (the rotations of
- *     test-b-latch-latch): count <= 8 PATTERN / 3 = SPIN, half of spin's.
+ *     test-b-latch-latch): count <= 8 PATTERN / 3 = SPIN / 3, a sixth of spin's.
  *     With enc=xor, windows whose blocks of odd multiplicity are the same share one key: e.g.
  *     every window of length 8 made of whole loop periods of 1, 2 or 4 blocks (spin, rotor) is
- *     the key 8 << 40; the hottest keys are then those merged ones (2.4 SPIN), still one per
- *     length, and the top 5 stays 2x above the 6th (checked against the exact run, not assumed).
+ *     the key 8 << 40; the hottest keys are then those merged ones (>= 2 SPIN), still one
+ *     per length, and the top 5 stays 6x above the 6th (checked against the exact run, not assumed).
  *  3. rotor(): a loop of ROTOR = scale x 100000 iterations whose body is straight-line blocks
  *     (one "if (volatile one)": a test and an arm that is always taken, and the volatile loop
  *     counter's latch), so its stream is periodic with period = the body's block count B (4 with
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    unsigned long spin_n = 8 * scale * 100000, pat = 3 * scale * 100000, rot = scale * 100000,
+    unsigned long spin_n = 24 * scale * 100000, pat = 3 * scale * 100000, rot = scale * 100000,
                   fig = 12 * scale * 10000;
     if (expect) {
         print_expect(spin_n, pat, rot, fig);
