@@ -59,7 +59,7 @@ have_exact() { [ -s "exact_$1.json" ]; }
 # >= 0.2 ms and >= 20x the cost of patching; ~2.6 ms for this program at osp-base): the patched
 # run is PATCH_SCALE (default 500, ~3 s native) times longer, for >= 1000 samples (checked: a
 # simulation of the sampler on this program's block trace ranked the top 5 right in 30/30 seeds
-# at ~1000 samples, 27/30 at ~600 with the top 5 only 2x above the 6th, hence SPIN's weight).
+# at ~1000 samples; 27/30 when the top 5 were only 2x above the 6th, hence SPIN's weight).
 # Keys name block sequences of the same binary, and every count grows linearly with the scale
 # (but the <= 32 windows at each loop's ends), so the exact top 5 at scale 1 is the exact top 5
 # at any scale.
