@@ -219,7 +219,7 @@ class Workload:
         if not output_ok(rc, text):
             log("%s: exact run failed (exit %d): %s" % (self.name, rc, text[-800:]))
             return None
-        log("%s: exact run%s %.1f s CPU" % (self.name, tag, cpu))
+        log("%s: exact run%s: %.1f s CPU" % (self.name, " at %s%%" % tag[1:] if tag else "", cpu))
         return subpaths_of(self.hp, profile)
 
     def timing(self):
@@ -240,7 +240,8 @@ class Workload:
                     log("%s: %s failed (exit %d): %s" % (self.name, v, rc, text[-800:]))
                     sys.exit(1)
                 if v.startswith(("skip", "full")) and "subpath.skip" not in info_of(self.hp, profile):
-                    dropped[v] = text.strip().splitlines()[-1:] or ["no subpath profile written"]
+                    dropped[v] = [l for l in text.splitlines() if l.strip() and not l.startswith("ok")][-2:] \
+                        or ["no subpath profile written"]
                     log("%s: %s: the runtime did not profile subpaths (%s); reported n/a" % (self.name, v, dropped[v]))
                     continue
                 cpu[v].append(t)
@@ -491,6 +492,57 @@ def fake_profiles():
          "bounds": {"two_sided_95": [e * 0.97, e * 1.03], "error_95": 0.03}} for k, e in est.items()]}
     return exact, sampled
 
+STUB_HOTPROF = r"""#!/usr/bin/env python3
+# a stand-in for hotprof: run writes the profile name "exact"; report and info answer from it
+import json, os, subprocess, sys
+sys.path.insert(0, os.environ["OSP_SELFTEST_DIR"])
+from osp import fake_profiles
+a = sys.argv[1:]
+if a[0] == "run":
+    out = a[a.index("-o") + 1]
+    rc = subprocess.call(a[a.index("--") + 1:], env=dict(os.environ, HOTPROF_OUTPUT=out, STUB_KIND="exact"))
+    sys.exit(rc)
+kind = open(a[-1]).read().strip()
+if a[0] == "report":
+    exact, sampled = fake_profiles()
+    print(json.dumps({"subpaths": exact if kind == "exact" else sampled}))
+elif a[0] == "info":
+    print("info (3 keys)\n  subpath.skip         live\n  subpath.bytes        60000\n  subpath.entries      900")
+"""
+STUB_PROGRAM = """#!/bin/sh
+# a stand-in workload: prints ok, writes its profile unless the sample spec is the skip-only one
+case "$HOTPROF_SAMPLE" in *skiponly*) ;; *) [ -n "$HOTPROF_OUTPUT" ] && echo "${STUB_KIND:-sampled}" >"$HOTPROF_OUTPUT" ;; esac
+echo "ok 1"
+"""
+
+
+def selftest_pipeline(d):
+    """measure_workload on stand-ins (a fake hotprof, a shell-script workload): every variant runs,
+    the skip-only variants (rejected by the stub) are n/a, the accuracy comes from the profiles."""
+    for kind in ("native", "hooked"):
+        os.makedirs(os.path.join(d, kind))
+        path = os.path.join(d, kind, "fft")
+        with open(path, "w") as f:
+            f.write(STUB_PROGRAM)
+        os.chmod(path, 0o755)
+    hp = os.path.join(d, "hotprof")
+    with open(hp, "w") as f:
+        f.write(STUB_HOTPROF)
+    os.chmod(hp, 0o755)
+    os.environ["OSP_SELFTEST_DIR"] = os.path.dirname(os.path.abspath(__file__))
+    args = argparse.Namespace(bin_dir=d, hotprof=hp, runs=2, small=0, no_prefix=False)
+    row, top10, prefixes = measure_workload(args, "fft")
+    return [
+        ("pipeline: exact sizes", row["blocks"] == 1000000 and row["distinct"] == 12),
+        ("pipeline: skip-only rejected -> n/a", math.isnan(row["slowdown_skip-live"])
+         and "skip-live: no subpath profile written" in row["dropped"]),
+        ("pipeline: full variants timed", not math.isnan(row["slowdown_full-patch"]) and row["slowdown_native"] == 1.0),
+        ("pipeline: accuracy of both rounds", row["top5_exact_full-live"] == "2/2" and row["bytes_full-patch"] == 60000),
+        ("pipeline: table 4.8 rows for live and patch", len(top10) == 20),
+        ("pipeline: 6 prefixes for fft", [p["size"] for p in prefixes] == [75, 150, 225, 300, 375, 450]
+         and prefixes[0]["ranks"] == [1, 3, 2, 4, 5]),
+    ]
+
 
 def selftest():
     exact, sampled = fake_profiles()
@@ -536,6 +588,7 @@ def selftest():
             ("svg: 4 bars, 2 floor ticks", len([e for e in svg.iter() if e.tag.endswith("rect")]) == 1 + 4 + 2
              and len([e for e in svg.iter() if e.tag.endswith("line") and e.get("stroke-width") == "2"]) == 2),
         ]
+        checks += selftest_pipeline(d)
     failed = [n for n, good in checks if not good]
     for n, good in checks:
         print("%s selftest: %s" % ("ok" if good else "FAIL", n))
