@@ -25,7 +25,6 @@ HERE="$ROOT/bench/osp"
 HOTPROF="$ROOT/build/bin/hotprof"
 RUNS=5
 SMALL=0
-QUICK=0
 NOPREFIX=""
 WORKLOADS="fft heapsort lexgen compress gametree interp nbody mt_work"
 RESULTS="$ROOT/bench/results"
@@ -35,7 +34,7 @@ usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
-        --quick) QUICK=1; SMALL=1; RUNS=1; NOPREFIX=--no-prefix; WORKLOADS="fft lexgen" ;;
+        --quick) SMALL=1; RUNS=1; NOPREFIX=--no-prefix; WORKLOADS="fft lexgen" ;;
         --small) SMALL=1 ;;
         --runs) RUNS="$2"; shift ;;
         --workloads) WORKLOADS="$2"; shift ;;

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 SEEDS=${SEEDS:-20}
-cd "$T"
+cd "$T" || exit 1
 
 check "bench/osp: osp.py --selftest" python3 "$ROOT/bench/osp/osp.py" --selftest
 
