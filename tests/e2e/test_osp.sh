@@ -6,7 +6,8 @@
 #      exact: window sums per length, length-2 = edges, rotations of a loop are one key, the
 #      Figure 1.1 middle is hot while every whole path through it is cold, distinct sequences
 #      have distinct keys);
-#  (b) the sampled top 5 (live skips, patched sites, enc=exact) equals the exhaustive top 5 by key;
+#  (b) the sampled top 5 equals the exhaustive top 5 by key (live skips and patched sites with
+#      enc=xor, live skips with enc=exact);
 #  (c) over SEEDS seeds (default 20), the exact counts of the exact top 10 lie inside their 95%
 #      Chernoff bounds at least at the rate a Binomial(trials, 0.95) reaches with probability
 #      0.999, and the top-5 estimates are unbiased (mean within 4 standard errors of exact);
