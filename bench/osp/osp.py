@@ -281,6 +281,8 @@ def measure_workload(args, name):
         row["entries_" + v] = med([fnum(i, "subpath.entries") for i in infos])
         row["tau_" + v] = med([fnum(i, "subpath.tau") for i in infos])
         row["f_" + v] = med([fnum(i, "subpath.f") for i in infos])
+        row["skip_s_" + v] = med([fnum(i, "subpath.time_skip_ns") / 1e9 for i in infos])
+        row["sample_s_" + v] = med([fnum(i, "subpath.time_sample_ns") / 1e9 for i in infos])
         for k in ("recall_5", "recall_10", "hottest_error", "mean_error_10", "bounds_hit_5"):
             row["%s_%s" % (k, v)] = med([a[k] for a in accs[v]])
         row["top5_exact_" + v] = "%d/%d" % (sum(a["top5_exact"] for a in accs[v]), len(accs[v]))
@@ -329,6 +331,13 @@ def table_43(rows):
             r["workload"], fmt(r["native_s"], "%.2f"), fmt(s("floor")), fmt(s("skip-live")), fmt(s("full-live")),
             fmt(s("full-live") - s("skip-live")), fmt(s("skip-patch")), fmt(s("full-patch")),
             fmt(s("full-patch") - s("skip-patch"))))
+    out += ["Time the runtime measured itself (INFO subpath.time_skip_ns / time_sample_ns, median), s and share of",
+            "native time (n/a where it does not measure it)",
+            "%-10s %14s %14s %14s %14s" % ("workload", "skip live", "sample live", "skip patch", "sample patch")]
+    for r in rows:
+        share = lambda k: "%s (%s)" % (fmt(r[k], "%.3f"), fmt(r[k] / r["native_s"], "%.2f"))
+        out.append("%-10s %14s %14s %14s %14s" % (r["workload"], share("skip_s_full-live"), share("sample_s_full-live"),
+                                                  share("skip_s_full-patch"), share("sample_s_full-patch")))
     return out
 
 
@@ -565,6 +574,7 @@ def selftest():
         row["rss_kb_" + v] = 2000 + 30 * len(v)
     for v in FULL:
         row.update({"bytes_" + v: 60000, "entries_" + v: 900, "tau_" + v: 1.5, "f_" + v: 64,
+                    "skip_s_" + v: float("nan"), "sample_s_" + v: 0.11,
                     "top5_exact_" + v: "3/3"})
         row.update({"%s_%s" % (k, v): a[k] for k in ("recall_5", "recall_10", "hottest_error", "mean_error_10",
                                                      "bounds_hit_5")})
