@@ -21,7 +21,8 @@ against). One "ok NAME" / "FAIL NAME: why" line per check; exit status 1 if any 
       over the seeds' sampled runs, the exact counts of the exact top TOPK lie inside their
       two-sided 95% bounds (and above the one-sided 95% lower bound) at least as often as a
       Binomial(trials, 0.95) would with probability 0.999 (the tolerance is that quantile, not a
-      constant); and the estimates are unbiased: for each top-5 key, the mean over seeds of
+      constant); every row's bounds are osp.h's (Eq. 2.14 with its sample count); and the
+      estimates are unbiased: for each top-5 key, the mean over seeds of
       estimate / exact lies within 4 standard errors (computed from the seeds) of 1.
 """
 import json
@@ -237,6 +238,17 @@ def binomial_lower_quantile(n, p, alpha):
     return h
 
 
+def bound_mismatch(r):
+    """None if a row's two-sided 95% bounds are core/metrics/osp.h's Chernoff bounds of its count."""
+    eps = math.sqrt(6 * math.log(20) / r["count"]) if r["count"] else math.inf
+    lo, hi = r["bounds"]["two_sided_95"]
+    e = r["estimate"]
+    close = lambda x, y: abs(x - y) <= 1e-6 * max(1.0, abs(y))
+    if close(r["bounds"]["error_95"], eps) and close(lo, max(0.0, e * (1 - eps))) and close(hi, e * (1 + eps)):
+        return None
+    return (r["key"], r["count"], e, r["bounds"]["error_95"], lo, hi, "want eps %.6f" % eps)
+
+
 def cmd_bounds(exact_json, topk, sampled_jsons, label):
     exact = exact_counts(load_subpaths(exact_json))
     keys = top_keys([{"key": k, "count": c} for k, c in exact.items()], "count", topk)
@@ -254,6 +266,10 @@ def cmd_bounds(exact_json, topk, sampled_jsons, label):
             hits1 += exact[k] >= r["bounds"]["one_sided_95"]
             if k in ratios:
                 ratios[k].append(r["estimate"] / exact[k])
+    bad = [bound_mismatch(r) for path in sampled_jsons for r in load_subpaths(path)["rows"]]
+    bad = [b for b in bad if b]
+    report("%s: every row's 95%% bounds are estimate x (1 +- sqrt(6 ln 20 / samples)) (osp.h)" % label, not bad,
+           bad[:3])
     need = binomial_lower_quantile(trials, 0.95, 0.001)
     report("%s: exact counts inside two-sided 95%% bounds: %d/%d (need >= %d)" % (label, hits2, trials, need),
            hits2 >= need, "%d/%d" % (hits2, trials))
