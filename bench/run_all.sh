@@ -17,6 +17,10 @@ if [ -x bench/hps_sweep/run.sh ]; then
     echo "== bench/hps_sweep (bursty sampling: overlap vs slowdown)"
     bench/hps_sweep/run.sh ${quick:+--quick}
 fi
+if [ -x bench/osp/run.sh ]; then
+    echo "== bench/osp (online subpath profiling: sizes, overhead split, memory, top-10 accuracy)"
+    bench/osp/run.sh ${quick:+--quick}
+fi
 echo "== bench/xray (XRay burst mode: methods overlap per workload)"
 bench/xray/accuracy.sh
 echo "== bench/export (reading a profile: report formats, annotate, merge vs perf report)"
