@@ -111,7 +111,10 @@ static int on_typed(walk *w, size_t i, const hp_section_ref *s, int last_group)
 {
     const hp_aptype *t = s->type == HP_SEC_SUMMARY ? hp_aptype_by_summary(summary_id(w->r, s))
                                                    : hp_aptype_by_section(s->type);
-    if (!w->in_thread) warn(w, i, "comes before any thread (THREAD section) of its group");
+    int group_level = t && hp_ptypes[t->id]->group_level;
+    if (group_level) {
+        if (w->in_thread) warn(w, i, "a group-level %s section inside a thread", hp_section_type_name(s->type));
+    } else if (!w->in_thread) warn(w, i, "comes before any thread (THREAD section) of its group");
     else if (seen_twice(w, s))
         warn(w, i, "second %s section of thread %" PRIu64 " (they add up)", hp_section_type_name(s->type), w->tid);
     return last_group || !t || !t->check || t->check(w->r, i, s);

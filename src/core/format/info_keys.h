@@ -91,18 +91,6 @@
 /* ---- hotprof merge (file INFO of a merged profile, analysis/merge/) ----
  *   merge.inputs=N   merge.input.<i>=FILE   merge.input.<i>.<key>=VALUE (i = 1..N; key: pid,
  *   program, threads) */
-/* ---- subpath profiling (OSP; group INFO, docs/format.md) ---- */
-#define HP_INFO_SUBPATH_SUMMARY "subpath.summary" /* sampled | exact */
-#define HP_INFO_SUBPATH_PARAMS "subpath.params"   /* mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count */
-#define HP_INFO_SUBPATH_SKIP "subpath.skip"       /* live | patch | exact */
-#define HP_INFO_SUBPATH_BLOCKS "subpath.blocks"   /* block events seen (patch: estimated) */
-#define HP_INFO_SUBPATH_SAMPLES "subpath.samples"
-#define HP_INFO_SUBPATH_REJECTED "subpath.rejected"
-#define HP_INFO_SUBPATH_TAU "subpath.tau"
-#define HP_INFO_SUBPATH_F "subpath.f"
-#define HP_INFO_SUBPATH_BYTES "subpath.bytes"
-#define HP_INFO_SUBPATH_ENTRIES "subpath.entries"
-#define HP_INFO_SUBPATH_COLLISIONS "subpath.collisions"
 
 #define HP_INFO_MERGE_INPUTS "merge.inputs"
 #define HP_INFO_MERGE_INPUT_PREFIX "merge.input."

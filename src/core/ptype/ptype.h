@@ -33,6 +33,8 @@ typedef struct hp_ptype {
     uint32_t summary_id;    /* enum hp_summary_profile of its SUMMARY payload, 0 if none */
     size_t record_size;     /* bytes per record of `section`, 0 if variable */
     const char *key_doc;    /* how the 64-bit key is built, for docs and --help */
+    int group_level;        /* 1: its section is written once per group, before the threads
+                             * (a process-wide list), not inside a thread */
 } hp_ptype;
 
 /* Every profile type, indexed by id; NULL-terminated after HP_PT_COUNT entries. */

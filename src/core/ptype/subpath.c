@@ -15,4 +15,5 @@ const hp_ptype hp_ptype_subpath = {
     .record_size = 0,
     .key_doc = "the subpath's encoding: enc=xor (length and the XOR of its guard ids) or enc=exact "
                "(a hash of the rotation-canonical guard sequence)",
+    .group_level = 1,
 };
