@@ -234,14 +234,14 @@ static int stdio_loop(hp_top *t, uint64_t iterations)
 
 static int watch(top_args *a, hp_top *t)
 {
-    if (a->stdio) return stdio_loop(t, a->iterations);
+    if (a->stdio) return stdio_loop(t, t->iterations);
     return hp_top_screen(t) ? (fprintf(stderr, "hotprof top: cannot use the terminal (TERM=%s)\n",
                                        getenv("TERM") ? getenv("TERM") : ""), 1) : 0;
 }
 
 static int session(top_args *a, char **argv, int npos)
 {
-    hp_top t = {.pid = a->pid, .type_name = a->type, .delay = a->delay, .quit = &g_quit};
+    hp_top t = {.pid = a->pid, .type_name = a->type, .delay = a->delay, .iterations = a->iterations, .quit = &g_quit};
     char msg[512];
     int rc;
     t.snap = calloc(1, sizeof *t.snap), t.tmp = calloc(1, sizeof *t.tmp), t.names = hp_live_names_new();

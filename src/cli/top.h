@@ -21,6 +21,7 @@ typedef struct hp_top {
     int child;                   /* the program we started (0: attached with -p) */
     const char *type_name;       /* the type shown */
     double delay;                /* seconds between refreshes of the view */
+    uint64_t iterations;         /* refreshes of the view before top quits (0: no limit) */
     int exited;                  /* the program is gone */
     char status_text[96];        /* "program exited (status N)" once exited */
     volatile int *quit;          /* set by SIGINT, SIGTERM, SIGHUP */

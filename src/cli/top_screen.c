@@ -3,11 +3,14 @@
  * and on each key. Keys: q quits, t shows the next type with a live view, Up/Down scroll by a
  * row, PgUp/PgDn by a page, Home goes back to the top. The program never writes on this
  * terminal (cmd_top.c sends its output elsewhere); endwin restores the terminal on every way out
- * (q, SIGINT, SIGTERM, SIGHUP, the end of a -n count).
+ * (q, SIGINT, SIGTERM, SIGHUP, the end of a -n count). Names are drawn in the locale's
+ * encoding: "→" stays in a UTF-8 locale (ncursesw) and becomes "->" in any other.
  */
 #define _GNU_SOURCE
 #include "cli/top.h"
 #include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -43,6 +46,19 @@ static void draw_status(const hp_top *t, size_t nrows)
     attroff(A_REVERSE);
 }
 
+static int g_utf8; /* the terminal's locale is UTF-8: "→" is drawn as it is, else as "->" */
+
+/* line with each "→" written "->" (same length or shorter), for a terminal that is not UTF-8. */
+static void ascii_arrows(char *line)
+{
+    char *w = line;
+    for (const char *r = line; *r;) {
+        if (strncmp(r, "→", strlen("→")) == 0) *w++ = '-', *w++ = '>', r += strlen("→");
+        else *w++ = *r++;
+    }
+    *w = 0;
+}
+
 /* The rows from *scroll (clamped to what there is). */
 static void draw_rows(hp_top *t, int *scroll)
 {
@@ -56,6 +72,7 @@ static void draw_rows(hp_top *t, int *scroll)
         clrtoeol();
         if (*scroll + y >= n) continue;
         hp_top_row(t, (size_t)(*scroll + y), line, sizeof line);
+        if (!g_utf8) ascii_arrows(line);
         addnstr(line, COLS > 0 ? COLS : 1);
     }
     if (t->have && !tab && room > 0) mvprintw(3, 0, "(this program has no live view of %s; t: next type)", t->type_name);
@@ -89,6 +106,8 @@ static int on_key(hp_top *t, int key, int *scroll)
 
 int hp_top_screen(hp_top *t)
 {
+    setlocale(LC_ALL, "");
+    g_utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) return 1;
     set_term(scr);
@@ -97,12 +116,14 @@ int hp_top_screen(hp_top *t)
     keypad(stdscr, TRUE);
     curs_set(0);
     int scroll = 0, quit = 0;
+    uint64_t polls = 0;
     hp_top_poll(t);
     draw(t, &scroll);
     while (!quit && !*t->quit) {
         int key = hp_top_wait(t, key_wait);
         if (key >= 0) quit = on_key(t, key, &scroll);
-        else hp_top_poll(t);
+        else hp_top_poll(t), polls++;
+        if (t->iterations && polls >= t->iterations) quit = 1;
         if (!quit) draw(t, &scroll);
     }
     endwin();
