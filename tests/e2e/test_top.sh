@@ -3,13 +3,13 @@
 #  (a) `top --stdio -n 3 -- prog`: the first snapshot (1 s in) already ranks first the function
 #      the program's own profile (written when top ends it) ranks first, the run takes about 3 s,
 #      and the program's stdout/stderr never reach top's output (--output-child gets them);
-#      --type callpairs ranks first the pair the profile ranks first;
+#      --type callpairs ranks first the pair the profile ranks first; so does a bursty run;
 #  (b) the program's end: "program exited (status N)", exit 0; its segment is removed;
 #  (c) `top -p PID --stdio -n 2` on a running hotprof program leaves it running;
 #  (d) the screen, in tmux: the hot method within 3 s of the start, `t` switches the type, `q`
 #      quits, the terminal is restored (stty modes back), the program's output never on screen;
 #  (e) bad input: a pid that does not exist / has exited / is no hotprof program (or runs with
-#      HOTPROF_LIVE=0), an unknown --type, a bad --delay, nothing to watch, no terminal.
+#      HOTPROF_LIVE=0), an unknown --type, a bad --delay or --sample, nothing to watch, no terminal.
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
@@ -41,6 +41,10 @@ check top_output_child_gets_the_program_output grep -q CHILD-STDOUT child.out
 
 "$HP" top --stdio -n 1 --type callpairs -o c.data -- ./top_spin 30 >c.out 2>&1
 check_eq top_stdio_callpairs "$(rank1 c.out 1)" "$(hottest_pair c.data)"
+
+"$HP" top --stdio -n 1 --sample methods:period=99,burst=1 -o s.data -- ./top_spin 30 >s.out 2>&1
+check_eq top_stdio_bursty_mode "$("$HP" report --format json s.data | python3 -c 'import json,sys; print(json.load(sys.stdin)["mode"] != "exhaustive")')" True
+check_eq top_stdio_bursty_ranks_the_hot_method "$(rank1 s.out 1)" "$(hottest_method s.data)"
 
 # ---- (b) the program ends first
 "$HP" top --stdio -d 0.5 -o b.data -- ./top_spin 1.2 3 >b.out 2>&1
@@ -109,6 +113,7 @@ check_fails_cleanly top_pid_live_off "not a hotprof program" "$HP" top -p "$off"
 kill -TERM "$off"; wait "$off" 2>/dev/null
 check_fails_cleanly top_unknown_type "unknown --type 'nosuch' \(types: methods, callpairs" "$HP" top --type nosuch -p 1 --stdio
 check_fails_cleanly top_bad_delay "delay" "$HP" top -d 0 -p 1 --stdio
+check_fails_cleanly top_bad_sample "option '--sample" "$HP" top --stdio --sample nosuch:period=1 -- ./top_spin 1
 check_fails_cleanly top_nothing_to_watch "nothing to watch" "$HP" top --stdio
 check_fails_cleanly top_not_a_terminal "not a terminal" "$HP" top -p 1
 check_fails_cleanly top_program_not_hotprof "live view" "$HP" top --stdio -n 1 -- /bin/sleep 0.3
