@@ -4,7 +4,8 @@
  * future, it asks every runtime profile type with a live_rows hook (pt/pt.h) for its top
  * HP_LIVE_K rows into private memory, then copies them, the module list (modules.h) and the time
  * into the segment under the seqlock (a short copy: readers retry rarely). When no reader asks it
- * writes nothing. It blocks every signal, opens no file (the segment's fd is closed after mmap)
+ * writes nothing. Before creating its segment, a process removes the segments (and temporary
+ * ".new" names) that dead processes of its user left in /dev/shm (killed by SIGKILL: no exit ran). It blocks every signal, opens no file (the segment's fd is closed after mmap)
  * and never touches the program's stdio.
  *
  * State (file-static, this file's own): the mapped segment, its path, the private row buffer, the
@@ -19,6 +20,7 @@
 #include "runtime/pt/pt.h"
 #include "core/format/live.h"
 #include "core/format/info_keys.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,8 +155,38 @@ static HP_NOINST void *publisher(void *arg)
     return NULL;
 }
 
+/* The pid a segment name /dev/shm/hotprof.<pid>[.new] names, or 0 if it is no such name. */
+static HP_NOINST uint64_t pid_of_name(const char *name)
+{
+    const char *prefix = HP_LIVE_NAME_PREFIX + sizeof "/dev/shm/" - 1; /* "hotprof." */
+    size_t n = strlen(prefix);
+    uint64_t pid = 0;
+    if (strncmp(name, prefix, n) != 0) return 0;
+    for (name += n; *name >= '0' && *name <= '9' && pid < (1ull << 32); name++) pid = pid * 10 + (uint64_t)(*name - '0');
+    return *name == 0 || strcmp(name, ".new") == 0 ? pid : 0;
+}
+
+/* Removes the segments our user's dead processes left (killed by SIGKILL: no exit ran). */
+static HP_NOINST void sweep_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    char path[300];
+    struct stat st;
+    while (d && (e = readdir(d))) {
+        uint64_t pid = pid_of_name(e->d_name);
+        if (!pid || pid > 0x7fffffff || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        size_t n = strlen("/dev/shm/"), len = strlen(e->d_name);
+        if (n + len + 1 > sizeof path) continue;
+        memcpy(path, "/dev/shm/", n), memcpy(path + n, e->d_name, len + 1);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) unlink(path);
+    }
+    if (d) closedir(d);
+}
+
 HP_NOINST int hp_live_start(void)
 {
+    sweep_stale();
     if (!g_rows) g_rows = hp_map(sizeof(hp_live_row) * HP_LIVE_K * HP_LIVE_TYPES);
     if (!g_rows || create_segment((uint64_t)getpid()) != 0) return -1;
     pthread_attr_t attr;

@@ -5,7 +5,8 @@
 #      and the program's stdout/stderr never reach top's output (--output-child gets them);
 #      --type callpairs ranks first the pair the profile ranks first; so does a bursty run;
 #  (b) the program's end: "program exited (status N)", exit 0; its segment is removed;
-#  (c) `top -p PID --stdio -n 2` on a running hotprof program leaves it running;
+#  (c) `top -p PID --stdio -n 2` on a running hotprof program leaves it running; a fork child
+#      publishes its own segment with HOTPROF_FOLLOW_FORK=1, none without;
 #  (d) the screen, in tmux: the hot method within 3 s of the start, `t` switches the type, `q`
 #      quits, the terminal is restored (stty modes back), the program's output never on screen;
 #  (e) bad input: a pid that does not exist / has exited / is no hotprof program (or runs with
@@ -68,6 +69,27 @@ wait "$pid" 2>/dev/null
 check_eq top_pid_ranks_the_hot_method "$(rank1 p.out 2)" "$(hottest_method p.data)"
 check_eq top_segment_removed_at_exit "$(ls /dev/shm/hotprof.$pid 2>/dev/null)" ""
 
+# ---- (c2) fork: a child that follows the fork publishes its own segment; one that does not, none
+# child_of OUT: the pid the forked child printed ("child PID"), waiting up to 5 s for it
+child_of() { for _ in $(seq 50); do grep -q '^child ' "$1" && break; sleep 0.1; done; awk '/^child /{print $2}' "$1"; }
+HOTPROF_FOLLOW_FORK=1 HOTPROF_OUTPUT="$T/f.data" ./top_spin 4 0 fork >fork1.out 2>/dev/null &
+fparent=$!
+fchild=$(child_of fork1.out)
+for _ in $(seq 50); do [ -e "/dev/shm/hotprof.$fchild" ] && break; sleep 0.1; done
+check top_fork_follow_child_has_its_own_segment test -e "/dev/shm/hotprof.$fchild"
+check top_fork_follow_parent_keeps_its_segment test -e "/dev/shm/hotprof.$fparent"
+"$HP" top -p "$fchild" --stdio -n 1 >f.out 2>&1
+check_eq top_fork_follow_child_watched "$(rank1 f.out 1)" "$(hottest_method a.data)"
+wait "$fparent"
+HOTPROF_OUTPUT="$T/g.data" ./top_spin 2 0 fork >fork2.out 2>/dev/null &
+gparent=$!
+gchild=$(child_of fork2.out)
+sleep 0.5
+check top_fork_default_parent_has_a_segment test -e "/dev/shm/hotprof.$gparent"
+check_fails_cleanly top_fork_default_child_has_none "not a hotprof program" "$HP" top -p "$gchild" --stdio -n 1
+wait "$gparent"
+check_eq top_fork_segments_removed "$(ls /dev/shm | grep -cE "^hotprof\.($fparent|$fchild|$gparent|$gchild)$")" 0
+
 # ---- (d) the screen, in tmux
 if command -v tmux >/dev/null; then
     sock="$T/tmux.sock" sess=hptop$$
@@ -105,6 +127,9 @@ fi
 gone=$!
 wait "$gone"
 check_fails_cleanly top_pid_exited "no process $gone" "$HP" top -p "$gone" --stdio -n 1
+: >"/dev/shm/hotprof.$gone" # as a process killed by SIGKILL leaves it
+HOTPROF_OUTPUT="$T/sw.data" ./top_spin 0.1 >/dev/null 2>&1
+check_eq top_stale_segment_swept_by_the_next_program "$(ls "/dev/shm/hotprof.$gone" 2>/dev/null)" ""
 check_fails_cleanly top_pid_not_hotprof "not a hotprof program" "$HP" top -p $$ --stdio -n 1
 HOTPROF_LIVE=0 HOTPROF_OUTPUT="$T/off.data" ./top_spin 5 >/dev/null 2>&1 &
 off=$!

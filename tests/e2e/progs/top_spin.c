@@ -1,10 +1,15 @@
 /* top_spin.c — a program that stays busy for a while, for `hotprof top` (test_top.sh).
- *   top_spin SECONDS [EXIT]   calls spin_hot() (hot: a loop of its own) and spin_cold() (every
- * 64th iteration) until SECONDS have passed, printing a line to stdout and stderr every 100 ms
- * (top must never show them on its screen), then exits with status EXIT (default 0). */
+ *   top_spin SECONDS [EXIT [fork]]   calls spin_hot() (hot: a loop of its own) and spin_cold()
+ * (every 64th iteration) until SECONDS have passed, printing a line to stdout and stderr every
+ * 100 ms (top must never show them on its screen), then exits with status EXIT (default 0).
+ * With "fork", it first forks: the child prints "child PID" on stdout and spins too (the parent
+ * waits for it before exiting). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 
@@ -25,6 +30,8 @@ int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 5, start = now_s(), last = start;
     int status = argc > 2 ? atoi(argv[2]) : 0;
+    pid_t child = argc > 3 && strcmp(argv[3], "fork") == 0 ? fork() : -1;
+    if (child == 0) printf("child %d\n", (int)getpid()), fflush(stdout);
     for (unsigned long i = 0;; i++) {
         spin_hot(i);
         if (i % 64 == 0) spin_cold(i);
@@ -38,5 +45,6 @@ int main(int argc, char **argv)
             }
         }
     }
+    if (child > 0) waitpid(child, NULL, 0);
     return status;
 }
