@@ -22,6 +22,8 @@ struct hp_live_reader {
     hp_live_segment *seg; /* mapped read-write (only want_until_ns is written) */
     uint64_t pid;
     char path[64];
+    dev_t dev;            /* the segment file mapped: a new image of the pid (exec) makes another */
+    ino_t ino;
 };
 
 int hp_live_pid_alive(uint64_t pid)
@@ -96,7 +98,7 @@ hp_live_status hp_live_attach(uint64_t pid, hp_live_reader **out, char *msg, siz
         munmap(m, sizeof(hp_live_segment));
         return rc == HP_LIVE_OK ? say(HP_LIVE_BAD, msg, len, "process %llu: out of memory", pid) : rc;
     }
-    *r = (hp_live_reader){m, pid, ""};
+    *r = (hp_live_reader){m, pid, "", st.st_dev, st.st_ino};
     memcpy(r->path, path, sizeof r->path);
     *out = r;
     return HP_LIVE_OK;
@@ -111,6 +113,19 @@ void hp_live_close(hp_live_reader *r)
 }
 
 void hp_live_ask(hp_live_reader *r) { hp_live_want(r->seg, now_ns()); }
+
+int hp_live_follow_exec(hp_live_reader *r)
+{
+    struct stat st;
+    hp_live_reader *fresh;
+    char msg[256];
+    if (stat(r->path, &st) != 0 || (st.st_dev == r->dev && st.st_ino == r->ino)) return 0;
+    if (hp_live_attach(r->pid, &fresh, msg, sizeof msg) != HP_LIVE_OK) return 0;
+    munmap(r->seg, sizeof(hp_live_segment));
+    *r = *fresh;
+    free(fresh);
+    return 1;
+}
 
 /* Clamps what a (possibly corrupt) copy says its sizes are. */
 static void clamp(hp_live_segment *s)

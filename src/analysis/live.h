@@ -34,6 +34,9 @@ hp_live_status hp_live_attach(uint64_t pid, hp_live_reader **out, char *msg, siz
 void hp_live_close(hp_live_reader *r);
 /* Asks the publisher to refresh for the next few seconds (the reader's "want" word). */
 void hp_live_ask(hp_live_reader *r);
+/* After the process exec'd a new hotprof image (its name now holds another segment): moves the
+ * reader to the new segment and returns 1; else 0 (nothing changed). */
+int hp_live_follow_exec(hp_live_reader *r);
 /* A consistent copy of the segment into snap: 1 if it holds a refresh, 0 if the program has not
  * refreshed yet or no consistent copy could be taken now (snap is then not to be used). *gone = 1
  * when the process no longer exists (a copy taken then is its last state). */

@@ -34,6 +34,7 @@ int hp_top_poll(hp_top *t)
     if (t->exited) return 0;
     if (child_ended(t)) t->exited = 1;
     int gone;
+    hp_live_follow_exec(t->reader);
     hp_live_ask(t->reader);
     int rc = hp_live_snapshot(t->reader, t->tmp, &gone);
     if (rc == 1) {

@@ -4,7 +4,8 @@
 #      the program's own profile (written when top ends it) ranks first, the run takes about 3 s,
 #      and the program's stdout/stderr never reach top's output (--output-child gets them);
 #      --type callpairs ranks first the pair the profile ranks first; so does a bursty run;
-#  (b) the program's end: "program exited (status N)", exit 0; its segment is removed;
+#  (b) the program's end: "program exited (status N)", exit 0; its segment is removed; after an
+#      exec (same pid, a new image) top shows the new image's segment;
 #  (c) `top -p PID --stdio -n 2` on a running hotprof program leaves it running; a fork child
 #      publishes its own segment with HOTPROF_FOLLOW_FORK=1, none without;
 #  (d) the screen, in tmux: the hot method within 3 s of the start, `t` switches the type, `q`
@@ -53,6 +54,13 @@ rc=$?
 check_eq top_program_exit_status_zero "$rc" 0
 check_eq top_program_exited_line "$(tail -n 1 b.out)" "program exited (status 3)"
 check top_program_exit_showed_data grep -q '^   1 ' b.out
+
+# ---- (b2) the program exec()s a new image (same pid): top follows it to the new image's segment
+"$HP" top --stdio -d 0.5 -o e.data -- ./top_spin 1.5 0 exec >e.out 2>&1
+eimage=$(ls e.data.* 2>/dev/null | head -n 1)
+check top_exec_new_image_profile test -n "$eimage"
+check_eq top_exec_first_image "$(rank1 e.out 1)" "$(hottest_method e.data)"
+check_eq top_exec_follows_the_new_image "$(rank1 e.out "$(grep -c '^hotprof top ' e.out)")" "$(hottest_method "$eimage")"
 
 # ---- (c) top -p PID
 HOTPROF_OUTPUT="$T/p.data" ./top_spin 30 >/dev/null 2>&1 &

@@ -3,7 +3,9 @@
  * (every 64th iteration) until SECONDS have passed, printing a line to stdout and stderr every
  * 100 ms (top must never show them on its screen), then exits with status EXIT (default 0).
  * With "fork", it first forks: the child prints "child PID" on stdout and spins too (the parent
- * waits for it before exiting). */
+ * waits for it before exiting). With "exec", once SECONDS have passed it exec()s itself with
+ * "after" (same pid, a new image), which spins SECONDS more calling spin_after() instead of
+ * spin_hot(). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,10 @@ __attribute__((noinline)) void spin_hot(unsigned long x)
     for (int k = 0; k < 32; k++) sink += x ^ (unsigned long)k;
 }
 __attribute__((noinline)) void spin_cold(unsigned long x) { sink ^= x; }
+__attribute__((noinline)) void spin_after(unsigned long x)
+{
+    for (int k = 0; k < 32; k++) sink ^= x + (unsigned long)k;
+}
 
 static double now_s(void)
 {
@@ -30,10 +36,12 @@ int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 5, start = now_s(), last = start;
     int status = argc > 2 ? atoi(argv[2]) : 0;
-    pid_t child = argc > 3 && strcmp(argv[3], "fork") == 0 ? fork() : -1;
+    const char *how = argc > 3 ? argv[3] : "";
+    pid_t child = strcmp(how, "fork") == 0 ? fork() : -1;
+    void (*hot)(unsigned long) = strcmp(how, "after") == 0 ? spin_after : spin_hot;
     if (child == 0) printf("child %d\n", (int)getpid()), fflush(stdout);
     for (unsigned long i = 0;; i++) {
-        spin_hot(i);
+        hot(i);
         if (i % 64 == 0) spin_cold(i);
         if (i % 4096 == 0) {
             double t = now_s();
@@ -46,5 +54,9 @@ int main(int argc, char **argv)
         }
     }
     if (child > 0) waitpid(child, NULL, 0);
+    if (strcmp(how, "exec") == 0) {
+        char *again[] = {argv[0], argv[1], argv[2], "after", NULL};
+        execv("/proc/self/exe", again);
+    }
     return status;
 }
