@@ -158,7 +158,7 @@ static HP_NOINST void *publisher(void *arg)
 /* The pid a segment name /dev/shm/hotprof.<pid>[.new] names, or 0 if it is no such name. */
 static HP_NOINST uint64_t pid_of_name(const char *name)
 {
-    const char *prefix = HP_LIVE_NAME_PREFIX + sizeof "/dev/shm/" - 1; /* "hotprof." */
+    const char *prefix = &HP_LIVE_NAME_PREFIX[sizeof "/dev/shm/" - 1]; /* "hotprof." */
     size_t n = strlen(prefix);
     uint64_t pid = 0;
     if (strncmp(name, prefix, n) != 0) return 0;
