@@ -91,7 +91,7 @@ $(B)/lib/libhotprof_rtparts.a: $(RTPARTS_OBJ)
 
 $(B)/bin/hotprof: $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lm
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(B)/lib/libhotprof_analysis.a $(B)/lib/libhotprof_core.a $(ANALYSIS_LIBS) -lncursesw -lm
 
 # Unit tests link the analysis and core libraries and the runtime's parts (libhotprof_rtparts.a:
 # only the objects a test references are pulled in).

@@ -4,9 +4,10 @@
 set -eu
 packages=(make gcc clang libclang-rt-14-dev libdw-dev libelf-dev zlib1g-dev libcapstone-dev
           libseccomp-dev libprotobuf-c-dev protobuf-c-compiler valgrind python3 hyperfine cmake
-          man-db groff-base pkg-config bash-completion
+          man-db groff-base pkg-config bash-completion libncurses-dev tmux
           chromium golang-go) # chromium, golang-go: tests only (test_html.sh renders the HTML report
-                              # headless; test_pprof.sh reads our pprof with go tool pprof)
+                              # headless; test_pprof.sh reads our pprof with go tool pprof;
+                              # tmux: test_top.sh drives hotprof top's screen)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -2,7 +2,8 @@
  * (run_child.h). The forwarded signals are blocked from before fork() until the child's pid is
  * known, so one arriving in between is delivered (and forwarded) right after; the child restores
  * the dispositions hotprof started with, and its mask, before exec. An exec failure reaches the
- * parent as an errno through a close-on-exec pipe. */
+ * parent as an errno through a close-on-exec pipe. hp_spawn_child (`hotprof top`) starts the
+ * program the same way but returns at once (the caller waits and forwards signals). */
 #define _GNU_SOURCE
 #include "cli/run_child.h"
 #include <errno.h>
@@ -108,5 +109,37 @@ int hp_run_child(char **argv, int *status, int inherit_fd)
     sigprocmask(SIG_SETMASK, &saved.old_mask, NULL); /* a signal that came meanwhile is forwarded now */
     err = wait_child(pid, fds[0], status);
     restore(&saved);
+    return err;
+}
+
+/* ---------------------------------------------------------------- hp_spawn_child (top) */
+
+static void exec_spawned(char **argv, int out_fd, int report_fd)
+{
+    int in = open("/dev/null", O_RDONLY);
+    setpgid(0, 0);
+    if (in >= 0) dup2(in, 0);
+    dup2(out_fd, 1);
+    dup2(out_fd, 2);
+    execvp(argv[0], argv);
+    int err = errno;
+    if (write(report_fd, &err, sizeof err) < 0) _exit(127);
+    _exit(127);
+}
+
+int hp_spawn_child(char **argv, int out_fd, int *pid)
+{
+    int fds[2], err = 0;
+    if (pipe2(fds, O_CLOEXEC) < 0) return errno;
+    pid_t p = fork();
+    if (p == 0) exec_spawned(argv, out_fd, fds[1]);
+    if (p < 0) err = errno;
+    close(fds[1]);
+    ssize_t got = 0;
+    while (p > 0 && (got = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR) {}
+    close(fds[0]);
+    if (p > 0 && got != (ssize_t)sizeof err) err = 0;
+    if (p > 0 && err) while (waitpid(p, NULL, 0) < 0 && errno == EINTR) {}
+    if (!err) *pid = (int)p;
     return err;
 }

@@ -15,4 +15,10 @@
  * (its close-on-exec flag is cleared in the child). */
 int hp_run_child(char **argv, int *status, int inherit_fd);
 
+/* Starts argv (searched in PATH) without waiting, for `hotprof top`, which owns the terminal
+ * while the program runs: the program gets a process group of its own (terminal keys reach
+ * hotprof only), stdin from /dev/null, stdout and stderr on out_fd. 0 with its pid in *pid, or an
+ * errno from fork/exec (nothing runs then). The caller reaps it (waitpid) and forwards signals. */
+int hp_spawn_child(char **argv, int out_fd, int *pid);
+
 #endif

@@ -9,15 +9,11 @@
  * seqlocked setters (any thread, writers serialize on the generation CAS); each thread adopts a
  * change on its own slow path, as docs/bursty.md defines. Nothing here touches a thread's state.
  *
- * Top-k: hotprof_snapshot_topk walks the lock-free thread list and reads each thread's live
- * table through its published pointer (tab.h: a grown table's old block stays mapped, a slot's
- * key is published after its counts), summing counts per key into a scratch table mmap'd for the
- * call, then keeps the k largest in the caller's array. Readers never write a thread's memory,
- * so a snapshot costs the program's threads nothing; its consistency is per count (each value
- * was held at some moment during the walk), not across keys.
- *
- * Invariants: the scratch table is sized to hold every key of every table seen at sizing time
- * at load <= 1/2 (and is unmapped, with any block it grew from, before returning).
+ * Top-k: hotprof_snapshot_topk is the merged walk of pt/topk.h (shared with the live views):
+ * every thread's live table read through its published pointer, counts summed per key into a
+ * scratch table, the k largest kept (in rows mmap'd for the call, then copied into the caller's
+ * array). Readers never write a thread's memory, so a snapshot costs the program's threads
+ * nothing; its consistency is per count, not across keys.
  * Async-signal-safety: the control functions are lock-free and make no system call once the
  * runtime is initialized; snapshot_topk uses mmap/munmap only. Neither is meant for a handler.
  */
@@ -26,6 +22,7 @@
 #include "runtime/modules.h"
 #include "runtime/writer.h"
 #include "runtime/pt/pt.h"
+#include "runtime/pt/topk.h"
 #include "hotprof/hotprof.h"
 #include "hotprof/version.h"
 #include <sys/mman.h>
@@ -68,66 +65,18 @@ HP_API int hotprof_sample_set(enum hotprof_sample_type type, unsigned period, un
 
 /* ---------------------------------------------------------------- top-k */
 
-/* The table a type's counts live in: methods have their own in bursty mode (and with XRay) and
- * are summed from the call pairs (calls + back-edges) in exhaustive mode. */
-static HP_NOINST hp_tab *const *table_of(const hp_thread *t, int type)
+/* The shared merged walk (pt/topk.h) of a type's tables. */
+static HP_NOINST enum hp_topk_kind kind_of(int type)
 {
-    if (type == HOTPROF_SAMPLE_METHODS) return t->methods ? &t->methods : &t->pairs;
-    if (type == HOTPROF_SAMPLE_CALLPAIRS) return &t->pairs;
-    return &t->edges;
+    if (type == HOTPROF_SAMPLE_METHODS) return HP_TOPK_METHODS;
+    return type == HOTPROF_SAMPLE_CALLPAIRS ? HP_TOPK_CALLPAIRS : HP_TOPK_EDGES;
 }
 
-static HP_NOINST hp_tab *scratch_for(int type)
+static HP_NOINST hotprof_topk_entry entry_of(int type, const hp_live_row *r)
 {
-    uint64_t keys = 64, cap = 128;
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
-        hp_tab *tab = HP_LOAD_ACQ(table_of(t, type));
-        if (tab) keys += tab->mask + 1;
-    }
-    while (cap < 2 * keys) cap *= 2;
-    return hp_tab_new(cap);
-}
-
-/* Adds one live slot's count to the merged table. */
-static HP_NOINST void merge_slot(hp_tab **sum, int type, const hp_slot *s, uint64_t k1)
-{
-    uint64_t v1 = HP_LOAD_RLX(&s->v1), v2 = HP_LOAD_RLX(&s->v2);
-    uint64_t n = type == HOTPROF_SAMPLE_METHODS ? v1 + v2 : v1;
-    if (!n) return;
-    hp_slot *m = hp_tab_get(sum, k1, type == HOTPROF_SAMPLE_CALLPAIRS ? s->k2 : 0);
-    m->v1 += n;
-}
-
-static HP_NOINST void merge_threads(hp_tab **sum, int type)
-{
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
-        hp_tab *tab = HP_LOAD_ACQ(table_of(t, type));
-        for (uint64_t i = 0; tab && i <= tab->mask; i++) {
-            uint64_t k1 = HP_LOAD_ACQ(&tab->s[i].k1);
-            if (k1) merge_slot(sum, type, &tab->s[i], k1);
-        }
-    }
-}
-
-static HP_NOINST hotprof_topk_entry entry_of(int type, const hp_slot *s)
-{
-    if (type == HOTPROF_SAMPLE_EDGES) return (hotprof_topk_entry){s->k1 >> 32, (uint32_t)s->k1, s->v1};
-    return (hotprof_topk_entry){s->k1, s->k2, s->v1};
-}
-
-static HP_NOINST int ranks_before(const hotprof_topk_entry *a, const hotprof_topk_entry *b)
-{
-    if (a->count != b->count) return a->count > b->count;
-    return a->key1 != b->key1 ? a->key1 < b->key1 : a->key2 < b->key2;
-}
-
-/* Insertion into out[0..*n) kept sorted, at most k entries. */
-static HP_NOINST void keep_top(hotprof_topk_entry *out, int k, int *n, hotprof_topk_entry e)
-{
-    if (*n == k && !ranks_before(&e, &out[k - 1])) return;
-    int i = *n < k ? (*n)++ : k - 1;
-    for (; i > 0 && ranks_before(&e, &out[i - 1]); i--) out[i] = out[i - 1];
-    out[i] = e;
+    uint64_t count = (uint64_t)r->value;
+    if (type == HOTPROF_SAMPLE_EDGES) return (hotprof_topk_entry){r->key >> 32, (uint32_t)r->key, count};
+    return (hotprof_topk_entry){r->key, r->key2, count};
 }
 
 /* Subpaths: the type's live rows (pt/subpath.c), in a scratch mapping. */
@@ -147,7 +96,7 @@ static HP_NOINST int subpath_topk(int k, hotprof_topk_entry *out)
 
 HP_API int hotprof_snapshot_topk(enum hotprof_sample_type type, int k, hotprof_topk_entry *out)
 {
-    int t = (int)type, n = 0;
+    int t = (int)type;
     if (t == HOTPROF_SAMPLE_SUBPATH) {
         if (k < 0 || (k > 0 && !out) || hp_rt_ensure_init() <= 0) return -1;
         return subpath_topk(k, out);
@@ -155,12 +104,11 @@ HP_API int hotprof_snapshot_topk(enum hotprof_sample_type type, int k, hotprof_t
     if (k < 0 || (k > 0 && !out) || !valid_type(t) || t == HOTPROF_SAMPLE_DATASTREAM) return -1;
     if (hp_rt_ensure_init() <= 0) return -1;
     if (k == 0) return 0;
-    hp_tab *first = scratch_for(t), *sum = first;
-    if (!sum) return -1;
-    merge_threads(&sum, t);
-    for (uint64_t i = 0; i <= sum->mask; i++)
-        if (sum->s[i].k1) keep_top(out, k, &n, entry_of(t, &sum->s[i]));
-    if (sum != first) munmap(first, hp_tab_bytes(first)); /* it grew: the copy's source is ours too */
-    munmap(sum, hp_tab_bytes(sum));
+    size_t bytes = (size_t)k * sizeof(hp_live_row);
+    hp_live_row *rows = hp_map(bytes);
+    if (!rows) return -1;
+    int n = hp_topk_merged(kind_of(t), rows, k);
+    for (int i = 0; i < n; i++) out[i] = entry_of(t, &rows[i]);
+    munmap(rows, bytes);
     return n;
 }

@@ -3,7 +3,7 @@
  * safe number formatting and stderr lines, the monotonic clock, per-thread seeds). Not installed.
  *
  * Layering (docs/runtime.md, Sources): base <- config <- tab, thread, blockmap, modules <- ctl/ <- pt/
- * <- writer <- init, api <- hooks. A file includes only headers of its own level or below; base
+ * <- writer, live <- init, api <- hooks. A file includes only headers of its own level or below; base
  * includes nothing of the runtime. base.c is the ONLY file that defines process globals (hp_g);
  * file-static state that belongs to one file (the writer's buffer, the sites tables, the control
  * thread's schedule) stays in that file and says so in its header comment.

@@ -56,6 +56,8 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     memset(c, 0, sizeof *c);
     c->quiet = flag(get, arg, "HOTPROF_QUIET");
     c->follow_fork = flag(get, arg, "HOTPROF_FOLLOW_FORK");
+    const char *live = get("HOTPROF_LIVE", arg);
+    c->live = !(live && strcmp(live, "0") == 0);
     c->output = var(get, arg, "HOTPROF_OUTPUT");
     if (!c->output) c->output = HP_SPEC_DEFAULT_OUTPUT;
 

@@ -11,6 +11,7 @@
  *   HOTPROF_BURSTS                unknown: auto, and `bursts_unknown` is set (ctl/sites.c warns).
  *   HOTPROF_WINDOW                out of range or not a number: the default, silently.
  *   HOTPROF_QUIET, HOTPROF_FOLLOW_FORK  "" or "0": off; anything else: on.
+ *   HOTPROF_LIVE                  "0": no live segment for `hotprof top` (live.c); else on.
  *   HOTPROF_XRAY                  "0": never, "1": required, anything else: when present.
  *   HOTPROF_RUN_FD                "<fd>:<inode>"; anything else: ignored (run_fd -1).
  *
@@ -33,6 +34,7 @@ typedef struct hp_rt_config {
     const char *mode_unknown; /* the HOTPROF_MODE text if it was not a mode (then mode is exhaustive) */
     int quiet;                /* HOTPROF_QUIET */
     int follow_fork;          /* HOTPROF_FOLLOW_FORK */
+    int live;                 /* HOTPROF_LIVE (default 1): publish the live segment (live.c) */
     const char *output;       /* HOTPROF_OUTPUT template (%p: pid, %%: %), default HP_SPEC_DEFAULT_OUTPUT */
     int seed_given;           /* HOTPROF_SEED set and valid: seed holds it (else init draws one) */
     uint64_t seed;

@@ -26,7 +26,10 @@
  *      group with flags CRASH and status -signo from the handler,
  *      restores the default action and re-raises, so the exit status stays the program's.
  *   4. fork() without exec: the child stops recording and never writes, unless
- *      HOTPROF_FOLLOW_FORK=1, in which case it zeroes its counts and writes <output>.<pid>.
+ *      HOTPROF_FOLLOW_FORK=1, in which case it zeroes its counts and writes <output>.<pid>
+ *      (and publishes its own live segment).
+ * The live segment for `hotprof top` (live.c; off with HOTPROF_LIVE=0) is published once
+ * recording starts and unlinked at exit, on a fatal signal and before exec.
  *   5. exec (the exec family is interposed, at the end of this file): before the image is
  *      replaced, a group flagged FINAL|EXEC, not closing the writer.
  * After the final group, hp_g.stopped is set and every thread is made inactive.
@@ -54,6 +57,7 @@
 #include "runtime/ctl/ctl.h"
 #include "runtime/pt/datastream.h"
 #include "runtime/writer.h"
+#include "runtime/live.h"
 #include "core/base/bytes.h"
 #include "core/base/hash.h"
 #include "core/format/format.h"
@@ -340,6 +344,7 @@ static HP_NOINST void on_fatal_signal(int signo, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
     hp_group_stats st;
+    hp_live_stop();
     if (!HP_LOAD_ACQ(&hp_g.stopped)) report_group(hp_write_group(HP_GROUP_CRASH, -(int64_t)signo, 1, &st), &st, signo, "");
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
@@ -376,6 +381,7 @@ static HP_NOINST void fork_child(void)
         HP_STORE_REL(&hp_g.stopped, 1);
         hp_threads_set_active(0);
         hp_writer_reset_after_fork(-1);
+        hp_live_after_fork(0);
         return;
     }
     hp_blockmap_lock_reset(); /* a parent thread may have held one at fork: it is gone */
@@ -388,8 +394,10 @@ static HP_NOINST void fork_child(void)
     hp_writer_reset_after_fork(-1);
     if (open_output(parent, 0)) {
         hp_writer_reset_after_fork(g_fd);
+        hp_live_after_fork(g_cfg.live);
         return;
     }
+    hp_live_after_fork(0);
     say_cannot_write();
     HP_STORE_REL(&hp_g.stopped, 1); /* cannot write: record nothing */
     hp_threads_set_active(0);
@@ -486,6 +494,7 @@ static HP_NOINST void do_init(void)
     HP_STORE_REL(&hp_g.recording, 1);
     hp_xray_start();  /* XRay (ctl/xray.c): only when a probe found sleds */
     hp_sites_start(); /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them */
+    if (g_cfg.live) hp_live_start(); /* the live segment for `hotprof top` (live.c) */
 }
 
 HP_NOINST int hp_rt_ensure_init(void)
@@ -515,6 +524,7 @@ __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
 {
     if (HP_LOAD_ACQ(&g_init_state) != 2 || !hp_g.recording || HP_LOAD_ACQ(&hp_g.stopped)) return;
+    hp_live_stop();
     hp_rt_ds_flush_self(); /* patch mode: this thread's last window of references */
     hp_modules_refresh();
     hp_group_stats st;
@@ -529,6 +539,7 @@ static HP_NOINST void hp_before_exec(void)
 {
     if (HP_LOAD_ACQ(&g_init_state) != 2 || !hp_g.recording || HP_LOAD_ACQ(&hp_g.stopped)) return;
     if ((uint64_t)getpid() != g_pid) return;
+    hp_live_stop(); /* the new image publishes its own */
     hp_rt_ds_flush_self();
     hp_modules_refresh();
     hp_group_stats st;

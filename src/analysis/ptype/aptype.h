@@ -48,6 +48,9 @@
  *            its sample types (hp_pprof_sample_type), calls hp_pprof_export_sampling with its HPS
  *            type, and adds every row as a sample of recorded counts, locations from
  *            hp_pprof_export_location, leaf first. 0, or -1 out of memory. NULL: not exported.
+ *   live_text  one row of its live view (`hotprof top`, analysis/live.h) as the member's name,
+ *            into buf (always NUL-terminated). NULL: live.c's generic text (the row's pcs as a
+ *            path `function file:line → file:line`, else its keys in hex).
  *   fold_rank  which type `--format folded` (or pprof) exports when no --type is given: of the types with a
  *            folded hook and rank > 0, the highest-ranked one whose table has rows (else the
  *            highest-ranked). 0: only on request.
@@ -70,6 +73,7 @@
 #include "analysis/reader.h"
 #include "analysis/report.h"
 #include "core/ptype/ptype.h"
+#include "core/format/live.h"
 
 struct hp_merge;
 struct hp_pbuild;
@@ -107,6 +111,8 @@ typedef struct hp_aptype {
     /* html report */
     int (*html)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int (*graph)(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s);
+    /* top */
+    void (*live_text)(char *buf, size_t n, const hp_live_shm_row *r, hp_symbolizer *s);
 } hp_aptype;
 
 /* Every analysis profile type, indexed by core id; NULL-terminated after HP_PT_COUNT entries. */

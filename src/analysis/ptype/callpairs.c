@@ -454,6 +454,15 @@ static void collect_named(const hp_profile *p, hp_symbolizer *s, hp_cmp_sink *k)
 
 static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect, collect_named}};
 
+/* `hotprof top`: "caller → callee" (the caller: the function holding the call site). */
+static void live_text(char *buf, size_t n, const hp_live_shm_row *r, hp_symbolizer *s)
+{
+    char caller[512], callee[512];
+    hp_sym_name(hp_sym_lookup(s, r->key2 ? r->key2 - 1 : 0), caller, sizeof caller);
+    hp_sym_name(hp_sym_lookup(s, r->key), callee, sizeof callee);
+    snprintf(buf, n, "%s → %s", caller, callee);
+}
+
 const hp_aptype hp_aptype_callpairs = {
     .id = HP_PT_CALLPAIRS,
     .decode = decode,
@@ -475,4 +484,5 @@ const hp_aptype hp_aptype_callpairs = {
     .merge_write = merge_write,
     .html = html,
     .graph = graph,
+    .live_text = live_text,
 };

@@ -341,6 +341,12 @@ static const hp_cmp_view views[] = {
     {"calls", "methods (calls)", 1, rows, collect_calls, named_calls},
 };
 
+/* `hotprof top`: the function's name. */
+static void live_text(char *buf, size_t n, const hp_live_shm_row *r, hp_symbolizer *s)
+{
+    hp_sym_name(hp_sym_lookup(s, r->key), buf, n);
+}
+
 const hp_aptype hp_aptype_methods = {
     .id = HP_PT_METHODS,
     .decode = decode,
@@ -363,4 +369,5 @@ const hp_aptype hp_aptype_methods = {
     .merge_write = merge_write,
     .html = html,
     .graph = graph,
+    .live_text = live_text,
 };

@@ -3,6 +3,7 @@
  * Async-signal-safe: memory only.
  */
 #include "runtime/pt/pt.h"
+#include "runtime/pt/topk.h"
 #include "core/format/format.h"
 #include "core/ptype/ptype.h"
 
@@ -23,4 +24,7 @@ static HP_NOINST void write_thread(const hp_thread *t, const hp_pt_sink *o)
     o->end();
 }
 
-const hp_pt hp_pt_callpairs = {.ptype = HP_PT_CALLPAIRS, .write_thread = write_thread};
+/* Live view: the merged top k across threads (pt/topk.h). */
+static HP_NOINST int live_rows(hp_live_row *out, int k) { return hp_topk_merged(HP_TOPK_CALLPAIRS, out, k); }
+
+const hp_pt hp_pt_callpairs = {.ptype = HP_PT_CALLPAIRS, .write_thread = write_thread, .live_rows = live_rows};

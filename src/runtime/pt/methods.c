@@ -10,6 +10,7 @@
  * Async-signal-safe: memory and mmap/munmap.
  */
 #include "runtime/pt/pt.h"
+#include "runtime/pt/topk.h"
 #include "core/format/format.h"
 #include "core/ptype/ptype.h"
 #include <sys/mman.h>
@@ -54,4 +55,7 @@ static HP_NOINST void write_thread(const hp_thread *t, const hp_pt_sink *o)
     if (sum) munmap(sum, hp_tab_bytes(sum));
 }
 
-const hp_pt hp_pt_methods = {.ptype = HP_PT_METHODS, .write_thread = write_thread};
+/* Live view: the merged top k across threads (pt/topk.h). */
+static HP_NOINST int live_rows(hp_live_row *out, int k) { return hp_topk_merged(HP_TOPK_METHODS, out, k); }
+
+const hp_pt hp_pt_methods = {.ptype = HP_PT_METHODS, .write_thread = write_thread, .live_rows = live_rows};
