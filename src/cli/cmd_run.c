@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/run_child.h"
+#include "cli/sample_spec.h"
 #include "core/control/spec.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -140,50 +141,6 @@ static int check_writable(const char *path)
 
 /* ---------------------------------------------------------------- settings (core/control/spec) */
 
-/* Each --sample clause into p and osp (a type named twice takes the later clause); without any,
- * the default types. In exhaustive mode only subpath clauses are allowed. 0, or HP_PARSE_ERROR
- * after the parser's message. */
-static int parse_samples(const run_args *a, int exhaustive, hp_bursty_params p[HP_BURSTY_NTYPES], hp_osp_params *osp)
-{
-    char err[256];
-    hp_sample_defaults(p);
-    hp_osp_params_default(osp);
-    for (int t = 0; !a->samples.n && t < HP_BURSTY_NTYPES; t++) p[t].enabled = (HP_SAMPLE_DEFAULT_TYPES >> t) & 1u;
-    for (int i = 0; i < a->samples.n; i++) {
-        const char *clause = a->samples.items[i];
-        int was = osp->enabled;
-        osp->enabled = 0;
-        if (hp_sample_clause_parse_osp(clause, strlen(clause), p, osp, err, sizeof err))
-            return hp_usage_error(&run_desc, "option '--sample %s': %s", clause, err);
-        if (exhaustive && !osp->enabled)
-            return hp_usage_error(&run_desc, "option '--sample %s' needs --mode bursty (--mode exhaustive counts only subpath)",
-                                  clause);
-        osp->enabled |= (uint32_t)was;
-    }
-    return 0;
-}
-
-/* The enabled types of p and the subpath clause as one spec text, the form the runtime parses
- * (HOTPROF_SAMPLE). */
-static void format_spec(char *out, size_t cap, const hp_bursty_params p[HP_BURSTY_NTYPES], const hp_osp_params *osp,
-                        int exhaustive)
-{
-    size_t len = 0;
-    out[0] = 0;
-    for (int t = 0; !exhaustive && t < HP_BURSTY_NTYPES && len + 1 < cap; t++) {
-        if (!p[t].enabled) continue;
-        int n = snprintf(out + len, cap - len, "%s%s:", len ? ";" : "", hp_sample_type_name(t));
-        if (n < 0 || (size_t)n >= cap - len) break;
-        len += (size_t)n;
-        len += hp_sample_params_format(out + len, cap - len, &p[t]);
-    }
-    if (!osp->enabled || len + 1 >= cap) return;
-    int n = snprintf(out + len, cap - len, "%ssubpath:", len ? ";" : "");
-    if (n < 0 || (size_t)n >= cap - len) return;
-    len += (size_t)n;
-    hp_osp_params_format(out + len, cap - len, osp);
-}
-
 /* --mode (default: bursty with --sample, else exhaustive) and --bursts, checked together. */
 static int resolve_mode(run_args *a)
 {
@@ -206,14 +163,12 @@ static int resolve_mode(run_args *a)
 /* Every setting, validated once. 0, or HP_PARSE_ERROR after a message. */
 static int resolve_settings(run_args *a)
 {
-    hp_bursty_params p[HP_BURSTY_NTYPES];
-    hp_osp_params osp;
     char err[256];
     if (resolve_mode(a)) return HP_PARSE_ERROR;
     int exhaustive = strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) == 0;
     if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 || (exhaustive && a->samples.n)) {
-        if (parse_samples(a, exhaustive, p, &osp)) return HP_PARSE_ERROR;
-        format_spec(a->sample_spec, sizeof a->sample_spec, p, &osp, exhaustive);
+        if (hp_cli_sample_spec(&run_desc, &a->samples, exhaustive, a->sample_spec, sizeof a->sample_spec))
+            return HP_PARSE_ERROR;
     }
     if (a->seed_text && hp_spec_seed(a->seed_text, &a->seed, err, sizeof err))
         return hp_usage_error(&run_desc, "option '--seed': %s", err);

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/commands.h"
+#include "cli/sample_spec.h"
 #include "cli/pager.h"
 #include "cli/run_child.h"
 #include "cli/top.h"
@@ -110,18 +111,14 @@ static int program_settings(const top_args *a)
 {
     char err[256], spec[1024] = "", out[4096];
     int mode = a->samples.n ? HP_RUN_BURSTY : HP_RUN_EXHAUSTIVE;
-    hp_bursty_params p[HP_BURSTY_NTYPES];
     if (a->mode_text && hp_spec_mode(a->mode_text, &mode, err, sizeof err))
         return hp_usage_error(&top_desc, "option '--mode': %s", err);
-    if (a->samples.n && mode != HP_RUN_BURSTY)
-        return hp_usage_error(&top_desc, "option '--sample' needs --mode bursty, not '%s'", hp_spec_mode_name(mode));
-    hp_sample_defaults(p);
-    for (int i = 0; i < a->samples.n; i++) {
-        const char *c = a->samples.items[i];
-        if (hp_sample_clause_parse(c, strlen(c), p, err, sizeof err))
-            return hp_usage_error(&top_desc, "option '--sample %s': %s", c, err);
-        snprintf(spec + strlen(spec), sizeof spec - strlen(spec), "%s%s", i ? ";" : "", c);
-    }
+    if (a->samples.n && mode == HP_RUN_OFF)
+        return hp_usage_error(&top_desc, "option '--sample' needs --mode bursty (or exhaustive for subpath), not '%s'",
+                              hp_spec_mode_name(mode));
+    if ((mode == HP_RUN_BURSTY || (mode == HP_RUN_EXHAUSTIVE && a->samples.n)) &&
+        hp_cli_sample_spec(&top_desc, &a->samples, mode == HP_RUN_EXHAUSTIVE, spec, sizeof spec))
+        return HP_PARSE_ERROR;
     const char *o = a->output ? a->output : HP_SPEC_DEFAULT_OUTPUT;
     if (o[0] != '/' && getcwd(out, sizeof out - strlen(o) - 2)) snprintf(out + strlen(out), sizeof out - strlen(out), "/%s", o);
     else snprintf(out, sizeof out, "%s", o);
