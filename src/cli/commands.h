@@ -21,6 +21,7 @@ int cmd_merge(int argc, char **argv);   /* cmd_merge.c */
 int cmd_cc(int argc, char **argv);      /* cmd_cc.c (+ cc_hooksets.c) */
 int cmd_cxx(int argc, char **argv);     /* cmd_cc.c */
 int cmd_help(int argc, char **argv);    /* cmd_help.c */
+int cmd_sim(int argc, char **argv);     /* cmd_sim.c (src/sim/) */
 
 /* Prints the full help of one subcommand ("hotprof help CMD"). */
 void cmd_run_usage(FILE *out);
@@ -31,6 +32,7 @@ void cmd_diff_usage(FILE *out);
 void cmd_help_usage(FILE *out);
 void cmd_annotate_usage(FILE *out);
 void cmd_merge_usage(FILE *out);
+void cmd_sim_usage(FILE *out);
 
 /* One row of the command table (main.c). */
 typedef struct hp_command {

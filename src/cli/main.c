@@ -17,6 +17,7 @@ static const hp_command commands[] = {
     {"annotate", cmd_annotate, cmd_annotate_usage, "one function's source lines or instructions with block counts (perf annotate)"},
     {"diff", cmd_diff, cmd_diff_usage, "what changed from profile A to B, per function and call pair (perf diff)"},
     {"merge", cmd_merge, cmd_merge_usage, "merge profiles of many runs, processes or machines into one"},
+    {"sim", cmd_sim, cmd_sim_usage, "replay a recorded trace through multi-hash or HPS hardware designs"},
     {"cc", cmd_cc, NULL, "compile and link C with hotprof's hooks (wraps clang or gcc)"},
     {"c++", cmd_cxx, NULL, "compile and link C++ with hotprof's hooks (wraps clang++ or g++)"},
     {"help", cmd_help, cmd_help_usage, "show the help of a command"},
