@@ -52,6 +52,7 @@
 #include "runtime/modules.h"
 #include "runtime/ctl/ctl.h"
 #include "runtime/pt/datastream.h"
+#include "runtime/pt/trace.h"
 #include "runtime/writer.h"
 #include "core/base/bytes.h"
 #include "core/base/hash.h"
@@ -476,6 +477,10 @@ static HP_NOINST void do_init(void)
     install_signal_handlers();
     pthread_atfork(NULL, NULL, fork_child);
     on_exit(note_exit_status, NULL);
+    if (c->trace && c->mode == HP_RUN_EXHAUSTIVE) { /* --record-trace: this image only, not its children */
+        hp_rt_trace_start(c->trace, c->trace_kind, c->trace_limit);
+        unsetenv("HOTPROF_TRACE");
+    }
     HP_STORE_REL(&hp_g.recording, 1);
     hp_xray_start();  /* XRay (ctl/xray.c): only when a probe found sleds */
     hp_sites_start(); /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them */
@@ -512,6 +517,7 @@ __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
     hp_modules_refresh();
     hp_group_stats st;
     report_group(hp_write_group(HP_GROUP_FINAL, g_exit_known ? g_exit_status : 0, 1, &st), &st, 0, "");
+    hp_rt_trace_finish(); /* --record-trace: every buffer and the end record */
 }
 
 /* Before the process image is replaced (the exec wrappers below): its counts so far as a group flagged FINAL|EXEC

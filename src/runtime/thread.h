@@ -95,7 +95,8 @@ typedef struct hp_thread_win {
 typedef struct hp_thread {
     uint32_t active;      /* 0: hooks return at once (stopped, off, forked child) */
     uint32_t prev_guard;  /* guard of the last block, for edges (0 = none yet) */
-    uint32_t bursty;      /* 1: bursty mode (fixed at creation) */
+    uint32_t bursty;      /* HP_THREAD_BURSTY: bursty mode; HP_THREAD_TRACING: exhaustive with a
+                           * trace (pt/trace.h); 0: exhaustive (fixed at creation) */
     uint32_t in_slow;     /* bursty: inside the controller's slow path (re-entry guard) */
     uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
     hp_frame *stack;      /* [0] is the pseudo-frame; real frames are 1..depth */
@@ -113,6 +114,7 @@ typedef struct hp_thread {
     uint64_t frameless_fn, frameless_depth; /* last block function found on no frame, and where */
     hp_thread_ds ds;      /* datastream */
     hp_thread_win win;    /* patch mode */
+    struct hp_trace_buf *trace; /* --record-trace: this thread's buffer (pt/trace.c), NULL until used */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
     /* recycling (thread.c): none of these is read by a hook */
@@ -120,6 +122,10 @@ typedef struct hp_thread {
     uint32_t exit_rounds; /* key destructor calls seen (the merge waits for the second) */
     void *altstack;       /* this state's signal stack (64 KiB), reused with it */
 } hp_thread;
+
+/* hp_thread.bursty: the mode branch the hooks take (hooks.c). */
+#define HP_THREAD_BURSTY 1u
+#define HP_THREAD_TRACING 2u
 
 /* Exited threads that keep their own state (and THREAD record); the counts of later ones are
  * merged into one record (tid 0) and their state is reused by new threads (thread.c). */
