@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const hp_command_desc sim_desc = {
@@ -134,9 +135,19 @@ static int read_trace(const char *path, hp_trace *tr)
 
 /* ---------------------------------------------------------------- multihash */
 
+static double g_started; /* progress: when the replays started (seconds, monotonic) */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Long grids only (past 2 s): a line at every tenth of the configurations. */
 static void progress(size_t done, size_t total)
 {
-    if (total >= 8 && (done * 10 / total != (done - 1) * 10 / total || done == total))
+    if (now_s() - g_started >= 2 && (done * 10 / total != (done - 1) * 10 / total || done == total))
         fprintf(stderr, "hotprof sim: %zu/%zu configurations\n", done, total);
 }
 
@@ -215,6 +226,7 @@ static int run_multihash(const sim_args *a, const char *path)
     size_t n = hp_mhsim_grid_size(&g);
     hp_mhsim_result *res = calloc(n, sizeof *res);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    g_started = now_s();
     rc = !res || hp_mhsim_run(&in, &g, res, cpus > 0 ? (unsigned)cpus : 1, getenv("HOTPROF_QUIET") ? NULL : progress);
     if (rc) fprintf(stderr, "hotprof: sim: out of memory\n");
     else {
