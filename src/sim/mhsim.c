@@ -87,6 +87,10 @@ static int prepare_common(hp_mhsim_input *in, uint64_t interval, double threshol
     in->interval = interval, in->threshold = threshold;
     in->T = threshold_count(interval, threshold);
     if (!interval || !in->T) { snprintf(err, errlen, "invalid interval %llu or threshold %g", (unsigned long long)interval, threshold); return -1; }
+    uint64_t longest = 0;
+    for (size_t i = 0; i < in->nthreads; i++)
+        if (in->threads[i].nkeys > longest) longest = in->threads[i].nkeys;
+    if (longest < interval) { snprintf(err, errlen, "no thread of the trace has a complete interval of %llu events (use a smaller --interval)", (unsigned long long)interval); return -1; }
     count_map m;
     if (map_init(&m, interval)) { map_free(&m); snprintf(err, errlen, "out of memory"); return -1; }
     size_t scored = 0;

@@ -64,7 +64,8 @@ TEST(trace_round_trip)
     REQUIRE(buf != NULL);
     hp_trace tr;
     char err[300];
-    REQUIRE(hp_trace_decode(buf, len, &tr, err, sizeof err) == 0);
+    int rc_ = hp_trace_decode(buf, len, &tr, err, sizeof err);
+    REQUIRE(rc_ == 0);
     CHECK_EQ_U64(tr.kind, HP_TRACE_EDGES);
     CHECK_EQ_U64(tr.flags, HP_TRACE_CUT);
     CHECK_EQ_U64(tr.events, n + n / 3);
@@ -118,7 +119,8 @@ TEST(trace_corruption_refused)
         buf[at[i]] ^= 0x10;
     }
     hp_trace tr;
-    REQUIRE(hp_trace_decode(buf, len, &tr, err, sizeof err) == 0); /* untouched again */
+    int rc_ = hp_trace_decode(buf, len, &tr, err, sizeof err);
+    REQUIRE(rc_ == 0); /* untouched again */
     hp_trace_free(&tr);
     free(buf);
 }
@@ -159,7 +161,8 @@ TEST(exact_intervals_planted)
     uint64_t *k = planted(6, &n);
     hp_mhsim_input in;
     char err[200];
-    REQUIRE(hp_mhsim_prepare_keys(&k, &n, 1, 1000, 0.02, &in, err, sizeof err) == 0);
+    int rc_ = hp_mhsim_prepare_keys(&k, &n, 1, 1000, 0.02, &in, err, sizeof err);
+    REQUIRE(rc_ == 0);
     CHECK_EQ_U64(in.T, 20);
     REQUIRE(in.threads[0].nintervals == 6);
     for (size_t iv = 0; iv < 6; iv++) {
@@ -185,7 +188,8 @@ TEST(generous_design_scores_zero)
     uint64_t *k = planted(6, &n);
     hp_mhsim_input in;
     char err[200];
-    REQUIRE(hp_mhsim_prepare_keys(&k, &n, 1, 1000, 0.02, &in, err, sizeof err) == 0);
+    int rc_ = hp_mhsim_prepare_keys(&k, &n, 1, 1000, 0.02, &in, err, sizeof err);
+    REQUIRE(rc_ == 0);
     hp_mhsim_grid g = default_grid();
     hp_multihash_params p;
     hp_mhsim_grid_params(&g, 0, &p);
@@ -244,7 +248,8 @@ TEST(parallel_equals_serial)
     uint64_t *k = planted(8, &n);
     hp_mhsim_input in;
     char err[200];
-    REQUIRE(hp_mhsim_prepare_keys(&k, &n, 1, 1000, 0.02, &in, err, sizeof err) == 0);
+    int rc_ = hp_mhsim_prepare_keys(&k, &n, 1, 1000, 0.02, &in, err, sizeof err);
+    REQUIRE(rc_ == 0);
     hp_mhsim_grid g = default_grid();
     uint32_t tables[] = {1, 2, 4, 8};
     for (int i = 0; i < 4; i++) g.tables.v[i] = tables[i];
@@ -252,7 +257,8 @@ TEST(parallel_equals_serial)
     g.counters.v[0] = 64, g.counters.v[1] = 256, g.counters.n = 2;
     size_t total = hp_mhsim_grid_size(&g);
     hp_mhsim_result *a = calloc(total, sizeof *a), *b = calloc(total, sizeof *b);
-    REQUIRE(hp_mhsim_run(&in, &g, a, 1, NULL) == 0 && hp_mhsim_run(&in, &g, b, 3, NULL) == 0);
+    int ra = hp_mhsim_run(&in, &g, a, 1, NULL), rb = hp_mhsim_run(&in, &g, b, 3, NULL);
+    CHECK(ra == 0 && rb == 0);
     int same = 1;
     for (size_t i = 0; i < total; i++) same &= a[i].e == b[i].e && a[i].fp == b[i].fp && a[i].area == b[i].area;
     CHECK(same);
@@ -286,7 +292,8 @@ TEST(hps_period_zero_is_exact)
     hp_trace tr = calls_trace();
     hp_hpssim_input in;
     char err[200];
-    REQUIRE(hp_hpssim_prepare(&tr, &in, err, sizeof err) == 0);
+    int rc_ = hp_hpssim_prepare(&tr, &in, err, sizeof err);
+    REQUIRE(rc_ == 0);
     CHECK_EQ_U64(in.nmethods, 3);
     hp_hpssim_result r;
     REQUIRE(hp_hpssim_replay(&in, 0, 1, 0, 1, &r) == 0);
