@@ -63,7 +63,7 @@ HP_NOINST int hp_rt_trace_start(const char *path, uint32_t kind, uint64_t limit)
         return -1;
     }
     if (!kind) kind = HP_LOAD_ACQ(&hp_g.guards) > 0 ? HP_RT_TRACE_EDGES : HP_RT_TRACE_CALLS;
-    g_trace_limit = limit;
+    g_trace_limit = limit, g_trace_written = 0, g_trace_flags = 0;
     special(HP_RAW_KIND, kind);
     pthread_atfork(NULL, NULL, fork_child);
     HP_STORE_REL(&hp_g.trace_kind, kind);
