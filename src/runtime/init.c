@@ -341,6 +341,7 @@ static HP_NOINST void on_fatal_signal(int signo, siginfo_t *si, void *uc)
     int saved_errno = errno;
     hp_group_stats st;
     if (!HP_LOAD_ACQ(&hp_g.stopped)) report_group(hp_write_group(HP_GROUP_CRASH, -(int64_t)signo, 1, &st), &st, signo, "");
+    hp_rt_trace_finish(); /* --record-trace: the buffers up to the signal, and the end record */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;

@@ -4,7 +4,8 @@
 # phases), a calls trace of bench/workloads/mt_work (4 threads). The calls trace holds exactly the run's calls + back-edges and edges trace
 # exactly its edges (both from `report --format json`); sim multihash prints every grid row with
 # errors in [0, 100], its CSV parses with one row per configuration, its SVG is well-formed XML;
-# sim hps with period 0 scores 100% (renormalized) and period 99 samples ~1%; a cut trace says so.
+# sim hps with period 0 scores 100% (renormalized) and period 99 samples ~1%; a cut trace says so;
+# a run that dies of SIGSEGV still leaves a complete trace up to the crash.
 # Bad input, one message each: truncated trace, corrupt header, corrupt chunk, wrong kind for
 # each subcommand, --tables 0, --counters not divisible, a threshold the bits cannot hold,
 # unknown options, --record-trace in bursty mode, a bad --trace-kind, a missing trace.
@@ -80,6 +81,19 @@ check "calls trace has the 4 worker threads and the main thread" grep -qE 'calls
 "$HP" sim multihash cut.trace --interval 1000 --tables 4 >cut.out 2>cut.err
 check_eq "a cut trace holds exactly the limit" "$(trace_events cut.out)" 5000
 check "a cut trace says so" grep -q "cut at" cut.err
+
+# ---- a crash: the runtime's fatal-signal handler flushes the trace (not marked lost)
+cp "$ROOT/tests/e2e/progs/crash.c" .
+if "$HP" cc -O2 -o crash crash.c; then
+    "$HP" run -q -o cr.data --record-trace cr.trace --trace-kind calls -- ./crash >/dev/null 2>cr.err
+    "$HP" report --format json cr.data >cr.json 2>/dev/null
+    "$HP" sim hps cr.trace --period 0 --burst 1 >cr.out 2>cr2.err
+    check_eq "a crashed run's trace holds every call and back-edge up to the crash" "$(trace_events cr.out)" \
+        "$(( $(json_total cr.json calls) + $(json_total cr.json backedges) ))"
+    check "a crashed run's trace is not marked lost" bash -c '! grep -q "lost\|incomplete" "$0" "$1"' cr.err cr2.err
+else
+    fail "crash.c builds with hotprof cc"
+fi
 
 # ---- bad input
 head -c $(( $(stat -c %s e.trace) - 7 )) e.trace >trunc.trace

@@ -1,5 +1,6 @@
 /* trace.c — per-thread trace buffers handed to `hotprof run` through an O_APPEND file (trace.h).
- * File-static state (this file's only): the raw file's fd, the event budget and the cut flag.
+ * File-static state (this file's only): the raw file's fd, the event budget, the flags and
+ * whether the end record was written (once: at exit or in the fatal-signal handler).
  */
 #define _GNU_SOURCE
 #include "runtime/pt/trace.h"
@@ -11,6 +12,7 @@
 static int g_trace_fd = -1;
 static uint64_t g_trace_limit, g_trace_written;
 static uint32_t g_trace_flags; /* 1: cut at the limit, 2: a write failed (events lost) */
+static int g_trace_finished;   /* the end record is being or was written */
 
 static HP_NOINST void write_all(const void *p, size_t n)
 {
@@ -63,7 +65,7 @@ HP_NOINST int hp_rt_trace_start(const char *path, uint32_t kind, uint64_t limit)
         return -1;
     }
     if (!kind) kind = HP_LOAD_ACQ(&hp_g.guards) > 0 ? HP_RT_TRACE_EDGES : HP_RT_TRACE_CALLS;
-    g_trace_limit = limit, g_trace_written = 0, g_trace_flags = 0;
+    g_trace_limit = limit, g_trace_written = 0, g_trace_flags = 0, g_trace_finished = 0;
     special(HP_RAW_KIND, kind);
     pthread_atfork(NULL, NULL, fork_child);
     HP_STORE_REL(&hp_g.trace_kind, kind);
@@ -85,7 +87,7 @@ HP_NOINST void hp_rt_trace_slow(hp_thread *t, uint64_t a, uint64_t b)
 
 HP_NOINST void hp_rt_trace_finish(void)
 {
-    if (g_trace_fd < 0) return;
+    if (g_trace_fd < 0 || __atomic_exchange_n(&g_trace_finished, 1, __ATOMIC_ACQ_REL)) return; /* once: exit or a signal */
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         hp_trace_buf *buf = HP_LOAD_ACQ(&t->trace);
         if (buf) flush(buf, t->tid);

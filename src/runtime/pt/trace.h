@@ -11,8 +11,9 @@
  * full buffer is handed over with ONE write() of a raw record (tid, count, tuples) to a file
  * opened O_APPEND, which `hotprof run` compresses into the trace file after the program exits
  * (so libhotprof_rt needs no zstd, and writes from many threads never interleave). At normal exit
- * the destructor flushes every thread's buffer and appends an end record carrying the flags (cut
- * at HOTPROF_TRACE_LIMIT events); a run that dies without it is marked lost by `hotprof run`.
+ * (and in the runtime's fatal-signal handler) every thread's buffer is flushed and an end record
+ * carrying the flags (cut at HOTPROF_TRACE_LIMIT events) appended; a run that dies without it
+ * (SIGKILL, exec) is marked lost by `hotprof run`.
  *
  * Raw records: u64 tid, u64 n, then n pairs of u64 (a, b); special tids: HP_RAW_KIND (n = the
  * kind recorded), HP_RAW_END (n = flags). Native byte order (same machine).
