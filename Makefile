@@ -46,7 +46,7 @@ SIM_OBJ      := $(call obj,$(SIM_SRC))
 CLI_OBJ      := $(call obj,$(CLI_SRC))
 UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-ANALYSIS_LIBS := -ldw -lelf -lz -lcapstone -lprotobuf-c
+ANALYSIS_LIBS := -ldw -lelf -lz -lcapstone -lprotobuf-c -lzstd
 RT_LIBS       := -lpthread -ldl -lm
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean

@@ -1,7 +1,7 @@
 /* cmd_run.c — `hotprof run [options] -- PROG ARGS...`: runs a program built with `hotprof cc`
  * and tells its runtime where and how to profile through the environment:
  *   HOTPROF_OUTPUT (absolute path), HOTPROF_MODE, HOTPROF_SEED, HOTPROF_QUIET, HOTPROF_BURSTS, and in
- *   bursty mode HOTPROF_SAMPLE; HOTPROF_CLAIMED is removed so the program's runtime claims the
+ *   bursty mode HOTPROF_SAMPLE; with --record-trace HOTPROF_TRACE(_KIND, _LIMIT) (run_trace.c); HOTPROF_CLAIMED is removed so the program's runtime claims the
  *   output afresh.
  * Every setting is parsed once, here, with core/control/spec (the runtime's own grammar, so the
  * messages are the runtime's): --sample (repeatable) clauses into hp_bursty_params, and the
@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/run_child.h"
 #include "cli/sample_spec.h"
+#include "cli/run_trace.h"
 #include "core/control/spec.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +72,7 @@ typedef struct run_args {
     const char *mode, *bursts; /* canonical names (hp_spec_*_name); bursts NULL if not given */
     uint64_t seed;
     char sample_spec[SPEC_MAX]; /* HOTPROF_SAMPLE; "" unless bursty */
+    hp_run_trace trace;         /* --record-trace (run_trace.h) */
 } run_args;
 
 static void init_options(hp_option *opts, run_args *a)
@@ -87,6 +89,11 @@ static void init_options(hp_option *opts, run_args *a)
          "auto (default: patch when possible)"},
         {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
+        {HP_OPT_STRING, 0, "record-trace", &a->trace.file, "FILE",
+         "also record an event trace into FILE for 'hotprof sim' (exhaustive mode; docs/trace.md)"},
+        {HP_OPT_STRING, 0, "trace-kind", &a->trace.kind, "KIND",
+         "values (compare operands, loaded values), edges or calls (default: edges if blocks are compiled in, else calls)"},
+        {HP_OPT_UINT, 0, "trace-limit", &a->trace.limit, "N", "record at most N events (default 100000000; the trace says it was cut)"},
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
     HP_OPTIONS_COPY(opts, table);
@@ -173,6 +180,10 @@ static int resolve_settings(run_args *a)
     if (a->seed_text && hp_spec_seed(a->seed_text, &a->seed, err, sizeof err))
         return hp_usage_error(&run_desc, "option '--seed': %s", err);
     if (!a->seed_text) a->seed = random_seed();
+    if ((a->trace.kind || a->trace.limit != HP_RUN_TRACE_DEFAULT_LIMIT) && !a->trace.file)
+        return hp_usage_error(&run_desc, "options '--trace-kind' and '--trace-limit' need --record-trace FILE");
+    if (a->trace.file && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0)
+        return hp_usage_error(&run_desc, "option '--record-trace' needs --mode exhaustive, not '%s'", a->mode);
     return 0;
 }
 
@@ -304,7 +315,7 @@ static int run_with(run_args *a, char **pos, int npos);
 
 int cmd_run(int argc, char **argv)
 {
-    run_args a = {.output = HP_SPEC_DEFAULT_OUTPUT};
+    run_args a = {.output = HP_SPEC_DEFAULT_OUTPUT, .trace.limit = HP_RUN_TRACE_DEFAULT_LIMIT};
     hp_option opts[HP_OPTIONS_MAX];
     char **pos;
     int npos;
@@ -332,16 +343,24 @@ static int run_with(run_args *a, char **pos, int npos)
         free(output);
         return 1;
     }
+    int usage = 0;
+    unsetenv("HOTPROF_TRACE");
+    if (a->trace.file && hp_run_trace_prepare(&a->trace, &usage)) {
+        free(output);
+        return usage ? 2 : 1;
+    }
     file_stamp before = stamp_of(output);
     pos[npos] = NULL;
     run_reports rep = {0};
     int err = run_program(pos, &status, &rep);
     if (err) {
         fprintf(stderr, "hotprof: cannot run '%s': %s\n", pos[0], strerror(err));
+        if (a->trace.file) unlink(a->trace.raw);
         free(output);
         return err == ENOENT ? 127 : 126;
     }
     rc = finish(a, pos[0], status, profile_written(&before, output), a->output, &rep);
+    if (a->trace.file && hp_run_trace_finish(&a->trace, pos[0], a->quiet) && !rc) rc = 1;
     free(output);
     return rc;
 }

@@ -22,6 +22,7 @@ int cmd_cc(int argc, char **argv);      /* cmd_cc.c (+ cc_hooksets.c) */
 int cmd_cxx(int argc, char **argv);     /* cmd_cc.c */
 int cmd_help(int argc, char **argv);    /* cmd_help.c */
 int cmd_top(int argc, char **argv);     /* cmd_top.c (+ top.c, top_screen.c) */
+int cmd_sim(int argc, char **argv);     /* cmd_sim.c (src/sim/) */
 
 /* Prints the full help of one subcommand ("hotprof help CMD"). */
 void cmd_run_usage(FILE *out);
@@ -33,6 +34,7 @@ void cmd_help_usage(FILE *out);
 void cmd_annotate_usage(FILE *out);
 void cmd_merge_usage(FILE *out);
 void cmd_top_usage(FILE *out);
+void cmd_sim_usage(FILE *out);
 
 /* One row of the command table (main.c). */
 typedef struct hp_command {

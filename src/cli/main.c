@@ -18,6 +18,7 @@ static const hp_command commands[] = {
     {"diff", cmd_diff, cmd_diff_usage, "what changed from profile A to B, per function and call pair (perf diff)"},
     {"top", cmd_top, cmd_top_usage, "live view of a running program's hottest methods, call pairs, subpaths"},
     {"merge", cmd_merge, cmd_merge_usage, "merge profiles of many runs, processes or machines into one"},
+    {"sim", cmd_sim, cmd_sim_usage, "replay a recorded trace through multi-hash or HPS hardware designs"},
     {"cc", cmd_cc, NULL, "compile and link C with hotprof's hooks (wraps clang or gcc)"},
     {"c++", cmd_cxx, NULL, "compile and link C++ with hotprof's hooks (wraps clang++ or g++)"},
     {"help", cmd_help, cmd_help_usage, "show the help of a command"},

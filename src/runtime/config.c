@@ -95,6 +95,11 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
         if (!hp_spec_u64(fd, 0, 1u << 30, &v) && !hp_spec_u64(colon + 1, 0, UINT64_MAX, &c->run_ino)) c->run_fd = (int)v;
     }
 
+    c->trace = var(get, arg, "HOTPROF_TRACE");
+    const char *tkind = var(get, arg, "HOTPROF_TRACE_KIND"), *tlimit = var(get, arg, "HOTPROF_TRACE_LIMIT");
+    c->trace_kind = !tkind ? 0 : strcmp(tkind, "values") == 0 ? 1 : strcmp(tkind, "edges") == 0 ? 2 : strcmp(tkind, "calls") == 0 ? 3 : 0;
+    if (!tlimit || hp_spec_u64(tlimit, 1, UINT64_MAX, &c->trace_limit)) c->trace_limit = HP_TRACE_DEFAULT_LIMIT;
+
     if (c->mode == HP_RUN_OFF) return 0;
     hp_osp_params_default(&c->osp);
     if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse_osp(spec, c->sample, &c->osp, err, sizeof err))

@@ -14,6 +14,9 @@
  *   HOTPROF_LIVE                  "0": no live segment for `hotprof top` (live.c); else on.
  *   HOTPROF_XRAY                  "0": never, "1": required, anything else: when present.
  *   HOTPROF_RUN_FD                "<fd>:<inode>"; anything else: ignored (run_fd -1).
+ *   HOTPROF_TRACE, _TRACE_KIND, _TRACE_LIMIT  the raw trace file `hotprof run --record-trace`
+ *                                 reads back (pt/trace.h); kind values|edges|calls (else: edges if
+ *                                 blocks are compiled in, else calls); limit: bad -> the default.
  *
  * The parse is a pure function over a getenv-like callback (hp_rt_config_parse) so that unit
  * tests run it on an array of "NAME=value" strings (hp_rt_config_from_envp) without the runtime's
@@ -26,6 +29,8 @@
 #include <stdint.h>
 #include "core/control/bursty.h"
 #include "core/control/osp.h"
+
+#define HP_TRACE_DEFAULT_LIMIT 100000000ull /* --trace-limit default (cli/cmd_run.c says the same) */
 
 enum { HP_XRAY_WISH_NEVER = 0, HP_XRAY_WISH_REQUIRED = 1, HP_XRAY_WISH_AUTO = 2 };
 
@@ -50,6 +55,9 @@ typedef struct hp_rt_config {
     int xray;                 /* HP_XRAY_WISH_* (HOTPROF_XRAY) */
     int run_fd;               /* HOTPROF_RUN_FD "<fd>:<inode>" (set by `hotprof run`): the fd, -1 if */
     uint64_t run_ino;         /* unset or malformed; init checks the fd is a socket of that inode */
+    const char *trace;        /* HOTPROF_TRACE: raw trace file (exhaustive mode only), or NULL */
+    uint32_t trace_kind;      /* HOTPROF_TRACE_KIND: 1 values, 2 edges, 3 calls, 0 automatic */
+    uint64_t trace_limit;     /* HOTPROF_TRACE_LIMIT: tuples at most (HP_SPEC_DEFAULT_TRACE_LIMIT) */
     char error[384];          /* "" or the one message of a setting that stops profiling */
 } hp_rt_config;
 

@@ -7,6 +7,8 @@
  *   hooks_patch.h       bursty over patched call sites (hooks run only in windows)
  *   hooks_osp.h         subpaths (OSP), before the mode's own block body, when the thread's
  *                       blockflags say so (the block hook tests blockflags where it tested bursty)
+ *   hooks_trace.h       exhaustive with a trace (--record-trace): t->bursty == HP_THREAD_TRACING
+ *                       (the block hook: blockflags has HP_BLOCK_TRACE)
  * (shared pieces in hooks_common.h). The mode is chosen by two predictable branches on the
  * thread's fixed `bursty` flag and hp_g.patch — exactly the tests the hooks made before the
  * bodies moved out — never by a function pointer; no body adds work to another mode's path.
@@ -30,6 +32,7 @@
 #include "runtime/hooks_bursty.h"
 #include "runtime/hooks_patch.h"
 #include "runtime/hooks_osp.h"
+#include "runtime/hooks_trace.h"
 #include "runtime/modules.h"
 
 /* ---------------------------------------------------------------- calls */
@@ -39,7 +42,8 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
     FAST_THREAD(t);
     uint64_t fn = (uint64_t)(uintptr_t)this_fn, site = (uint64_t)(uintptr_t)call_site;
     if (HP_UNLIKELY(t->bursty)) {
-        if (HP_LOAD_RLX(&hp_g.patch))
+        if (t->bursty == HP_THREAD_TRACING) trace_enter(t, fn, site);
+        else if (HP_LOAD_RLX(&hp_g.patch))
             patch_enter(t, fn, site, (uint64_t)(uintptr_t)__builtin_return_address(0),
                         (uint64_t)(uintptr_t)&__cyg_profile_func_enter);
         else
@@ -52,7 +56,7 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
 HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
     FAST_THREAD(t);
-    if (HP_UNLIKELY(t->bursty) && HP_LOAD_RLX(&hp_g.patch) &&
+    if (HP_UNLIKELY(t->bursty == HP_THREAD_BURSTY) && HP_LOAD_RLX(&hp_g.patch) &&
         !patch_mask(t, (uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&__cyg_profile_func_exit))
         return;
     exit_pop(t, (uint64_t)(uintptr_t)this_fn);
@@ -64,10 +68,11 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
 {
     FAST_THREAD(t);
     uint32_t id = *guard;
-    if (HP_UNLIKELY(t->blockflags)) { /* bursty and/or subpaths (one test, as `bursty` was) */
+    if (HP_UNLIKELY(t->blockflags)) { /* bursty, subpaths and/or a trace (one test, as `bursty` was) */
         if (t->blockflags & HP_BLOCK_OSP) osp_block(t, id);
         if (!(t->blockflags & HP_BLOCK_BURSTY)) {
-            exhaustive_block(t, id);
+            if (t->blockflags & HP_BLOCK_TRACE) trace_block(t, id); /* counts as exhaustive_block, and traces */
+            else exhaustive_block(t, id);
             return;
         }
         if (HP_LOAD_RLX(&hp_g.patch))
@@ -108,6 +113,11 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
         FAST_THREAD(t);                                                                            \
         if (HP_UNLIKELY(t->bursty)) {                                                              \
             uint64_t ret_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                      \
+            if (t->bursty == HP_THREAD_TRACING) {                                                  \
+                if (!(is_store)) trace_value(t, ret_, (uint64_t)*addr);                            \
+                HP_BUMP(&t->tot.field);                                                            \
+                return;                                                                            \
+            }                                                                                      \
             uint32_t on_ = HP_LOAD_RLX(&hp_g.patch) ? patch_mask(t, ret_, (uint64_t)(uintptr_t)&name) \
                                                     : hp_bursty_on(&t->bs);                        \
             if (HP_UNLIKELY(on_ & BIT_STREAMS)) hp_rt_ds_sample(t, addr, ret_, is_store);          \
@@ -118,11 +128,17 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
 
 /* Compare hooks count in exhaustive mode only (no bursty profile type uses them yet); in patch
  * mode they hand their call site to sites.c, to be turned off. */
-#define COUNT_HOOK(name, field, params)                                                            \
+#define COUNT_HOOK(name, field, params, traced)                                                    \
     HP_API HP_NO_ICF void name params                                                              \
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
         if (HP_UNLIKELY(t->bursty)) {                                                              \
+            if (t->bursty == HP_THREAD_TRACING) {                                                  \
+                uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                   \
+                traced;                                                                            \
+                HP_BUMP(&t->tot.field);                                                            \
+                return;                                                                            \
+            }                                                                                      \
             if (HP_LOAD_RLX(&hp_g.patch) && !HP_LOAD_RLX(&hp_g.pb.mask))                             \
                 hp_sites_note((uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&name); \
             return;                                                                                \
@@ -140,15 +156,15 @@ MEM_HOOK(__sanitizer_cov_store2, stores, 1, uint16_t)
 MEM_HOOK(__sanitizer_cov_store4, stores, 1, uint32_t)
 MEM_HOOK(__sanitizer_cov_store8, stores, 1, uint64_t)
 MEM_HOOK(__sanitizer_cov_store16, stores, 1, __int128)
-COUNT_HOOK(__sanitizer_cov_trace_cmp1, cmps, (uint8_t a, uint8_t b))
-COUNT_HOOK(__sanitizer_cov_trace_cmp2, cmps, (uint16_t a, uint16_t b))
-COUNT_HOOK(__sanitizer_cov_trace_cmp4, cmps, (uint32_t a, uint32_t b))
-COUNT_HOOK(__sanitizer_cov_trace_cmp8, cmps, (uint64_t a, uint64_t b))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp1, cmps, (uint8_t a, uint8_t b))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp2, cmps, (uint16_t a, uint16_t b))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp4, cmps, (uint32_t a, uint32_t b))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp8, cmps, (uint64_t a, uint64_t b))
-COUNT_HOOK(__sanitizer_cov_trace_switch, cmps, (uint64_t val, uint64_t *cases))
-COUNT_HOOK(__sanitizer_cov_trace_div4, cmps, (uint32_t val))
-COUNT_HOOK(__sanitizer_cov_trace_div8, cmps, (uint64_t val))
-COUNT_HOOK(__sanitizer_cov_trace_gep, cmps, (uintptr_t idx))
+COUNT_HOOK(__sanitizer_cov_trace_cmp1, cmps, (uint8_t a, uint8_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
+COUNT_HOOK(__sanitizer_cov_trace_cmp2, cmps, (uint16_t a, uint16_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
+COUNT_HOOK(__sanitizer_cov_trace_cmp4, cmps, (uint32_t a, uint32_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
+COUNT_HOOK(__sanitizer_cov_trace_cmp8, cmps, (uint64_t a, uint64_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp1, cmps, (uint8_t a, uint8_t b), trace_value(t, pc_, b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp2, cmps, (uint16_t a, uint16_t b), trace_value(t, pc_, b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp4, cmps, (uint32_t a, uint32_t b), trace_value(t, pc_, b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp8, cmps, (uint64_t a, uint64_t b), trace_value(t, pc_, b))
+COUNT_HOOK(__sanitizer_cov_trace_switch, cmps, (uint64_t val, uint64_t *cases), trace_value(t, pc_, val))
+COUNT_HOOK(__sanitizer_cov_trace_div4, cmps, (uint32_t val), trace_value(t, pc_, val))
+COUNT_HOOK(__sanitizer_cov_trace_div8, cmps, (uint64_t val), trace_value(t, pc_, val))
+COUNT_HOOK(__sanitizer_cov_trace_gep, cmps, (uintptr_t idx), trace_value(t, pc_, idx))

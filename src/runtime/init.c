@@ -56,6 +56,7 @@
 #include "runtime/modules.h"
 #include "runtime/ctl/ctl.h"
 #include "runtime/pt/datastream.h"
+#include "runtime/pt/trace.h"
 #include "runtime/writer.h"
 #include "runtime/live.h"
 #include "core/base/bytes.h"
@@ -346,6 +347,7 @@ static HP_NOINST void on_fatal_signal(int signo, siginfo_t *si, void *uc)
     hp_group_stats st;
     hp_live_stop();
     if (!HP_LOAD_ACQ(&hp_g.stopped)) report_group(hp_write_group(HP_GROUP_CRASH, -(int64_t)signo, 1, &st), &st, signo, "");
+    hp_rt_trace_finish(); /* --record-trace: the buffers up to the signal, and the end record */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -491,6 +493,10 @@ static HP_NOINST void do_init(void)
     install_signal_handlers();
     pthread_atfork(NULL, NULL, fork_child);
     on_exit(note_exit_status, NULL);
+    if (c->trace && c->mode == HP_RUN_EXHAUSTIVE) { /* --record-trace: this image only, not its children */
+        hp_rt_trace_start(c->trace, c->trace_kind, c->trace_limit);
+        unsetenv("HOTPROF_TRACE");
+    }
     HP_STORE_REL(&hp_g.recording, 1);
     hp_xray_start();  /* XRay (ctl/xray.c): only when a probe found sleds */
     hp_sites_start(); /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them */
@@ -529,6 +535,7 @@ __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
     hp_modules_refresh();
     hp_group_stats st;
     report_group(hp_write_group(HP_GROUP_FINAL, g_exit_known ? g_exit_status : 0, 1, &st), &st, 0, "");
+    hp_rt_trace_finish(); /* --record-trace: every buffer and the end record */
 }
 
 /* Before the process image is replaced (the exec wrappers below): its counts so far as a group flagged FINAL|EXEC

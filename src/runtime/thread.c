@@ -134,7 +134,7 @@ static HP_NOINST int bursty_setup(hp_thread *t)
     if (!t->methods) return 0;
     t->seed = hp_thread_seed(__atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED));
     hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);
-    t->bursty = 1;
+    t->bursty = HP_THREAD_BURSTY;
     return 1;
 }
 
@@ -202,7 +202,7 @@ static HP_NOINST void thread_merge(hp_thread *a, const hp_thread *t)
     uint64_t *to = &a->tot.calls;
     for (size_t i = 0; i < sizeof t->tot / sizeof(uint64_t); i++) HP_STORE_RLX(&to[i], to[i] + from[i]);
     HP_STORE_RLX(&a->orphan_backedges, a->orphan_backedges + t->orphan_backedges);
-    for (int type = 0; t->bursty && a->bursty && type < HP_BURSTY_NTYPES; type++) {
+    for (int type = 0; t->bursty == HP_THREAD_BURSTY && a->bursty == HP_THREAD_BURSTY && type < HP_BURSTY_NTYPES; type++) {
         uint64_t e, smp;
         hp_thread_bursty_counts(t, type, &e, &smp);
         HP_STORE_RLX(&a->bs.t[type].events, a->bs.t[type].events + e);
@@ -247,7 +247,7 @@ static HP_NOINST void thread_exit(void *arg)
     }
     hp_tls = &hp_inactive_thread; /* whatever runs later in this thread is not recorded */
     if (__atomic_fetch_add(&g_exited_count, 1, __ATOMIC_RELAXED) < HP_KEEP_EXITED) return;
-    if (HP_LOAD_ACQ(&t->ds.det) || !hp_threads_lock()) return; /* keeps its state */
+    if (HP_LOAD_ACQ(&t->ds.det) || t->trace || !hp_threads_lock()) return; /* keeps its state (and trace buffer) */
     hp_thread *a = HP_LOAD_ACQ(&hp_g.stopped) ? NULL : exited_record();
     if (a) {
         thread_merge(a, t);
@@ -291,8 +291,10 @@ static HP_NOINST hp_thread *thread_create(void)
     }
     t->tid = (uint64_t)syscall(SYS_gettid);
     if (HP_LOAD_ACQ(&hp_g.bursty) && !bursty_setup(t)) return NULL;
+    if (!t->bursty && HP_LOAD_ACQ(&hp_g.trace_kind)) t->bursty = HP_THREAD_TRACING; /* pt/trace.h */
     if (HP_LOAD_ACQ(&hp_g.xray) == HP_XRAY_ALL && !t->methods && !(t->methods = hp_tab_new(HP_TAB_INITIAL))) return NULL;
-    t->blockflags = (t->bursty ? HP_BLOCK_BURSTY : 0u) | (HP_LOAD_ACQ(&hp_g.osp) ? HP_BLOCK_OSP : 0u);
+    t->blockflags = (t->bursty == HP_THREAD_BURSTY ? HP_BLOCK_BURSTY : 0u) |
+                    (t->bursty == HP_THREAD_TRACING ? HP_BLOCK_TRACE : 0u) | (HP_LOAD_ACQ(&hp_g.osp) ? HP_BLOCK_OSP : 0u);
     install_altstack(t);
     pthread_once(&g_exit_once, exit_key_create);
     if (g_exit_key_ok) pthread_setspecific(g_exit_key, t);
@@ -328,7 +330,7 @@ HP_NOINST void hp_threads_reset_counts(void)
         hp_tab_zero_counts(t->pairs);
         hp_tab_zero_counts(t->edges);
         if (t->methods) hp_tab_zero_counts(t->methods);
-        if (t->bursty) { /* a fresh phase and seed, so the child's samples are its own */
+        if (t->bursty == HP_THREAD_BURSTY) { /* a fresh phase and seed, so the child's samples are its own */
             t->seed ^= 0x5bd1e995ull;
             hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);
         }

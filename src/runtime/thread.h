@@ -96,10 +96,12 @@ typedef struct hp_thread_win {
 typedef struct hp_thread {
     uint32_t active;      /* 0: hooks return at once (stopped, off, forked child) */
     uint32_t prev_guard;  /* guard of the last block, for edges (0 = none yet) */
-    uint32_t bursty;      /* 1: bursty mode (fixed at creation) */
+    uint32_t bursty;      /* HP_THREAD_BURSTY: bursty mode; HP_THREAD_TRACING: exhaustive with a
+                           * trace (pt/trace.h); 0: exhaustive (fixed at creation) */
     uint32_t in_slow;     /* bursty: inside the controller's slow path (re-entry guard) */
     uint32_t blockflags;  /* what the block hook does besides exhaustive counting (fixed at creation):
-                           * bursty (HP_BLOCK_BURSTY) and/or subpaths (HP_BLOCK_OSP); 0: exhaustive only */
+                           * bursty (HP_BLOCK_BURSTY), subpaths (HP_BLOCK_OSP), a trace (HP_BLOCK_TRACE);
+                           * 0: exhaustive only */
     uint32_t pad_;
     uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
     hp_frame *stack;      /* [0] is the pseudo-frame; real frames are 1..depth */
@@ -119,6 +121,7 @@ typedef struct hp_thread {
     hp_thread_win win;    /* patch mode */
     struct hp_thread_osp *osp; /* subpaths (pt/subpath.h): mmap'd at the thread's first block; NULL
                                 * until then and without subpaths; kept when the state is recycled */
+    struct hp_trace_buf *trace; /* --record-trace: this thread's buffer (pt/trace.c), NULL until used */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
     /* recycling (thread.c): none of these is read by a hook */
@@ -127,6 +130,10 @@ typedef struct hp_thread {
     void *altstack;       /* this state's signal stack (64 KiB), reused with it */
 } hp_thread;
 
+/* hp_thread.bursty: the mode branch the hooks take (hooks.c). */
+#define HP_THREAD_BURSTY 1u
+#define HP_THREAD_TRACING 2u
+
 /* Exited threads that keep their own state (and THREAD record); the counts of later ones are
  * merged into one record (tid 0) and their state is reused by new threads (thread.c). */
 #define HP_KEEP_EXITED 64u
@@ -134,6 +141,7 @@ typedef struct hp_thread {
 /* hp_thread.blockflags bits. */
 #define HP_BLOCK_BURSTY 1u
 #define HP_BLOCK_OSP 2u
+#define HP_BLOCK_TRACE 4u
 
 /* The calling thread's state: NULL before its first event, then its hp_thread or a shared
  * inactive one (thread.c; initial-exec TLS). */

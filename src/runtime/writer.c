@@ -164,7 +164,7 @@ static HP_NOINST void writer_release(void) { hp_threads_unlock(); }
 
 static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
-    if (t->bursty) { /* patched bursts (XRay, call sites) do not run the controller: their
+    if (t->bursty == HP_THREAD_BURSTY) { /* patched bursts (XRay, call sites) do not run the controller: their
                       * recorded events are the events */
         uint64_t e = hp_bursty_thread_events(t);
         return e ? e : HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.backedges) +

@@ -3,7 +3,8 @@
 # built objects, so that an arrow pointing up fails the test run instead of a review:
 #   - src/core includes only core headers and pure C headers (no system headers: no syscalls);
 #   - core objects define no writable data (.data/.bss): no globals;
-#   - runtime and analysis include core and themselves, never each other, never cli;
+#   - runtime and analysis include core and themselves, never each other, never cli; sim
+#     (design-space tools on traces) includes core and itself; cli may include sim;
 #   - nothing but cli includes cli; include/hotprof is the only public header directory;
 #   - inside the runtime (docs/runtime.md, Sources): a file includes only runtime headers of its
 #     own level or below, base < config < tab, thread, blockmap, modules < ctl/ < pt/ < writer, live <
@@ -27,7 +28,8 @@ includes_only() {
 includes_only layering_core_is_pure src/core 'core/' 'stddef\.h|stdint\.h|string\.h|math\.h|stdio\.h|stdatomic\.h|limits\.h|stdbool\.h'
 includes_only layering_runtime_down src/runtime 'runtime/|core/|hotprof/' '[a-z0-9_/]+\.h'
 includes_only layering_analysis_down src/analysis 'analysis/|core/|hotprof/' '[a-z0-9_/]+\.h'
-includes_only layering_cli_top src/cli 'cli/|analysis/|core/|hotprof/' '[a-z0-9_/]+\.h'
+includes_only layering_sim_down src/sim 'sim/|core/' '[a-z0-9_/]+\.h'
+includes_only layering_cli_top src/cli 'cli/|analysis/|sim/|core/|hotprof/' '[a-z0-9_/]+\.h'
 
 # No global state in core: no symbol in a writable data section of any core object.
 core_lib="$ROOT/build/lib/libhotprof_core.a"

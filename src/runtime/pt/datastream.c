@@ -84,7 +84,7 @@ HP_NOINST void hp_rt_ds_sample(hp_thread *t, const void *addr, uint64_t pc, int 
 HP_NOINST void hp_rt_ds_flush_self(void)
 {
     hp_thread *t = hp_tls;
-    if (t && t->active && t->bursty && HP_LOAD_RLX(&hp_g.patch) && !t->ds.guard && !t->in_slow) hp_rt_ds_burst_end(t);
+    if (t && t->active && t->bursty == HP_THREAD_BURSTY && HP_LOAD_RLX(&hp_g.patch) && !t->ds.guard && !t->in_slow) hp_rt_ds_burst_end(t);
 }
 
 /* ---------------------------------------------------------------- writing */
