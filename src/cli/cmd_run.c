@@ -62,6 +62,7 @@ typedef struct run_args {
     const char *mode, *bursts; /* canonical names (hp_spec_*_name); bursts NULL if not given */
     uint64_t seed;
     char sample_spec[SPEC_MAX]; /* HOTPROF_SAMPLE; "" unless bursty */
+    char iv_spec[2 * 320];      /* HOTPROF_INTERVALS: the --sample clauses with summary= (docs/intervals.md) */
     hp_run_trace trace;         /* --record-trace (run_trace.h) */
 } run_args;
 
@@ -71,7 +72,10 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_SPEC_DEFAULT_OUTPUT ")"},
         {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
-         "sample TYPE in bursty mode (repeatable; implies --mode bursty)"},
+         "sample TYPE in bursty mode (repeatable; implies --mode bursty); or, with summary=multihash, "
+         "an interval profile of the value or edges stream in exhaustive mode: "
+         "STREAM:summary=multihash[,tables=4,counters=2048,bits=N,conservative=1,reset=0,retain=1,shield=1,"
+         "interval=10000,threshold=1%,exact=0,budget=4096] (docs/intervals.md)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
@@ -166,6 +170,31 @@ static void format_spec(char *out, size_t cap, const hp_bursty_params p[HP_BURST
     }
 }
 
+/* Moves the interval clauses (STREAM:summary=...) out of --sample into a->iv_spec (canonical
+ * form, core/control/spec.h). 0, or HP_PARSE_ERROR after the parser's message. */
+static int split_interval_clauses(run_args *a)
+{
+    hp_iv_params iv[HP_IV_NSTREAMS];
+    char err[256];
+    int kept = 0;
+    size_t len = 0;
+    hp_iv_defaults(iv);
+    for (int i = 0; i < a->samples.n; i++) {
+        const char *clause = a->samples.items[i];
+        if (!hp_iv_clause_is(clause, strlen(clause))) { a->samples.items[kept++] = clause; continue; }
+        if (hp_iv_clause_parse(clause, strlen(clause), iv, err, sizeof err))
+            return hp_usage_error(&run_desc, "option '--sample %s': %s", clause, err);
+    }
+    a->samples.n = kept;
+    a->iv_spec[0] = 0;
+    for (int s = 0; s < HP_IV_NSTREAMS; s++) {
+        if (!iv[s].enabled) continue;
+        if (len) a->iv_spec[len++] = ';';
+        len += hp_iv_params_format(a->iv_spec + len, sizeof a->iv_spec - len, s, &iv[s]);
+    }
+    return 0;
+}
+
 /* --mode (default: bursty with --sample, else exhaustive) and --bursts, checked together. */
 static int resolve_mode(run_args *a)
 {
@@ -189,7 +218,9 @@ static int resolve_settings(run_args *a)
 {
     hp_bursty_params p[HP_BURSTY_NTYPES];
     char err[256];
-    if (resolve_mode(a)) return HP_PARSE_ERROR;
+    if (split_interval_clauses(a) || resolve_mode(a)) return HP_PARSE_ERROR;
+    if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0)
+        return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive, not '%s'", a->mode);
     if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0) {
         if (parse_samples(a, p)) return HP_PARSE_ERROR;
         format_spec(a->sample_spec, sizeof a->sample_spec, p);
@@ -212,6 +243,7 @@ static int set_environment(const run_args *a, const char *output)
     if (a->quiet) setenv("HOTPROF_QUIET", "1", 1);
     if (a->sample_spec[0] && setenv("HOTPROF_SAMPLE", a->sample_spec, 1)) return -1;
     if (!a->sample_spec[0]) unsetenv("HOTPROF_SAMPLE");
+    if (a->iv_spec[0] ? setenv("HOTPROF_INTERVALS", a->iv_spec, 1) : unsetenv("HOTPROF_INTERVALS")) return -1;
     if (a->bursts && setenv("HOTPROF_BURSTS", a->bursts, 1)) return -1;
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }

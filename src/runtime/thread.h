@@ -115,6 +115,8 @@ typedef struct hp_thread {
     hp_thread_ds ds;      /* datastream */
     hp_thread_win win;    /* patch mode */
     struct hp_trace_buf *trace; /* --record-trace: this thread's buffer (pt/trace.c), NULL until used */
+    struct hp_iv_state *iv[2];  /* interval profiles (pt/intervals.c): value, edges; NULL until used */
+    uint32_t iv_failed;         /* bit per stream: its state could not be mapped */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
     /* recycling (thread.c): none of these is read by a hook */

@@ -11,7 +11,7 @@
 
 uint64_t hp_mhsim_key(uint64_t a, uint64_t b)
 {
-    return (uint64_t)(uint32_t)a << 32 | (uint32_t)(b ^ (b >> 32));
+    return hp_multihash_tuple_key(a, b); /* the runtime's interval profiles use the same key */
 }
 
 /* ---------------------------------------------------------------- exact intervals */

@@ -123,5 +123,6 @@ const char *hp_section_type_name(uint32_t type)
 {
     static const char *const names[] = {"?",      "info",    "modules", "funcs",   "callpairs", "blockmap",
                                         "blocks", "edges",   "summary", "thread",  "group_end"};
+    if (type == HP_SEC_INTERVALS) return "intervals";
     return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }

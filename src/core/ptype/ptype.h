@@ -19,6 +19,8 @@ enum hp_ptype_id {
     HP_PT_BLOCKS = 2,     /* basic blocks: guard id -> executions (BLOCKS, BLOCKMAP) */
     HP_PT_EDGES = 3,      /* branch edges: (from guard, to guard) (EDGES) */
     HP_PT_DATASTREAM = 4, /* hot data streams: a detector per thread (SUMMARY datastream) */
+    HP_PT_INTERVALS = 5,  /* interval multi-hash profiles of the value and edges streams (INTERVALS);
+                           * merge note: 7 once subpath (5) and value (6) exist */
     HP_PT_COUNT
 };
 

@@ -4,7 +4,8 @@
 #include "core/ptype/ptype.h"
 #include <string.h>
 
-extern const hp_ptype hp_ptype_methods, hp_ptype_callpairs, hp_ptype_blocks, hp_ptype_edges, hp_ptype_datastream;
+extern const hp_ptype hp_ptype_methods, hp_ptype_callpairs, hp_ptype_blocks, hp_ptype_edges, hp_ptype_datastream,
+    hp_ptype_intervals;
 
 const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_METHODS] = &hp_ptype_methods,
@@ -12,6 +13,7 @@ const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_BLOCKS] = &hp_ptype_blocks,
     [HP_PT_EDGES] = &hp_ptype_edges,
     [HP_PT_DATASTREAM] = &hp_ptype_datastream,
+    [HP_PT_INTERVALS] = &hp_ptype_intervals,
     [HP_PT_COUNT] = NULL,
 };
 

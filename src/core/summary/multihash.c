@@ -113,6 +113,7 @@ static hp_multihash_candidate *report(const hp_multihash *mh) { return (hp_multi
 const hp_multihash_params *hp_multihash_get_params(const hp_multihash *mh) { return &mh->p; }
 uint64_t hp_multihash_intervals(const hp_multihash *mh) { return mh->intervals; }
 hp_multihash_stats hp_multihash_last_stats(const hp_multihash *mh) { return mh->last; }
+hp_multihash_stats hp_multihash_running_stats(const hp_multihash *mh) { return mh->cur; }
 
 size_t hp_multihash_report(const hp_multihash *mh, const hp_multihash_candidate **out)
 {
