@@ -59,11 +59,25 @@ void hp_ivt_merge_pairs(hp_ivt *t)
     t->span *= 2;
 }
 
+/* Entries in the union of two sorted lists. */
+static uint64_t union_size(const hp_ivt_entry *a, uint32_t na, const hp_ivt_entry *b, uint32_t nb)
+{
+    uint32_t i = 0, j = 0;
+    uint64_t n = 0;
+    while (i < na || j < nb) {
+        if (j == nb || (i < na && a[i].key < b[j].key)) i++;
+        else if (i == na || b[j].key < a[i].key) j++;
+        else i++, j++;
+        n++;
+    }
+    return n;
+}
+
 /* Adds the interval into the last slot (which spans less than t->span). 0, or -1: no room. */
 static int add_to_last(hp_ivt *t, uint64_t events, const hp_ivt_entry *e, uint32_t n)
 {
     hp_ivt_slot *s = &t->slots[t->nslots - 1];
-    if ((uint64_t)s->off + s->n + n > t->max_entries) return -1;
+    if (s->off + union_size(t->pool + s->off, s->n, e, n) > t->max_entries) return -1; /* the scratch holds it too */
     uint32_t m = hp_ivt_merge_lists(t->pool + s->off, s->n, e, n, t->scratch);
     memcpy(t->pool + s->off, t->scratch, (size_t)m * sizeof *e);
     s->n = m, s->span++, s->events += events;
@@ -87,8 +101,9 @@ int hp_ivt_append(hp_ivt *t, uint64_t events, const hp_ivt_entry *e, uint32_t n)
     for (;;) {
         int last_open = t->nslots && t->slots[t->nslots - 1].span < t->span;
         if (last_open ? add_to_last(t, events, e, n) == 0 : add_slot(t, first, events, e, n) == 0) return 0;
-        if (t->nslots <= 1) break; /* nothing left to merge */
-        hp_ivt_merge_pairs(t);
+        if (t->nslots > 1) hp_ivt_merge_pairs(t);
+        else if (t->nslots == 1 && !last_open) t->span *= 2; /* the lone slot takes later intervals */
+        else break; /* it cannot fit even into one slot */
     }
     t->dropped++;
     return -1;

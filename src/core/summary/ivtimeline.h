@@ -9,8 +9,9 @@
  * intervals in which the key was a hardware / exact candidate), so "share of intervals in which a
  * key was a candidate" stays exact after any number of merges.
  * Invariants: slots are contiguous in the pool in time order; entries of a slot are sorted by
- * key with no duplicate; nentries <= max_entries; nslots <= max_slots. An interval that cannot
- * fit even after merging down to one slot is dropped (counted in `dropped`).
+ * key with no duplicate; nentries <= max_entries; nslots <= max_slots. When one slot is left and
+ * it is full, the span doubles so that later intervals go into it; an interval that cannot fit
+ * even into that slot is dropped (counted in `dropped`).
  * Everything lives in the caller's buffer (hp_ivt_bytes); no allocation, no globals.
  */
 #ifndef HOTPROF_CORE_SUMMARY_IVTIMELINE_H
