@@ -183,7 +183,11 @@ static void json_warnings(FILE *out, const hp_profile *p, hp_symbolizer *s)
 
 /* ---- driver ---- */
 
-static int wanted(const hp_aptype *t, const hp_report_opts *o) { return !t->wanted || t->wanted(o); }
+static int wanted(const hp_aptype *t, const hp_report_opts *o)
+{
+    if (o->only_type) return strcmp(hp_ptypes[t->id]->name, o->only_type) == 0;
+    return !t->wanted || t->wanted(o);
+}
 
 static int write_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {

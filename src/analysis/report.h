@@ -28,6 +28,8 @@ typedef struct hp_report_opts {
     hp_report_format format;
     int blocks, edges;     /* also print the hot blocks / edges tables */
     int streams;           /* also print the hot data streams (p->ds, ptype/datastream.c) */
+    const char *only_type; /* text, JSON: only this profile type's table (a core registry name,
+                              e.g. "intervals"); NULL: every wanted type */
     const hp_profile *compare_ref; /* HP_FORMAT_HTML: a reference profile to compare with, or NULL */
     const char *fold_type; /* HP_FORMAT_FOLDED, _PPROF: the profile type folded / exported (a core
                               registry name or synonym, core/ptype/ptype.h); NULL: the default

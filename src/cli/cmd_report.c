@@ -16,6 +16,7 @@
 #include "cli/outfile.h"
 #include "cli/pager.h"
 #include "cli/read_profile.h"
+#include "core/ptype/ptype.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,8 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|pprof|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
          "--format folded or pprof: the profile type to fold or export, callpairs|methods|blocks "
-         "(default callpairs if the profile has call pairs, else methods)"},
+         "(default callpairs if the profile has call pairs, else methods); text or json: only "
+         "that type's table (e.g. intervals: interval profiles, docs/intervals.md)"},
         {HP_OPT_STRING, 0, "pprof-symbols", &a->pprof_symbols, "HOW",
          "--format pprof: full (function names, files and lines; default) or none (addresses and "
          "build-ids only: pprof symbolizes from the binaries)"},
@@ -116,8 +118,14 @@ static int options_to_report(const report_args *a, hp_report_opts *o)
         return hp_usage_error(&report_desc, "--compare goes with --format html");
     o->fold_type = a->type;
     int pprof = o->format == HP_FORMAT_PPROF;
+    if (a->type && (o->format == HP_FORMAT_TEXT || o->format == HP_FORMAT_JSON)) {
+        const hp_ptype *t = hp_ptype_by_name(a->type, strlen(a->type));
+        if (!t) return hp_usage_error(&report_desc, "--type: '%s' is not a profile type", a->type);
+        o->only_type = t->name, o->fold_type = NULL;
+        return hp_term_check(&a->term, msg, sizeof msg) ? hp_usage_error(&report_desc, "%s", msg) : pprof_options(a, o);
+    }
     if (a->type && o->format != HP_FORMAT_FOLDED && !pprof)
-        return hp_usage_error(&report_desc, "--type goes with --format folded or pprof");
+        return hp_usage_error(&report_desc, "--type goes with --format folded, pprof, text or json");
     if (a->type && (pprof ? hp_pprof_type_check(a->type, msg, sizeof msg) : hp_report_fold_check(a->type, msg, sizeof msg)))
         return hp_usage_error(&report_desc, "%s", msg);
     if (hp_term_check(&a->term, msg, sizeof msg)) return hp_usage_error(&report_desc, "%s", msg);
