@@ -124,9 +124,9 @@ static void describe(const hp_iv_thread *t, hp_symbolizer *s, uint64_t key, tupl
 static void config_text(char *buf, size_t n, const hp_iv_thread *t)
 {
     const hp_iv_params *q = &t->h.p;
-    snprintf(buf, n, "L=%" PRIu64 " t=%g%% (T=%" PRIu64 "), n=%u Z=%u bits=%u C%d R%d%s%s", q->interval, q->threshold * 100,
-             t->h.T, q->n_tables, q->total_counters, q->counter_bits, q->conservative, q->reset, q->shield ? " shield" : "",
-             q->retain ? " retain" : "");
+    snprintf(buf, n, "L=%" PRIu64 " t=%g%% (T=%" PRIu64 "), n=%u Z=%u bits=%u C%d R%d%s%s, %s hash", q->interval,
+             q->threshold * 100, t->h.T, q->n_tables, q->total_counters, q->counter_bits, q->conservative, q->reset,
+             q->shield ? " shield" : "", q->retain ? " retain" : "", q->fast_hash ? "fast" : "paper's");
 }
 
 /* ---- text ---- */
@@ -255,11 +255,11 @@ static int json_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, int firs
     free(hp_iv_phases(t, &nph));
     fprintf(out, "%s\n    {\"stream\": \"%s\", \"tid\": %" PRIu64 ", \"mode\": \"exhaustive\", \"interval\": %" PRIu64
                  ", \"threshold\": %.17g, \"T\": %" PRIu64 ", \"tables\": %u, \"counters\": %u, \"bits\": %u, \"conservative\": %d"
-                 ", \"reset\": %d, \"retain\": %d, \"shield\": %d, \"seed\": %" PRIu64 ", \"exact\": %s, \"intervals\": %" PRIu64
+                 ", \"reset\": %d, \"retain\": %d, \"shield\": %d, \"hash\": \"%s\", \"seed\": %" PRIu64 ", \"exact\": %s, \"intervals\": %" PRIu64
                  ", \"dropped\": %" PRIu64 ", \"span\": %" PRIu64 ", \"events\": %" PRIu64 ", \"tail_events\": %" PRIu64
                  ", \"phases\": %zu, \"change_rate\": %.6f, ",
             first ? "" : ",", hp_iv_stream_name((int)t->h.stream), t->tid, q->interval, q->threshold, t->h.T, q->n_tables,
-            q->total_counters, q->counter_bits, q->conservative, q->reset, q->retain, q->shield, t->h.seed,
+            q->total_counters, q->counter_bits, q->conservative, q->reset, q->retain, q->shield, q->fast_hash ? "fast" : "paper", t->h.seed,
             e.have ? "true" : "false", hp_iv_scored_intervals(t), t->h.dropped, t->h.span, t->h.events, t->h.tail_events, nph,
             hp_iv_change_rate(t));
     if (e.have)

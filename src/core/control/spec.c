@@ -261,7 +261,7 @@ static int iv_num(const char *v, size_t n, uint64_t lo, uint64_t hi, uint64_t *o
     return hp_spec_u64(buf, lo, hi, out);
 }
 
-#define IV_KEYS "summary, tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, budget"
+#define IV_KEYS "summary, tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, budget, hash"
 
 static int iv_set_key(const char *kv, size_t len, hp_iv_params *p, char *err, size_t errlen)
 {
@@ -275,6 +275,11 @@ static int iv_set_key(const char *kv, size_t len, hp_iv_params *p, char *err, si
     if (kl == 7 && !memcmp(kv, "summary", 7)) {
         if (vl != 9 || memcmp(v, "multihash", 9)) return say(err, errlen, "'%.*s': the only interval summary is multihash", kv, len);
         return 0;
+    }
+    if (kl == 4 && !memcmp(kv, "hash", 4)) {
+        if (vl == 5 && !memcmp(v, "paper", 5)) return p->fast_hash = 0, 0;
+        if (vl == 4 && !memcmp(v, "fast", 4)) return p->fast_hash = 1, 0;
+        return say(err, errlen, "'%.*s': the hash is paper or fast", kv, len);
     }
     if (kl == 9 && !memcmp(kv, "threshold", 9)) {
         if (parse_threshold(v, vl, &p->threshold)) return say(err, errlen, "'%.*s': the threshold is a percentage in (0%%, 100%%] (1%%) or a fraction (0.01)", kv, len);
@@ -380,10 +385,11 @@ size_t hp_iv_params_format(char *out, size_t cap, int stream, const hp_iv_params
 {
     int n = snprintf(out, cap,
                      "%s:summary=multihash,tables=%u,counters=%u,bits=%u,conservative=%d,reset=%d,retain=%d,shield=%d,"
-                     "interval=%llu,threshold=%.17g,exact=%d,budget=%u",
+                     "interval=%llu,threshold=%.17g,exact=%d,budget=%u,hash=%s",
                      hp_iv_stream_name(stream) ? hp_iv_stream_name(stream) : "?", p->n_tables, p->total_counters,
                      hp_iv_counter_bits(p), p->conservative, p->reset, p->retain, p->shield,
-                     (unsigned long long)p->interval, p->threshold, p->exact, p->budget);
+                     (unsigned long long)p->interval, p->threshold, p->exact, p->budget,
+                     p->fast_hash ? "fast" : "paper");
     if (n < 0) return 0;
     return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
 }

@@ -80,7 +80,8 @@ size_t hp_sample_params_format(char *out, size_t cap, const hp_bursty_params *p)
  * (1..32, default the narrowest that holds T), conservative, reset, retain, shield (0|1; defaults
  * 1, 0, 1, 1: the paper's best C1 R0 with shielding and retaining), interval (L, 1..2^40, default
  * 10000), threshold (t: "1%" or a fraction "0.01", in (0, 1]; default 1%), exact (0|1: also record
- * the exact per-interval candidate sets), budget (timeline slots, 2..2^20, default 4096).
+ * the exact per-interval candidate sets), budget (timeline slots, 2..2^20, default 4096), hash
+ * (paper: the paper's byte-table hash, the default; fast: one mixer per table, multihash.h).
  * T = ceil(t L) must fit the counters. The multi-hash seed is the run seed. Clauses are separated
  * by ';' (HOTPROF_INTERVALS holds them in the canonical form hp_iv_params_format writes). */
 enum hp_iv_stream { HP_IV_VALUE = 0, HP_IV_EDGES = 1, HP_IV_NSTREAMS = 2 };
@@ -93,6 +94,7 @@ typedef struct hp_iv_params {
     uint32_t budget;
     uint32_t n_tables, total_counters, counter_bits; /* counter_bits 0: the narrowest that holds T */
     int conservative, reset, retain, shield;
+    int fast_hash;    /* hash=fast */
     uint64_t interval;
     double threshold; /* fraction */
 } hp_iv_params;

@@ -15,7 +15,7 @@ void hp_ivsec_put_head(uint8_t out[HP_IVSEC_HEAD_SIZE], const hp_ivsec_head *h)
     hp_put_u64(&w, h->p.interval), hp_put_u64(&w, tbits), hp_put_u64(&w, h->T), hp_put_u64(&w, h->seed);
     hp_put_u64(&w, h->intervals), hp_put_u64(&w, h->dropped), hp_put_u64(&w, h->events);
     hp_put_u64(&w, h->tail_events), hp_put_u64(&w, h->span);
-    hp_put_u32(&w, h->nslots), hp_put_u32(&w, h->nentries), hp_put_u32(&w, h->nnames), hp_put_u32(&w, 0);
+    hp_put_u32(&w, h->nslots), hp_put_u32(&w, h->nentries), hp_put_u32(&w, h->nnames), hp_put_u32(&w, (uint32_t)h->p.fast_hash);
 }
 
 void hp_ivsec_put_slot(uint8_t out[HP_IVSEC_SLOT_SIZE], const hp_ivt_slot *s)
@@ -55,6 +55,9 @@ int hp_ivsec_get_head(const uint8_t *p, size_t len, hp_ivsec_head *h, const char
     h->intervals = hp_get_u64(&r), h->dropped = hp_get_u64(&r), h->events = hp_get_u64(&r);
     h->tail_events = hp_get_u64(&r), h->span = hp_get_u64(&r);
     h->nslots = hp_get_u32(&r), h->nentries = hp_get_u32(&r), h->nnames = hp_get_u32(&r);
+    uint32_t hash = hp_get_u32(&r);
+    if (hash > 1) return fail(why, "bad hash");
+    h->p.fast_hash = (int)hash;
     h->p.enabled = 1, h->p.exact = (h->flags & HP_IVSEC_EXACT) != 0;
     if (h->stream >= HP_IV_NSTREAMS || (h->flags & ~HP_IVSEC_EXACT)) return fail(why, "bad stream or flags");
     if (!h->p.n_tables || h->p.n_tables > 64 || !h->p.total_counters || h->p.total_counters % h->p.n_tables ||

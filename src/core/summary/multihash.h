@@ -44,6 +44,9 @@ typedef struct hp_multihash_params {
     uint64_t interval_length;
     int shield, retain, reset, conservative; /* booleans: shielding, retaining, R1, C1 */
     uint64_t seed;           /* random byte tables */
+    int fast_hash;           /* 0: the paper's hash (above); 1: one multiply-xorshift mixer per table
+                              * (core/base/hash.h hp_mix64 of key ^ a seeded 64-bit table seed, reduced
+                              * by multiply-shift): 1 multiply chain instead of 8 byte lookups */
 } hp_multihash_params;
 
 typedef struct hp_multihash_candidate { uint64_t key, count; } hp_multihash_candidate;
