@@ -87,6 +87,12 @@ static int check(hp_reader *r, size_t index, const hp_section_ref *s)
     return 1;
 }
 
+static int finish(hp_reader *r, hp_apt_acc *acc)
+{
+    (void)r, (void)acc; /* decode filled p->ivs directly */
+    return 1;
+}
+
 static void release(hp_profile *p)
 {
     for (size_t i = 0; i < p->nivs; i++) free(p->ivs[i].slots), free(p->ivs[i].entries), free(p->ivs[i].names);
@@ -275,7 +281,7 @@ static int json_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, int firs
 static int json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
     (void)o;
-    fputs("\"intervals\": [", out);
+    fputs("  \"intervals\": [", out);
     for (size_t i = 0; i < p->nivs; i++)
         if (json_one(out, &p->ivs[i], s, i == 0)) return -1;
     fputs(p->nivs ? "\n  ]" : "]", out);
@@ -286,6 +292,7 @@ const hp_aptype hp_aptype_intervals = {
     .id = HP_PT_INTERVALS,
     .decode = decode,
     .check = check,
+    .finish = finish,
     .release = release,
     .rows = rows,
     .text = text,
