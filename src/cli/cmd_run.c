@@ -49,7 +49,8 @@ static const hp_command_desc run_desc = {
     "datastream; types not named are off. --mode bursty alone samples methods and callpairs with\n"
     "period=1000,burst=1. Example: --sample methods:period=99,burst=1 --sample edges:period=5000,burst=10\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
-    "HOTPROF_SAMPLE (bursty), HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
+    "HOTPROF_SAMPLE (bursty), HOTPROF_INTERVALS (interval profiles), HOTPROF_BURSTS (with\n"
+    "--bursts), HOTPROF_QUIET (with --quiet);\n"
     "HOTPROF_CLAIMED is removed.\n"};
 
 /* A canonical spec: every type "name:period=N,burst=M,jitter=J", joined by ';'. */
@@ -72,10 +73,9 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_SPEC_DEFAULT_OUTPUT ")"},
         {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
-         "sample TYPE in bursty mode (repeatable; implies --mode bursty); or, with summary=multihash, "
-         "an interval profile of the value or edges stream in exhaustive mode: "
-         "STREAM:summary=multihash[,tables=4,counters=2048,bits=N,conservative=1,reset=0,retain=1,shield=1,"
-         "interval=10000,threshold=1%,exact=0,budget=4096] (docs/intervals.md)"},
+         "sample TYPE in bursty mode (repeatable; implies --mode bursty); or STREAM:summary=multihash[,KEY=V...]: "
+         "an interval profile of the value or edges stream in exhaustive mode (keys tables, counters, bits, "
+         "conservative, reset, retain, shield, interval, threshold, exact, budget, hash; docs/intervals.md)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
