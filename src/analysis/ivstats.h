@@ -11,6 +11,8 @@
 #define HOTPROF_ANALYSIS_IVSTATS_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include "analysis/profile.h"
 #include "core/format/ivsec.h"
 #include "core/metrics/multihash.h"
 
@@ -46,8 +48,20 @@ hp_iv_phase *hp_iv_phases(const hp_iv_thread *t, size_t *n);
 double hp_iv_change_rate(const hp_iv_thread *t);
 /* 1 if slots i and j have the same hot (multi-hash candidate) set. */
 int hp_iv_same_hot_set(const hp_iv_thread *t, size_t i, size_t j);
-/* The error E against the recorded exact sets. 0, or -1 out of memory. */
+/* The error E against the recorded exact sets (out->have = 0 without them). 0, or -1 out of memory. */
 int hp_iv_error_of(const hp_iv_thread *t, hp_iv_error *out);
+/* 1 if a's candidates can be scored against b's exact sets (same stream, L, T and slots), else 0
+ * and *why says why. */
+int hp_iv_comparable(const hp_iv_thread *a, const hp_iv_thread *b, const char **why);
+/* E of a's multi-hash candidates against b's exact sets, slot by slot (a == b: against its own);
+ * per_slot (NULL or a->h.nslots values) gets each slot's E. A tuple a reports that b does not
+ * list counts as f_p = 0 (exact when b is a itself or the same run). out->have = 0 when not
+ * comparable. 0, or -1 out of memory. */
+int hp_iv_error_vs(const hp_iv_thread *a, const hp_iv_thread *b, hp_iv_error *out, double *per_slot);
+/* `hotprof compare A B`: E of each of A's interval sections against the section of B with the
+ * same stream and position (B's k-th value section for A's k-th), text or one JSON member
+ * ("intervals": [...], no comma around it). Returns the sections compared, or -1 out of memory. */
+int hp_iv_compare_write(FILE *out, const hp_profile *a, const hp_profile *b, int json);
 /* The tuple a key stands for, or NULL if its name was not kept. */
 const hp_ivsec_name *hp_iv_name(const hp_iv_thread *t, uint64_t key);
 

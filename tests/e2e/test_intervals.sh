@@ -103,6 +103,33 @@ check "values: runtime E, FP, FN, NP, NN = sim's on the same run" same_error v.j
 check "edges: runtime E, FP, FN, NP, NN = sim's on the same run" same_error e.json edges e.csv
 check "the text report prints the error" bash -c '"$0" report "$1" | grep -q "error E [0-9.]*% (FP"' "$HP" v.data
 
+# ---- hotprof compare: A's candidates against B's exact sets
+check "compare A A: E is the report's (its own exact sets), text and JSON" python3 - "$HP" v.data v.json <<'PY'
+import json, subprocess, sys
+hp, data, rep = sys.argv[1:]
+c = json.loads(subprocess.run([hp, "compare", "--format", "json", data, data], capture_output=True, text=True, check=True).stdout)
+r = [x for x in json.load(open(rep))["intervals"] if x["stream"] == "value"][0]
+assert c["intervals"][0]["error"] == r["error"], (c["intervals"][0]["error"], r["error"])
+assert len(c["intervals"][0]["per_slot"]) == r["intervals"]
+assert abs(sum(c["intervals"][0]["per_slot"]) / r["intervals"] - r["error"]["e"]) < 1e-5
+t = subprocess.run([hp, "compare", data, data], capture_output=True, text=True, check=True).stdout
+assert "value, thread" in t and "E %.4f%%" % (r["error"]["e"] * 100) in t, t
+PY
+if setarch -R true 2>/dev/null; then # two runs: the same keys only without address randomization
+    setarch -R "$HP" run -q --seed 4 -o ra.data --sample value:summary=multihash,tables=1,counters=64,conservative=0 -- ./ph >/dev/null
+    setarch -R "$HP" run -q --seed 4 -o rb.data --sample value:summary=multihash,tables=1,counters=64,conservative=0,exact=1 -- ./ph >/dev/null
+    check "compare run A against run B's exact sets (same design, same seed): B's own E" python3 -c '
+import json, subprocess, sys
+hp = sys.argv[1]
+c = json.loads(subprocess.run([hp, "compare", "--format", "json", "ra.data", "rb.data"], capture_output=True, text=True).stdout)
+r = json.loads(subprocess.run([hp, "report", "--format", "json", "rb.data"], capture_output=True, text=True).stdout)
+assert c["intervals"][0]["error"] == r["intervals"][0]["error"], (c["intervals"][0], r["intervals"][0]["error"])
+assert r["intervals"][0]["error"]["e"] > 0.01' "$HP"
+else
+    ok "compare two runs (skipped: no setarch -R)"
+fi
+check "compare against a reference without exact sets says why" bash -c '"$0" compare "$1" "$1" | grep -q "not compared: the reference holds no exact sets"' "$HP" d.data
+
 # ---- bad input
 check_fails_cleanly "unknown key" "unknown key 'colour'" "$HP" run --sample value:summary=multihash,colour=1 -- ./ph
 check_fails_cleanly "interval=0" "interval must be" "$HP" run --sample value:summary=multihash,interval=0 -- ./ph
