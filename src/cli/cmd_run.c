@@ -219,8 +219,9 @@ static int resolve_settings(run_args *a)
     hp_bursty_params p[HP_BURSTY_NTYPES];
     char err[256];
     if (split_interval_clauses(a) || resolve_mode(a)) return HP_PARSE_ERROR;
-    if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0)
-        return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive, not '%s'", a->mode);
+    if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0 &&
+        !(strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 && a->bursts && strcmp(a->bursts, "live") == 0))
+        return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive, or bursty with --bursts live, not '%s'", a->mode);
     if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0) {
         if (parse_samples(a, p)) return HP_PARSE_ERROR;
         format_spec(a->sample_spec, sizeof a->sample_spec, p);

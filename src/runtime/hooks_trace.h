@@ -20,12 +20,6 @@ static inline HP_NOINST void trace_enter(hp_thread *t, uint64_t fn, uint64_t sit
     exhaustive_enter(t, fn, site);
 }
 
-static inline HP_NOINST uint64_t trace_block_pc(uint32_t id)
-{
-    hp_bmap *m = HP_LOAD_ACQ(&hp_g.bmap);
-    return m && id < m->cap ? m->e[id].pc : 0;
-}
-
 /* edges: <previous block's pc, this block's pc> of this thread; calls: <fn, 0> at a back-edge. */
 static inline HP_NOINST void trace_block(hp_thread *t, uint32_t id)
 {
@@ -33,7 +27,7 @@ static inline HP_NOINST void trace_block(hp_thread *t, uint32_t id)
     uint64_t backedges = t->tot.backedges;
     exhaustive_block(t, id);
     if ((kind == HP_RT_TRACE_EDGES || iv_on(HP_IV_EDGES)) && prev && id) {
-        uint64_t from = trace_block_pc(prev), to = trace_block_pc(id);
+        uint64_t from = hp_block_pc(prev), to = hp_block_pc(id);
         if (from && to && kind == HP_RT_TRACE_EDGES) hp_rt_trace(t, from, to);
         if (from && to && iv_on(HP_IV_EDGES)) hp_rt_iv_add(t, HP_IV_EDGES, from, to);
     }

@@ -468,7 +468,8 @@ static HP_NOINST void do_init(void)
         hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
     hp_g.seed = c->seed_given ? c->seed : default_seed();
-    if (c->mode == HP_RUN_EXHAUSTIVE) hp_rt_iv_start(c->iv, hp_g.seed); /* interval profiles (pt/intervals.h) */
+    if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && c->bursts == HP_BURSTS_LIVE))
+        hp_rt_iv_start(c->iv, hp_g.seed, c->mode == HP_RUN_BURSTY); /* interval profiles (pt/intervals.h) */
     g_pid = pid;
     run_channel_open(c);
     output_path(c, pid);

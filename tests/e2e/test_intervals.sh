@@ -103,6 +103,25 @@ check "values: runtime E, FP, FN, NP, NN = sim's on the same run" same_error v.j
 check "edges: runtime E, FP, FN, NP, NN = sim's on the same run" same_error e.json edges e.csv
 check "the text report prints the error" bash -c '"$0" report "$1" | grep -q "error E [0-9.]*% (FP"' "$HP" v.data
 
+# ---- bursty mode (live hooks): intervals count sampled tuples
+"$HP" run -q --seed 2 -o b.data --sample edges:period=100,burst=100 --bursts live \
+    --sample value:summary=multihash,interval=1000 --sample edges:summary=multihash,interval=1000 -- ./ph >/dev/null
+check "bursty: the edges stream holds exactly the sampled edges, and says it is sampled" python3 - "$HP" b.data <<'PY'
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "report", "--format", "json", sys.argv[2]], capture_output=True, text=True, check=True).stdout)
+assert d["mode"] == "bursty"
+e = [x for x in d["intervals"] if x["stream"] == "edges"][0]
+v = [x for x in d["intervals"] if x["stream"] == "value"][0]
+assert e["mode"] == v["mode"] == "bursty"
+assert e["events"] == d["totals"]["edges"] > 0, (e["events"], d["totals"]["edges"])
+assert e["intervals"] * 1000 + e["tail_events"] == e["events"]
+assert 0 < v["events"], v["events"]
+named = {h["b"]: h["key"] for h in v["hot"]}
+assert 111 in named and 222 in named, "the planted values are found from sampled tuples too"
+PY
+check "bursty: the text says intervals count sampled events" bash -c '"$0" report --type intervals "$1" | grep -q "bursty: intervals count the sampled events"' "$HP" b.data
+check_fails_cleanly "interval profiles with patched bursts" "bursty with --bursts live" "$HP" run --mode bursty --bursts patch --sample value:summary=multihash -- ./ph
+
 # ---- hotprof compare: A's candidates against B's exact sets
 check "compare A A: E is the report's (its own exact sets), text and JSON" python3 - "$HP" v.data v.json <<'PY'
 import json, subprocess, sys

@@ -184,9 +184,12 @@ static int text_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, const hp
     char cfg[200];
     config_text(cfg, sizeof cfg, t);
     hp_rt_heading(out, o, "\nInterval profile: %s, thread %" PRIu64, hp_iv_stream_name((int)t->h.stream), t->tid);
-    fprintf(out, "  %s\n  %" PRIu64 " intervals of %" PRIu64 " events (exhaustive: every event of the stream), %" PRIu64
+    fprintf(out, "  %s\n  %" PRIu64 " intervals of %" PRIu64 " events (%s), %" PRIu64
                  " events in an incomplete last interval (not scored)",
-            cfg, hp_iv_scored_intervals(t), t->h.p.interval, t->h.tail_events);
+            cfg, hp_iv_scored_intervals(t), t->h.p.interval,
+            t->h.flags & HP_IVSEC_BURSTY ? "bursty: intervals count the sampled events, seen during bursts"
+                                         : "exhaustive: every event of the stream",
+            t->h.tail_events);
     if (t->h.span > 1) fprintf(out, "; timeline merged: %" PRIu64 " intervals per slot", t->h.span);
     if (t->h.dropped) fprintf(out, "; %" PRIu64 " intervals dropped", t->h.dropped);
     fputc('\n', out);
@@ -259,12 +262,13 @@ static int json_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, int firs
     size_t nph = 0;
     if (hp_iv_error_of(t, &e)) return -1;
     free(hp_iv_phases(t, &nph));
-    fprintf(out, "%s\n    {\"stream\": \"%s\", \"tid\": %" PRIu64 ", \"mode\": \"exhaustive\", \"interval\": %" PRIu64
+    fprintf(out, "%s\n    {\"stream\": \"%s\", \"tid\": %" PRIu64 ", \"mode\": \"%s\", \"interval\": %" PRIu64
                  ", \"threshold\": %.17g, \"T\": %" PRIu64 ", \"tables\": %u, \"counters\": %u, \"bits\": %u, \"conservative\": %d"
                  ", \"reset\": %d, \"retain\": %d, \"shield\": %d, \"hash\": \"%s\", \"seed\": %" PRIu64 ", \"exact\": %s, \"intervals\": %" PRIu64
                  ", \"dropped\": %" PRIu64 ", \"span\": %" PRIu64 ", \"events\": %" PRIu64 ", \"tail_events\": %" PRIu64
                  ", \"phases\": %zu, \"change_rate\": %.6f, ",
-            first ? "" : ",", hp_iv_stream_name((int)t->h.stream), t->tid, q->interval, q->threshold, t->h.T, q->n_tables,
+            first ? "" : ",", hp_iv_stream_name((int)t->h.stream), t->tid,
+            t->h.flags & HP_IVSEC_BURSTY ? "bursty" : "exhaustive", q->interval, q->threshold, t->h.T, q->n_tables,
             q->total_counters, q->counter_bits, q->conservative, q->reset, q->retain, q->shield, q->fast_hash ? "fast" : "paper", t->h.seed,
             e.have ? "true" : "false", hp_iv_scored_intervals(t), t->h.dropped, t->h.span, t->h.events, t->h.tail_events, nph,
             hp_iv_change_rate(t));

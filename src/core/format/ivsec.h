@@ -20,7 +20,8 @@
 #define HP_IVSEC_SLOT_SIZE 32u
 #define HP_IVSEC_ENTRY_SIZE 32u
 #define HP_IVSEC_NAME_SIZE 24u
-#define HP_IVSEC_EXACT 1u /* flags: exact candidate sets recorded (entries' truth, exact_hits) */
+#define HP_IVSEC_EXACT 1u  /* flags: exact candidate sets recorded (entries' truth, exact_hits) */
+#define HP_IVSEC_BURSTY 2u /* flags: bursty run: intervals count the tuples seen during bursts */
 
 typedef struct hp_ivsec_head {
     uint32_t stream, flags;

@@ -14,6 +14,7 @@
 static hp_iv_params g_iv[HP_IV_NSTREAMS];
 static hp_multihash_params g_mh[HP_IV_NSTREAMS];
 static uint64_t g_seed;
+static int g_bursty; /* the run is bursty: intervals count sampled tuples */
 static char g_info[HP_IV_NSTREAMS][320];
 
 typedef struct iv_exact { uint64_t key, a, b, count; } iv_exact;
@@ -35,10 +36,10 @@ static HP_NOINST uint64_t mix(uint64_t x)
     return x;
 }
 
-HP_NOINST void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed)
+HP_NOINST void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed, int bursty)
 {
     uint32_t on = 0;
-    g_seed = seed;
+    g_seed = seed, g_bursty = bursty;
     for (int s = 0; s < HP_IV_NSTREAMS; s++) {
         g_iv[s] = iv[s];
         if (!iv[s].enabled) continue;
@@ -209,7 +210,7 @@ static HP_NOINST void write_stream(const hp_iv_state *st, int s, const hp_pt_sin
     uint32_t nslots = HP_LOAD_ACQ(&tl->nslots), nentries = 0;
     if (nslots > tl->max_slots) nslots = tl->max_slots;
     for (uint32_t i = 0; i < nslots; i++) nentries += slot_at(tl, i).n;
-    hp_ivsec_head h = {.stream = (uint32_t)s, .flags = st->ex ? HP_IVSEC_EXACT : 0, .p = g_iv[s],
+    hp_ivsec_head h = {.stream = (uint32_t)s, .flags = (st->ex ? HP_IVSEC_EXACT : 0) | (g_bursty ? HP_IVSEC_BURSTY : 0), .p = g_iv[s],
                        .T = hp_multihash_threshold_count(&g_mh[s]), .seed = g_seed, .intervals = tl->intervals,
                        .dropped = tl->dropped, .events = st->events, .tail_events = st->in_interval, .span = tl->span,
                        .nslots = nslots, .nentries = nentries, .nnames = put_names(st, NULL)};

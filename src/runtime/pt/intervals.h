@@ -11,7 +11,9 @@
  * entries; a collision forgets the older one) and written beside the timeline.
  * Invariants: only the owning thread updates its state; the writer reads it (a flush while the
  * owner merges its timeline may write an older slot list: entries are clamped to the pool).
- * Async-signal-safe: memory and mmap only. Exhaustive mode only (bursty: not yet).
+ * Async-signal-safe: memory and mmap only. Bursty mode (live hooks only): edges are fed where the
+ * edges type records a sampled edge, values while any sampled type is in a burst (hooks.c), so
+ * intervals count sampled tuples.
  */
 #ifndef HOTPROF_RUNTIME_PT_INTERVALS_H
 #define HOTPROF_RUNTIME_PT_INTERVALS_H
@@ -21,8 +23,9 @@
 
 #define HP_IV_NAMES 4096u
 
-/* Init (exhaustive mode): keeps the parameters and sets hp_g.iv_streams. */
-void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed);
+/* Init (exhaustive mode, or bursty with live hooks: bursty = 1, the sections say so): keeps the
+ * parameters and sets hp_g.iv_streams. */
+void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed, int bursty);
 /* One tuple of a stream (HP_IV_VALUE, HP_IV_EDGES) of thread t. */
 void hp_rt_iv_add(hp_thread *t, int stream, uint64_t a, uint64_t b);
 /* The INFO value of a stream's configuration (hp_iv_params_format), "" if off. */
