@@ -48,7 +48,7 @@ if "$HP" cc -O2 -o gametree "$ROOT/bench/workloads/gametree.c" -lm; then
     check_eq "unknown --type is a usage error (exit 2)" "$?" 2
     check_fails_cleanly "a type that cannot be folded" "edges.*cannot be folded.*callpairs" \
         "$HP" report --format folded --type edges exh.data
-    check_fails_cleanly "--type without --format folded" "format folded" "$HP" report --type methods exh.data
+    check_fails_cleanly "--type with --format html" "format folded" "$HP" report --type methods --format html exh.data
     check_fails_cleanly "unknown format" "unknown format.*folded" "$HP" report --format flame exh.data
     size=$(stat -c %s exh.data)
     cp exh.data flipped.data; printf '\xff' | dd of=flipped.data bs=1 seek=$((size - 30)) conv=notrunc 2>/dev/null

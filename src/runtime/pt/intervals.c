@@ -158,7 +158,7 @@ static HP_NOINST void interval_end(hp_iv_state *st, int s)
     st->in_interval = 0;
 }
 
-HP_NOINST void hp_rt_iv_add(hp_thread *t, int s, uint64_t a, uint64_t b)
+static HP_NOINST void iv_add(hp_thread *t, int s, uint64_t a, uint64_t b)
 {
     hp_iv_state *st = t->iv[s];
     if (HP_UNLIKELY(!st)) {
@@ -174,6 +174,18 @@ HP_NOINST void hp_rt_iv_add(hp_thread *t, int s, uint64_t a, uint64_t b)
     if (after != before) name_put(st, key, a, b);
     st->events++, st->in_interval++;
     if (done) interval_end(st, s);
+}
+
+/* Re-entry guard: a signal handler that runs instrumented code while this thread is inside an
+ * update (or a timeline merge) would corrupt the state; its tuples are dropped instead. */
+HP_NOINST void hp_rt_iv_add(hp_thread *t, int s, uint64_t a, uint64_t b)
+{
+    if (t->iv_busy) return;
+    t->iv_busy = 1;
+    __asm__ volatile("" ::: "memory");
+    iv_add(t, s, a, b);
+    __asm__ volatile("" ::: "memory");
+    t->iv_busy = 0;
 }
 
 /* ---------------------------------------------------------------- writer */

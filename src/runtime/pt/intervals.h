@@ -9,7 +9,8 @@
  * Names: a key loses the high half of the pc; each key promoted into the accumulator (and each
  * exact candidate) is remembered with its tuple in a small direct-mapped table (HP_IV_NAMES
  * entries; a collision forgets the older one) and written beside the timeline.
- * Invariants: only the owning thread updates its state; the writer reads it (a flush while the
+ * Invariants: only the owning thread updates its state (a signal handler's tuples that arrive
+ * while the thread is inside an update are dropped: t->iv_busy); the writer reads it (a flush while the
  * owner merges its timeline may write an older slot list: entries are clamped to the pool).
  * Async-signal-safe: memory and mmap only. Bursty mode (live hooks only): edges are fed where the
  * edges type records a sampled edge, values while any sampled type is in a burst (hooks.c), so
