@@ -127,6 +127,7 @@ typedef struct hp_profile {
     hp_thread_stat *threads; size_t nthreads;
     size_t nsummaries; /* SUMMARY sections in the group (of any profile type) */
     hp_stream_set ds;  /* the datastream summaries of the group, merged */
+    struct hp_iv_thread *ivs; size_t nivs; /* INTERVALS sections of the group (ptype/intervals.c, ivstats.h) */
     size_t nblockmap;  /* distinct guards in the block map */
 
     int bursty;        /* INFO mode=bursty: the counts above are sampled */

@@ -61,6 +61,7 @@ static int seen_twice(walk *w, const hp_section_ref *s)
 {
     uint64_t *mask = &w->summaries_seen;
     uint64_t bit = 0;
+    if (s->type == HP_SEC_INTERVALS) return 0; /* one per stream (value, edges) in a thread */
     if (s->type == HP_SEC_SUMMARY) {
         uint32_t id = summary_id(w->r, s);
         bit = id < 64 ? (uint64_t)1 << id : 0;

@@ -11,6 +11,7 @@
 #include "analysis/compare.h"
 #include "analysis/profile.h"
 #include "analysis/report.h"
+#include "analysis/ivstats.h"
 #include "cli/commands.h"
 #include "cli/pager.h"
 #include "cli/read_profile.h"
@@ -84,6 +85,25 @@ static int refuse(const hp_cmp_result *r, int force)
     return 0;
 }
 
+/* The comparison's JSON object, with the interval profiles' errors (analysis/ivstats.h) as one
+ * more member when A has interval profiles. 0, or -1. */
+static int write_json(const hp_profile *A, const hp_profile *B, const hp_cmp_result *r)
+{
+    if (!A->nivs) return hp_compare_write_json(stdout, r);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return -1;
+    int rc = hp_compare_write_json(m, r);
+    if (fclose(m) || rc || len < 2 || buf[len - 2] != '}') return free(buf), -1;
+    fwrite(buf, 1, len - 2, stdout); /* the object without its closing "}\n" */
+    fputs(",\n", stdout);
+    rc = hp_iv_compare_write(stdout, A, B, 1) < 0 ? -1 : 0;
+    fputs("}\n", stdout);
+    free(buf);
+    return rc;
+}
+
 static int run_compare(const char *pa, const char *pb, const compare_args *a, hp_report_format fmt)
 {
     hp_profile *A = hp_cli_read_profile(pa), *B = A ? hp_cli_read_profile(pb) : NULL;
@@ -104,7 +124,8 @@ static int run_compare(const char *pa, const char *pb, const compare_args *a, hp
     if (refuse(r, a->force)) goto out;
     hp_term term;
     hp_term_start(&term, &a->term, fmt != HP_FORMAT_JSON);
-    rc = fmt == HP_FORMAT_JSON ? hp_compare_write_json(stdout, r) : hp_compare_write_text(stdout, r);
+    rc = fmt == HP_FORMAT_JSON ? write_json(A, B, r) : hp_compare_write_text(stdout, r);
+    if (!rc && fmt != HP_FORMAT_JSON && A->nivs) rc = hp_iv_compare_write(stdout, A, B, 0) < 0;
     if (rc || fflush(stdout)) {
         fprintf(stderr, "hotprof: cannot write the comparison\n");
         rc = 1;

@@ -17,6 +17,7 @@
 #include "cli/outfile.h"
 #include "cli/pager.h"
 #include "cli/read_profile.h"
+#include "core/ptype/ptype.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +72,7 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|pprof|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
          "text, json: print only this profile type's table (methods|callpairs|blocks|edges|datastream|"
-         "subpath); --format folded or pprof: the type to fold or export, callpairs|methods|blocks "
+         "subpath|intervals); --format folded or pprof: the type to fold or export, callpairs|methods|blocks "
          "(default callpairs if the profile has call pairs, else methods)"},
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "PCT",
          "subpaths: only those whose one-sided 95% lower bound is at least PCT% of the blocks executed"},

@@ -58,8 +58,8 @@ static const hp_command_desc run_desc = {
     "With --mode exhaustive, --sample subpath counts every subpath of length 2^n <= maxlen exactly\n"
     "(the ground truth of 'hotprof compare'); other types cannot be named then.\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
-    "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_BURSTS (with --bursts),\n"
-    "HOTPROF_QUIET (with --quiet);\n"
+    "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_INTERVALS (interval profiles),\n"
+    "HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
     "HOTPROF_CLAIMED is removed.\n"};
 
 /* A canonical spec: every type "name:period=N,burst=M,jitter=J", joined by ';'. */
@@ -72,6 +72,7 @@ typedef struct run_args {
     const char *mode, *bursts; /* canonical names (hp_spec_*_name); bursts NULL if not given */
     uint64_t seed;
     char sample_spec[SPEC_MAX]; /* HOTPROF_SAMPLE; "" unless bursty */
+    char iv_spec[2 * 320];      /* HOTPROF_INTERVALS: the --sample clauses with summary= (docs/intervals.md) */
     hp_run_trace trace;         /* --record-trace (run_trace.h) */
 } run_args;
 
@@ -82,7 +83,10 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
          "sample TYPE in bursty mode (repeatable; implies --mode bursty); TYPE subpath[:KEY=V,...] "
-         "samples hot subpaths (keys below; with --mode exhaustive: exact counts)"},
+         "samples hot subpaths (keys below; with --mode exhaustive: exact counts); or "
+         "STREAM:summary=multihash[,KEY=V...]: an interval profile of the value or edges stream in exhaustive "
+         "mode (keys tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, "
+         "budget, hash; docs/intervals.md)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
@@ -148,6 +152,31 @@ static int check_writable(const char *path)
 
 /* ---------------------------------------------------------------- settings (core/control/spec) */
 
+/* Moves the interval clauses (STREAM:summary=...) out of --sample into a->iv_spec (canonical
+ * form, core/control/spec.h). 0, or HP_PARSE_ERROR after the parser's message. */
+static int split_interval_clauses(run_args *a)
+{
+    hp_iv_params iv[HP_IV_NSTREAMS];
+    char err[256];
+    int kept = 0;
+    size_t len = 0;
+    hp_iv_defaults(iv);
+    for (int i = 0; i < a->samples.n; i++) {
+        const char *clause = a->samples.items[i];
+        if (!hp_iv_clause_is(clause, strlen(clause))) { a->samples.items[kept++] = clause; continue; }
+        if (hp_iv_clause_parse(clause, strlen(clause), iv, err, sizeof err))
+            return hp_usage_error(&run_desc, "option '--sample %s': %s", clause, err);
+    }
+    a->samples.n = kept;
+    a->iv_spec[0] = 0;
+    for (int s = 0; s < HP_IV_NSTREAMS; s++) {
+        if (!iv[s].enabled) continue;
+        if (len) a->iv_spec[len++] = ';';
+        len += hp_iv_params_format(a->iv_spec + len, sizeof a->iv_spec - len, s, &iv[s]);
+    }
+    return 0;
+}
+
 /* --mode (default: bursty with --sample, else exhaustive) and --bursts, checked together. */
 static int resolve_mode(run_args *a)
 {
@@ -171,7 +200,10 @@ static int resolve_mode(run_args *a)
 static int resolve_settings(run_args *a)
 {
     char err[256];
-    if (resolve_mode(a)) return HP_PARSE_ERROR;
+    if (split_interval_clauses(a) || resolve_mode(a)) return HP_PARSE_ERROR;
+    if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0 &&
+        !(strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 && a->bursts && strcmp(a->bursts, "live") == 0))
+        return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive, or bursty with --bursts live, not '%s'", a->mode);
     int exhaustive = strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) == 0;
     if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 || (exhaustive && a->samples.n)) {
         if (hp_cli_sample_spec(&run_desc, &a->samples, exhaustive, a->sample_spec, sizeof a->sample_spec))
@@ -195,6 +227,7 @@ static int set_environment(const run_args *a, const char *output)
     if (a->quiet) setenv("HOTPROF_QUIET", "1", 1);
     if (a->sample_spec[0] && setenv("HOTPROF_SAMPLE", a->sample_spec, 1)) return -1;
     if (!a->sample_spec[0]) unsetenv("HOTPROF_SAMPLE");
+    if (a->iv_spec[0] ? setenv("HOTPROF_INTERVALS", a->iv_spec, 1) : unsetenv("HOTPROF_INTERVALS")) return -1;
     if (a->bursts && setenv("HOTPROF_BURSTS", a->bursts, 1)) return -1;
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }

@@ -31,7 +31,7 @@ static const hp_command_desc sim_desc = {
 
 typedef struct sim_args {
     const char *tables, *counters, *bits, *conservative, *reset, *retain, *shield, *interval, *threshold;
-    const char *seed, *csv, *svg, *period, *burst, *jitter;
+    const char *seed, *csv, *svg, *period, *burst, *jitter, *hash;
 } sim_args;
 
 static void init_options(hp_option *opts, sim_args *a)
@@ -46,6 +46,7 @@ static void init_options(hp_option *opts, sim_args *a)
         {HP_OPT_STRING, 0, "shield", &a->shield, "0,1", "multihash: shielding (default 1)"},
         {HP_OPT_STRING, 0, "interval", &a->interval, "L", "multihash: events per interval (default 10000)"},
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "T%", "multihash: candidate threshold in percent (default 1%)"},
+        {HP_OPT_STRING, 0, "hash", &a->hash, "paper,fast", "multihash: the paper's hash (8 byte-table lookups per table; default) and/or the fast mixer the runtime can use (hash=fast)"},
         {HP_OPT_STRING, 0, "seed", &a->seed, "S", "hash tables / jitter seed (default 1)"},
         {HP_OPT_STRING, 0, "csv", &a->csv, "FILE", "also write the results as CSV"},
         {HP_OPT_STRING, 0, "svg", &a->svg, "FILE", "multihash: error vs tables chart (Figures 10-12)"},
@@ -155,16 +156,18 @@ static void print_mh_row(FILE *f, const hp_mhsim_result *r, int csv)
 {
     const hp_multihash_params *p = &r->p;
     if (csv)
-        fprintf(f, "%u,%u,%u,%d,%d,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%" PRIu64 "\n", p->n_tables,
+        fprintf(f, "%u,%u,%u,%d,%d,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%" PRIu64 ",%s\n", p->n_tables,
                 p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield, r->area, r->e * 100,
-                r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100, r->intervals);
+                r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100, r->intervals,
+                p->fast_hash ? "fast" : "paper");
     else
-        fprintf(f, "%6u %8u %4u  C%d R%d %3d %3d %8" PRIu64 " %8.3f %7.3f %7.3f %7.3f %7.3f %10.4g %10.4g\n", p->n_tables,
+        fprintf(f, "%6u %8u %4u  C%d R%d %3d %3d %8" PRIu64 " %8.3f %7.3f %7.3f %7.3f %7.3f %10.4g %10.4g  %s\n", p->n_tables,
                 p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield, r->area, r->e * 100,
-                r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100);
+                r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100,
+                p->fast_hash ? "fast" : "paper");
 }
 
-static const char mh_csv_head[] = "tables,counters,bits,conservative,reset,retain,shield,area_bytes,error_pct,fp_pct,fn_pct,np_pct,nn_pct,fp_rate_pct,fp_bound_pct,intervals\n";
+static const char mh_csv_head[] = "tables,counters,bits,conservative,reset,retain,shield,area_bytes,error_pct,fp_pct,fn_pct,np_pct,nn_pct,fp_rate_pct,fp_bound_pct,intervals,hash\n";
 
 static int write_mh_files(const sim_args *a, const hp_mhsim_grid *g, const hp_mhsim_result *res, size_t n, const char *title)
 {
@@ -183,6 +186,20 @@ static int write_mh_files(const sim_args *a, const hp_mhsim_grid *g, const hp_mh
     return 0;
 }
 
+/* --hash paper,fast: 0 and 1 on the hash axis (default: paper only). 0, or 2 after a message. */
+static int parse_hash_axis(const char *text, hp_mhsim_axis *ax)
+{
+    ax->n = 0;
+    for (const char *w = text ? text : "paper"; *w && ax->n < HP_MHSIM_AXIS_MAX;) {
+        size_t n = strcspn(w, ",");
+        if (n == 5 && !strncmp(w, "paper", 5)) ax->v[ax->n++] = 0;
+        else if (n == 4 && !strncmp(w, "fast", 4)) ax->v[ax->n++] = 1;
+        else return hp_usage_error(&sim_desc, "--hash: '%.*s' is not paper or fast", (int)n, w);
+        w += n + (w[n] == ',');
+    }
+    return ax->n ? 0 : hp_usage_error(&sim_desc, "--hash needs paper, fast or both");
+}
+
 static int parse_grid(const sim_args *a, hp_mhsim_grid *g)
 {
     memset(g, 0, sizeof *g);
@@ -190,7 +207,8 @@ static int parse_grid(const sim_args *a, hp_mhsim_grid *g)
         (a->bits && parse_axis("bits", a->bits, "", &g->bits)) ||
         parse_axis("conservative", a->conservative, "1", &g->conservative) || parse_axis("reset", a->reset, "0", &g->reset) ||
         parse_axis("retain", a->retain, "1", &g->retain) || parse_axis("shield", a->shield, "1", &g->shield) ||
-        parse_u64_opt("interval", a->interval, 10000, &g->interval) || parse_u64_opt("seed", a->seed, 1, &g->seed))
+        parse_u64_opt("interval", a->interval, 10000, &g->interval) || parse_u64_opt("seed", a->seed, 1, &g->seed) ||
+        parse_hash_axis(a->hash, &g->hash))
         return 2;
     g->threshold = 0.01;
     if (a->threshold && parse_percent(a->threshold, &g->threshold))
@@ -235,8 +253,8 @@ static int run_multihash(const sim_args *a, const char *path)
                tr.nthreads, tr.events, tr.flags & HP_TRACE_CUT ? " (cut at the limit)" : "");
         printf("interval %" PRIu64 ", threshold %g%% (T = %" PRIu64 "), %" PRIu64 " intervals scored, %.2f candidates per interval\n\n",
                g.interval, g.threshold * 100, in.T, intervals, intervals ? (double)res[0].candidates / (double)intervals : 0);
-        printf("%6s %8s %4s  %5s %3s %3s %8s %8s %7s %7s %7s %7s %10s %10s\n", "tables", "counters", "bits", "C/R", "ret",
-               "sh", "area_B", "E%", "FP%", "FN%", "NP%", "NN%", "fp_rate%", "fp_bound%");
+        printf("%6s %8s %4s  %5s %3s %3s %8s %8s %7s %7s %7s %7s %10s %10s  %s\n", "tables", "counters", "bits", "C/R", "ret",
+               "sh", "area_B", "E%", "FP%", "FN%", "NP%", "NN%", "fp_rate%", "fp_bound%", "hash");
         for (size_t i = 0; i < n; i++) print_mh_row(stdout, &res[i], 0);
         char title[400];
         snprintf(title, sizeof title, "multi-hash error, %s of %s, L=%" PRIu64 " t=%g%%", hp_trace_kind_name(tr.kind), tr.program, g.interval, g.threshold * 100);
@@ -252,9 +270,9 @@ static int run_multihash(const sim_args *a, const char *path)
 
 static int run_hps(const sim_args *a, const char *path)
 {
-    const char *const mh_given[] = {a->tables, a->counters, a->bits, a->conservative, a->reset, a->retain, a->shield, a->interval, a->threshold, a->svg};
-    const char *const mh_names[] = {"tables", "counters", "bits", "conservative", "reset", "retain", "shield", "interval", "threshold", "svg"};
-    if (foreign("hps", mh_given, mh_names, 10)) return 2;
+    const char *const mh_given[] = {a->tables, a->counters, a->bits, a->conservative, a->reset, a->retain, a->shield, a->interval, a->threshold, a->svg, a->hash};
+    const char *const mh_names[] = {"tables", "counters", "bits", "conservative", "reset", "retain", "shield", "interval", "threshold", "svg", "hash"};
+    if (foreign("hps", mh_given, mh_names, 11)) return 2;
     if (!a->period || !a->burst) return hp_usage_error(&sim_desc, "'sim hps' needs --period and --burst");
     hp_mhsim_axis periods, bursts;
     uint64_t jitter, seed;

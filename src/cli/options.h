@@ -30,7 +30,7 @@ typedef struct hp_opt_list {
 } hp_opt_list;
 
 /* Room for a command's option table, its HP_OPT_END included. */
-#define HP_OPTIONS_MAX 16
+#define HP_OPTIONS_MAX 24
 /* Copies a command's local option table into opts[HP_OPTIONS_MAX] (checked at compile time). */
 #define HP_OPTIONS_COPY(opts, table)                                                         \
     do {                                                                                     \

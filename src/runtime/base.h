@@ -60,6 +60,7 @@ typedef struct hp_process {
     int osp;                  /* subpaths: HP_OSP_RT_* (pt/subpath.h; set by init before recording) */
     uint32_t guards;          /* highest coverage guard id assigned so far (blockmap.c) */
     uint32_t trace_kind;      /* pt/trace.c: the kind of tuple traced (--record-trace), 0: none */
+    uint32_t iv_streams;      /* pt/intervals.c: bit per interval-profiled stream (value 1, edges 2) */
     struct hp_bmap *bmap;     /* guard id -> {pc, flags, fn} (blockmap.c; release/acquire) */
     struct hp_thread *threads;/* every thread's state (thread.c: lock-free push, never popped) */
     uint64_t seed;            /* the run seed (HOTPROF_SEED or clock and pid; file header, INFO) */

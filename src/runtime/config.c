@@ -100,7 +100,10 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     c->trace_kind = !tkind ? 0 : strcmp(tkind, "values") == 0 ? 1 : strcmp(tkind, "edges") == 0 ? 2 : strcmp(tkind, "calls") == 0 ? 3 : 0;
     if (!tlimit || hp_spec_u64(tlimit, 1, UINT64_MAX, &c->trace_limit)) c->trace_limit = HP_TRACE_DEFAULT_LIMIT;
 
+    hp_iv_defaults(c->iv);
     if (c->mode == HP_RUN_OFF) return 0;
+    const char *iv = var(get, arg, "HOTPROF_INTERVALS");
+    if (iv && hp_iv_spec_parse(iv, c->iv, err, sizeof err)) return bad(c, "HOTPROF_INTERVALS", err);
     hp_osp_params_default(&c->osp);
     if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse_osp(spec, c->sample, &c->osp, err, sizeof err))
         return bad(c, "HOTPROF_SAMPLE", err);

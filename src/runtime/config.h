@@ -14,6 +14,8 @@
  *   HOTPROF_LIVE                  "0": no live segment for `hotprof top` (live.c); else on.
  *   HOTPROF_XRAY                  "0": never, "1": required, anything else: when present.
  *   HOTPROF_RUN_FD                "<fd>:<inode>"; anything else: ignored (run_fd -1).
+ *   HOTPROF_INTERVALS             interval profiles (hp_iv_spec_parse; `hotprof run --sample
+ *                                 value:summary=multihash,...`): bad -> `error`, not profiling.
  *   HOTPROF_TRACE, _TRACE_KIND, _TRACE_LIMIT  the raw trace file `hotprof run --record-trace`
  *                                 reads back (pt/trace.h); kind values|edges|calls (else: edges if
  *                                 blocks are compiled in, else calls); limit: bad -> the default.
@@ -29,6 +31,7 @@
 #include <stdint.h>
 #include "core/control/bursty.h"
 #include "core/control/osp.h"
+#include "core/control/spec.h"
 
 #define HP_TRACE_DEFAULT_LIMIT 100000000ull /* --trace-limit default (cli/cmd_run.c says the same) */
 
@@ -58,6 +61,7 @@ typedef struct hp_rt_config {
     const char *trace;        /* HOTPROF_TRACE: raw trace file (exhaustive mode only), or NULL */
     uint32_t trace_kind;      /* HOTPROF_TRACE_KIND: 1 values, 2 edges, 3 calls, 0 automatic */
     uint64_t trace_limit;     /* HOTPROF_TRACE_LIMIT: tuples at most (HP_SPEC_DEFAULT_TRACE_LIMIT) */
+    hp_iv_params iv[HP_IV_NSTREAMS]; /* HOTPROF_INTERVALS (exhaustive mode only; default: none) */
     char error[384];          /* "" or the one message of a setting that stops profiling */
 } hp_rt_config;
 

@@ -121,13 +121,16 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
             uint32_t on_ = HP_LOAD_RLX(&hp_g.patch) ? patch_mask(t, ret_, (uint64_t)(uintptr_t)&name) \
                                                     : hp_bursty_on(&t->bs);                        \
             if (HP_UNLIKELY(on_ & BIT_STREAMS)) hp_rt_ds_sample(t, addr, ret_, is_store);          \
+            if (HP_UNLIKELY(on_) && !(is_store) && iv_on(HP_IV_VALUE) && !HP_LOAD_RLX(&hp_g.patch)) \
+                hp_rt_iv_add(t, HP_IV_VALUE, ret_, (uint64_t)*addr); /* a value in a burst */      \
             return;                                                                                \
         }                                                                                          \
         HP_BUMP(&t->tot.field);                                                                    \
     }
 
-/* Compare hooks count in exhaustive mode only (no bursty profile type uses them yet); in patch
- * mode they hand their call site to sites.c, to be turned off. */
+/* Compare hooks count in exhaustive mode only; in bursty mode with live hooks and a value interval
+ * profile, their values during bursts go to pt/intervals.c; in patch mode they hand their call
+ * site to sites.c, to be turned off. */
 #define COUNT_HOOK(name, field, params, traced)                                                    \
     HP_API HP_NO_ICF void name params                                                              \
     {                                                                                              \
@@ -137,6 +140,11 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
                 uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                   \
                 traced;                                                                            \
                 HP_BUMP(&t->tot.field);                                                            \
+                return;                                                                            \
+            }                                                                                      \
+            if (HP_UNLIKELY(iv_on(HP_IV_VALUE)) && !HP_LOAD_RLX(&hp_g.patch) && hp_bursty_on(&t->bs)) { \
+                uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                   \
+                traced; /* values in a burst of any type: trace_value feeds pt/intervals.c */      \
                 return;                                                                            \
             }                                                                                      \
             if (HP_LOAD_RLX(&hp_g.patch) && !HP_LOAD_RLX(&hp_g.pb.mask))                             \

@@ -8,7 +8,8 @@
  * types whose flag is on: a call records methods (t->methods v1) and call pairs (t->pairs v1);
  * a back-edge records methods (t->methods v2 of the top frame's function) and edges; any block
  * records edges (block count + edge) when the edge flag is on (forward blocks: hp_bursty_on,
- * no counter moves). Loads/stores read the datastream flag and, while it is on, go to
+ * no counter moves); with an edges interval profile a sampled edge also goes to pt/intervals.c
+ * (and hooks.c gives it the values seen while any type is in a burst). Loads/stores read the datastream flag and, while it is on, go to
  * hp_rt_ds_sample (pt/datastream.c); the controller's slow path, where the flag goes off, ends
  * the detector's burst (hp_rt_ds_burst_end). Not sampling, a call costs the frame push and one
  * decrement; a block the back-edge rule and one decrement or one flag test; a load or store one
@@ -21,6 +22,7 @@
 #define HOTPROF_RUNTIME_HOOKS_BURSTY_H
 #include "runtime/hooks_common.h"
 #include "runtime/pt/datastream.h"
+#include "runtime/pt/intervals.h"
 
 #define BIT_METHODS HP_BURSTY_BIT(HP_BURSTY_METHODS)
 #define BIT_PAIRS HP_BURSTY_BIT(HP_BURSTY_CALL_PAIRS)
@@ -72,7 +74,13 @@ static inline HP_NOINST void bursty_enter(hp_thread *t, uint64_t fn, uint64_t si
 static HP_NOINST __attribute__((noinline)) void bursty_record_block(hp_thread *t, uint32_t prev, uint32_t id,
                                                                     uint32_t on, hp_frame *fr)
 {
-    if (on & BIT_EDGES) count_block(t, prev, id);
+    if (on & BIT_EDGES) {
+        count_block(t, prev, id);
+        if (HP_UNLIKELY(HP_LOAD_RLX(&hp_g.iv_streams) & (1u << HP_IV_EDGES)) && prev && id) { /* pt/intervals.h */
+            uint64_t from = hp_block_pc(prev), to = hp_block_pc(id);
+            if (from && to) hp_rt_iv_add(t, HP_IV_EDGES, from, to);
+        }
+    }
     if (!(on & BIT_METHODS) || !fr) return;
     HP_BUMP(fr->fn ? &hp_tab_get(&t->methods, fr->fn, 0)->v2 : &t->orphan_backedges);
     HP_BUMP(&t->tot.backedges);

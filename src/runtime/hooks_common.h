@@ -115,4 +115,11 @@ static inline HP_NOINST int count_block(hp_thread *t, uint32_t prev, uint32_t id
     return 1;
 }
 
+/* A block's pc through the guard map (0 if unknown): edge tuples of traces and interval profiles. */
+static inline HP_NOINST uint64_t hp_block_pc(uint32_t id)
+{
+    hp_bmap *m = HP_LOAD_ACQ(&hp_g.bmap);
+    return m && id < m->cap ? m->e[id].pc : 0;
+}
+
 #endif

@@ -57,6 +57,7 @@
 #include "runtime/ctl/ctl.h"
 #include "runtime/pt/datastream.h"
 #include "runtime/pt/trace.h"
+#include "runtime/pt/intervals.h"
 #include "runtime/writer.h"
 #include "runtime/live.h"
 #include "core/base/bytes.h"
@@ -199,6 +200,12 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_str(&w, HP_INFO_MODE "=");
     put_str(&w, hp_g.xray == HP_XRAY_BURSTS ? HP_MODE_XRAY "\n" : hp_g.patch ? HP_MODE_PATCH "\n" : hp_g.bursty ? HP_MODE_BURSTY "\n" : HP_MODE_EXHAUSTIVE "\n");
     put_kv_dec(&w, HP_INFO_SEED, hp_g.seed);
+    for (int s = 0; s < HP_IV_NSTREAMS; s++)
+        if (*hp_rt_iv_info(s)) { /* intervals.value=summary=multihash,... */
+            const char *spec = hp_rt_iv_info(s), *params = strchr(spec, ':');
+            put_str(&w, HP_INFO_INTERVALS "."), put_str(&w, hp_iv_stream_name(s)), put_str(&w, "=");
+            put_str(&w, params ? params + 1 : spec), put_str(&w, "\n");
+        }
     put_str(&w, HP_INFO_VERSION "=" HOTPROF_VERSION "\n");
     put_str(&w, HP_INFO_START_TIME "="), put_dec(&w, (uint64_t)now.tv_sec), put_str(&w, ".");
     char ns[10];
@@ -476,6 +483,8 @@ static HP_NOINST void do_init(void)
         const char *parts[] = {"hotprof: cannot map the subpath hot-list; subpaths are not recorded"};
         hp_say(parts, 1);
     }
+    if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && c->bursts == HP_BURSTS_LIVE))
+        hp_rt_iv_start(c->iv, hp_g.seed, c->mode == HP_RUN_BURSTY); /* interval profiles (pt/intervals.h) */
     g_pid = pid;
     run_channel_open(c);
     output_path(c, pid);

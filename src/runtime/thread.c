@@ -247,7 +247,7 @@ static HP_NOINST void thread_exit(void *arg)
     }
     hp_tls = &hp_inactive_thread; /* whatever runs later in this thread is not recorded */
     if (__atomic_fetch_add(&g_exited_count, 1, __ATOMIC_RELAXED) < HP_KEEP_EXITED) return;
-    if (HP_LOAD_ACQ(&t->ds.det) || t->trace || !hp_threads_lock()) return; /* keeps its state (and trace buffer) */
+    if (HP_LOAD_ACQ(&t->ds.det) || t->trace || t->iv[0] || t->iv[1] || !hp_threads_lock()) return; /* keeps its state (and trace buffer) */
     hp_thread *a = HP_LOAD_ACQ(&hp_g.stopped) ? NULL : exited_record();
     if (a) {
         thread_merge(a, t);
@@ -291,7 +291,8 @@ static HP_NOINST hp_thread *thread_create(void)
     }
     t->tid = (uint64_t)syscall(SYS_gettid);
     if (HP_LOAD_ACQ(&hp_g.bursty) && !bursty_setup(t)) return NULL;
-    if (!t->bursty && HP_LOAD_ACQ(&hp_g.trace_kind)) t->bursty = HP_THREAD_TRACING; /* pt/trace.h */
+    if (!t->bursty && (HP_LOAD_ACQ(&hp_g.trace_kind) || HP_LOAD_ACQ(&hp_g.iv_streams)))
+        t->bursty = HP_THREAD_TRACING; /* pt/trace.h, pt/intervals.h */
     if (HP_LOAD_ACQ(&hp_g.xray) == HP_XRAY_ALL && !t->methods && !(t->methods = hp_tab_new(HP_TAB_INITIAL))) return NULL;
     t->blockflags = (t->bursty == HP_THREAD_BURSTY ? HP_BLOCK_BURSTY : 0u) |
                     (t->bursty == HP_THREAD_TRACING ? HP_BLOCK_TRACE : 0u) | (HP_LOAD_ACQ(&hp_g.osp) ? HP_BLOCK_OSP : 0u);

@@ -122,6 +122,9 @@ typedef struct hp_thread {
     struct hp_thread_osp *osp; /* subpaths (pt/subpath.h): mmap'd at the thread's first block; NULL
                                 * until then and without subpaths; kept when the state is recycled */
     struct hp_trace_buf *trace; /* --record-trace: this thread's buffer (pt/trace.c), NULL until used */
+    struct hp_iv_state *iv[2];  /* interval profiles (pt/intervals.c): value, edges; NULL until used */
+    uint32_t iv_failed;         /* bit per stream: its state could not be mapped */
+    uint32_t iv_busy;           /* inside hp_rt_iv_add: a signal handler's tuples are dropped */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
     /* recycling (thread.c): none of these is read by a hook */

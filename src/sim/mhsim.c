@@ -11,7 +11,7 @@
 
 uint64_t hp_mhsim_key(uint64_t a, uint64_t b)
 {
-    return (uint64_t)(uint32_t)a << 32 | (uint32_t)(b ^ (b >> 32));
+    return hp_multihash_tuple_key(a, b); /* the runtime's interval profiles use the same key */
 }
 
 /* ---------------------------------------------------------------- exact intervals */
@@ -78,7 +78,7 @@ static int prepare_thread(hp_mhsim_thread *th, uint64_t L, uint64_t T, count_map
 
 static uint64_t threshold_count(uint64_t L, double t)
 {
-    hp_multihash_params p = {1, 1, 32, t, L, 0, 0, 0, 0, 0};
+    hp_multihash_params p = {1, 1, 32, t, L, 0, 0, 0, 0, 0, 0};
     return hp_multihash_threshold_count(&p);
 }
 
@@ -157,7 +157,7 @@ void hp_mhsim_input_free(hp_mhsim_input *in)
 size_t hp_mhsim_grid_size(const hp_mhsim_grid *g)
 {
     return g->tables.n * g->counters.n * (g->bits.n ? g->bits.n : 1) * g->conservative.n * g->reset.n * g->retain.n *
-           g->shield.n;
+           g->shield.n * (g->hash.n ? g->hash.n : 1);
 }
 
 static uint32_t take(const hp_mhsim_axis *a, size_t *i)
@@ -177,6 +177,7 @@ static uint32_t bits_for(uint64_t T)
 void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params *p)
 {
     memset(p, 0, sizeof *p);
+    p->fast_hash = (int)take(&g->hash, &i);
     p->shield = (int)take(&g->shield, &i);
     p->retain = (int)take(&g->retain, &i);
     p->reset = (int)take(&g->reset, &i);
@@ -216,7 +217,8 @@ int hp_mhsim_grid_check(const hp_mhsim_grid *g, char *err, size_t errlen)
             return -1;
         }
     if (check_bool_axis(&g->conservative, "conservative", err, errlen) || check_bool_axis(&g->reset, "reset", err, errlen) ||
-        check_bool_axis(&g->retain, "retain", err, errlen) || check_bool_axis(&g->shield, "shield", err, errlen))
+        check_bool_axis(&g->retain, "retain", err, errlen) || check_bool_axis(&g->shield, "shield", err, errlen) ||
+        (g->hash.n && check_bool_axis(&g->hash, "hash", err, errlen)))
         return -1;
     return 0;
 }

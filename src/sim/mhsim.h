@@ -27,6 +27,7 @@ typedef struct hp_mhsim_axis { uint32_t v[HP_MHSIM_AXIS_MAX]; size_t n; } hp_mhs
 
 typedef struct hp_mhsim_grid {
     hp_mhsim_axis tables, counters, bits, conservative, reset, retain, shield; /* bits.n == 0: just wide enough for T */
+    hp_mhsim_axis hash; /* 0 the paper's hash, 1 the fast mixer (multihash.h fast_hash); n == 0: paper only */
     uint64_t interval;
     double threshold; /* fraction */
     uint64_t seed;
@@ -65,7 +66,8 @@ int hp_mhsim_prepare_keys(uint64_t *const *keys, const size_t *nkeys, size_t nth
                           hp_mhsim_input *in, char *err, size_t errlen);
 void hp_mhsim_input_free(hp_mhsim_input *in);
 
-/* Number of configurations, and the i-th one (axes vary last-first: shield fastest, tables slowest). */
+/* Number of configurations, and the i-th one (axes vary last-first: hash fastest, then shield, ...,
+ * tables slowest). */
 size_t hp_mhsim_grid_size(const hp_mhsim_grid *g);
 void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params *p);
 /* Checks every configuration of the grid (tables >= 1, Z divisible by n, T fits the counters,

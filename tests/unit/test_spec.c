@@ -146,8 +146,54 @@ TEST(words_and_ranges)
     }
 }
 
+/* ---- interval clauses (STREAM:summary=multihash,...) ---- */
+
+static int iv_bad(const char *spec, const char *msg_part)
+{
+    hp_iv_params iv[HP_IV_NSTREAMS];
+    char err[256] = "";
+    int rc = hp_iv_spec_parse(spec, iv, err, sizeof err);
+    if (rc == 0 || !strstr(err, msg_part)) fprintf(stderr, "  '%s': rc %d, '%s'\n", spec, rc, err);
+    return rc == -1 && strstr(err, msg_part) != NULL;
+}
+
+TEST(interval_clauses)
+{
+    hp_iv_params iv[HP_IV_NSTREAMS], back[HP_IV_NSTREAMS];
+    char err[256], text[400];
+    REQUIRE(hp_iv_spec_parse("value:summary=multihash", iv, err, sizeof err) == 0);
+    CHECK(iv[HP_IV_VALUE].enabled && !iv[HP_IV_EDGES].enabled);
+    CHECK(iv[HP_IV_VALUE].n_tables == 4 && iv[HP_IV_VALUE].total_counters == 2048 && iv[HP_IV_VALUE].conservative == 1);
+    CHECK(iv[HP_IV_VALUE].reset == 0 && iv[HP_IV_VALUE].retain == 1 && iv[HP_IV_VALUE].shield == 1);
+    CHECK_EQ_U64(iv[HP_IV_VALUE].interval, 10000);
+    CHECK_EQ_U64(hp_iv_threshold_count(&iv[HP_IV_VALUE]), 100);
+    CHECK_EQ_U64(hp_iv_counter_bits(&iv[HP_IV_VALUE]), 7); /* 100 needs 7 bits */
+    REQUIRE(hp_iv_spec_parse("edges:summary=multihash,interval=1000000,threshold=0.1%,tables=8,exact=1;value:summary=multihash,threshold=0.001",
+                             iv, err, sizeof err) == 0);
+    CHECK_EQ_U64(hp_iv_threshold_count(&iv[HP_IV_EDGES]), 1000);
+    CHECK(iv[HP_IV_EDGES].exact == 1 && iv[HP_IV_EDGES].n_tables == 8);
+    CHECK(iv[HP_IV_EDGES].threshold == iv[HP_IV_VALUE].threshold); /* "0.1%" and "0.001": one double */
+    hp_iv_params_format(text, sizeof text, HP_IV_EDGES, &iv[HP_IV_EDGES]);
+    REQUIRE(hp_iv_spec_parse(text, back, err, sizeof err) == 0);
+    CHECK(back[HP_IV_EDGES].threshold == iv[HP_IV_EDGES].threshold && back[HP_IV_EDGES].interval == iv[HP_IV_EDGES].interval);
+    CHECK(back[HP_IV_EDGES].counter_bits == hp_iv_counter_bits(&iv[HP_IV_EDGES]));
+    CHECK(hp_iv_clause_is("value:summary=multihash", 23) && !hp_iv_clause_is("edges:period=10", 15));
+    CHECK(iv_bad("value:summary=multihash,colour=1", "unknown key"));
+    CHECK(iv_bad("value:summary=multihash,interval=0", "interval must be"));
+    CHECK(iv_bad("value:summary=multihash,bits=4", "cannot hold the threshold"));
+    CHECK(iv_bad("value:summary=multihash,tables=3", "not divisible"));
+    CHECK(iv_bad("value:summary=multihash,threshold=0%", "threshold"));
+    CHECK(iv_bad("value:summary=multihash,threshold=101%", "threshold"));
+    CHECK(iv_bad("value:summary=tnv", "only interval summary"));
+    CHECK(iv_bad("methods:summary=multihash", "value or edges"));
+    CHECK(iv_bad("value:summary=multihash,", "ends with a comma"));
+    CHECK(iv_bad("value:summary=multihash,exact=2", "0 or 1"));
+    CHECK(iv_bad("", "empty"));
+}
+
 int main(void)
 {
+    RUN(interval_clauses);
     RUN(good_specs);
     RUN(bad_specs_are_refused_with_a_reason);
     RUN(format_and_parse_round_trip);

@@ -362,3 +362,187 @@ int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen)
 
 const char *hp_spec_mode_name(int mode) { return mode >= 0 && mode < 3 ? mode_names[mode] : "?"; }
 const char *hp_spec_bursts_name(int mode) { return mode >= 0 && mode < 3 ? bursts_names[mode] : "?"; }
+
+/* ---------------------------------------------------------------- interval profiles */
+
+static const char *const iv_names[HP_IV_NSTREAMS] = {"value", "edges"};
+
+const char *hp_iv_stream_name(int s) { return s >= 0 && s < HP_IV_NSTREAMS ? iv_names[s] : NULL; }
+
+void hp_iv_defaults(hp_iv_params iv[HP_IV_NSTREAMS])
+{
+    for (int s = 0; s < HP_IV_NSTREAMS; s++)
+        iv[s] = (hp_iv_params){.budget = HP_IV_DEFAULT_BUDGET, .n_tables = 4, .total_counters = 2048,
+                               .conservative = 1, .retain = 1, .shield = 1, .interval = HP_IV_DEFAULT_INTERVAL,
+                               .threshold = HP_IV_DEFAULT_THRESHOLD};
+}
+
+int hp_iv_clause_is(const char *text, size_t len)
+{
+    const char *colon = memchr(text, ':', len);
+    if (!colon) return 0;
+    for (const char *k = colon + 1; k + 8 <= text + len; k++)
+        if ((k[-1] == ':' || k[-1] == ',') && memcmp(k, "summary=", 8) == 0) return 1;
+    return 0;
+}
+
+/* "1%", "0.5%" (percent) or "0.01" (fraction) into a fraction in (0, 1]: digits / 10^k in one
+ * division, so "1%" and "0.01" give the same double. */
+static int parse_threshold(const char *s, size_t len, double *out)
+{
+    int pct = len && s[len - 1] == '%', dot = 0;
+    size_t n = len - (size_t)pct;
+    uint64_t mant = 0;
+    double div = pct ? 100 : 1;
+    if (n == 0 || n > 18) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '.' && !dot) { dot = 1; continue; }
+        if (s[i] < '0' || s[i] > '9') return -1;
+        mant = mant * 10 + (uint64_t)(s[i] - '0');
+        if (dot) div *= 10;
+    }
+    double v = (double)mant / div;
+    if (!(v > 0 && v <= 1)) return -1;
+    return *out = v, 0;
+}
+
+static int iv_num(const char *v, size_t n, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    char buf[24];
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, v, n), buf[n] = 0;
+    return hp_spec_u64(buf, lo, hi, out);
+}
+
+#define IV_KEYS "summary, tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, budget, hash"
+
+static int iv_set_key(const char *kv, size_t len, hp_iv_params *p, char *err, size_t errlen)
+{
+    const char *eq = memchr(kv, '=', len);
+    if (!eq) return say(err, errlen, "'%.*s' is not KEY=VALUE (" IV_KEYS ")", kv, len);
+    size_t kl = (size_t)(eq - kv), vl = len - kl - 1;
+    const char *v = eq + 1;
+    static const char *const bools[] = {"conservative", "reset", "retain", "shield", "exact"};
+    int *const bool_fields[] = {&p->conservative, &p->reset, &p->retain, &p->shield, &p->exact};
+    uint64_t x;
+    if (kl == 7 && !memcmp(kv, "summary", 7)) {
+        if (vl != 9 || memcmp(v, "multihash", 9)) return say(err, errlen, "'%.*s': the only interval summary is multihash", kv, len);
+        return 0;
+    }
+    if (kl == 4 && !memcmp(kv, "hash", 4)) {
+        if (vl == 5 && !memcmp(v, "paper", 5)) return p->fast_hash = 0, 0;
+        if (vl == 4 && !memcmp(v, "fast", 4)) return p->fast_hash = 1, 0;
+        return say(err, errlen, "'%.*s': the hash is paper or fast", kv, len);
+    }
+    if (kl == 9 && !memcmp(kv, "threshold", 9)) {
+        if (parse_threshold(v, vl, &p->threshold)) return say(err, errlen, "'%.*s': the threshold is a percentage in (0%%, 100%%] (1%%) or a fraction (0.01)", kv, len);
+        return 0;
+    }
+    for (int i = 0; i < 5; i++)
+        if (kl == strlen(bools[i]) && !memcmp(kv, bools[i], kl)) {
+            if (iv_num(v, vl, 0, 1, &x)) return say(err, errlen, "'%.*s': takes 0 or 1", kv, len);
+            return *bool_fields[i] = (int)x, 0;
+        }
+    static const char *const nums[] = {"tables", "counters", "bits", "interval", "budget"};
+    static const uint64_t lo[] = {1, 1, 1, 1, 2}, hi[] = {64, 1u << 28, 32, 1ull << 40, 1u << 20};
+    for (int i = 0; i < 5; i++)
+        if (kl == strlen(nums[i]) && !memcmp(kv, nums[i], kl)) {
+            if (iv_num(v, vl, lo[i], hi[i], &x)) {
+                if (errlen) snprintf(err, errlen, "'%.*s': %s must be a number from %llu to %llu", (int)len, kv, nums[i], (unsigned long long)lo[i], (unsigned long long)hi[i]);
+                return -1;
+            }
+            if (i == 0) p->n_tables = (uint32_t)x;
+            else if (i == 1) p->total_counters = (uint32_t)x;
+            else if (i == 2) p->counter_bits = (uint32_t)x;
+            else if (i == 3) p->interval = x;
+            else p->budget = (uint32_t)x;
+            return 0;
+        }
+    return say(err, errlen, "unknown key '%.*s' (" IV_KEYS ")", kv, kl);
+}
+
+uint64_t hp_iv_threshold_count(const hp_iv_params *p)
+{
+    double t = p->threshold * (double)p->interval;
+    uint64_t T = (uint64_t)t;
+    if ((double)T < t - 1e-9) T++;
+    return T ? T : 1;
+}
+
+uint32_t hp_iv_counter_bits(const hp_iv_params *p)
+{
+    if (p->counter_bits) return p->counter_bits;
+    uint64_t T = hp_iv_threshold_count(p);
+    uint32_t b = 1;
+    while (b < 32 && (T >> b) != 0) b++;
+    return b;
+}
+
+static int iv_check(const char *text, size_t len, const hp_iv_params *p, char *err, size_t errlen)
+{
+    if (p->total_counters < p->n_tables || p->total_counters % p->n_tables) {
+        if (errlen) snprintf(err, errlen, "'%.*s': counters %u is not divisible by tables %u", (int)len, text, p->total_counters, p->n_tables);
+        return -1;
+    }
+    uint64_t T = hp_iv_threshold_count(p);
+    uint32_t b = hp_iv_counter_bits(p);
+    if (b < 32 && T > (1ull << b) - 1) {
+        if (errlen) snprintf(err, errlen, "'%.*s': %u-bit counters cannot hold the threshold T = %llu (interval x threshold)", (int)len, text, b, (unsigned long long)T);
+        return -1;
+    }
+    return 0;
+}
+
+int hp_iv_clause_parse(const char *text, size_t len, hp_iv_params iv[HP_IV_NSTREAMS], char *err, size_t errlen)
+{
+    const char *colon = memchr(text, ':', len);
+    size_t tl = colon ? (size_t)(colon - text) : len;
+    int s = -1;
+    for (int i = 0; i < HP_IV_NSTREAMS; i++)
+        if (strlen(iv_names[i]) == tl && !memcmp(iv_names[i], text, tl)) s = i;
+    if (s < 0) return say(err, errlen, "'%.*s': interval profiles take the stream value or edges", text, tl);
+    if (!hp_iv_clause_is(text, len)) return say(err, errlen, "'%.*s': an interval clause needs summary=multihash", text, len);
+    hp_iv_params d[HP_IV_NSTREAMS], q;
+    hp_iv_defaults(d);
+    q = d[s];
+    size_t pos = tl + 1;
+    while (pos < len) {
+        const char *comma = memchr(text + pos, ',', len - pos);
+        size_t n = comma ? (size_t)(comma - (text + pos)) : len - pos;
+        if (iv_set_key(text + pos, n, &q, err, errlen)) return -1;
+        pos += n + 1;
+        if (comma && pos == len) return say(err, errlen, "'%.*s' ends with a comma", text, len);
+    }
+    if (iv_check(text, len, &q, err, errlen)) return -1;
+    q.enabled = 1;
+    iv[s] = q;
+    return 0;
+}
+
+int hp_iv_spec_parse(const char *text, hp_iv_params iv[HP_IV_NSTREAMS], char *err, size_t errlen)
+{
+    size_t len = strlen(text), pos = 0;
+    hp_iv_defaults(iv);
+    if (len == 0) return say(err, errlen, "empty interval spec%.*s", "", 0);
+    while (pos < len) {
+        const char *semi = memchr(text + pos, ';', len - pos);
+        size_t n = semi ? (size_t)(semi - (text + pos)) : len - pos;
+        if (n == 0) return say(err, errlen, "empty clause in '%.*s'", text, len);
+        if (hp_iv_clause_parse(text + pos, n, iv, err, errlen)) return -1;
+        pos += n + 1;
+    }
+    return 0;
+}
+
+size_t hp_iv_params_format(char *out, size_t cap, int stream, const hp_iv_params *p)
+{
+    int n = snprintf(out, cap,
+                     "%s:summary=multihash,tables=%u,counters=%u,bits=%u,conservative=%d,reset=%d,retain=%d,shield=%d,"
+                     "interval=%llu,threshold=%.17g,exact=%d,budget=%u,hash=%s",
+                     hp_iv_stream_name(stream) ? hp_iv_stream_name(stream) : "?", p->n_tables, p->total_counters,
+                     hp_iv_counter_bits(p), p->conservative, p->reset, p->retain, p->shield,
+                     (unsigned long long)p->interval, p->threshold, p->exact, p->budget,
+                     p->fast_hash ? "fast" : "paper");
+    if (n < 0) return 0;
+    return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
+}

@@ -106,4 +106,44 @@ int hp_sample_params_parse(const char *text, size_t len, hp_bursty_params *p, ch
 /* Writes "period=N,burst=M,jitter=J" (NUL-terminated, truncated to cap); returns its length. */
 size_t hp_sample_params_format(char *out, size_t cap, const hp_bursty_params *p);
 
+/* ---- interval profiles (docs/intervals.md): clauses of --sample / HOTPROF_INTERVALS ----
+ * STREAM:summary=multihash[,KEY=V...] with STREAM value (<pc, value> of trace-cmp operands and
+ * trace-loads values) or edges (<branch pc, target>), both recorded by the one `intervals` profile
+ * type. Keys: tables (n, 1..64, default 4), counters (Z, divisible by n, default 2048), bits
+ * (1..32, default the narrowest that holds T), conservative, reset, retain, shield (0|1; defaults
+ * 1, 0, 1, 1: the paper's best C1 R0 with shielding and retaining), interval (L, 1..2^40, default
+ * 10000), threshold (t: "1%" or a fraction "0.01", in (0, 1]; default 1%), exact (0|1: also record
+ * the exact per-interval candidate sets), budget (timeline slots, 2..2^20, default 4096), hash
+ * (paper: the paper's byte-table hash, the default; fast: one mixer per table, multihash.h).
+ * T = ceil(t L) must fit the counters. The multi-hash seed is the run seed. Clauses are separated
+ * by ';' (HOTPROF_INTERVALS holds them in the canonical form hp_iv_params_format writes). */
+enum hp_iv_stream { HP_IV_VALUE = 0, HP_IV_EDGES = 1, HP_IV_NSTREAMS = 2 };
+#define HP_IV_DEFAULT_INTERVAL 10000u
+#define HP_IV_DEFAULT_THRESHOLD 0.01
+#define HP_IV_DEFAULT_BUDGET 4096u
+
+typedef struct hp_iv_params {
+    int enabled, exact;
+    uint32_t budget;
+    uint32_t n_tables, total_counters, counter_bits; /* counter_bits 0: the narrowest that holds T */
+    int conservative, reset, retain, shield;
+    int fast_hash;    /* hash=fast */
+    uint64_t interval;
+    double threshold; /* fraction */
+} hp_iv_params;
+
+const char *hp_iv_stream_name(int stream); /* "value", "edges"; NULL for a bad stream */
+void hp_iv_defaults(hp_iv_params iv[HP_IV_NSTREAMS]);
+/* 1 if the clause (len bytes) is an interval clause: a "summary=" key after the colon. */
+int hp_iv_clause_is(const char *text, size_t len);
+/* One clause into iv[its stream] (enabled). 0, or -1 and err. */
+int hp_iv_clause_parse(const char *text, size_t len, hp_iv_params iv[HP_IV_NSTREAMS], char *err, size_t errlen);
+/* ';'-separated clauses; iv is reset to hp_iv_defaults first. 0, or -1 and err. */
+int hp_iv_spec_parse(const char *text, hp_iv_params iv[HP_IV_NSTREAMS], char *err, size_t errlen);
+/* T = ceil(t L) of p, and the counter width in use (p->counter_bits or the narrowest for T). */
+uint64_t hp_iv_threshold_count(const hp_iv_params *p);
+uint32_t hp_iv_counter_bits(const hp_iv_params *p);
+/* "STREAM:summary=multihash,tables=..,...": every key, canonical (NUL-terminated, truncated to cap). */
+size_t hp_iv_params_format(char *out, size_t cap, int stream, const hp_iv_params *p);
+
 #endif

@@ -148,6 +148,7 @@ const char *hp_fmt_parse_section_header(const uint8_t *in, size_t len, hp_fmt_se
 const char *hp_section_type_name(uint32_t type)
 {
     static const char *const names[] = {"?",      "info",    "modules", "funcs",   "callpairs", "blockmap",
-                                        "blocks", "edges",   "summary", "thread",  "group_end", "subpaths"};
+                                        "blocks", "edges",   "summary", "thread",  "group_end", "subpaths",
+                                        "intervals"};
     return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }

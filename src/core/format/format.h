@@ -43,6 +43,7 @@ enum hp_section_type {
     HP_SEC_THREAD = 9,     /* u64 thread id, u64 events: opens one thread's sections in a group */
     HP_SEC_GROUP_END = 10, /* u64 group sequence, u64 flags (HP_GROUP_*), i64 exit status */
     HP_SEC_SUBPATHS = 11,  /* hp_rec_subpath records (variable size): the process's subpath list */
+    HP_SEC_INTERVALS = 12, /* one thread's interval timeline of one stream (docs/format.md, core/format/ivsec.h) */
 };
 
 /* The profile type (first u32 of a SUMMARY payload): what the serialized summary after the 8-byte

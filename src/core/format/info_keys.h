@@ -15,6 +15,7 @@
 
 /* ---- file INFO (written once at start) ---- */
 #define HP_INFO_PROGRAM "program"
+#define HP_INFO_INTERVALS "intervals" /* intervals.<stream>=summary=multihash,... (hp_iv_params_format) */
 #define HP_INFO_ARGS "args"
 #define HP_INFO_ARGC "argc"
 #define HP_INFO_ARGS_CUT "args_truncated" /* 1 when args was cut to fit */

@@ -20,6 +20,7 @@ enum hp_ptype_id {
     HP_PT_EDGES = 3,      /* branch edges: (from guard, to guard) (EDGES) */
     HP_PT_DATASTREAM = 4, /* hot data streams: a detector per thread (SUMMARY datastream) */
     HP_PT_SUBPATH = 5,    /* hot subpaths (OSP): block sequences from any block (SUBPATHS) */
+    HP_PT_INTERVALS = 6,  /* interval multi-hash profiles of the value and edges streams (INTERVALS) */
     HP_PT_COUNT
 };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 extern const hp_ptype hp_ptype_methods, hp_ptype_callpairs, hp_ptype_blocks, hp_ptype_edges, hp_ptype_datastream,
-    hp_ptype_subpath;
+    hp_ptype_subpath, hp_ptype_intervals;
 
 const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_METHODS] = &hp_ptype_methods,
@@ -14,6 +14,7 @@ const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_EDGES] = &hp_ptype_edges,
     [HP_PT_DATASTREAM] = &hp_ptype_datastream,
     [HP_PT_SUBPATH] = &hp_ptype_subpath,
+    [HP_PT_INTERVALS] = &hp_ptype_intervals,
     [HP_PT_COUNT] = NULL,
 };
 

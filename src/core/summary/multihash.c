@@ -113,6 +113,7 @@ static hp_multihash_candidate *report(const hp_multihash *mh) { return (hp_multi
 const hp_multihash_params *hp_multihash_get_params(const hp_multihash *mh) { return &mh->p; }
 uint64_t hp_multihash_intervals(const hp_multihash *mh) { return mh->intervals; }
 hp_multihash_stats hp_multihash_last_stats(const hp_multihash *mh) { return mh->last; }
+hp_multihash_stats hp_multihash_running_stats(const hp_multihash *mh) { return mh->cur; }
 
 size_t hp_multihash_report(const hp_multihash *mh, const hp_multihash_candidate **out)
 {
@@ -144,6 +145,11 @@ static inline __attribute__((always_inline)) uint32_t table_index(const hp_multi
                                                                   uint64_t key)
 {
     const uint8_t *r = rtab(mh, table);
+    if (mh->p.fast_hash) { /* the table's seed: 8 bytes of its random permutation (distinct bytes) */
+        uint64_t seed;
+        memcpy(&seed, r, 8);
+        return hp_reduce(hp_mix64(key ^ seed), mh->per_table);
+    }
     uint32_t npc = flip32(randomize32(r, (uint32_t)(key >> 32)));
     uint32_t nv = randomize32(r, (uint32_t)key);
     uint32_t folded = xorfold(npc ^ nv, mh->fold_bits);
@@ -391,7 +397,7 @@ size_t hp_multihash_serialize(const hp_multihash *mh, void *buf, size_t cap)
     hp_put_u32(&w, HP_MULTIHASH_FORMAT_ID);
     hp_put_u32(&w, MH_VERSION);
     hp_put_u32(&w, p->n_tables); hp_put_u32(&w, p->total_counters); hp_put_u32(&w, p->counter_bits);
-    hp_put_u32(&w, (p->shield ? 1u : 0u) | (p->retain ? 2u : 0u) | (p->reset ? 4u : 0u) | (p->conservative ? 8u : 0u));
+    hp_put_u32(&w, (p->shield ? 1u : 0u) | (p->retain ? 2u : 0u) | (p->reset ? 4u : 0u) | (p->conservative ? 8u : 0u) | (p->fast_hash ? 16u : 0u));
     hp_put_u64(&w, tbits); hp_put_u64(&w, p->interval_length);
     hp_put_u32(&w, (uint32_t)mh->report_n); hp_put_u64(&w, p->seed);
     put_stats(&w, &mh->cur);
@@ -455,7 +461,8 @@ hp_multihash *hp_multihash_deserialize(void *mem, size_t budget, const void *buf
     uint32_t report_n = hp_get_u32(&r);
     p.seed = hp_get_u64(&r);
     p.shield = flags & 1; p.retain = (flags >> 1) & 1; p.reset = (flags >> 2) & 1; p.conservative = (flags >> 3) & 1;
-    if (!r.ok || flags > 15 || !params_valid(&p)) return NULL;
+    p.fast_hash = (flags >> 4) & 1;
+    if (!r.ok || flags > 31 || !params_valid(&p)) return NULL;
     hp_multihash *mh = hp_multihash_init(mem, budget, &p);
     if (!mh || report_n > mh->acc_n || hp_rbuf_left(&r) != hp_multihash_serialized_size(mh) - r.pos + (size_t)report_n * 16) return NULL;
     mh->cur = get_stats(&r);

@@ -44,6 +44,9 @@ typedef struct hp_multihash_params {
     uint64_t interval_length;
     int shield, retain, reset, conservative; /* booleans: shielding, retaining, R1, C1 */
     uint64_t seed;           /* random byte tables */
+    int fast_hash;           /* 0: the paper's hash (above); 1: one multiply-xorshift mixer per table
+                              * (core/base/hash.h hp_mix64 of key ^ a seeded 64-bit table seed, reduced
+                              * by multiply-shift): 1 multiply chain instead of 8 byte lookups */
 } hp_multihash_params;
 
 typedef struct hp_multihash_candidate { uint64_t key, count; } hp_multihash_candidate;
@@ -76,6 +79,17 @@ size_t hp_multihash_report(const hp_multihash *mh, const hp_multihash_candidate 
 /* Statistics of the last completed interval. */
 hp_multihash_stats hp_multihash_last_stats(const hp_multihash *mh);
 uint64_t hp_multihash_intervals(const hp_multihash *mh);
+/* Statistics of the interval in progress (its promotions so far: a caller that sees `promoted`
+ * grow across an update knows that update's key was promoted). */
+hp_multihash_stats hp_multihash_running_stats(const hp_multihash *mh);
+
+/* The 64-bit key of a tuple <a, b> (pc, value or branch pc, target): lo32(a) << 32 |
+ * (lo32(b) ^ hi32(b)), so the hash sees the paper's (pc, value) halves. The one key of the
+ * runtime's interval profiles and of `hotprof sim`, so both see the same key stream. */
+static inline uint64_t hp_multihash_tuple_key(uint64_t a, uint64_t b)
+{
+    return (uint64_t)(uint32_t)a << 32 | (uint32_t)(b ^ (b >> 32));
+}
 
 /* Serialized form (little-endian, validated field by field; corrupt input -> NULL):
  * format id u32 (HP_MULTIHASH_FORMAT_ID), version u32, the parameters, the running and last

@@ -1,7 +1,9 @@
 /* sim_phases.c — a small program with planted phases for `hotprof sim` tests (test_sim.sh):
  * `sim_phases [n]` runs n rounds (default 200000) of step(); in the first half the compared value
  * is mostly V1, in the second mostly V2, the rest spread over 4096 cold values; every third block
- * of 3000 rounds also takes a rare branch (an edge hot only then). Prints "ok <checksum>".
+ * of 3000 rounds also takes a rare branch (an edge hot only then). The value goes through a
+ * volatile variable, so a trace-loads hook sees it (<load pc, V1 or V2>) whatever the compiler
+ * makes of the compares. Prints "ok <checksum>".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #define V2 222
 
 static unsigned long long state = 0x9e3779b97f4a7c15ull;
+static volatile long seen; /* the round's value, stored and loaded back (trace-loads sees it) */
 
 static __attribute__((noinline)) unsigned next(void)
 {
@@ -20,8 +23,8 @@ static __attribute__((noinline)) unsigned next(void)
 static __attribute__((noinline)) long step(long i, long n, volatile long *sink)
 {
     unsigned r = next();
-    long v = r % 4 ? (i < n / 2 ? V1 : V2) : (long)(r >> 20) % 4096 + 1000;
-    long acc = 0;
+    seen = r % 4 ? (i < n / 2 ? V1 : V2) : (long)(r >> 20) % 4096 + 1000;
+    long v = seen, acc = 0;
     if (v == V1) acc += 3;
     else if (v == V2) acc += 5;
     else acc += v & 7;

@@ -1,0 +1,35 @@
+/* intervals.h — interval multi-hash profiles in the runtime (docs/intervals.md): per thread and
+ * stream (value, edges) one core multi-hash (core/summary/multihash.h, the paper's hash, seeded
+ * with the run seed), optionally the exact counts of the interval (exact=1), and the bounded
+ * timeline (core/summary/ivtimeline.h) the candidates of each completed interval go into.
+ * Threads of such a run take the hooks' mode branch (t->bursty == HP_THREAD_TRACING, as with
+ * --record-trace: hooks_trace.h), which feeds the very tuples the trace records, built into keys
+ * by hp_multihash_tuple_key, so `hotprof sim multihash` on a trace of the same run replays the
+ * same key stream through the same engine.
+ * Names: a key loses the high half of the pc; each key promoted into the accumulator (and each
+ * exact candidate) is remembered with its tuple in a small direct-mapped table (HP_IV_NAMES
+ * entries; a collision forgets the older one) and written beside the timeline.
+ * Invariants: only the owning thread updates its state (a signal handler's tuples that arrive
+ * while the thread is inside an update are dropped: t->iv_busy); the writer reads it (a flush while the
+ * owner merges its timeline may write an older slot list: entries are clamped to the pool).
+ * Async-signal-safe: memory and mmap only. Bursty mode (live hooks only): edges are fed where the
+ * edges type records a sampled edge, values while any sampled type is in a burst (hooks.c), so
+ * intervals count sampled tuples.
+ */
+#ifndef HOTPROF_RUNTIME_PT_INTERVALS_H
+#define HOTPROF_RUNTIME_PT_INTERVALS_H
+#include <stdint.h>
+#include "runtime/thread.h"
+#include "core/control/spec.h"
+
+#define HP_IV_NAMES 4096u
+
+/* Init (exhaustive mode, or bursty with live hooks: bursty = 1, the sections say so): keeps the
+ * parameters and sets hp_g.iv_streams. */
+void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed, int bursty);
+/* One tuple of a stream (HP_IV_VALUE, HP_IV_EDGES) of thread t. */
+void hp_rt_iv_add(hp_thread *t, int stream, uint64_t a, uint64_t b);
+/* The INFO value of a stream's configuration (hp_iv_params_format), "" if off. */
+const char *hp_rt_iv_info(int stream);
+
+#endif

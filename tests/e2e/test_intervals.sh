@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# test_intervals.sh — interval multi-hash profiles of a real run (docs/intervals.md) on
+# progs/sim_phases.c (planted phases: compared value V1 = 111 hot in the first half of the run,
+# V2 = 222 in the second; an edge taken only in every third block of 3000 rounds):
+#   - the value report finds both phases: 111 is a candidate in the first-half intervals and in
+#     none of the second half, 222 the reverse, and a phase boundary falls at the switch;
+#   - the edges report has an edge that is a candidate in about 1 interval in 3 and comes and goes
+#     (many separate runs of intervals);
+#   - one engine, two drivers: the runtime's interval profile (exact=1) and `hotprof sim multihash`
+#     on a trace recorded in the same run give the same error E and FP/FN/NP/NN (values and edges,
+#     a small design with large errors so that the numbers say something);
+#   - the report's numbers agree with each other (shares = hits / intervals; the intervals times L
+#     plus the incomplete tail = the stream's events = the trace's events);
+#   - bad input, one message each: unknown key, interval=0, a threshold the counters cannot hold,
+#     tables not dividing counters, interval clauses in bursty mode, a bad HOTPROF_INTERVALS, a
+#     corrupt INTERVALS section (valid checksums, bad content), a truncated one.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+cp "$ROOT/tests/e2e/progs/sim_phases.c" .
+if ! "$HP" cc -O2 --hooks=all -o ph sim_phases.c; then
+    fail "sim_phases builds with hotprof cc"
+    exit 0
+fi
+SMALL="tables=2,counters=64,conservative=0,retain=0,interval=2000,threshold=2%,exact=1"
+SIMSMALL="--tables 2 --counters 64 --conservative 0 --reset 0 --retain 0 --interval 2000 --threshold 2"
+
+# ---- the planted phases, default (paper's best) configuration
+check "run with value and edges interval profiles" "$HP" run -q --seed 3 -o d.data \
+    --sample value:summary=multihash --sample edges:summary=multihash -- ./ph
+"$HP" report --format json d.data >d.json 2>d.err
+check_eq "report --format json exits 0" "$?" 0
+check "report text has both interval tables" bash -c '"$0" report "$1" | grep -c "^Interval profile: \(value\|edges\)" | grep -qx 2' "$HP" d.data
+check "report --type intervals shows only the interval tables" bash -c '"$0" report --type intervals --format json "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); assert \"intervals\" in d and \"methods\" not in d and \"callpairs\" not in d"' "$HP" d.data
+check_fails_cleanly "report --type of no profile type" "not a profile type" "$HP" report --type bogus d.data
+check "INFO holds the configuration" bash -c '"$0" info "$1" | grep -q "intervals.value.*summary=multihash,tables=4,counters=2048"' "$HP" d.data
+check "value phases: 111 hot in the first half only, 222 in the second half only, a boundary between" python3 - d.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = [x for x in d["intervals"] if x["stream"] == "value"][0]
+slots = v["slots"]
+assert v["span"] == 1 and len(slots) == v["intervals"] > 20, (v["span"], len(slots))
+named = {h["key"]: h["b"] for h in v["hot"]}
+k1 = [k for k, b in named.items() if b == 111]
+k2 = [k for k, b in named.items() if b == 222]
+assert k1 and k2, "111 or 222 not among the hot tuples"
+half = v["events"] / 2
+def hot_in(key):
+    return [s["first"] for s in slots if key in s["hot"]]
+end_of = lambda i: (i + 1) * v["interval"]
+a = hot_in(k1[0]); b = hot_in(k2[0])
+first = [s["first"] for s in slots if end_of(s["first"]) <= half]
+second = [s["first"] for s in slots if s["first"] * v["interval"] >= half]
+assert set(first) <= set(a) and not set(a) & set(second), ("111", a)
+assert set(second) <= set(b) and not set(b) & set(first), ("222", b)
+assert v["phases"] >= 2
+# a phase boundary at the switch: the hot sets of the last first-half and first second-half slot differ
+sl = {s["first"]: set(s["hot"]) for s in slots}
+assert sl[first[-1]] != sl[second[0]]
+PY
+check "an edge is hot in about 1 interval in 3, coming and going" python3 - d.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = [x for x in d["intervals"] if x["stream"] == "edges"][0]
+slots = e["slots"]
+third = [h for h in e["hot"] if 0.25 <= h["share"] <= 0.42]
+assert third, [h["share"] for h in e["hot"]]
+for h in third:
+    assert abs(h["share"] - h["hits"] / e["intervals"]) < 1e-6
+    on = [1 if h["key"] in s["hot"] else 0 for s in slots]
+    runs = sum(1 for i in range(len(on)) if on[i] and (i == 0 or not on[i - 1]))
+    assert runs >= len(on) // 12, (runs, len(on))  # a period of about 7 intervals at L = 10000
+PY
+check "intervals x L + tail = the stream's events" python3 - d.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["intervals"]:
+    assert x["intervals"] * x["interval"] + x["tail_events"] == x["events"], x["stream"]
+    assert sum(s["events"] for s in x["slots"]) == x["intervals"] * x["interval"]
+PY
+
+# ---- one engine, two drivers: runtime intervals vs sim multihash on a trace of the same run
+same_error() { # JSON STREAM CSV
+    python3 - "$@" <<'PY'
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+x = [i for i in d["intervals"] if i["stream"] == sys.argv[2]][0]
+r = list(csv.DictReader(open(sys.argv[3])))
+assert len(r) == 1 and int(r[0]["intervals"]) == x["intervals"] == x["error"]["slots"], (r, x["intervals"])
+for k, c in (("e", "error_pct"), ("fp", "fp_pct"), ("fn", "fn_pct"), ("np", "np_pct"), ("nn", "nn_pct")):
+    assert abs(x["error"][k] * 100 - float(r[0][c])) < 2e-6 * max(1, float(r[0][c])), (k, x["error"][k] * 100, r[0][c])
+assert x["error"]["e"] > 0.001, "a design this small should err"
+PY
+}
+"$HP" run -q --seed 11 -o v.data --sample "value:summary=multihash,$SMALL" --record-trace v.trace --trace-kind values -- ./ph >/dev/null
+"$HP" report --format json v.data >v.json 2>/dev/null
+# shellcheck disable=SC2086
+"$HP" sim multihash v.trace $SIMSMALL --seed 11 --csv v.csv >/dev/null 2>&1
+check "values: runtime E, FP, FN, NP, NN = sim's on the same run" same_error v.json value v.csv
+"$HP" run -q --seed 12 -o e.data --sample "edges:summary=multihash,$SMALL" --record-trace e.trace --trace-kind edges -- ./ph >/dev/null
+"$HP" report --format json e.data >e.json 2>/dev/null
+# shellcheck disable=SC2086
+"$HP" sim multihash e.trace $SIMSMALL --seed 12 --csv e.csv >/dev/null 2>&1
+check "edges: runtime E, FP, FN, NP, NN = sim's on the same run" same_error e.json edges e.csv
+check "the text report prints the error" bash -c '"$0" report "$1" | grep -q "error E [0-9.]*% (FP"' "$HP" v.data
+
+# ---- bursty mode (live hooks): intervals count sampled tuples
+"$HP" run -q --seed 2 -o b.data --sample edges:period=100,burst=100 --bursts live \
+    --sample value:summary=multihash,interval=1000 --sample edges:summary=multihash,interval=1000 -- ./ph >/dev/null
+check "bursty: the edges stream holds exactly the sampled edges, and says it is sampled" python3 - "$HP" b.data <<'PY'
+import json, subprocess, sys
+d = json.loads(subprocess.run([sys.argv[1], "report", "--format", "json", sys.argv[2]], capture_output=True, text=True, check=True).stdout)
+assert d["mode"] == "bursty"
+e = [x for x in d["intervals"] if x["stream"] == "edges"][0]
+v = [x for x in d["intervals"] if x["stream"] == "value"][0]
+assert e["mode"] == v["mode"] == "bursty"
+assert e["events"] == d["totals"]["edges"] > 0, (e["events"], d["totals"]["edges"])
+assert e["intervals"] * 1000 + e["tail_events"] == e["events"]
+assert 0 < v["events"], v["events"]
+named = {h["b"]: h["key"] for h in v["hot"]}
+assert 111 in named and 222 in named, "the planted values are found from sampled tuples too"
+PY
+check "bursty: the text says intervals count sampled events" bash -c '"$0" report --type intervals "$1" | grep -q "bursty: intervals count the sampled events"' "$HP" b.data
+check_fails_cleanly "interval profiles with patched bursts" "bursty with --bursts live" "$HP" run --mode bursty --bursts patch --sample value:summary=multihash -- ./ph
+
+# ---- hotprof compare: A's candidates against B's exact sets
+check "compare A A: E is the report's (its own exact sets), text and JSON" python3 - "$HP" v.data v.json <<'PY'
+import json, subprocess, sys
+hp, data, rep = sys.argv[1:]
+c = json.loads(subprocess.run([hp, "compare", "--format", "json", data, data], capture_output=True, text=True, check=True).stdout)
+r = [x for x in json.load(open(rep))["intervals"] if x["stream"] == "value"][0]
+assert c["intervals"][0]["error"] == r["error"], (c["intervals"][0]["error"], r["error"])
+assert len(c["intervals"][0]["per_slot"]) == r["intervals"]
+assert abs(sum(c["intervals"][0]["per_slot"]) / r["intervals"] - r["error"]["e"]) < 1e-5
+t = subprocess.run([hp, "compare", data, data], capture_output=True, text=True, check=True).stdout
+assert "value, thread" in t and "E %.4f%%" % (r["error"]["e"] * 100) in t, t
+PY
+if setarch -R true 2>/dev/null; then # two runs: the same keys only without address randomization
+    setarch -R "$HP" run -q --seed 4 -o ra.data --sample value:summary=multihash,tables=1,counters=64,conservative=0 -- ./ph >/dev/null
+    setarch -R "$HP" run -q --seed 4 -o rb.data --sample value:summary=multihash,tables=1,counters=64,conservative=0,exact=1 -- ./ph >/dev/null
+    check "compare run A against run B's exact sets (same design, same seed): B's own E" python3 -c '
+import json, subprocess, sys
+hp = sys.argv[1]
+c = json.loads(subprocess.run([hp, "compare", "--format", "json", "ra.data", "rb.data"], capture_output=True, text=True).stdout)
+r = json.loads(subprocess.run([hp, "report", "--format", "json", "rb.data"], capture_output=True, text=True).stdout)
+assert c["intervals"][0]["error"] == r["intervals"][0]["error"], (c["intervals"][0], r["intervals"][0]["error"])
+assert r["intervals"][0]["error"]["e"] > 0.01' "$HP"
+else
+    ok "compare two runs (skipped: no setarch -R)"
+fi
+check "compare against a reference without exact sets says why" bash -c '"$0" compare "$1" "$1" | grep -q "not compared: the reference holds no exact sets"' "$HP" d.data
+
+# ---- bad input
+check_fails_cleanly "unknown key" "unknown key 'colour'" "$HP" run --sample value:summary=multihash,colour=1 -- ./ph
+check_fails_cleanly "interval=0" "interval must be" "$HP" run --sample value:summary=multihash,interval=0 -- ./ph
+check_fails_cleanly "threshold the counters cannot hold" "cannot hold the threshold" "$HP" run --sample value:summary=multihash,bits=4 -- ./ph
+check_fails_cleanly "tables not dividing counters" "not divisible" "$HP" run --sample edges:summary=multihash,tables=3 -- ./ph
+check_fails_cleanly "interval profiles in bursty mode" "need --mode exhaustive" "$HP" run --mode bursty --sample value:summary=multihash -- ./ph
+HOTPROF_INTERVALS="value:summary=multihash,interval=0" HOTPROF_OUTPUT=env.data ./ph >/dev/null 2>env.err
+check "a bad HOTPROF_INTERVALS: one message, not profiling" grep -q "bad HOTPROF_INTERVALS" env.err
+check_eq "a bad HOTPROF_INTERVALS writes no profile" "$(ls env.data 2>/dev/null | wc -l)" 0
+corrupt() { # IN OUT HOW: rewrite the first INTERVALS section's payload, fixing both CRCs
+    python3 - "$@" <<'PY'
+import struct, sys, zlib
+data = bytearray(open(sys.argv[1], "rb").read())
+off = 32
+while off + 24 <= len(data):
+    magic, typ, length, pcrc, hcrc = struct.unpack_from("<IIQII", data, off)
+    if typ == 12:
+        p = off + 24
+        if sys.argv[3] == "stream":
+            struct.pack_into("<I", data, p, 9)
+        else:  # a slot claiming more entries than there are
+            struct.pack_into("<I", data, p + 128 + 24, 1 << 20)
+        struct.pack_into("<I", data, off + 16, zlib.crc32(bytes(data[p:p + length])))
+        struct.pack_into("<I", data, off + 20, zlib.crc32(bytes(data[off:off + 20])))
+        open(sys.argv[2], "wb").write(data)
+        sys.exit(0)
+    off += 24 + length
+sys.exit("no INTERVALS section")
+PY
+}
+corrupt d.data bad1.data stream
+check_fails_cleanly "corrupt INTERVALS section (stream)" "corrupt interval profile \(bad stream" "$HP" report bad1.data
+corrupt d.data bad2.data count
+check_fails_cleanly "corrupt INTERVALS section (slot counts)" "corrupt interval profile" "$HP" report --format json bad2.data
