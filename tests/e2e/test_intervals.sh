@@ -31,7 +31,7 @@ check "run with value and edges interval profiles" "$HP" run -q --seed 3 -o d.da
 check_eq "report --format json exits 0" "$?" 0
 check "report text has both interval tables" bash -c '"$0" report "$1" | grep -c "^Interval profile: \(value\|edges\)" | grep -qx 2' "$HP" d.data
 check "report --type intervals shows only the interval tables" bash -c '"$0" report --type intervals --format json "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); assert \"intervals\" in d and \"methods\" not in d and \"callpairs\" not in d"' "$HP" d.data
-check_fails_cleanly "report --type of no profile type" "not a profile type" "$HP" report --type bogus d.data
+check_fails_cleanly "report --type of no profile type" "unknown profile type" "$HP" report --type bogus d.data
 check "INFO holds the configuration" bash -c '"$0" info "$1" | grep -q "intervals.value.*summary=multihash,tables=4,counters=2048"' "$HP" d.data
 check "value phases: 111 hot in the first half only, 222 in the second half only, a boundary between" python3 - d.json <<'PY'
 import json, sys
