@@ -292,7 +292,8 @@ static HP_NOINST hp_thread *thread_create(void)
     t->tid = (uint64_t)syscall(SYS_gettid);
     if (HP_LOAD_ACQ(&hp_g.bursty) && !bursty_setup(t)) return NULL;
     if (HP_LOAD_ACQ(&hp_g.xray) == HP_XRAY_ALL && !t->methods && !(t->methods = hp_tab_new(HP_TAB_INITIAL))) return NULL;
-    t->blockflags = (t->bursty ? HP_BLOCK_BURSTY : 0u) | (HP_LOAD_ACQ(&hp_g.osp) ? HP_BLOCK_OSP : 0u);
+    t->blockflags = (t->bursty ? HP_BLOCK_BURSTY : 0u) | /* patched sites: subpaths in patch_block */
+                   (HP_LOAD_ACQ(&hp_g.osp) && !HP_LOAD_ACQ(&hp_g.patch) ? HP_BLOCK_OSP : 0u);
     install_altstack(t);
     pthread_once(&g_exit_once, exit_key_create);
     if (g_exit_key_ok) pthread_setspecific(g_exit_key, t);
