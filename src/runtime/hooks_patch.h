@@ -78,7 +78,7 @@ static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32
     uint32_t mask = patch_mask(t, ret, hook);
     if (!mask) return;
     uint64_t t0 = tsc_start(t);
-    if (mask & HP_PB_BIT_SUBPATH) hp_rt_osp_window_block(t, id); /* timed with the hook */
+    int stamp = mask & HP_PB_BIT_SUBPATH ? hp_rt_osp_window_block(t, id) : 0; /* timed with the hook */
     uint32_t prev = t->prev_guard;
     t->prev_guard = id;
     hp_bmap *m = HP_LOAD_ACQ(&hp_g.bmap);
@@ -92,6 +92,7 @@ static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32
     }
     if (on) bursty_record_block(t, prev, id, on, fr);
     tsc_add(t, t0);
+    if (stamp) hp_rt_osp_stamp(t); /* last: the program's own time runs from here */
 }
 
 #endif

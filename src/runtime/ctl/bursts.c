@@ -67,6 +67,7 @@ static uint64_t g_generation;          /* of hp_g.bcfg when g_sched was computed
 static uint64_t g_first_ns, g_last_ns; /* times of the window's first and last units */
 
 static hp_pb_window_fn g_subpath;     /* subpaths record in every window (NULL: no subpaths) */
+static void (*g_subpath_open)(uint32_t w);
 static int g_subpath_only;            /* no HPS type enabled: windows timed by g_subpath alone */
 static uint64_t g_mask_off_ns;        /* when the last window stopped recording */
 
@@ -190,7 +191,11 @@ static HP_NOINST uint32_t window_mask(uint64_t w)
     return hp_window_plan_mask(&g_sched, w) | (g_subpath ? HP_PB_BIT_SUBPATH : 0u);
 }
 
-HP_NOINST void hp_pb_set_subpath(hp_pb_window_fn fn) { g_subpath = fn; }
+HP_NOINST void hp_pb_set_subpath(void (*open)(uint32_t w), hp_pb_window_fn end)
+{
+    g_subpath_open = open;
+    g_subpath = end;
+}
 
 /* Subpaths after window w (mask: its types): their samples weighted, and the next interval
  * (subpath-only schedules) from the one they want; else the HPS target unchanged. */
@@ -199,7 +204,8 @@ static HP_NOINST double subpath_window_end(uint32_t w, uint32_t mask, uint64_t o
 {
     if (!(mask & HP_PB_BIT_SUBPATH)) return target;
     uint64_t prev = g_mask_off_ns ? g_mask_off_ns : g_stats.start_ns;
-    uint64_t want = g_subpath(w, on_at > prev ? on_at - prev : 0, off_at > on_at ? off_at - on_at : 0, share);
+    uint64_t want = g_subpath(w, on_at > prev ? on_at - prev : 0, off_at > on_at ? off_at - on_at : 0, share,
+                               g_tsc_per_ns);
     g_mask_off_ns = off_at;
     if (!g_subpath_only) return target;
     return want ? (double)want : (double)PB_MIN_INTERVAL_NS;
@@ -238,6 +244,7 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     g_backend->on();
     /* Record only once every hook is on: sites switched on early in the pass would otherwise
      * take the window's units before the others (a bias measured on interp's calls). */
+    if (g_subpath_open && (window_mask(w) & HP_PB_BIT_SUBPATH)) g_subpath_open((uint32_t)w);
     HP_STORE_REL(&hp_g.pb.mask, window_mask(w));
     uint64_t t1 = hp_now_ns();
     int full = wait_window(t0 + PB_WINDOW_TIMEOUT_NS);

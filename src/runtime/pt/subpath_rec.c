@@ -77,6 +77,8 @@ static HP_NOINST void osp_own(hp_thread *t, hp_thread_osp *o)
 {
     o->tid = t->tid;
     o->wepoch = o->pdone = 0;
+    o->cpu_close = 0; /* (control-thread fields: a recycled state's new thread starts its own) */
+    o->pool_tsc = o->pool_gaps = 0;
     if (o->x) hp_osp_exact_init(o->x, g_p.maxlen, g_p.enc);
     if (g_mode != HP_OSP_RT_LIVE && g_mode != HP_OSP_RT_PATCH) return;
     double f = hp_osp_f(g_p.minf, g_list->tau);
