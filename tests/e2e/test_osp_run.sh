@@ -56,12 +56,16 @@ dec cost.data cost.json && python3 "$ROOT/tests/e2e/check_osp_run.py" cost cost.
 PN=30000000
 "$HP" run -q --mode exhaustive --sample subpath -o exbig.data -- ./osp_loop $PN >/dev/null 2>&1
 dec exbig.data exbig.json
-"$HP" run -q --seed 7 --sample methods --sample subpath -o patch.data -- ./osp_loop $PN >patch.out 2>&1
+"$HP" run -q --seed 7 --sample subpath -o patch.data -- ./osp_loop $PN >patch.out 2>&1
 check_eq "patch: program output unchanged" "$(head -n 1 patch.out)" "$(HOTPROF_MODE=off ./osp_loop $PN)"
 # osp_loop's blocks take < 1 ns: the absolute rate is not resolved (TOL 0), the shares are
 dec patch.data patch.json && python3 "$ROOT/tests/e2e/check_osp_run.py" patch patch.json exbig.json "patch" 0
-check "patch: methods sampled in the same windows" sh -c "'$HP' info patch.data | grep -q 'patch.bursts'"
-check "patch: the methods table beside" sh -c "'$HP' report --top 3 patch.data | grep -q work"
+# with an HPS type: subpaths record in its windows (its schedule: fewer windows), methods beside
+"$HP" run -q --seed 7 --sample methods --sample subpath -o patchm.data -- ./osp_loop $PN >/dev/null 2>&1
+check_eq "patch + methods: subpath.skip" "$("$HP" info patchm.data | awk '$1 == "subpath.skip" {print $2}')" patch
+n=$("$HP" info patchm.data | awk '$1 == "subpath.samples" {print $2}')
+check "patch + methods: subpath samples taken (${n:-none})" test "${n:-0}" -gt 0
+check "patch + methods: the methods table beside" sh -c "'$HP' report --top 3 patchm.data | grep -q work"
 "$HP" run -q --seed 7 --bursts live --sample subpath -o forced.data -- ./osp_loop 1000 >/dev/null 2>&1
 check_eq "--bursts live keeps live skips" "$("$HP" info forced.data | awk '$1 == "subpath.skip" {print $2}')" live
 
