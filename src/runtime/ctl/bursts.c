@@ -25,6 +25,10 @@
  * B/(B+S), not exact; the profile therefore records raw sampled counts and the exposure (INFO
  * "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
  * Run-time changes of the configuration (hotprof.h) recompute the schedule before the next window.
+ * Subpaths (hp_pb_set_subpath, docs/osp.md): windows also carry HP_PB_BIT_SUBPATH; the subpath
+ * side is told when such a window opens and closes (it weights its samples then), and with no
+ * HPS type enabled the schedule is subpath-only: W = min_window units, the interval the one
+ * the subpath side asks for (f blocks of native time), clamped as above.
  * Between windows the thread wakes every PB_TICK_NS to call backend->tick() (sites.c: turn off
  * call sites first seen since the last pass).
  *
