@@ -113,14 +113,19 @@ static double g_gap_floor; /* TSC ticks of a gap with no program time in it (cal
  * three calls, rdtsc) around no program code at all; the median of CAL_N, run once by the
  * control thread. It holds rdtsc's own latency and the calls, not the hook's loads. */
 #define CAL_N 2048
-static __attribute__((noinline, noipa)) uint64_t cal_in(uint64_t *stamp)
+#if defined(__GNUC__) && !defined(__clang__)
+#define CAL_FN static __attribute__((noinline, noipa))
+#else
+#define CAL_FN static __attribute__((noinline))
+#endif
+CAL_FN uint64_t cal_in(uint64_t *stamp)
 {
     uint64_t in = hp_rt_osp_tsc();
     __asm__ volatile("" ::: "memory");
     return in - *stamp;
 }
 static uint64_t g_cal_sink;
-static __attribute__((noinline, noipa)) uint64_t cal_hook(uint64_t *stamp, int out)
+CAL_FN uint64_t cal_hook(uint64_t *stamp, int out)
 {
     /* the loads and stores of the real path: mask, epoch, patch, the hook counters */
     g_cal_sink += HP_LOAD_ACQ(&hp_g.pb.mask) + HP_LOAD_RLX(&hp_g.pb.epoch) + (uint64_t)HP_LOAD_RLX(&hp_g.patch);
@@ -130,7 +135,7 @@ static __attribute__((noinline, noipa)) uint64_t cal_hook(uint64_t *stamp, int o
     if (out) *stamp = hp_rt_osp_tsc();
     return g;
 }
-static __attribute__((noinline, noipa)) uint64_t cal_block(uint64_t *stamp, int out)
+CAL_FN uint64_t cal_block(uint64_t *stamp, int out)
 {
     uint64_t g = cal_hook(stamp, out);
     __asm__ volatile("" ::: "memory");
