@@ -220,5 +220,16 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
     return n;
 }
 
-const hp_pt hp_pt_subpath = {
-    .ptype = HP_PT_SUBPATH, .write_group = write_group, .group_info = group_info, .live_rows = live_rows};
+/* The blocks a thread's sampler saw (live: counted; patch: estimated); exact runs count blocks
+ * in the shared counters already. */
+static HP_NOINST uint64_t thread_events(const hp_thread *t)
+{
+    const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
+    return o && HP_LOAD_ACQ(&hp_g.osp) != HP_OSP_RT_EXACT ? HP_LOAD_RLX(&o->blocks) : 0;
+}
+
+const hp_pt hp_pt_subpath = {.ptype = HP_PT_SUBPATH,
+                             .write_group = write_group,
+                             .group_info = group_info,
+                             .live_rows = live_rows,
+                             .thread_events = thread_events};
