@@ -111,6 +111,8 @@ void hp_report_text_header(FILE *out, const hp_profile *p)
     text_distinct(out, p);
     hp_report_sampling_text(out, p);
     hp_report_patched_text(out, p);
+    for (int i = 0; i < HP_PT_COUNT; i++) /* types with a sampler of their own (aptype.h) */
+        if (hp_aptypes[i]->sampling_text) hp_aptypes[i]->sampling_text(out, p);
     if (!strcmp(rs.state, "crashed"))
         fprintf(out, "  run      CRASHED: killed by signal %d (SIG%s); counts up to the crash\n", rs.signal,
                 signal_name(rs.signal));

@@ -18,6 +18,12 @@
 void hp_report_sampling_text(FILE *out, const hp_profile *p)
 {
     if (!p->bursty) return;
+    int any = 0;
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) any |= p->sample[t].enabled;
+    if (!any) { /* e.g. subpaths alone: their own line follows (aptype sampling_text) */
+        fprintf(out, "  sampling bursty (HPS): no HPS type on\n");
+        return;
+    }
     fprintf(out, "  sampling bursty (HPS); est. = sampled count / observed frequency (~: an estimate)\n");
     for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
         const hp_sample_stat *st = &p->sample[t];

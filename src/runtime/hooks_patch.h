@@ -10,6 +10,7 @@
  * a window counts in t->win.hooks, call and block hooks also in t->win.heavy, and one of those in
  * HP_WIN_TIME_EVERY adds its TSC time to t->win.tsc: bursts.c takes the hooks' time out of the
  * window's time per unit, so that the off phase is timed at the program's own speed.
+ * Subpaths (HP_PB_BIT_SUBPATH): a block in such a window goes to hp_rt_osp_window_block.
  *
  * Async-signal-safety: as the bursty bodies (memory; mmap on growth; hp_sites_note is lock-free).
  */
@@ -17,6 +18,7 @@
 #define HOTPROF_RUNTIME_HOOKS_PATCH_H
 #include "runtime/hooks_bursty.h"
 #include "runtime/ctl/ctl.h"
+#include "runtime/pt/subpath.h"
 #include <x86intrin.h>
 
 static HP_NOINST __attribute__((noinline, cold)) void window_reset(hp_thread *t)
@@ -76,6 +78,7 @@ static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32
     uint32_t mask = patch_mask(t, ret, hook);
     if (!mask) return;
     uint64_t t0 = tsc_start(t);
+    int stamp = mask & HP_PB_BIT_SUBPATH ? hp_rt_osp_window_block(t, id) : 0; /* timed with the hook */
     uint32_t prev = t->prev_guard;
     t->prev_guard = id;
     hp_bmap *m = HP_LOAD_ACQ(&hp_g.bmap);
@@ -89,6 +92,7 @@ static HP_NOINST __attribute__((noinline)) void patch_block(hp_thread *t, uint32
     }
     if (on) bursty_record_block(t, prev, id, on, fr);
     tsc_add(t, t0);
+    if (stamp) hp_rt_osp_stamp(t); /* last: the program's own time runs from here */
 }
 
 #endif

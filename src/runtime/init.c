@@ -472,14 +472,15 @@ static HP_NOINST void do_init(void)
     }
     if (c->mode == HP_RUN_BURSTY) {
         if (!setup_bursty(c)) return;
-        /* subpaths skip in live hooks (pt/subpath.h): patched call sites are not used with them */
-        int bursts = c->osp.enabled ? HP_BURSTS_LIVE : c->bursts;
-        if (!hp_xray_probe(c->quiet, c->xray)) hp_sites_probe(c->quiet, bursts, c->bursts_unknown, c->window);
+        /* subpaths in patched windows unless --bursts live (pt/subpath_win.c) */
+        if (c->osp.enabled && c->bursts != HP_BURSTS_LIVE) hp_pb_set_subpath(hp_rt_osp_window_open, hp_rt_osp_window_end);
+        if (!hp_xray_probe(c->quiet, c->xray)) hp_sites_probe(c->quiet, c->bursts, c->bursts_unknown, c->window);
     } else {
         hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
     hp_g.seed = c->seed_given ? c->seed : default_seed();
-    if (c->osp.enabled && !hp_rt_osp_setup(&c->osp, c->mode == HP_RUN_BURSTY ? HP_OSP_RT_LIVE : HP_OSP_RT_EXACT, hp_g.seed)) {
+    int osp_mode = c->mode != HP_RUN_BURSTY ? HP_OSP_RT_EXACT : HP_LOAD_ACQ(&hp_g.patch) ? HP_OSP_RT_PATCH : HP_OSP_RT_LIVE;
+    if (c->osp.enabled && !hp_rt_osp_setup(&c->osp, osp_mode, hp_g.seed)) {
         const char *parts[] = {"hotprof: cannot map the subpath hot-list; subpaths are not recorded"};
         hp_say(parts, 1);
     }

@@ -294,8 +294,9 @@ static HP_NOINST hp_thread *thread_create(void)
     if (!t->bursty && (HP_LOAD_ACQ(&hp_g.trace_kind) || HP_LOAD_ACQ(&hp_g.iv_streams)))
         t->bursty = HP_THREAD_TRACING; /* pt/trace.h, pt/intervals.h */
     if (HP_LOAD_ACQ(&hp_g.xray) == HP_XRAY_ALL && !t->methods && !(t->methods = hp_tab_new(HP_TAB_INITIAL))) return NULL;
-    t->blockflags = (t->bursty == HP_THREAD_BURSTY ? HP_BLOCK_BURSTY : 0u) |
-                    (t->bursty == HP_THREAD_TRACING ? HP_BLOCK_TRACE : 0u) | (HP_LOAD_ACQ(&hp_g.osp) ? HP_BLOCK_OSP : 0u);
+    t->blockflags = (t->bursty == HP_THREAD_BURSTY ? HP_BLOCK_BURSTY : 0u) | /* patched sites: subpaths in patch_block */
+                    (t->bursty == HP_THREAD_TRACING ? HP_BLOCK_TRACE : 0u) |
+                    (HP_LOAD_ACQ(&hp_g.osp) && !HP_LOAD_ACQ(&hp_g.patch) ? HP_BLOCK_OSP : 0u);
     install_altstack(t);
     pthread_once(&g_exit_once, exit_key_create);
     if (g_exit_key_ok) pthread_setspecific(g_exit_key, t);

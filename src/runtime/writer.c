@@ -162,13 +162,23 @@ static HP_NOINST void writer_release(void) { hp_threads_unlock(); }
 
 /* ---------------------------------------------------------------- group parts */
 
+/* Events of the types that count their own (pt.h thread_events). */
+static HP_NOINST uint64_t own_events(const hp_thread *t)
+{
+    uint64_t n = 0;
+    for (const hp_pt *const *pt = hp_rt_ptypes; *pt; pt++)
+        if ((*pt)->thread_events) n += (*pt)->thread_events(t);
+    return n;
+}
+
 static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
     if (t->bursty == HP_THREAD_BURSTY) { /* patched bursts (XRay, call sites) do not run the controller: their
                       * recorded events are the events */
         uint64_t e = hp_bursty_thread_events(t);
         return e ? e : HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.backedges) +
-                           HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) + HP_LOAD_RLX(&t->tot.stores);
+                           HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) + HP_LOAD_RLX(&t->tot.stores) +
+                           own_events(t);
     }
     return HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) +
            HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps);

@@ -6,6 +6,11 @@ osp_decode.py (JSON files). One "ok NAME" / "FAIL NAME: why" line per property.
         loop's hottest length-2 subpath ran N times; records are exact (weight = count, p = 1)
   live LIVE.json EXACT.json LABEL         sampled: INFO, well-formed records, and the hottest exact
         length-2 and length-4 subpaths estimated within 10% (estimate = weight / p_length)
+  patch P.json EXACT.json LABEL TOL       patched windows: skip=patch, records well-formed, the hottest
+                                          length-2 subpath's share of the estimated blocks within 4
+                                          standard errors of exact; estimated blocks within TOL of
+                                          exact (TOL 0: not checked: blocks faster than the rate
+                                          measurement resolves, docs/osp.md)
   small LIVE.json MEM                     a small budget: thinned (tau > 1), bytes within MEM
   skiponly LIVE.json                      skips only: blocks counted, no sample, no record
   cost LIVE.json                          weight=cost: rejections, p_length below the length law's
@@ -72,6 +77,32 @@ def live(path, exact_path, label):
             "estimate %.0f, exact %d" % (e, hot["count"]))
 
 
+def patch(path, exact_path, label, sys_tol):
+    """Patched windows: estimates, not counts (see the usage above)."""
+    d, ex = load(path), load(exact_path)
+    info, recs = d["info"], d["subpaths"]
+    res(label + ": INFO summary=sampled skip=patch", info.get("subpath.summary") == "sampled" and info.get("subpath.skip") == "patch",
+        str({k: v for k, v in info.items() if k.startswith("subpath")}))
+    n = int(info.get("subpath.samples", 0))
+    res(label + ": samples taken", n > 0 and recs, info.get("subpath.samples"))
+    bad = [r for r in recs if not (0 < r["p_length"] <= 1) or r["weight"] <= 0 or r["count"] < 1 or len(r["blocks"]) != r["length"]]
+    res(label + ": records well-formed (0 < p <= 1, weight > 0, sequence kept)", not bad, str(bad[:2]))
+    # the share of the hottest length-2 subpath among all blocks: independent of the absolute
+    # native rate (which the windows measure with a systematic error on sub-ns blocks, docs/osp.md)
+    eb, lb = int(ex["info"]["subpath.blocks"]), int(info.get("subpath.blocks", 0))
+    hot = max((r for r in ex["subpaths"] if r["length"] == 2), key=lambda r: r["count"])
+    got = [r for r in recs if r["key"] == hot["key"] and r["length"] == 2]
+    c = got[0]["count"] if got else 0
+    share = got[0]["weight"] / got[0]["p_length"] / lb if got and lb else 0
+    want = hot["count"] / eb
+    tol = 4 * max(want * (1 - want) / max(c, 1), 0) ** 0.5 + 4 * want / max(c, 1) ** 0.5
+    res("%s: hottest length-2 subpath's share of the estimated blocks within 4 standard errors" % label,
+        got and abs(share - want) <= tol, "%.4f vs exact %.4f (+-%.4f, %d samples; blocks %d vs exact %d)" % (share, want, tol, c, lb, eb))
+    if sys_tol > 0:
+        res("%s: estimated blocks within %.0f%% of the exact run's" % (label, 100 * sys_tol), abs(lb - eb) <= sys_tol * eb,
+            "%d vs %d" % (lb, eb))
+
+
 def small(path, mem):
     d = load(path)
     info = d["info"]
@@ -104,6 +135,8 @@ if what == "exact":
     exact(sys.argv[2], sys.argv[3], int(sys.argv[4]))
 elif what == "live":
     live(sys.argv[2], sys.argv[3], sys.argv[4])
+elif what == "patch":
+    patch(sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5]))
 elif what == "small":
     small(sys.argv[2], int(sys.argv[3]))
 elif what == "skiponly":

@@ -55,15 +55,16 @@ done
 have_exact() { [ -s "exact_$1.json" ]; }
 
 # ---- (b) sampled top 5 = exhaustive top 5 (live skips, patched sites; both encodings)
-# Patched sites record one subpath per thread per window, and windows come every few ms (bursts.c:
-# >= 0.2 ms and >= 20x the cost of patching; ~2.6 ms for this program at osp-base): the patched
-# run is PATCH_SCALE (default 500, ~3 s native) times longer, for >= 1000 samples (checked: a
+# Patched sites record one subpath per thread per window, and subpath-only windows come every
+# ~0.3-0.5 ms (their own interval, clamped by bursts.c to >= 0.2 ms and >= 20x the cost of
+# patching; measured on pt/subpath_win.c: 1866 samples at scale 150): the patched run is
+# PATCH_SCALE (default 200, ~1.2 s native) times longer, for >= 1000 samples (checked: a
 # simulation of the sampler on this program's block trace ranked the top 5 right in 30/30 seeds
 # at ~1000 samples; 27/30 when the top 5 were only 2x above the 6th, hence SPIN's weight).
 # Keys name block sequences of the same binary, and every count grows linearly with the scale
 # (but the <= 32 windows at each loop's ends), so the exact top 5 at scale 1 is the exact top 5
 # at any scale.
-PATCH_SCALE=${PATCH_SCALE:-500}
+PATCH_SCALE=${PATCH_SCALE:-200}
 for spec in live:xor:1 "patch:xor:$PATCH_SCALE" live:exact:1; do
     IFS=: read -r how enc scale <<<"$spec"
     have_exact "$enc" || { fail "top5 $how enc=$enc: no exact profile"; continue; }

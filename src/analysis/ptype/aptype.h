@@ -93,6 +93,7 @@ typedef struct hp_aptype {
     int (*json)(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
     int (*text_totals)(char *buf, size_t len, const hp_profile *p); /* chars written, 0 = none */
     int (*json_totals)(FILE *out, const hp_profile *p);             /* 1 if it wrote members */
+    int (*sampling_text)(FILE *out, const hp_profile *p); /* its own header "sampling" line(s), 1 if any */
     const char *distinct;      /* text word for the distinct count, or NULL */
     const char *json_distinct; /* JSON totals key for the distinct count, or NULL */
     /* compare */

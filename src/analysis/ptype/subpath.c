@@ -214,6 +214,7 @@ const hp_aptype hp_aptype_subpath = {
     .text = hp_subpath_text,
     .json = hp_subpath_json,
     .text_totals = hp_subpath_text_totals,
+    .sampling_text = hp_subpath_sampling_text,
     .compare_extra = hp_subpath_compare,
     .merge_add = hp_subpath_merge_add,
     .merge_write = hp_subpath_merge_write,

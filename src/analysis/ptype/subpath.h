@@ -45,6 +45,7 @@ char *hp_subpath_path_text(hp_symbolizer *s, const hp_subpath_stat *sp);
 int hp_subpath_shown(const hp_profile *p, const hp_report_opts *o);
 int hp_subpath_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 int hp_subpath_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
+int hp_subpath_sampling_text(FILE *out, const hp_profile *p);
 int hp_subpath_text_totals(char *buf, size_t len, const hp_profile *p);
 /* merge hooks (subpath_merge.c) */
 struct hp_merge;

@@ -175,6 +175,24 @@ int hp_subpath_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
     return 0;
 }
 
+/* The header's subpath sampling line (sampled profiles): how skips ran and what the estimates
+ * rest on (INFO subpath.*). */
+int hp_subpath_sampling_text(FILE *out, const hp_profile *p)
+{
+    const char *summary = hp_profile_info(p, HP_INFO_SUBPATH_SUMMARY);
+    if (!summary || strcmp(summary, "sampled")) return 0;
+    const char *skip = hp_profile_info(p, HP_INFO_SUBPATH_SKIP), *v;
+    int patch = skip && !strcmp(skip, "patch");
+    fprintf(out, "  sampling subpath (OSP, skip=%s%s); est. = weight / p_length\n", skip ? skip : "?",
+            patch ? ": a sample per thread per window" : "");
+    fprintf(out, "    blocks %s (%s)", (v = hp_profile_info(p, HP_INFO_SUBPATH_BLOCKS)) ? v : "?",
+            patch ? "estimated" : "counted");
+    fprintf(out, "  samples %s", (v = hp_profile_info(p, HP_INFO_SUBPATH_SAMPLES)) ? v : "?");
+    fprintf(out, "  tau %s", (v = hp_profile_info(p, HP_INFO_SUBPATH_TAU)) ? v : "?");
+    fprintf(out, "  f %s\n", (v = hp_profile_info(p, HP_INFO_SUBPATH_F)) ? v : "?");
+    return 1;
+}
+
 int hp_subpath_text_totals(char *buf, size_t len, const hp_profile *p)
 {
     if (!p->nsubpaths) return 0;

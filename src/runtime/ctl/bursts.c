@@ -25,6 +25,10 @@
  * B/(B+S), not exact; the profile therefore records raw sampled counts and the exposure (INFO
  * "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
  * Run-time changes of the configuration (hotprof.h) recompute the schedule before the next window.
+ * Subpaths (hp_pb_set_subpath, docs/osp.md): windows also carry HP_PB_BIT_SUBPATH; the subpath
+ * side is told when such a window opens and closes (it weights its samples then), and with no
+ * HPS type enabled the schedule is subpath-only: W = min_window units, the interval the one
+ * the subpath side asks for (f blocks of native time), clamped as above.
  * Between windows the thread wakes every PB_TICK_NS to call backend->tick() (sites.c: turn off
  * call sites first seen since the last pass).
  *
@@ -65,6 +69,11 @@ static hp_pb_schedule g_sched;
 static uint32_t g_min_window, g_types; /* what the schedule is computed from */
 static uint64_t g_generation;          /* of hp_g.bcfg when g_sched was computed */
 static uint64_t g_first_ns, g_last_ns; /* times of the window's first and last units */
+
+static hp_pb_window_fn g_subpath;     /* subpaths record in every window (NULL: no subpaths) */
+static void (*g_subpath_open)(uint32_t w);
+static int g_subpath_only;            /* no HPS type enabled: windows timed by g_subpath alone */
+static uint64_t g_mask_off_ns;        /* when the last window stopped recording */
 
 static double g_tsc_per_ns;  /* measured at the control thread's start */
 static double g_tsc_floor;   /* mean ticks between two back-to-back rdtsc */
@@ -181,7 +190,30 @@ static HP_NOINST uint64_t clamp_interval(uint64_t ns)
     return ns < PB_MIN_INTERVAL_NS ? PB_MIN_INTERVAL_NS : ns > PB_MAX_INTERVAL_NS ? PB_MAX_INTERVAL_NS : ns;
 }
 
-static HP_NOINST uint32_t window_mask(uint64_t w) { return hp_window_plan_mask(&g_sched, w); }
+static HP_NOINST uint32_t window_mask(uint64_t w)
+{
+    return hp_window_plan_mask(&g_sched, w) | (g_subpath ? HP_PB_BIT_SUBPATH : 0u);
+}
+
+HP_NOINST void hp_pb_set_subpath(void (*open)(uint32_t w), hp_pb_window_fn end)
+{
+    g_subpath_open = open;
+    g_subpath = end;
+}
+
+/* Subpaths after window w (mask: its types): their samples weighted, and the next interval
+ * (subpath-only schedules) from the one they want; else the HPS target unchanged. */
+static HP_NOINST double subpath_window_end(uint32_t w, uint32_t mask, uint64_t on_at, uint64_t off_at, double share,
+                                           double target)
+{
+    if (!(mask & HP_PB_BIT_SUBPATH)) return target;
+    uint64_t prev = g_mask_off_ns ? g_mask_off_ns : g_stats.start_ns;
+    uint64_t want = g_subpath(w, on_at > prev ? on_at - prev : 0, off_at > on_at ? off_at - on_at : 0, share,
+                               g_tsc_per_ns);
+    g_mask_off_ns = off_at;
+    if (!g_subpath_only) return target;
+    return want ? (double)want : (double)PB_MIN_INTERVAL_NS;
+}
 
 /* S' = 0: on once and record every event from then on. */
 static HP_NOINST void on_for_good(void)
@@ -216,11 +248,12 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     g_backend->on();
     /* Record only once every hook is on: sites switched on early in the pass would otherwise
      * take the window's units before the others (a bias measured on interp's calls). */
+    if (g_subpath_open && (window_mask(w) & HP_PB_BIT_SUBPATH)) g_subpath_open((uint32_t)w);
     HP_STORE_REL(&hp_g.pb.mask, window_mask(w));
     uint64_t t1 = hp_now_ns();
     int full = wait_window(t0 + PB_WINDOW_TIMEOUT_NS);
     HP_STORE_REL(&hp_g.pb.mask, 0);
-    uint64_t t2 = hp_now_ns();
+    uint64_t t2 = hp_now_ns(), mask_off = full && HP_LOAD_RLX(&g_last_ns) > t1 ? HP_LOAD_RLX(&g_last_ns) : t2;
     g_backend->off();
     HP_STORE_RLX(&g_stats.seq, g_stats.seq + 1);
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -234,6 +267,7 @@ static HP_NOINST uint64_t run_window(uint64_t w, double *smooth)
     per *= share; /* the program's own time per unit: the off phase runs without hooks */
     HP_STORE_RLX(&g_stats.hook_share_ppm, (uint64_t)((1.0 - share) * 1e6));
     double target = per > 0.0 ? per * (double)g_sched.off_units : (double)PB_MAX_INTERVAL_NS;
+    target = subpath_window_end((uint32_t)w, window_mask(w), t1, mask_off, share, target);
     *smooth = *smooth > 0.0 ? 0.75 * *smooth + 0.25 * target : target;
     uint64_t floor = 20 * ((t1 - t0) + (t3 - t2)), interval = clamp_interval((uint64_t)*smooth);
     if (interval < floor) interval = floor > PB_MAX_INTERVAL_NS ? PB_MAX_INTERVAL_NS : floor;
@@ -287,7 +321,12 @@ HP_NOINST int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window,
 {
     hp_bursty_params p[HP_BURSTY_NTYPES];
     for (int t = 0; t < HP_BURSTY_NTYPES; t++) hp_bursty_config_get(&hp_g.bcfg, (enum hp_bursty_type)t, &p[t]);
-    return hp_window_plan_make(p, types, min_window, s);
+    int rc = hp_window_plan_make(p, types, min_window, s);
+    g_subpath_only = rc != 0 && g_subpath;
+    if (!g_subpath_only) return rc;
+    s->window = min_window ? min_window : 1; /* subpaths alone: W units, S' unused but not 0 */
+    s->off_units = 1;
+    return 0;
 }
 
 /* Init, after the output is open: starts the control thread over backend b, scheduling the

@@ -41,6 +41,16 @@ int hp_pb_schedule_from_config(hp_pb_schedule *s, uint32_t min_window, uint32_t 
 /* Init: starts the control thread over b for the enabled types among `types` (-1: none/failed). */
 int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t types);
 size_t hp_pb_info(char *out, size_t cap); /* "<prefix>.*" INFO lines (async-signal-safe) */
+/* Subpaths in patched windows (docs/osp.md): the mask bit of a window that records subpaths, and
+ * the function the control thread calls after such a window w closes, with the time since the
+ * last window closed up to this one's opening (off_ns), the time it recorded (on_ns), the
+ * program's share of that time (the hooks' time out) and TSC ticks per ns (0: unknown); it returns the off interval subpaths want
+ * next (ns; 0: not known). Set before the probe (init): windows then carry HP_PB_BIT_SUBPATH,
+ * and a run with no HPS type enabled still has windows (subpath-only, timed by that interval). */
+#define HP_PB_BIT_SUBPATH (1u << HP_BURSTY_NTYPES)
+typedef uint64_t (*hp_pb_window_fn)(uint32_t w, uint64_t off_ns, uint64_t on_ns, double share, double tsc_per_ns);
+/* open: called when window w's hooks are on, just before it starts recording. */
+void hp_pb_set_subpath(void (*open)(uint32_t w), hp_pb_window_fn end);
 
 /* ---------------------------------------------------------------- XRay (xray.c) */
 

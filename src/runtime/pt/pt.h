@@ -54,6 +54,9 @@ typedef struct hp_pt {
     /* Its group INFO lines ("key=value\n", keys of core/format/info_keys.h) into out (at most cap - 1
      * bytes); returns the length (NULL: none). Async-signal-safe like the write functions. */
     size_t (*group_info)(char *out, size_t cap);
+    /* Events this type recorded for thread t outside the shared counters (NULL: none): the
+     * writer writes a thread that has some (a subpath-only bursty run has no other). */
+    uint64_t (*thread_events)(const hp_thread *t);
 } hp_pt;
 
 extern const hp_pt hp_pt_methods, hp_pt_callpairs, hp_pt_blocks, hp_pt_edges, hp_pt_datastream,

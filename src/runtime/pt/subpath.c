@@ -92,7 +92,7 @@ static HP_NOINST void write_group(const hp_pt_sink *o)
 {
     int mode = HP_LOAD_ACQ(&hp_g.osp);
     if (mode == HP_OSP_RT_EXACT) write_exact(o);
-    if (mode != HP_OSP_RT_LIVE) return;
+    if (mode != HP_OSP_RT_LIVE && mode != HP_OSP_RT_PATCH) return;
     hp_osp_list *c = hp_rt_osp_list_copy();
     if (!c) return;
     o->begin(HP_SEC_SUBPATHS);
@@ -146,7 +146,7 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
         if (c) bytes += hp_tab_bytes(c) + HP_LOAD_RLX(&o->arena_used) * sizeof(uint32_t), entries += c->used;
     }
     double tau = 1, f = 0;
-    hp_osp_list *c = mode == HP_OSP_RT_LIVE ? hp_rt_osp_list_copy() : NULL;
+    hp_osp_list *c = mode != HP_OSP_RT_EXACT ? hp_rt_osp_list_copy() : NULL;
     if (c) {
         tau = c->tau, f = hp_osp_f(hp_rt_osp_params()->minf, c->tau), entries = c->n, bytes = hp_osp_list_bytes_used(c);
         collisions += c->collisions;
@@ -157,7 +157,8 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     size_t n = 0;
     n = cat(out, n, cap, HP_INFO_SUBPATH_SUMMARY "="), n = cat(out, n, cap, mode == HP_OSP_RT_EXACT ? "exact\n" : "sampled\n");
     n = cat(out, n, cap, HP_INFO_SUBPATH_PARAMS "="), n = cat(out, n, cap, params), n = cat(out, n, cap, "\n");
-    n = cat(out, n, cap, HP_INFO_SUBPATH_SKIP "="), n = cat(out, n, cap, mode == HP_OSP_RT_EXACT ? "exact\n" : "live\n");
+    n = cat(out, n, cap, HP_INFO_SUBPATH_SKIP "="), n = cat(out, n, cap, mode == HP_OSP_RT_EXACT ? "exact\n"
+                                                       : mode == HP_OSP_RT_PATCH ? "patch\n" : "live\n");
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_BLOCKS, blocks);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_SAMPLES, samples);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_REJECTED, rejected);
@@ -166,7 +167,7 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_BYTES, bytes);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_ENTRIES, entries);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_COLLISIONS, collisions);
-    if (mode == HP_OSP_RT_LIVE) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_DROPPED, hp_rt_osp_dropped());
+    if (mode != HP_OSP_RT_EXACT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_DROPPED, hp_rt_osp_dropped());
     return n;
 }
 
@@ -209,7 +210,7 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
         munmap(sum, hp_tab_bytes(sum));
         return n;
     }
-    hp_osp_list *c = mode == HP_OSP_RT_LIVE ? hp_rt_osp_list_copy() : NULL;
+    hp_osp_list *c = mode != HP_OSP_RT_NONE ? hp_rt_osp_list_copy() : NULL;
     if (!c) return 0;
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
@@ -219,5 +220,16 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
     return n;
 }
 
-const hp_pt hp_pt_subpath = {
-    .ptype = HP_PT_SUBPATH, .write_group = write_group, .group_info = group_info, .live_rows = live_rows};
+/* The blocks a thread's sampler saw (live: counted; patch: estimated); exact runs count blocks
+ * in the shared counters already. */
+static HP_NOINST uint64_t thread_events(const hp_thread *t)
+{
+    const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
+    return o && HP_LOAD_ACQ(&hp_g.osp) != HP_OSP_RT_EXACT ? HP_LOAD_RLX(&o->blocks) : 0;
+}
+
+const hp_pt hp_pt_subpath = {.ptype = HP_PT_SUBPATH,
+                             .write_group = write_group,
+                             .group_info = group_info,
+                             .live_rows = live_rows,
+                             .thread_events = thread_events};

@@ -10,6 +10,11 @@
  *                    (inline, hooks_osp.h); the blocks of a sample are appended inline too, and a
  *                    complete sample goes to hp_rt_osp_block, which offers it to the ONE process
  *                    hot-list (core/summary/osplist.h) under a spin lock taken only then.
+ *   HP_OSP_RT_PATCH  bursty mode over patched call sites (pt/subpath_win.c): no hook runs between
+ *                    windows; in a window with the subpath bit each thread records one subpath
+ *                    (patch_block calls hp_rt_osp_window_block), and the control thread weights
+ *                    it when the window closes (hp_rt_osp_window_end) by the blocks its interval
+ *                    stood for and offers it to the hot-list.
  * A thread's state is mmap'd at its first block and stays with its hp_thread when the state is
  * recycled for a new thread (its exact counts keep counting for the process; the sampler and the
  * counter's ring restart: `tid` says whose they are).
@@ -23,8 +28,9 @@
 #include <stdint.h>
 #include "runtime/thread.h"
 #include "core/control/osp.h"
+#include <x86intrin.h>
 
-enum { HP_OSP_RT_NONE = 0, HP_OSP_RT_EXACT = 1, HP_OSP_RT_LIVE = 2 };
+enum { HP_OSP_RT_NONE = 0, HP_OSP_RT_EXACT = 1, HP_OSP_RT_LIVE = 2, HP_OSP_RT_PATCH = 3 };
 
 typedef struct hp_osp_arena { uint64_t cap; uint32_t ids[]; } hp_osp_arena;
 
@@ -41,6 +47,18 @@ typedef struct hp_thread_osp {
     hp_osp_arena *arena;   /* exact: sequences (grown by copy, published with release) */
     uint64_t arena_used;
     uint64_t collisions;   /* exact, enc=exact: a key met with a different sequence */
+    /* patch (pt/subpath_win.c): written by the owner in a window, read by the control thread */
+    uint32_t wepoch;       /* the window the fields below are from */
+    uint32_t pdone;        /* = wepoch once s.ids[0..s.length) holds that window's sample */
+    uint64_t wblocks;      /* blocks seen in window wepoch */
+    uint64_t stamp;        /* TSC at the end of the last block hook, if it was picked (else 0) */
+    uint64_t gap_tsc, gaps;/* window wepoch: TSC ticks between a picked hook's end and the next
+                            * block hook's start (the program's own time), and how many */
+    uint64_t pick;         /* xorshift state: which hooks stamp their end (1 in HP_OSP_GAP_EVERY) */
+    double est_blocks;     /* patch: blocks the windows' intervals stood for (control thread) */
+    double pool_tsc, pool_gaps; /* patch: gaps pooled over the last windows (control thread) */
+    uint64_t cpu_open, cpu_close; /* patch: the thread's CPU time at the window's opening and at
+                            * the close of the last window it ran in (control thread; 0: none) */
 } hp_thread_osp;
 
 /* The writing side's view (pt/subpath.c): the settings; a copy of the hot-list taken under its
@@ -52,6 +70,30 @@ uint64_t hp_rt_osp_dropped(void);
 /* The block after the inline path (hooks_osp.h): creates the state, counts (exact), completes a
  * sample (live). Cold relative to the skip. */
 void hp_rt_osp_block(hp_thread *t, uint32_t id);
+/* Shared with pt/subpath_win.c: the thread's state (created, or taken over for a new thread;
+ * NULL if it cannot be mapped); the length law; a complete sample ids[0..L) with the weight it
+ * stands for and p(L) offered to the hot-list (weight=cost rejection, key, lock; ids may be
+ * canonicalized in place); 1 if it was offered (*tau: the list's threshold after it). */
+hp_thread_osp *hp_rt_osp_state(hp_thread *t);
+const hp_osp_lawp *hp_rt_osp_law(void);
+int hp_rt_osp_offer(hp_thread_osp *o, uint32_t *ids, uint32_t L, double weight, double p, hp_rng *rng, double *tau);
+/* Patch mode (pt/subpath_win.c): a block in a window with the subpath bit (hooks_patch.h; 1:
+ * the hook is to end with hp_rt_osp_stamp), and the control thread's end of window w (an
+ * hp_pb_window_fn, ctl/ctl.h). */
+int hp_rt_osp_window_block(hp_thread *t, uint32_t id);
+void hp_rt_osp_window_open(uint32_t w);
+uint64_t hp_rt_osp_window_end(uint32_t w, uint64_t off_ns, uint64_t on_ns, double share, double tsc_per_ns);
+/* The TSC in program order (rdtsc alone may run before earlier instructions complete, or after
+ * later ones start: a block's time would hide in the hooks around it). */
+static inline uint64_t hp_rt_osp_tsc(void)
+{
+    _mm_lfence();
+    uint64_t c = __rdtsc();
+    _mm_lfence();
+    return c;
+}
+/* The last thing a block hook does when hp_rt_osp_window_block returned 1: stamp its end. */
+static inline void hp_rt_osp_stamp(hp_thread *t) { t->osp->stamp = hp_rt_osp_tsc(); }
 /* init: the process's OSP from the parsed clause (mode HP_OSP_RT_*, the run seed). 0 if the
  * hot-list could not be mapped (then OSP is off). */
 int hp_rt_osp_setup(const hp_osp_params *p, int mode, uint64_t seed);

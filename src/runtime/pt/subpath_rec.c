@@ -37,7 +37,7 @@ HP_NOINST int hp_rt_osp_setup(const hp_osp_params *p, int mode, uint64_t seed)
     g_mode = mode;
     g_seed = seed;
     hp_osp_law_init(&g_law, p->law, p->maxlen);
-    if (mode == HP_OSP_RT_LIVE) {
+    if (mode == HP_OSP_RT_LIVE || mode == HP_OSP_RT_PATCH) {
         void *mem = hp_map(p->mem);
         g_list = mem ? hp_osp_list_init(mem, p->mem, hp_mix64(seed ^ 0x05b5), p->enc == HP_SUBPATH_ENC_EXACT) : NULL;
         if (!g_list) return 0;
@@ -76,14 +76,27 @@ static HP_NOINST hp_thread_osp *osp_create(hp_thread *t)
 static HP_NOINST void osp_own(hp_thread *t, hp_thread_osp *o)
 {
     o->tid = t->tid;
+    o->wepoch = o->pdone = 0;
+    o->cpu_close = 0; /* (control-thread fields: a recycled state's new thread starts its own) */
+    o->pool_tsc = o->pool_gaps = 0;
     if (o->x) hp_osp_exact_init(o->x, g_p.maxlen, g_p.enc);
-    if (g_mode != HP_OSP_RT_LIVE) return;
+    if (g_mode != HP_OSP_RT_LIVE && g_mode != HP_OSP_RT_PATCH) return;
     double f = hp_osp_f(g_p.minf, g_list->tau);
     hp_osp_sampler_init(&o->s, hp_mix64(g_seed ^ (t->seed + t->tid * 0x9e3779b97f4a7c15ull)), f, &g_law);
     o->drawn_skip = o->s.skip;
     if (g_p.skiponly) o->s.length = 1;
-    HP_STORE_RLX(&o->live, 1);
+    HP_STORE_RLX(&o->live, g_mode == HP_OSP_RT_LIVE);
 }
+
+HP_NOINST hp_thread_osp *hp_rt_osp_state(hp_thread *t)
+{
+    hp_thread_osp *o = t->osp;
+    if (!o && !(o = osp_create(t))) return NULL;
+    if (HP_UNLIKELY(o->tid != t->tid) && !o->busy) osp_own(t, o);
+    return o;
+}
+
+HP_NOINST const hp_osp_lawp *hp_rt_osp_law(void) { return &g_law; }
 
 /* Exact: the sequence of a new (key, length) into the arena (grown by copy); its offset + 1. */
 static HP_NOINST uint64_t arena_put(hp_thread_osp *o, const uint32_t *seq, uint32_t n)
@@ -142,30 +155,38 @@ static HP_NOINST double cost_accept(const uint32_t *ids, uint32_t n)
     return hp_osp_cost_accept(cost, n, HP_OSP_COST_CAP);
 }
 
+HP_NOINST int hp_rt_osp_offer(hp_thread_osp *o, uint32_t *ids, uint32_t L, double weight, double p, hp_rng *rng,
+                              double *tau)
+{
+    double accept = g_p.weight == HP_OSP_W_COST ? cost_accept(ids, L) : 1;
+    if (accept < 1 && hp_rng_double(rng) >= accept) {
+        HP_BUMP(&o->rejected);
+        return 0;
+    }
+    uint64_t key = hp_subpath_key((int)g_p.enc, ids, L); /* enc=exact: ids canonical now */
+    if (!list_lock()) {
+        __atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    hp_osp_list_offer(g_list, key, L, ids, weight, p * accept);
+    *tau = g_list->tau;
+    list_unlock();
+    return 1;
+}
+
 /* A complete sample: key, rejection (weight=cost), the list; then the next cycle. */
 static HP_NOINST void sample_done(hp_thread_osp *o)
 {
     hp_osp_sampler *s = &o->s;
     uint32_t L = s->length;
-    double f = s->f, p = hp_osp_p_length(&g_law, L);
+    double f = s->f, p = hp_osp_p_length(&g_law, L), tau;
     HP_STORE_RLX(&o->blocks, o->blocks + o->drawn_skip + L);
     if (!g_p.skiponly) {
         HP_BUMP(&o->samples);
-        double accept = g_p.weight == HP_OSP_W_COST ? cost_accept(s->ids, L) : 1;
-        if (accept < 1 && hp_rng_double(&s->rng) >= accept) {
-            HP_BUMP(&o->rejected);
-        } else {
-            uint64_t key = hp_subpath_key((int)g_p.enc, s->ids, L); /* enc=exact: ids canonical now */
-            if (list_lock()) {
-                hp_osp_list_offer(g_list, key, L, s->ids, hp_osp_sample_weight(&g_law, f), p * accept);
-                f = hp_osp_f(g_p.minf, g_list->tau);
-                list_unlock();
-            } else {
-                __atomic_fetch_add(&g_dropped, 1, __ATOMIC_RELAXED);
-            }
-        }
+        if (hp_rt_osp_offer(o, s->ids, L, hp_osp_sample_weight(&g_law, f), p, &s->rng, &tau))
+            f = hp_osp_f(g_p.minf, tau); /* as the list's tau left it at this offer */
     }
-    hp_osp_sampler_next(s, f, &g_law); /* f: as the list's tau left it at this sample's offer */
+    hp_osp_sampler_next(s, f, &g_law);
     o->drawn_skip = s->skip;
     if (g_p.skiponly) s->length = 1;
 }
