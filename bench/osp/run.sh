@@ -54,7 +54,8 @@ if [ ! -x "$HOTPROF" ] || [ ! -f "$ROOT/build/lib/libhotprof_rt.a" ]; then
     log "building hotprof (make build/bin/hotprof build/lib/libhotprof_rt.a)"
     make -s -C "$ROOT" build/bin/hotprof build/lib/libhotprof_rt.a >&2
 fi
-if ! { "$HOTPROF" help run; "$HOTPROF" help report; } 2>&1 | grep -q -- 'subpath'; then
+help_text=$({ "$HOTPROF" help run; "$HOTPROF" help report; } 2>&1)
+if ! grep -q -- 'subpath' <<<"$help_text"; then
     echo "run.sh: this hotprof has no subpath profile type (issue 9); build a tree that has it" >&2
     exit 1
 fi
