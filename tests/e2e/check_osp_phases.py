@@ -45,7 +45,13 @@ def per_phase(rs):
     return out
 
 
+MEASURE_ONLY = [False]
+
+
 def report(ok, name, why):
+    if MEASURE_ONLY[0]:
+        print(f"# measured, not checked: {name}: {why}")
+        return True
     print(("ok " if ok else "FAIL ") + name + ("" if ok else ": " + why))
     return ok
 
@@ -53,6 +59,11 @@ def report(ok, name, why):
 def main():
     sampled, exact, name = sys.argv[1], sys.argv[2], sys.argv[3]
     share_tol, abs_tol = float(sys.argv[4]), float(sys.argv[5])
+    # live: samples are placed in blocks, so there is no time bias to contrast with;
+    # measure: patched windows, whose weights are not calibrated yet (docs/osp.md): print the
+    # numbers, check only that both phases were sampled
+    how = sys.argv[6] if len(sys.argv) > 6 else "patch"
+    MEASURE_ONLY[0] = how == "measure"
     s, x = per_phase(rows(sampled)), per_phase(rows(exact))
     good = True
     for p in PHASES:
@@ -73,8 +84,9 @@ def main():
     why = (f"slow phase's share of blocks: exact {exact_share:.1%}, weighted {weighted:.1%}, "
            f"unweighted (its share of the samples) {unweighted:.1%}, tolerance {tol:.1%}")
     good &= report(abs(weighted - exact_share) <= tol, f"{name}: weighted share of the slow phase near exact", why)
-    good &= report(abs(unweighted - exact_share) > max(4 * se, abs(weighted - exact_share)),
-                   f"{name}: unweighted time-placed samples are further off (contrast)", why)
+    if how != "live":
+        good &= report(abs(unweighted - exact_share) > max(4 * se, abs(weighted - exact_share)),
+                       f"{name}: unweighted time-placed samples are further off (contrast)", why)
     print(f"# {name}: {why}")
     return 0 if good else 1
 
