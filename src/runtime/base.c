@@ -10,6 +10,7 @@
 #include "runtime/base.h"
 #include "core/base/hash.h"
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -97,4 +98,15 @@ HP_NOINST const char *hp_errno_text(int e)
     case ELOOP: return "Too many levels of symbolic links";
     default: return "I/O error";
     }
+}
+
+HP_NOINST int hp_spawn_detached(void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    pthread_t tid;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&tid, &attr, fn, arg);
+    pthread_attr_destroy(&attr);
+    return rc;
 }

@@ -76,6 +76,8 @@ typedef struct hp_process {
 extern hp_process hp_g;
 
 void *hp_map(size_t bytes); /* mmap anonymous, zeroed, MAP_NORESERVE; NULL on failure */
+/* Starts fn(arg) in a detached thread of the runtime's own; 0, or pthread_create's error. */
+int hp_spawn_detached(void *(*fn)(void *), void *arg);
 
 size_t hp_fmt_u64(char *out, uint64_t v);        /* decimal, no NUL; returns length */
 size_t hp_fmt_hex(char *out, uint64_t v);        /* 0x..., no NUL */

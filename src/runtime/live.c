@@ -189,12 +189,7 @@ HP_NOINST int hp_live_start(void)
     sweep_stale();
     if (!g_rows) g_rows = hp_map(sizeof(hp_live_row) * HP_LIVE_K * HP_LIVE_TYPES);
     if (!g_rows || create_segment((uint64_t)getpid()) != 0) return -1;
-    pthread_attr_t attr;
-    pthread_t tid;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&tid, &attr, publisher, g_seg);
-    pthread_attr_destroy(&attr);
+    int rc = hp_spawn_detached(publisher, g_seg);
     if (rc == 0) return 0;
     hp_live_stop();
     return -1;

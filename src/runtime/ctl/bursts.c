@@ -339,12 +339,7 @@ HP_NOINST int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t 
     g_generation = atomic_load_explicit(&hp_g.bcfg.generation, memory_order_acquire);
     if (hp_pb_schedule_from_config(&g_sched, min_window, types) != 0) return -1;
     g_stats.start_ns = hp_now_ns();
-    pthread_attr_t attr;
-    pthread_t tid;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = pthread_create(&tid, &attr, control_thread, NULL);
-    pthread_attr_destroy(&attr);
+    int rc = hp_spawn_detached(control_thread, NULL);
     if (rc == 0) return 0;
     const char *parts[] = {"hotprof: ", b->prefix, ": cannot start the control thread: no bursts"};
     hp_say(parts, 3);
