@@ -29,7 +29,7 @@ int main(void)
     }
     for (int fast = 0; fast < 2; fast++)
         for (unsigned n = 1; n <= 16; n *= 4) {
-            hp_multihash_params p = {n, 2048, 7, 0.01, 10000, 1, 1, 0, 1, 5, fast};
+            hp_multihash_params p = {n, 2048, 7, 0.01, 10000, 1, 1, 0, 1, 5, fast, 0};
             size_t b = hp_multihash_bytes(&p);
             void *m = aligned_alloc(64, (b + 63) / 64 * 64);
             hp_multihash *mh = m ? hp_multihash_init(m, b, &p) : NULL;

@@ -31,7 +31,7 @@ static const hp_command_desc sim_desc = {
 
 typedef struct sim_args {
     const char *tables, *counters, *bits, *conservative, *reset, *retain, *shield, *interval, *threshold;
-    const char *seed, *csv, *svg, *period, *burst, *jitter, *hash;
+    const char *seed, *csv, *svg, *period, *burst, *jitter, *hash, *acc;
 } sim_args;
 
 static void init_options(hp_option *opts, sim_args *a)
@@ -47,6 +47,7 @@ static void init_options(hp_option *opts, sim_args *a)
         {HP_OPT_STRING, 0, "interval", &a->interval, "L", "multihash: events per interval (default 10000)"},
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "T%", "multihash: candidate threshold in percent (default 1%)"},
         {HP_OPT_STRING, 0, "hash", &a->hash, "paper,fast", "multihash: the paper's hash (8 byte-table lookups per table; default) and/or the fast mixer the runtime can use (hash=fast)"},
+        {HP_OPT_STRING, 0, "acc", &a->acc, "A,..", "multihash: accumulator entries (default 0 = the paper's ceil(1/threshold); fewer: the right-sized-accumulator variant)"},
         {HP_OPT_STRING, 0, "seed", &a->seed, "S", "hash tables / jitter seed (default 1)"},
         {HP_OPT_STRING, 0, "csv", &a->csv, "FILE", "also write the results as CSV"},
         {HP_OPT_STRING, 0, "svg", &a->svg, "FILE", "multihash: error vs tables chart (Figures 10-12)"},
@@ -152,30 +153,35 @@ static void progress(size_t done, size_t total)
         fprintf(stderr, "hotprof sim: %zu/%zu configurations\n", done, total);
 }
 
-static void print_mh_row(FILE *f, const hp_mhsim_result *r, int csv)
+static void print_mh_row(FILE *f, const hp_mhsim_result *r, const hp_mhsim_istats *s)
 {
     const hp_multihash_params *p = &r->p;
-    if (csv)
-        fprintf(f, "%u,%u,%u,%d,%d,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%" PRIu64 ",%s\n", p->n_tables,
+    if (s)
+        fprintf(f, "%u,%u,%u,%d,%d,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%" PRIu64 ",%s,%u,%.3f,%" PRIu64 ",%" PRIu64
+                   ",%.3f,%" PRIu64 ",%" PRIu64 "\n", p->n_tables,
                 p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield, r->area, r->e * 100,
                 r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100, r->intervals,
-                p->fast_hash ? "fast" : "paper");
+                p->fast_hash ? "fast" : "paper", hp_multihash_acc_entries(p), s->distinct_mean, s->distinct_min, s->distinct_max,
+                s->cand_mean, s->cand_min, s->cand_max);
     else
-        fprintf(f, "%6u %8u %4u  C%d R%d %3d %3d %8" PRIu64 " %8.3f %7.3f %7.3f %7.3f %7.3f %10.4g %10.4g  %s\n", p->n_tables,
-                p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield, r->area, r->e * 100,
-                r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100,
+        fprintf(f, "%6u %8u %4u  C%d R%d %3d %3d %5u %8" PRIu64 " %8.3f %7.3f %7.3f %7.3f %7.3f %10.4g %10.4g  %s\n", p->n_tables,
+                p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield, hp_multihash_acc_entries(p),
+                r->area, r->e * 100, r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100,
                 p->fast_hash ? "fast" : "paper");
 }
 
-static const char mh_csv_head[] = "tables,counters,bits,conservative,reset,retain,shield,area_bytes,error_pct,fp_pct,fn_pct,np_pct,nn_pct,fp_rate_pct,fp_bound_pct,intervals,hash\n";
+static const char mh_csv_head[] = "tables,counters,bits,conservative,reset,retain,shield,area_bytes,error_pct,fp_pct,fn_pct,np_pct,nn_pct,"
+                                  "fp_rate_pct,fp_bound_pct,intervals,hash,acc_entries,distinct_mean,distinct_min,distinct_max,"
+                                  "cand_mean,cand_min,cand_max\n";
 
-static int write_mh_files(const sim_args *a, const hp_mhsim_grid *g, const hp_mhsim_result *res, size_t n, const char *title)
+static int write_mh_files(const sim_args *a, const hp_mhsim_grid *g, const hp_mhsim_result *res, size_t n, const char *title,
+                          const hp_mhsim_istats *s)
 {
     hp_outfile o;
     if (a->csv) {
         if (hp_outfile_open(&o, a->csv)) return 1;
         fputs(mh_csv_head, o.f);
-        for (size_t i = 0; i < n; i++) print_mh_row(o.f, &res[i], 1);
+        for (size_t i = 0; i < n; i++) print_mh_row(o.f, &res[i], s);
         if (hp_outfile_close(&o, 1)) return 1;
     }
     if (a->svg) {
@@ -208,7 +214,7 @@ static int parse_grid(const sim_args *a, hp_mhsim_grid *g)
         parse_axis("conservative", a->conservative, "1", &g->conservative) || parse_axis("reset", a->reset, "0", &g->reset) ||
         parse_axis("retain", a->retain, "1", &g->retain) || parse_axis("shield", a->shield, "1", &g->shield) ||
         parse_u64_opt("interval", a->interval, 10000, &g->interval) || parse_u64_opt("seed", a->seed, 1, &g->seed) ||
-        parse_hash_axis(a->hash, &g->hash))
+        parse_hash_axis(a->hash, &g->hash) || (a->acc && parse_axis("acc", a->acc, "", &g->acc)))
         return 2;
     g->threshold = 0.01;
     if (a->threshold && parse_percent(a->threshold, &g->threshold))
@@ -249,16 +255,19 @@ static int run_multihash(const sim_args *a, const char *path)
     if (rc) fprintf(stderr, "hotprof: sim: out of memory\n");
     else {
         uint64_t intervals = res[0].intervals;
+        hp_mhsim_istats st = hp_mhsim_interval_stats(&in);
         printf("trace %s: %s of %s, %zu threads, %" PRIu64 " events%s\n", path, hp_trace_kind_name(tr.kind), tr.program,
                tr.nthreads, tr.events, tr.flags & HP_TRACE_CUT ? " (cut at the limit)" : "");
         printf("interval %" PRIu64 ", threshold %g%% (T = %" PRIu64 "), %" PRIu64 " intervals scored, %.2f candidates per interval\n\n",
                g.interval, g.threshold * 100, in.T, intervals, intervals ? (double)res[0].candidates / (double)intervals : 0);
-        printf("%6s %8s %4s  %5s %3s %3s %8s %8s %7s %7s %7s %7s %10s %10s  %s\n", "tables", "counters", "bits", "C/R", "ret",
-               "sh", "area_B", "E%", "FP%", "FN%", "NP%", "NN%", "fp_rate%", "fp_bound%", "hash");
-        for (size_t i = 0; i < n; i++) print_mh_row(stdout, &res[i], 0);
+        printf("per interval (Figures 4-5): distinct tuples mean %.1f min %" PRIu64 " max %" PRIu64 "; candidates mean %.2f min %" PRIu64
+               " max %" PRIu64 "\n\n", st.distinct_mean, st.distinct_min, st.distinct_max, st.cand_mean, st.cand_min, st.cand_max);
+        printf("%6s %8s %4s  %5s %3s %3s %5s %8s %8s %7s %7s %7s %7s %10s %10s  %s\n", "tables", "counters", "bits", "C/R", "ret",
+               "sh", "acc", "area_B", "E%", "FP%", "FN%", "NP%", "NN%", "fp_rate%", "fp_bound%", "hash");
+        for (size_t i = 0; i < n; i++) print_mh_row(stdout, &res[i], NULL);
         char title[400];
         snprintf(title, sizeof title, "multi-hash error, %s of %s, L=%" PRIu64 " t=%g%%", hp_trace_kind_name(tr.kind), tr.program, g.interval, g.threshold * 100);
-        rc = write_mh_files(a, &g, res, n, title);
+        rc = write_mh_files(a, &g, res, n, title, &st);
     }
     free(res);
     hp_mhsim_input_free(&in);
@@ -270,9 +279,9 @@ static int run_multihash(const sim_args *a, const char *path)
 
 static int run_hps(const sim_args *a, const char *path)
 {
-    const char *const mh_given[] = {a->tables, a->counters, a->bits, a->conservative, a->reset, a->retain, a->shield, a->interval, a->threshold, a->svg, a->hash};
-    const char *const mh_names[] = {"tables", "counters", "bits", "conservative", "reset", "retain", "shield", "interval", "threshold", "svg", "hash"};
-    if (foreign("hps", mh_given, mh_names, 11)) return 2;
+    const char *const mh_given[] = {a->tables, a->counters, a->bits, a->conservative, a->reset, a->retain, a->shield, a->interval, a->threshold, a->svg, a->hash, a->acc};
+    const char *const mh_names[] = {"tables", "counters", "bits", "conservative", "reset", "retain", "shield", "interval", "threshold", "svg", "hash", "acc"};
+    if (foreign("hps", mh_given, mh_names, 12)) return 2;
     if (!a->period || !a->burst) return hp_usage_error(&sim_desc, "'sim hps' needs --period and --burst");
     hp_mhsim_axis periods, bursts;
     uint64_t jitter, seed;

@@ -58,8 +58,9 @@ int hp_mhplot_svg(FILE *out, const hp_mhsim_grid *g, const hp_mhsim_result *res,
         for (size_t k = 0; k < g->tables.n; k++)
             fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", x_at(k, g->tables.n), y_at(res[k * per_table + j].e * 100, ymax), c);
         const hp_multihash_params *p = &res[j].p;
-        fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">Z=%u b=%u C%d R%d ret%d sh%d</text>\n", W - RIGHT + 10,
-                TOP + 14.0 * (double)j + 10, c, p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield);
+        fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">Z=%u b=%u C%d R%d ret%d sh%d A=%u%s</text>\n", W - RIGHT + 10,
+                TOP + 14.0 * (double)j + 10, c, p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield,
+                hp_multihash_acc_entries(p), p->fast_hash ? " fast" : "");
     }
     fputs("</svg>\n", out);
     return ferror(out) ? -1 : 0;

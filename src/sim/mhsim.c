@@ -78,7 +78,7 @@ static int prepare_thread(hp_mhsim_thread *th, uint64_t L, uint64_t T, count_map
 
 static uint64_t threshold_count(uint64_t L, double t)
 {
-    hp_multihash_params p = {1, 1, 32, t, L, 0, 0, 0, 0, 0, 0};
+    hp_multihash_params p = {1, 1, 32, t, L, 0, 0, 0, 0, 0, 0, 0};
     return hp_multihash_threshold_count(&p);
 }
 
@@ -152,12 +152,36 @@ void hp_mhsim_input_free(hp_mhsim_input *in)
     memset(in, 0, sizeof *in);
 }
 
+static void minmax(uint64_t v, uint64_t *lo, uint64_t *hi, int first)
+{
+    if (first || v < *lo) *lo = v;
+    if (first || v > *hi) *hi = v;
+}
+
+hp_mhsim_istats hp_mhsim_interval_stats(const hp_mhsim_input *in)
+{
+    hp_mhsim_istats s;
+    memset(&s, 0, sizeof s);
+    uint64_t dsum = 0, csum = 0;
+    for (size_t t = 0; t < in->nthreads; t++) {
+        const hp_mhsim_thread *th = &in->threads[t];
+        for (size_t k = 0; k < th->nintervals; k++) {
+            uint64_t d = th->start[k + 1] - th->start[k], c = th->ncand[k];
+            minmax(d, &s.distinct_min, &s.distinct_max, s.intervals == 0);
+            minmax(c, &s.cand_min, &s.cand_max, s.intervals == 0);
+            dsum += d, csum += c, s.intervals++;
+        }
+    }
+    if (s.intervals) s.distinct_mean = (double)dsum / (double)s.intervals, s.cand_mean = (double)csum / (double)s.intervals;
+    return s;
+}
+
 /* ---------------------------------------------------------------- the grid */
 
 size_t hp_mhsim_grid_size(const hp_mhsim_grid *g)
 {
     return g->tables.n * g->counters.n * (g->bits.n ? g->bits.n : 1) * g->conservative.n * g->reset.n * g->retain.n *
-           g->shield.n * (g->hash.n ? g->hash.n : 1);
+           g->shield.n * (g->hash.n ? g->hash.n : 1) * (g->acc.n ? g->acc.n : 1);
 }
 
 static uint32_t take(const hp_mhsim_axis *a, size_t *i)
@@ -177,6 +201,7 @@ static uint32_t bits_for(uint64_t T)
 void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params *p)
 {
     memset(p, 0, sizeof *p);
+    p->acc_entries = take(&g->acc, &i);
     p->fast_hash = (int)take(&g->hash, &i);
     p->shield = (int)take(&g->shield, &i);
     p->retain = (int)take(&g->retain, &i);
@@ -214,6 +239,12 @@ int hp_mhsim_grid_check(const hp_mhsim_grid *g, char *err, size_t errlen)
         if (g->bits.v[i] < 1 || g->bits.v[i] > 32 || (g->bits.v[i] < 32 && T > (1ull << g->bits.v[i]) - 1)) {
             snprintf(err, errlen, "--bits %u: counters of that width cannot hold the threshold T = %llu (interval %llu x %g%%); need >= %u bits", g->bits.v[i],
                      (unsigned long long)T, (unsigned long long)g->interval, g->threshold * 100, bits_for(T));
+            return -1;
+        }
+    double most = ceil(1.0 / g->threshold - 1e-9);
+    for (size_t i = 0; i < g->acc.n; i++)
+        if ((double)g->acc.v[i] > most || (double)g->acc.v[i] > (double)g->interval) {
+            snprintf(err, errlen, "--acc %u: the accumulator needs at most ceil(1/threshold) = %.0f entries (0 = that many)", g->acc.v[i], most);
             return -1;
         }
     if (check_bool_axis(&g->conservative, "conservative", err, errlen) || check_bool_axis(&g->reset, "reset", err, errlen) ||

@@ -28,6 +28,7 @@ typedef struct hp_mhsim_axis { uint32_t v[HP_MHSIM_AXIS_MAX]; size_t n; } hp_mhs
 typedef struct hp_mhsim_grid {
     hp_mhsim_axis tables, counters, bits, conservative, reset, retain, shield; /* bits.n == 0: just wide enough for T */
     hp_mhsim_axis hash; /* 0 the paper's hash, 1 the fast mixer (multihash.h fast_hash); n == 0: paper only */
+    hp_mhsim_axis acc;  /* accumulator entries (multihash.h acc_entries; 0 = the paper's ceil(1/t)); n == 0: paper only */
     uint64_t interval;
     double threshold; /* fraction */
     uint64_t seed;
@@ -50,6 +51,15 @@ typedef struct hp_mhsim_input {
     size_t max_items; /* largest interval's distinct keys (scratch size) */
 } hp_mhsim_input;
 
+/* Figures 4-5 of the paper over every complete interval of every thread: distinct tuples per
+ * interval and exact candidates (count >= T) per interval; mean, min, max (all 0 when
+ * intervals == 0). */
+typedef struct hp_mhsim_istats {
+    uint64_t intervals;
+    double distinct_mean, cand_mean;
+    uint64_t distinct_min, distinct_max, cand_min, cand_max;
+} hp_mhsim_istats;
+
 typedef struct hp_mhsim_result {
     hp_multihash_params p;
     double e, fp, fn, np, nn;  /* mean over scored intervals of E and its parts (fractions) */
@@ -65,8 +75,10 @@ int hp_mhsim_prepare(const hp_trace *tr, uint64_t interval, double threshold, hp
 int hp_mhsim_prepare_keys(uint64_t *const *keys, const size_t *nkeys, size_t nthreads, uint64_t interval, double threshold,
                           hp_mhsim_input *in, char *err, size_t errlen);
 void hp_mhsim_input_free(hp_mhsim_input *in);
+/* Distinct tuples and candidates per interval of a prepared input. */
+hp_mhsim_istats hp_mhsim_interval_stats(const hp_mhsim_input *in);
 
-/* Number of configurations, and the i-th one (axes vary last-first: hash fastest, then shield, ...,
+/* Number of configurations, and the i-th one (axes vary last-first: acc fastest, then hash, shield, ...,
  * tables slowest). */
 size_t hp_mhsim_grid_size(const hp_mhsim_grid *g);
 void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params *p);

@@ -18,7 +18,7 @@
 
 static hp_multihash_params base_params(void)
 {
-    hp_multihash_params p = {4, 2048, 32, 0.01, 10000, 1, 1, 0, 1, 1, 0};
+    hp_multihash_params p = {4, 2048, 32, 0.01, 10000, 1, 1, 0, 1, 1, 0, 0};
     return p;
 }
 
@@ -110,7 +110,7 @@ TEST(one_table_enough_counters_is_exact)
     /* keys 0 and UINT64_MAX always share a counter under the paper's hash (see
      * paper_hash_structural_alias); move them off that structure for this test */
     for (size_t i = 0; i < n; i++) keys[i] ^= 0x0123456789abcdefull;
-    hp_multihash_params p = {1, 1u << 20, 32, 0.01, 10000, 1, 1, 0, 1, 1, 0};
+    hp_multihash_params p = {1, 1u << 20, 32, 0.01, 10000, 1, 1, 0, 1, 1, 0, 0};
     while (p.seed < 200 && !stream_collision_free(&p, keys, n)) p.seed++;
     REQUIRE(stream_collision_free(&p, keys, n));
     for (int combo = 0; combo < 16; combo++) {
@@ -182,7 +182,7 @@ TEST(conservative_update_no_fewer_true_positives)
 TEST(shielding_scripted)
 {
     for (int shield = 0; shield < 2; shield++) {
-        hp_multihash_params p = {1, 1, 8, 0.03, 100, shield, 0, 1, 0, 1, 0};
+        hp_multihash_params p = {1, 1, 8, 0.03, 100, shield, 0, 1, 0, 1, 0, 0};
         hp_multihash *mh = make(&p);
         REQUIRE(mh != NULL);
         CHECK_EQ_U64(hp_multihash_threshold_count(&p), 3);
@@ -208,7 +208,7 @@ TEST(shielding_scripted)
 TEST(retaining_scripted)
 {
     for (int retain = 0; retain < 2; retain++) {
-        hp_multihash_params p = {1, 1, 8, 0.25, 12, 1, retain, 0, 0, 1, 0};
+        hp_multihash_params p = {1, 1, 8, 0.25, 12, 1, retain, 0, 0, 1, 0, 0};
         hp_multihash *mh = make(&p);
         REQUIRE(mh != NULL);
         CHECK_EQ_U64(hp_multihash_acc_entries(&p), 4);
@@ -234,7 +234,7 @@ TEST(retaining_scripted)
  * is flushed at the end. Report {A,B,C,E} with 3 each, 4 evictions. */
 TEST(retained_entries_are_replaceable)
 {
-    hp_multihash_params p = {1, 4096, 16, 0.25, 12, 1, 1, 0, 1, 5, 0};
+    hp_multihash_params p = {1, 4096, 16, 0.25, 12, 1, 1, 0, 1, 5, 0, 0};
     uint64_t k[5] = {0xA, 0xB, 0xC, 0xD, 0xE};
     REQUIRE(stream_collision_free(&p, k, 5));
     hp_multihash *mh = make(&p);
@@ -259,7 +259,7 @@ TEST(retained_entries_are_replaceable)
 /* Accumulator full of non-replaceable entries: the next promotion is dropped. */
 TEST(full_accumulator_drops)
 {
-    hp_multihash_params p = {1, 4096, 16, 0.25, 100, 1, 0, 0, 1, 5, 0};
+    hp_multihash_params p = {1, 4096, 16, 0.25, 100, 1, 0, 0, 1, 5, 0, 0};
     uint64_t k[5] = {1, 2, 3, 4, 5};
     REQUIRE(stream_collision_free(&p, k, 5));
     hp_multihash *mh = make(&p);
@@ -267,7 +267,7 @@ TEST(full_accumulator_drops)
     CHECK_EQ_U64(hp_multihash_threshold_count(&p), 25);
     for (int i = 0; i < 100; i++) hp_multihash_update(mh, k[i % 5]); /* 20 each: none reaches 25 */
     CHECK_EQ_U64(hp_multihash_report(mh, &(const hp_multihash_candidate *){0}), 0);
-    hp_multihash_params q = {1, 4096, 16, 0.1, 100, 1, 0, 0, 1, 5, 0}; /* T = 10, 10 entries */
+    hp_multihash_params q = {1, 4096, 16, 0.1, 100, 1, 0, 0, 1, 5, 0, 0}; /* T = 10, 10 entries */
     free(mh);
     mh = make(&q);
     REQUIRE(mh != NULL);

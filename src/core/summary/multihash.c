@@ -51,7 +51,8 @@ uint32_t hp_multihash_acc_entries(const hp_multihash_params *p)
     if (!params_valid(p)) return 0;
     double a = ceil(1.0 / p->threshold - 1e-9);
     if (a > (double)p->interval_length) a = (double)p->interval_length;
-    return a > (1u << 20) ? 0 : (uint32_t)a;
+    if (a > (1u << 20) || (double)p->acc_entries > a) return 0;
+    return p->acc_entries ? p->acc_entries : (uint32_t)a;
 }
 
 static uint32_t bits_for(uint64_t v) /* ceil(log2(v + 1)) */
@@ -403,7 +404,7 @@ size_t hp_multihash_serialize(const hp_multihash *mh, void *buf, size_t cap)
     put_stats(&w, &mh->cur);
     put_stats(&w, &mh->last);
     hp_put_u64(&w, mh->intervals);
-    hp_put_u64(&w, 0); /* reserved */
+    hp_put_u64(&w, p->acc_entries); /* 0 (version 1's reserved word): the paper's ceil(1/t) */
     const uint32_t *c = counters(mh);
     for (size_t i = 0; i < (size_t)p->n_tables * mh->per_table; i++) hp_put_u32(&w, c[i]);
     const mh_acc *a = acc(mh);
@@ -448,6 +449,16 @@ static int read_report(hp_multihash *mh, hp_rbuf *r, uint32_t n)
     return r->ok;
 }
 
+/* The accumulator size sits after the two statistics blocks and the interval count; read it
+ * ahead (without moving r) since the layout depends on it. Out of range -> UINT32_MAX (refused). */
+static uint32_t peek_acc_entries(const hp_rbuf *r)
+{
+    hp_rbuf ahead = *r;
+    for (int i = 0; i < 11; i++) (void)hp_get_u64(&ahead);
+    uint64_t a = hp_get_u64(&ahead);
+    return a > UINT32_MAX ? UINT32_MAX : (uint32_t)a;
+}
+
 hp_multihash *hp_multihash_deserialize(void *mem, size_t budget, const void *buf, size_t len)
 {
     hp_rbuf r = hp_rbuf_make(buf, len);
@@ -460,6 +471,7 @@ hp_multihash *hp_multihash_deserialize(void *mem, size_t budget, const void *buf
     p.interval_length = hp_get_u64(&r);
     uint32_t report_n = hp_get_u32(&r);
     p.seed = hp_get_u64(&r);
+    p.acc_entries = peek_acc_entries(&r);
     p.shield = flags & 1; p.retain = (flags >> 1) & 1; p.reset = (flags >> 2) & 1; p.conservative = (flags >> 3) & 1;
     p.fast_hash = (flags >> 4) & 1;
     if (!r.ok || flags > 31 || !params_valid(&p)) return NULL;
@@ -468,7 +480,7 @@ hp_multihash *hp_multihash_deserialize(void *mem, size_t budget, const void *buf
     mh->cur = get_stats(&r);
     mh->last = get_stats(&r);
     mh->intervals = hp_get_u64(&r);
-    if (hp_get_u64(&r) != 0 || mh->cur.events >= p.interval_length || mh->cur.interval != mh->intervals) return NULL;
+    if (hp_get_u64(&r) != p.acc_entries || mh->cur.events >= p.interval_length || mh->cur.interval != mh->intervals) return NULL;
     uint32_t *c = counters(mh);
     for (size_t i = 0; i < (size_t)p.n_tables * mh->per_table; i++)
         if ((c[i] = hp_get_u32(&r)) > mh->counter_max) return NULL;

@@ -10,7 +10,8 @@
  *     through table j's random 256-entry byte table (a seeded permutation) and flip reverses
  *     the byte order. The key's high 32 bits play the paper's pc, the low 32 bits its value.
  *   - a fully associative accumulator of ceil(1/t) entries (key, count, state): at most 1/t keys
- *     can reach T in one interval, so it never needs to hold more candidates than that.
+ *     can reach T in one interval, so it never needs to hold more candidates than that. A
+ *     smaller accumulator (acc_entries) drops the promotions it has no room for.
  * Update: a key held in the accumulator increments its entry; with shielding it does not touch
  * the hash tables. Otherwise its n counters are incremented — all of them (C0), or with
  * conservative update only those equal to their minimum (C1). When all n counters are >= T the
@@ -27,7 +28,7 @@
  * and C1 alike), so a true candidate is missed only if its promotion was dropped or it was
  * evicted as a replaceable entry (both counted in hp_multihash_stats), and a reported candidate's
  * count is >= its true count.
- * Area (bytes) = ceil((counter_bits * Z + acc_entries * (64 + ceil(log2(L + 1)) + 2)) / 8):
+ * Area (bytes) = ceil((counter_bits * Z + A * (64 + ceil(log2(L + 1)) + 2)) / 8), A the accumulator's entries:
  * counters, plus per accumulator entry a 64-bit tag, a counter able to reach L, 2 state bits.
  * Everything lives in the caller's buffer; no allocation, no globals.
  */
@@ -47,6 +48,9 @@ typedef struct hp_multihash_params {
     int fast_hash;           /* 0: the paper's hash (above); 1: one multiply-xorshift mixer per table
                               * (core/base/hash.h hp_mix64 of key ^ a seeded 64-bit table seed, reduced
                               * by multiply-shift): 1 multiply chain instead of 8 byte lookups */
+    uint32_t acc_entries;    /* 0: the paper's accumulator of ceil(1/t) entries; else A entries,
+                              * 1 <= A <= ceil(1/t) (the "right-sized accumulator" variant: real
+                              * intervals hold far fewer than 1/t candidates, docs/intervals.md) */
 } hp_multihash_params;
 
 typedef struct hp_multihash_candidate { uint64_t key, count; } hp_multihash_candidate;
@@ -65,7 +69,7 @@ typedef struct hp_multihash hp_multihash;
 
 /* Derived sizes; 0 when the parameters are invalid. */
 uint64_t hp_multihash_threshold_count(const hp_multihash_params *p); /* T */
-uint32_t hp_multihash_acc_entries(const hp_multihash_params *p);     /* ceil(1/t) */
+uint32_t hp_multihash_acc_entries(const hp_multihash_params *p);     /* ceil(1/t), or acc_entries */
 uint64_t hp_multihash_area_bytes(const hp_multihash_params *p);      /* the paper's hardware area */
 size_t hp_multihash_bytes(const hp_multihash_params *p);             /* memory this model needs */
 

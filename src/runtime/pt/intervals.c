@@ -45,7 +45,7 @@ HP_NOINST void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t se
         if (!iv[s].enabled) continue;
         g_mh[s] = (hp_multihash_params){iv[s].n_tables, iv[s].total_counters, hp_iv_counter_bits(&iv[s]),
                                         iv[s].threshold, iv[s].interval, iv[s].shield, iv[s].retain, iv[s].reset,
-                                        iv[s].conservative, seed, iv[s].fast_hash};
+                                        iv[s].conservative, seed, iv[s].fast_hash, 0};
         if (!hp_multihash_bytes(&g_mh[s])) continue;
         hp_iv_params_format(g_info[s], sizeof g_info[s], s, &iv[s]);
         on |= 1u << s;
