@@ -31,7 +31,7 @@ static const hp_command_desc sim_desc = {
 
 typedef struct sim_args {
     const char *tables, *counters, *bits, *conservative, *reset, *retain, *shield, *interval, *threshold;
-    const char *seed, *csv, *svg, *period, *burst, *jitter, *hash, *acc;
+    const char *seed, *csv, *svg, *period, *burst, *jitter, *hash, *acc, *variant;
 } sim_args;
 
 static void init_options(hp_option *opts, sim_args *a)
@@ -48,6 +48,7 @@ static void init_options(hp_option *opts, sim_args *a)
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "T%", "multihash: candidate threshold in percent (default 1%)"},
         {HP_OPT_STRING, 0, "hash", &a->hash, "paper,fast", "multihash: the paper's hash (8 byte-table lookups per table; default) and/or the fast mixer the runtime can use (hash=fast)"},
         {HP_OPT_STRING, 0, "acc", &a->acc, "A,..", "multihash: accumulator entries (default 0 = the paper's ceil(1/threshold); fewer: the right-sized-accumulator variant)"},
+        {HP_OPT_STRING, 0, "variant", &a->variant, "paper,rebalanced", "multihash: each design as given (default) and/or rebalanced: same area, accumulator of ceil(1/threshold)/2 entries, the saved bits as more counters"},
         {HP_OPT_STRING, 0, "seed", &a->seed, "S", "hash tables / jitter seed (default 1)"},
         {HP_OPT_STRING, 0, "csv", &a->csv, "FILE", "also write the results as CSV"},
         {HP_OPT_STRING, 0, "svg", &a->svg, "FILE", "multihash: error vs tables chart (Figures 10-12)"},
@@ -206,6 +207,20 @@ static int parse_hash_axis(const char *text, hp_mhsim_axis *ax)
     return ax->n ? 0 : hp_usage_error(&sim_desc, "--hash needs paper, fast or both");
 }
 
+/* --variant paper,rebalanced: 0 and 1 on the variant axis (default: paper only). 0, or 2. */
+static int parse_variant_axis(const char *text, hp_mhsim_axis *ax)
+{
+    ax->n = 0;
+    for (const char *w = text ? text : "paper"; *w && ax->n < HP_MHSIM_AXIS_MAX;) {
+        size_t n = strcspn(w, ",");
+        if (n == 5 && !strncmp(w, "paper", 5)) ax->v[ax->n++] = 0;
+        else if (n == 10 && !strncmp(w, "rebalanced", 10)) ax->v[ax->n++] = 1;
+        else return hp_usage_error(&sim_desc, "--variant: '%.*s' is not paper or rebalanced", (int)n, w);
+        w += n + (w[n] == ',');
+    }
+    return ax->n ? 0 : hp_usage_error(&sim_desc, "--variant needs paper, rebalanced or both");
+}
+
 static int parse_grid(const sim_args *a, hp_mhsim_grid *g)
 {
     memset(g, 0, sizeof *g);
@@ -214,7 +229,8 @@ static int parse_grid(const sim_args *a, hp_mhsim_grid *g)
         parse_axis("conservative", a->conservative, "1", &g->conservative) || parse_axis("reset", a->reset, "0", &g->reset) ||
         parse_axis("retain", a->retain, "1", &g->retain) || parse_axis("shield", a->shield, "1", &g->shield) ||
         parse_u64_opt("interval", a->interval, 10000, &g->interval) || parse_u64_opt("seed", a->seed, 1, &g->seed) ||
-        parse_hash_axis(a->hash, &g->hash) || (a->acc && parse_axis("acc", a->acc, "", &g->acc)))
+        parse_hash_axis(a->hash, &g->hash) || (a->acc && parse_axis("acc", a->acc, "", &g->acc)) ||
+        parse_variant_axis(a->variant, &g->variant))
         return 2;
     g->threshold = 0.01;
     if (a->threshold && parse_percent(a->threshold, &g->threshold))
@@ -279,9 +295,9 @@ static int run_multihash(const sim_args *a, const char *path)
 
 static int run_hps(const sim_args *a, const char *path)
 {
-    const char *const mh_given[] = {a->tables, a->counters, a->bits, a->conservative, a->reset, a->retain, a->shield, a->interval, a->threshold, a->svg, a->hash, a->acc};
-    const char *const mh_names[] = {"tables", "counters", "bits", "conservative", "reset", "retain", "shield", "interval", "threshold", "svg", "hash", "acc"};
-    if (foreign("hps", mh_given, mh_names, 12)) return 2;
+    const char *const mh_given[] = {a->tables, a->counters, a->bits, a->conservative, a->reset, a->retain, a->shield, a->interval, a->threshold, a->svg, a->hash, a->acc, a->variant};
+    const char *const mh_names[] = {"tables", "counters", "bits", "conservative", "reset", "retain", "shield", "interval", "threshold", "svg", "hash", "acc", "variant"};
+    if (foreign("hps", mh_given, mh_names, 13)) return 2;
     if (!a->period || !a->burst) return hp_usage_error(&sim_desc, "'sim hps' needs --period and --burst");
     hp_mhsim_axis periods, bursts;
     uint64_t jitter, seed;

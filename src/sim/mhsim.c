@@ -181,7 +181,8 @@ hp_mhsim_istats hp_mhsim_interval_stats(const hp_mhsim_input *in)
 size_t hp_mhsim_grid_size(const hp_mhsim_grid *g)
 {
     return g->tables.n * g->counters.n * (g->bits.n ? g->bits.n : 1) * g->conservative.n * g->reset.n * g->retain.n *
-           g->shield.n * (g->hash.n ? g->hash.n : 1) * (g->acc.n ? g->acc.n : 1);
+           g->shield.n * (g->hash.n ? g->hash.n : 1) * (g->acc.n ? g->acc.n : 1) *
+           (g->variant.n ? g->variant.n : 1);
 }
 
 static uint32_t take(const hp_mhsim_axis *a, size_t *i)
@@ -201,6 +202,7 @@ static uint32_t bits_for(uint64_t T)
 void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params *p)
 {
     memset(p, 0, sizeof *p);
+    uint32_t variant = take(&g->variant, &i);
     p->acc_entries = take(&g->acc, &i);
     p->fast_hash = (int)take(&g->hash, &i);
     p->shield = (int)take(&g->shield, &i);
@@ -212,6 +214,7 @@ void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params 
     p->n_tables = take(&g->tables, &i);
     p->threshold = g->threshold, p->interval_length = g->interval, p->seed = g->seed;
     if (!p->counter_bits) p->counter_bits = bits_for(threshold_count(g->interval, g->threshold));
+    if (variant) (void)hp_multihash_rebalance(p, p); /* grid_check made sure it succeeds */
 }
 
 static int check_bool_axis(const hp_mhsim_axis *a, const char *name, char *err, size_t errlen)
@@ -219,6 +222,28 @@ static int check_bool_axis(const hp_mhsim_axis *a, const char *name, char *err, 
     if (!a->n) { snprintf(err, errlen, "--%s needs at least one value", name); return -1; }
     for (size_t i = 0; i < a->n; i++)
         if (a->v[i] > 1) { snprintf(err, errlen, "--%s takes 0 or 1, not %u", name, a->v[i]); return -1; }
+    return 0;
+}
+
+/* --variant rebalanced: 0/1 values; every design it applies to has the paper's accumulator
+ * (acc 0) and room for n counters once rebalanced. */
+static int check_variant(const hp_mhsim_grid *g, char *err, size_t errlen)
+{
+    uint32_t any = 0;
+    if (g->variant.n && check_bool_axis(&g->variant, "variant", err, errlen)) return -1;
+    for (size_t i = 0; i < g->variant.n; i++) any |= g->variant.v[i];
+    if (!any) return 0;
+    hp_mhsim_grid plain = *g;
+    plain.variant.n = 0;
+    for (size_t i = 0; i < hp_mhsim_grid_size(&plain); i++) {
+        hp_multihash_params p, q;
+        hp_mhsim_grid_params(&plain, i, &p);
+        if (p.acc_entries) { snprintf(err, errlen, "--variant rebalanced sizes the accumulator itself: leave --acc at 0"); return -1; }
+        if (hp_multihash_rebalance(&p, &q)) {
+            snprintf(err, errlen, "--variant rebalanced: no room for %u counters in the area of the %u-counter design", p.n_tables, p.total_counters);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -251,7 +276,7 @@ int hp_mhsim_grid_check(const hp_mhsim_grid *g, char *err, size_t errlen)
         check_bool_axis(&g->retain, "retain", err, errlen) || check_bool_axis(&g->shield, "shield", err, errlen) ||
         (g->hash.n && check_bool_axis(&g->hash, "hash", err, errlen)))
         return -1;
-    return 0;
+    return check_variant(g, err, errlen);
 }
 
 /* ---------------------------------------------------------------- replay */

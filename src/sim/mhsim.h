@@ -29,6 +29,8 @@ typedef struct hp_mhsim_grid {
     hp_mhsim_axis tables, counters, bits, conservative, reset, retain, shield; /* bits.n == 0: just wide enough for T */
     hp_mhsim_axis hash; /* 0 the paper's hash, 1 the fast mixer (multihash.h fast_hash); n == 0: paper only */
     hp_mhsim_axis acc;  /* accumulator entries (multihash.h acc_entries; 0 = the paper's ceil(1/t)); n == 0: paper only */
+    hp_mhsim_axis variant; /* 0 the design as given, 1 its rebalanced variant (hp_multihash_rebalance: same area,
+                            * half the accumulator, more counters); n == 0: as given only */
     uint64_t interval;
     double threshold; /* fraction */
     uint64_t seed;
@@ -78,7 +80,7 @@ void hp_mhsim_input_free(hp_mhsim_input *in);
 /* Distinct tuples and candidates per interval of a prepared input. */
 hp_mhsim_istats hp_mhsim_interval_stats(const hp_mhsim_input *in);
 
-/* Number of configurations, and the i-th one (axes vary last-first: acc fastest, then hash, shield, ...,
+/* Number of configurations, and the i-th one (axes vary last-first: variant fastest, then acc, hash, shield, ...,
  * tables slowest). */
 size_t hp_mhsim_grid_size(const hp_mhsim_grid *g);
 void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params *p);

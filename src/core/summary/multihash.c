@@ -62,13 +62,36 @@ static uint32_t bits_for(uint64_t v) /* ceil(log2(v + 1)) */
     return b;
 }
 
-uint64_t hp_multihash_area_bytes(const hp_multihash_params *p)
+static uint64_t acc_entry_bits(const hp_multihash_params *p) { return 64 + bits_for(p->interval_length) + 2; }
+
+static uint64_t area_bits(const hp_multihash_params *p)
 {
     uint32_t a = hp_multihash_acc_entries(p);
     if (!a) return 0;
-    uint64_t counter_bits = (uint64_t)p->counter_bits * p->total_counters;
-    uint64_t entry_bits = 64 + bits_for(p->interval_length) + 2;
-    return (counter_bits + a * entry_bits + 7) / 8;
+    return (uint64_t)p->counter_bits * p->total_counters + a * acc_entry_bits(p);
+}
+
+uint64_t hp_multihash_area_bytes(const hp_multihash_params *p)
+{
+    return (area_bits(p) + 7) / 8;
+}
+
+int hp_multihash_rebalance(const hp_multihash_params *design, hp_multihash_params *out)
+{
+    uint64_t budget = area_bits(design);
+    if (!budget) return -1;
+    hp_multihash_params q = *design;
+    q.acc_entries = 0;
+    uint32_t full = hp_multihash_acc_entries(&q);
+    q.acc_entries = (full + 1) / 2;
+    uint64_t acc_bits = q.acc_entries * acc_entry_bits(&q);
+    if (acc_bits >= budget) return -1;
+    uint64_t z = (budget - acc_bits) / q.counter_bits;
+    z -= z % q.n_tables;
+    if (z < q.n_tables || z > (1u << 28)) return -1;
+    q.total_counters = (uint32_t)z;
+    *out = q;
+    return 0;
 }
 
 static uint32_t idx_size_for(uint32_t a)
