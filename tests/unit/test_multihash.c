@@ -9,7 +9,12 @@
  *  - C1 reports no fewer true positives than C0 on the same streams (summed over intervals);
  *  - scripted streams for shielding (with R1) and retaining, hand-derived from Section 5;
  *  - hash: counter index in range, deterministic per seed, tables differ;
- *  - area formula on the paper's configuration; invalid parameters rejected. */
+ *  - area formula on the paper's configuration; invalid parameters rejected;
+ *  - a small accumulator (acc_entries = 3): a fourth concurrent candidate is dropped (counted),
+ *    the area shrinks by exactly one entry's bits per entry, a serialized small-accumulator
+ *    state round-trips; acc_entries > ceil(1/t) is refused;
+ *  - the rebalanced variant: never larger than its design, half the accumulator, Z a multiple
+ *    of n, and one more group of n counters would not fit the design's area. */
 #include <stdlib.h>
 #include "core/metrics/metrics.h"
 #include "core/summary/multihash.h"
@@ -400,6 +405,74 @@ TEST(area_and_parameters)
     CHECK(hp_multihash_init(small, sizeof small, &bad) == NULL);
 }
 
+TEST(small_accumulator)
+{
+    hp_multihash_params p = {1, 4096, 16, 0.1, 100, 1, 0, 0, 1, 5, 0, 3}; /* T = 10, 3 entries */
+    uint64_t k[5] = {1, 2, 3, 4, 5};
+    REQUIRE(stream_collision_free(&p, k, 5));
+    CHECK_EQ_U64(hp_multihash_acc_entries(&p), 3);
+    hp_multihash *mh = make(&p);
+    REQUIRE(mh != NULL);
+    for (int i = 0; i < 100; i++) hp_multihash_update(mh, k[i % 5]); /* 5 keys x 20: all candidates */
+    CHECK_EQ_U64(hp_multihash_report(mh, &(const hp_multihash_candidate *){0}), 3);
+    CHECK_EQ_U64(hp_multihash_last_stats(mh).promoted, 3);
+    CHECK(hp_multihash_last_stats(mh).dropped >= 2);
+    hp_multihash_params full = p;
+    full.acc_entries = 0;
+    uint64_t entry_bits = 64 + 7 + 2; /* tag, a counter able to reach L = 100, state */
+    CHECK_EQ_U64(hp_multihash_area_bytes(&full), (16 * 4096 + 10 * entry_bits + 7) / 8);
+    CHECK_EQ_U64(hp_multihash_area_bytes(&p), (16 * 4096 + 3 * entry_bits + 7) / 8);
+    for (int i = 0; i < 37; i++) hp_multihash_update(mh, k[i % 5]);
+    size_t len = hp_multihash_serialized_size(mh), budget = hp_multihash_bytes(&p);
+    uint8_t *buf = malloc(len);
+    void *mem = malloc(budget);
+    REQUIRE(hp_multihash_serialize(mh, buf, len) == len);
+    hp_multihash *b = hp_multihash_deserialize(mem, budget, buf, len);
+    REQUIRE(b != NULL);
+    CHECK_EQ_U64(hp_multihash_get_params(b)->acc_entries, 3);
+    int same = 1;
+    for (int i = 37; i < 300; i++) {
+        int ea = hp_multihash_update(mh, k[i % 5]), eb = hp_multihash_update(b, k[i % 5]);
+        same &= ea == eb;
+        if (ea) same &= hp_multihash_report(mh, &(const hp_multihash_candidate *){0}) == hp_multihash_report(b, &(const hp_multihash_candidate *){0});
+    }
+    CHECK(same);
+    p.acc_entries = 11; /* more than ceil(1/t) = 10 */
+    CHECK(hp_multihash_bytes(&p) == 0);
+    free(buf); free(mem); free(mh);
+}
+
+TEST(rebalanced_variant)
+{
+    const double t[] = {0.01, 0.001};
+    const uint64_t L[] = {10000, 1000000};
+    const uint32_t z[] = {512, 1024, 2048}, n[] = {1, 4, 16};
+    int all_ok = 1;
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                hp_multihash_params d = base_params(), r;
+                d.threshold = t[s], d.interval_length = L[s], d.total_counters = z[i], d.n_tables = n[j];
+                d.counter_bits = s ? 10 : 7;
+                if (hp_multihash_rebalance(&d, &r)) { all_ok = 0; continue; }
+                hp_multihash_params more = r;
+                more.total_counters += r.n_tables;
+                uint64_t entry = 64 + (s ? 20 : 14) + 2, design_bits = (uint64_t)d.counter_bits * d.total_counters + (s ? 1000 : 100) * entry;
+                uint64_t bits = (uint64_t)r.counter_bits * r.total_counters + r.acc_entries * entry;
+                all_ok &= r.acc_entries == (s ? 500u : 50u) && r.total_counters % r.n_tables == 0 && r.total_counters > d.total_counters;
+                all_ok &= bits <= design_bits && bits + (uint64_t)r.counter_bits * r.n_tables > design_bits;
+                all_ok &= hp_multihash_area_bytes(&r) <= hp_multihash_area_bytes(&d) && hp_multihash_area_bytes(&more) >= hp_multihash_area_bytes(&r);
+                all_ok &= r.n_tables == d.n_tables && r.counter_bits == d.counter_bits && r.seed == d.seed && r.conservative == d.conservative;
+                hp_multihash *m = make(&r);
+                all_ok &= m != NULL;
+                free(m);
+            }
+    CHECK(all_ok);
+    hp_multihash_params bad = base_params(), r;
+    bad.n_tables = 0;
+    CHECK(hp_multihash_rebalance(&bad, &r) == -1);
+}
+
 /* HP_BENCH: throughput of the paper's configuration and its mean weighted error E (Eq. 1,
  * computed by core/metrics/multihash.c) on Zipf streams of 10^6 events. Informational, prints only. */
 static double mean_error(const hp_multihash_params *p, const uint64_t *keys, size_t n)
@@ -471,6 +544,8 @@ int main(void)
     RUN(serialize_roundtrip_and_corruption);
     RUN(paper_hash_structural_alias);
     RUN(area_and_parameters);
+    RUN(small_accumulator);
+    RUN(rebalanced_variant);
     if (getenv("HP_BENCH")) bench();
     return test_main_end();
 }

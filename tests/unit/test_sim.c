@@ -8,6 +8,10 @@
  *    candidates; a generous design (1 table, counters >> distinct keys) scores E = 0 and so does
  *    the paper's 4 x 2K misses none and errs < 1% on this easy stream; the grid enumerates every combination once; grid
  *    checks refuse --tables 0, Z not divisible, T too wide for the bits; parallel == serial;
+ *  - Figure 4-5 statistics: distinct tuples and candidates per interval (mean, min, max) equal
+ *    a brute force (sort each interval, count runs) on random multi-thread streams;
+ *  - --variant rebalanced: the grid doubles, each variant row has the rebalanced parameters and
+ *    an area no larger than its design; --acc with it, or a bad value, is refused;
  *  - hpssim: period 0 samples every event (renormalized overlap 100%, frequency 1); a sparse
  *    period samples B/(B+S) of the boundary events. */
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include "sim/hpssim.h"
 #include "sim/mhsim.h"
 #include "sim/trace.h"
+#include "core/base/rng.h"
 #include "test.h"
 
 static uint8_t *encode(hp_trace_writer *w, size_t *len)
@@ -267,6 +272,89 @@ TEST(parallel_equals_serial)
     free(k);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+TEST(interval_stats_brute_force)
+{
+    hp_rng rng;
+    hp_rng_seed(&rng, 77);
+    for (int round = 0; round < 5; round++) {
+        size_t nth = 1 + hp_rng_below(&rng, 3), L = 50 + hp_rng_below(&rng, 200), nk[3];
+        uint64_t *keys[3];
+        double t = 0.02 + 0.01 * (double)hp_rng_below(&rng, 5);
+        for (size_t i = 0; i < nth; i++) {
+            nk[i] = L * (1 + hp_rng_below(&rng, 6)) + hp_rng_below(&rng, L); /* a partial tail */
+            keys[i] = malloc(nk[i] * sizeof(uint64_t));
+            uint64_t spread = 2 + hp_rng_below(&rng, 300);
+            for (size_t j = 0; j < nk[i]; j++) keys[i][j] = hp_rng_below(&rng, 4) ? hp_rng_below(&rng, 5) : 100 + hp_rng_below(&rng, spread);
+        }
+        hp_mhsim_input in;
+        char err[200];
+        REQUIRE(hp_mhsim_prepare_keys(keys, nk, nth, L, t, &in, err, sizeof err) == 0);
+        hp_mhsim_istats s = hp_mhsim_interval_stats(&in);
+        /* brute force */
+        uint64_t n = 0, dsum = 0, csum = 0, dmin = UINT64_MAX, dmax = 0, cmin = UINT64_MAX, cmax = 0;
+        uint64_t *tmp = malloc(L * sizeof *tmp);
+        for (size_t i = 0; i < nth; i++)
+            for (size_t k = 0; (k + 1) * L <= nk[i]; k++) {
+                memcpy(tmp, keys[i] + k * L, L * sizeof *tmp);
+                qsort(tmp, L, sizeof *tmp, cmp_u64);
+                uint64_t d = 0, c = 0;
+                for (size_t a = 0, b; a < L; a = b) {
+                    for (b = a; b < L && tmp[b] == tmp[a]; b++) {}
+                    d++, c += b - a >= in.T;
+                }
+                n++, dsum += d, csum += c;
+                if (d < dmin) dmin = d;
+                if (d > dmax) dmax = d;
+                if (c < cmin) cmin = c;
+                if (c > cmax) cmax = c;
+            }
+        CHECK_EQ_U64(s.intervals, n);
+        CHECK_EQ_U64(s.distinct_min, dmin);
+        CHECK_EQ_U64(s.distinct_max, dmax);
+        CHECK_EQ_U64(s.cand_min, cmin);
+        CHECK_EQ_U64(s.cand_max, cmax);
+        CHECK_NEAR(s.distinct_mean, (double)dsum / (double)n, 1e-9);
+        CHECK_NEAR(s.cand_mean, (double)csum / (double)n, 1e-9);
+        CHECK(cmax > 0 && dmax > cmax);
+        free(tmp);
+        hp_mhsim_input_free(&in);
+        for (size_t i = 0; i < nth; i++) free(keys[i]);
+    }
+}
+
+TEST(variant_axis)
+{
+    hp_mhsim_grid g = default_grid();
+    g.tables.v[1] = 1, g.tables.n = 2;
+    g.counters.v[0] = 512, g.counters.v[1] = 2048, g.counters.n = 2;
+    size_t plain = hp_mhsim_grid_size(&g);
+    g.variant.v[0] = 0, g.variant.v[1] = 1, g.variant.n = 2;
+    char err[300];
+    REQUIRE(hp_mhsim_grid_check(&g, err, sizeof err) == 0);
+    CHECK_EQ_U64(hp_mhsim_grid_size(&g), 2 * plain);
+    int ok = 1;
+    for (size_t i = 0; i + 1 < hp_mhsim_grid_size(&g); i += 2) {
+        hp_multihash_params d, r, want;
+        hp_mhsim_grid_params(&g, i, &d);
+        hp_mhsim_grid_params(&g, i + 1, &r);
+        ok &= d.acc_entries == 0 && hp_multihash_rebalance(&d, &want) == 0 && memcmp(&r, &want, sizeof r) == 0;
+        ok &= hp_multihash_area_bytes(&r) <= hp_multihash_area_bytes(&d) && r.total_counters > d.total_counters;
+    }
+    CHECK(ok);
+    g.acc.v[0] = 10, g.acc.n = 1;
+    CHECK(hp_mhsim_grid_check(&g, err, sizeof err) == -1 && strstr(err, "--acc"));
+    g.acc.v[0] = 51, g.variant.n = 1, g.variant.v[0] = 0; /* ceil(1/0.02) = 50 */
+    CHECK(hp_mhsim_grid_check(&g, err, sizeof err) == -1 && strstr(err, "at most"));
+    g.acc.n = 0, g.variant.v[0] = 2;
+    CHECK(hp_mhsim_grid_check(&g, err, sizeof err) == -1 && strstr(err, "variant"));
+}
+
 /* ---- hpssim ---- */
 
 static hp_trace calls_trace(void)
@@ -319,6 +407,8 @@ int main(void)
     RUN(generous_design_scores_zero);
     RUN(grid_enumerates_all);
     RUN(parallel_equals_serial);
+    RUN(interval_stats_brute_force);
+    RUN(variant_axis);
     RUN(hps_period_zero_is_exact);
     return test_main_end();
 }
