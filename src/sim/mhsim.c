@@ -57,6 +57,24 @@ static size_t map_drain(count_map *m, hp_metric_item *items, uint64_t T, size_t 
     return n;
 }
 
+/* The candidates of every interval, copied out of the key-sorted items (so sorted by key too). */
+static int collect_candidates(hp_mhsim_thread *th, uint64_t T)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < th->nintervals; k++) total += th->ncand[k];
+    th->cstart = malloc((th->nintervals + 1) * sizeof *th->cstart);
+    th->cands = malloc((total + 1) * sizeof *th->cands);
+    if (!th->cstart || !th->cands) return -1;
+    size_t at = 0;
+    for (size_t k = 0; k < th->nintervals; k++) {
+        th->cstart[k] = at;
+        for (size_t i = th->start[k]; i < th->start[k + 1]; i++)
+            if (th->items[i].weight >= (double)T) th->cands[at++] = th->items[i];
+    }
+    th->cstart[th->nintervals] = at;
+    return 0;
+}
+
 static int prepare_thread(hp_mhsim_thread *th, uint64_t L, uint64_t T, count_map *m, size_t *max_items)
 {
     th->nintervals = th->nkeys / L;
@@ -69,11 +87,12 @@ static int prepare_thread(hp_mhsim_thread *th, uint64_t L, uint64_t T, count_map
         th->start[k] = at;
         for (uint64_t i = 0; i < L; i++) map_add(m, th->keys[k * L + i]);
         size_t n = map_drain(m, th->items + at, T, &th->ncand[k]);
+        hp_metric_sort_by_key(th->items + at, n);
         if (n > *max_items) *max_items = n;
         at += n;
     }
     th->start[th->nintervals] = at;
-    return 0;
+    return collect_candidates(th, T);
 }
 
 static uint64_t threshold_count(uint64_t L, double t)
@@ -146,7 +165,7 @@ void hp_mhsim_input_free(hp_mhsim_input *in)
 {
     for (size_t i = 0; i < in->nthreads; i++) {
         hp_mhsim_thread *th = &in->threads[i];
-        free(th->keys), free(th->start), free(th->ncand), free(th->items);
+        free(th->keys), free(th->start), free(th->ncand), free(th->items), free(th->cstart), free(th->cands);
     }
     free(in->threads);
     memset(in, 0, sizeof *in);
@@ -158,13 +177,30 @@ static void minmax(uint64_t v, uint64_t *lo, uint64_t *hi, int first)
     if (first || v > *hi) *hi = v;
 }
 
+/* |A xor B| / |A or B| of two key-sorted candidate lists (0 when both are empty). */
+static double change(const hp_metric_item *a, size_t na, const hp_metric_item *b, size_t nb)
+{
+    size_t x = 0, y = 0, diff = 0, uni = 0;
+    while (x < na || y < nb) {
+        uni++;
+        if (y == nb || (x < na && a[x].key < b[y].key)) x++, diff++;
+        else if (x == na || b[y].key < a[x].key) y++, diff++;
+        else x++, y++;
+    }
+    return uni ? (double)diff / (double)uni : 0;
+}
+
 hp_mhsim_istats hp_mhsim_interval_stats(const hp_mhsim_input *in)
 {
     hp_mhsim_istats s;
     memset(&s, 0, sizeof s);
-    uint64_t dsum = 0, csum = 0;
+    uint64_t dsum = 0, csum = 0, pairs = 0;
+    double csum_change = 0;
     for (size_t t = 0; t < in->nthreads; t++) {
         const hp_mhsim_thread *th = &in->threads[t];
+        for (size_t k = 1; k < th->nintervals; k++, pairs++)
+            csum_change += change(th->cands + th->cstart[k - 1], th->cstart[k] - th->cstart[k - 1], th->cands + th->cstart[k],
+                                  th->cstart[k + 1] - th->cstart[k]);
         for (size_t k = 0; k < th->nintervals; k++) {
             uint64_t d = th->start[k + 1] - th->start[k], c = th->ncand[k];
             minmax(d, &s.distinct_min, &s.distinct_max, s.intervals == 0);
@@ -173,6 +209,7 @@ hp_mhsim_istats hp_mhsim_interval_stats(const hp_mhsim_input *in)
         }
     }
     if (s.intervals) s.distinct_mean = (double)dsum / (double)s.intervals, s.cand_mean = (double)csum / (double)s.intervals;
+    if (pairs) s.change_mean = csum_change / (double)pairs;
     return s;
 }
 
@@ -290,15 +327,33 @@ static double fp_bound(const hp_multihash_params *p)
 
 typedef struct acc { double e, fp, fn, np, nn; uint64_t n, nfp, noncand, cand; } acc;
 
+/* True count of key in a key-sorted run of items; 0 if absent. */
+static double true_count(const hp_metric_item *items, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (items[mid].key < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && items[lo].key == key ? items[lo].weight : 0;
+}
+
+/* perfect = the interval's true candidates + the reported keys below T with their true counts. */
 static void score(const hp_mhsim_input *in, const hp_mhsim_thread *th, size_t k, const hp_multihash *mh,
-                  hp_metric_item *hw, hp_metric_item *scratch, acc *a)
+                  hp_metric_item *hw, hp_metric_item *perfect, hp_metric_item *scratch, acc *a)
 {
     const hp_multihash_candidate *c;
-    size_t nc = hp_multihash_report(mh, &c);
-    for (size_t i = 0; i < nc; i++) hw[i].key = c[i].key, hw[i].weight = (double)c[i].count;
-    size_t n = th->start[k + 1] - th->start[k];
+    size_t nc = hp_multihash_report(mh, &c), n = th->start[k + 1] - th->start[k];
+    size_t np = th->cstart[k + 1] - th->cstart[k];
+    memcpy(perfect, th->cands + th->cstart[k], np * sizeof *perfect);
+    for (size_t i = 0; i < nc; i++) {
+        hw[i].key = c[i].key, hw[i].weight = (double)c[i].count;
+        double f = true_count(th->items + th->start[k], n, c[i].key);
+        if (f > 0 && f < (double)in->T) perfect[np].key = c[i].key, perfect[np++].weight = f;
+    }
     hp_multihash_error e;
-    hp_multihash_interval_error(th->items + th->start[k], n, hw, nc, (double)in->T, scratch, &e);
+    hp_multihash_interval_error(perfect, np, hw, nc, (double)in->T, scratch, &e);
     a->e += e.total, a->fp += e.fp, a->fn += e.fn, a->np += e.np, a->nn += e.nn;
     a->nfp += e.n_fp, a->noncand += n - th->ncand[k], a->cand += th->ncand[k];
     a->n++;
@@ -311,18 +366,18 @@ int hp_mhsim_replay(const hp_mhsim_input *in, const hp_multihash_params *p, hp_m
     size_t bytes = hp_multihash_bytes(p);
     uint32_t acc_n = hp_multihash_acc_entries(p);
     void *mem = malloc(bytes ? bytes : 1);
-    hp_metric_item *hw = malloc((acc_n + 1) * sizeof *hw);
-    hp_metric_item *scratch = malloc((in->max_items + acc_n + 1) * sizeof *scratch);
+    hp_metric_item *hw = malloc((acc_n + 1) * sizeof *hw), *perfect = malloc((in->max_items + acc_n + 1) * sizeof *perfect);
+    hp_metric_item *scratch = malloc((in->max_items + 2 * (size_t)acc_n + 1) * sizeof *scratch);
     int rc = -1;
     acc a = {0};
-    if (!bytes || !mem || !hw || !scratch) goto out;
+    if (!bytes || !mem || !hw || !perfect || !scratch) goto out;
     for (size_t t = 0; t < in->nthreads; t++) {
         const hp_mhsim_thread *th = &in->threads[t];
         hp_multihash *mh = hp_multihash_init(mem, bytes, p);
         if (!mh) goto out;
         size_t k = 0;
         for (size_t i = 0; i < th->nkeys && k < th->nintervals; i++)
-            if (hp_multihash_update(mh, th->keys[i])) score(in, th, k++, mh, hw, scratch, &a);
+            if (hp_multihash_update(mh, th->keys[i])) score(in, th, k++, mh, hw, perfect, scratch, &a);
     }
     if (a.n) r->e = a.e / a.n, r->fp = a.fp / a.n, r->fn = a.fn / a.n, r->np = a.np / a.n, r->nn = a.nn / a.n;
     r->fp_rate = a.noncand ? (double)a.nfp / (double)a.noncand : 0;
@@ -331,7 +386,7 @@ int hp_mhsim_replay(const hp_mhsim_input *in, const hp_multihash_params *p, hp_m
     r->intervals = a.n, r->candidates = a.cand;
     rc = 0;
 out:
-    free(mem), free(hw), free(scratch);
+    free(mem), free(hw), free(perfect), free(scratch);
     return rc;
 }
 

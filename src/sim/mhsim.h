@@ -7,6 +7,11 @@
  * same key, so the comparison is exact for that key space.
  * Intervals: per thread, consecutive runs of `interval` events; only complete intervals are
  * scored (a thread's tail shorter than one interval is dropped, as in the paper). T = ceil(t * L).
+ * Scoring: E of an interval needs the true candidates and the true counts of the keys the design
+ * reported (core/metrics/multihash.h: tuples below T may be omitted otherwise), so each
+ * interval's candidates are kept apart and a reported key's count is found by binary search in
+ * the key-sorted items: scoring costs O((candidates + reported) log) per interval, not a sort of
+ * every distinct tuple per configuration; the result is the same.
  * Invariants: the exact intervals are computed once and shared read-only by every configuration;
  * each configuration is replayed in one pass over the decoded trace, on its own structure, so
  * configurations may run in parallel (hp_mhsim_run uses up to `jobs` threads) and the results
@@ -40,9 +45,11 @@ typedef struct hp_mhsim_grid {
 typedef struct hp_mhsim_thread {
     uint64_t *keys; size_t nkeys;        /* the thread's key stream */
     size_t nintervals;
-    size_t *start;                       /* items of interval k: items[start[k] .. start[k+1]) */
+    size_t *start;                       /* items of interval k: items[start[k] .. start[k+1]), sorted by key */
     size_t *ncand;                       /* true candidates (count >= T) of interval k */
     hp_metric_item *items;
+    size_t *cstart;                      /* candidates of interval k: cands[cstart[k] .. cstart[k+1]), sorted by key */
+    hp_metric_item *cands;
 } hp_mhsim_thread;
 
 typedef struct hp_mhsim_input {
@@ -59,6 +66,8 @@ typedef struct hp_mhsim_input {
 typedef struct hp_mhsim_istats {
     uint64_t intervals;
     double distinct_mean, cand_mean;
+    double change_mean; /* Figure 6 on the exact sets: mean over consecutive intervals of a thread of
+                         * |A xor B| / |A or B| (0 when both are empty), as `report --type intervals` */
     uint64_t distinct_min, distinct_max, cand_min, cand_max;
 } hp_mhsim_istats;
 
