@@ -157,23 +157,24 @@ static void progress(size_t done, size_t total)
 static void print_mh_row(FILE *f, const hp_mhsim_result *r, const hp_mhsim_istats *s)
 {
     const hp_multihash_params *p = &r->p;
+    const char *variant = r->variant ? "rebalanced" : "paper";
     if (s)
-        fprintf(f, "%u,%u,%u,%d,%d,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%" PRIu64 ",%s,%u,%.3f,%" PRIu64 ",%" PRIu64
-                   ",%.3f,%" PRIu64 ",%" PRIu64 "\n", p->n_tables,
+        fprintf(f, "%u,%u,%u,%d,%d,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%" PRIu64 ",%s,%u,%s,%.3f,%" PRIu64 ",%" PRIu64
+                   ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f\n", p->n_tables,
                 p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield, r->area, r->e * 100,
                 r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100, r->intervals,
-                p->fast_hash ? "fast" : "paper", hp_multihash_acc_entries(p), s->distinct_mean, s->distinct_min, s->distinct_max,
-                s->cand_mean, s->cand_min, s->cand_max);
+                p->fast_hash ? "fast" : "paper", hp_multihash_acc_entries(p), variant, s->distinct_mean, s->distinct_min,
+                s->distinct_max, s->cand_mean, s->cand_min, s->cand_max, s->change_mean * 100);
     else
-        fprintf(f, "%6u %8u %4u  C%d R%d %3d %3d %5u %8" PRIu64 " %8.3f %7.3f %7.3f %7.3f %7.3f %10.4g %10.4g  %s\n", p->n_tables,
+        fprintf(f, "%6u %8u %4u  C%d R%d %3d %3d %5u %8" PRIu64 " %8.3f %7.3f %7.3f %7.3f %7.3f %10.4g %10.4g  %-5s %s\n", p->n_tables,
                 p->total_counters, p->counter_bits, p->conservative, p->reset, p->retain, p->shield, hp_multihash_acc_entries(p),
                 r->area, r->e * 100, r->fp * 100, r->fn * 100, r->np * 100, r->nn * 100, r->fp_rate * 100, r->fp_bound * 100,
-                p->fast_hash ? "fast" : "paper");
+                p->fast_hash ? "fast" : "paper", variant);
 }
 
 static const char mh_csv_head[] = "tables,counters,bits,conservative,reset,retain,shield,area_bytes,error_pct,fp_pct,fn_pct,np_pct,nn_pct,"
-                                  "fp_rate_pct,fp_bound_pct,intervals,hash,acc_entries,distinct_mean,distinct_min,distinct_max,"
-                                  "cand_mean,cand_min,cand_max\n";
+                                  "fp_rate_pct,fp_bound_pct,intervals,hash,acc_entries,variant,distinct_mean,distinct_min,distinct_max,"
+                                  "cand_mean,cand_min,cand_max,change_pct\n";
 
 static int write_mh_files(const sim_args *a, const hp_mhsim_grid *g, const hp_mhsim_result *res, size_t n, const char *title,
                           const hp_mhsim_istats *s)
@@ -277,9 +278,10 @@ static int run_multihash(const sim_args *a, const char *path)
         printf("interval %" PRIu64 ", threshold %g%% (T = %" PRIu64 "), %" PRIu64 " intervals scored, %.2f candidates per interval\n\n",
                g.interval, g.threshold * 100, in.T, intervals, intervals ? (double)res[0].candidates / (double)intervals : 0);
         printf("per interval (Figures 4-5): distinct tuples mean %.1f min %" PRIu64 " max %" PRIu64 "; candidates mean %.2f min %" PRIu64
-               " max %" PRIu64 "\n\n", st.distinct_mean, st.distinct_min, st.distinct_max, st.cand_mean, st.cand_min, st.cand_max);
-        printf("%6s %8s %4s  %5s %3s %3s %5s %8s %8s %7s %7s %7s %7s %10s %10s  %s\n", "tables", "counters", "bits", "C/R", "ret",
-               "sh", "acc", "area_B", "E%", "FP%", "FN%", "NP%", "NN%", "fp_rate%", "fp_bound%", "hash");
+               " max %" PRIu64 "\n", st.distinct_mean, st.distinct_min, st.distinct_max, st.cand_mean, st.cand_min, st.cand_max);
+        printf("candidate change between consecutive intervals (Figure 6, exact sets): %.2f%%\n\n", st.change_mean * 100);
+        printf("%6s %8s %4s  %5s %3s %3s %5s %8s %8s %7s %7s %7s %7s %10s %10s  %-5s %s\n", "tables", "counters", "bits", "C/R", "ret",
+               "sh", "acc", "area_B", "E%", "FP%", "FN%", "NP%", "NN%", "fp_rate%", "fp_bound%", "hash", "variant");
         for (size_t i = 0; i < n; i++) print_mh_row(stdout, &res[i], NULL);
         char title[400];
         snprintf(title, sizeof title, "multi-hash error, %s of %s, L=%" PRIu64 " t=%g%%", hp_trace_kind_name(tr.kind), tr.program, g.interval, g.threshold * 100);

@@ -407,6 +407,7 @@ static void *worker(void *arg)
         hp_multihash_params p;
         hp_mhsim_grid_params(j->g, i, &p);
         if (hp_mhsim_replay(j->in, &p, &j->res[i])) atomic_store(&j->failed, 1);
+        j->res[i].variant = j->g->variant.n ? (int)j->g->variant.v[i % j->g->variant.n] : 0; /* the fastest axis */
         size_t d = atomic_fetch_add(&j->done, 1) + 1;
         if (j->progress) j->progress(d, j->total);
     }

@@ -77,6 +77,7 @@ typedef struct hp_mhsim_result {
     double fp_rate;            /* measured: false positives / non-candidate distinct tuples */
     double fp_bound;           /* Figure 9: (100 n / (t Z))^n with t in percent, capped at 1 */
     uint64_t area, intervals, candidates;
+    int variant;               /* 1: p is the rebalanced variant of a grid design (set by hp_mhsim_run) */
 } hp_mhsim_result;
 
 uint64_t hp_mhsim_key(uint64_t a, uint64_t b);

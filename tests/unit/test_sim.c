@@ -8,8 +8,9 @@
  *    candidates; a generous design (1 table, counters >> distinct keys) scores E = 0 and so does
  *    the paper's 4 x 2K misses none and errs < 1% on this easy stream; the grid enumerates every combination once; grid
  *    checks refuse --tables 0, Z not divisible, T too wide for the bits; parallel == serial;
- *  - Figure 4-5 statistics: distinct tuples and candidates per interval (mean, min, max) equal
- *    a brute force (sort each interval, count runs) on random multi-thread streams;
+ *  - Figure 4-6 statistics: distinct tuples and candidates per interval (mean, min, max) and the
+ *    candidate change rate equal a brute force (sort each interval, count runs; set difference
+ *    by membership tests) on random multi-thread streams;
  *  - --variant rebalanced: the grid doubles, each variant row has the rebalanced parameters and
  *    an area no larger than its design; --acc with it, or a bad value, is refused;
  *  - hpssim: period 0 samples every event (renormalized overlap 100%, frequency 1); a sparse
@@ -298,16 +299,28 @@ TEST(interval_stats_brute_force)
         hp_mhsim_istats s = hp_mhsim_interval_stats(&in);
         /* brute force */
         uint64_t n = 0, dsum = 0, csum = 0, dmin = UINT64_MAX, dmax = 0, cmin = UINT64_MAX, cmax = 0;
-        uint64_t *tmp = malloc(L * sizeof *tmp);
+        uint64_t *tmp = malloc(L * sizeof *tmp), *cur = malloc(L * sizeof *cur), *prev = malloc(L * sizeof *prev);
+        double change_sum = 0;
+        size_t pairs = 0;
         for (size_t i = 0; i < nth; i++)
-            for (size_t k = 0; (k + 1) * L <= nk[i]; k++) {
+            for (size_t k = 0, nprev = 0; (k + 1) * L <= nk[i]; k++) {
                 memcpy(tmp, keys[i] + k * L, L * sizeof *tmp);
                 qsort(tmp, L, sizeof *tmp, cmp_u64);
                 uint64_t d = 0, c = 0;
                 for (size_t a = 0, b; a < L; a = b) {
                     for (b = a; b < L && tmp[b] == tmp[a]; b++) {}
-                    d++, c += b - a >= in.T;
+                    d++;
+                    if (b - a >= in.T) cur[c++] = tmp[a];
                 }
+                if (k > 0) { /* |A xor B| / |A or B| by membership tests */
+                    size_t both = 0;
+                    for (size_t x = 0; x < c; x++)
+                        for (size_t y = 0; y < nprev; y++) both += cur[x] == prev[y];
+                    size_t uni = c + nprev - both;
+                    change_sum += uni ? (double)(uni - both) / (double)uni : 0;
+                    pairs++;
+                }
+                memcpy(prev, cur, c * sizeof *cur), nprev = c;
                 n++, dsum += d, csum += c;
                 if (d < dmin) dmin = d;
                 if (d > dmax) dmax = d;
@@ -322,7 +335,8 @@ TEST(interval_stats_brute_force)
         CHECK_NEAR(s.distinct_mean, (double)dsum / (double)n, 1e-9);
         CHECK_NEAR(s.cand_mean, (double)csum / (double)n, 1e-9);
         CHECK(cmax > 0 && dmax > cmax);
-        free(tmp);
+        CHECK_NEAR(s.change_mean, pairs ? change_sum / (double)pairs : 0, 1e-9);
+        free(tmp), free(cur), free(prev);
         hp_mhsim_input_free(&in);
         for (size_t i = 0; i < nth; i++) free(keys[i]);
     }
