@@ -2,19 +2,20 @@
 """bench/multihash_real/analyze.py - tables, CSV and SVG of bench/multihash_real/run.sh
 (standard library only).
 
-Inputs in --work: <workload>.<kind>.<L>.grid.csv and .area.csv (`hotprof sim multihash --csv`),
-.grid.out (its text: candidates per interval), .iv.json (`hotprof report --type intervals
---format json` of the runtime's own interval profile: change_rate), overhead.csv (workload,
-stream, plain|intervals, run, cpu seconds). Outputs in --results: multihash_real.csv (one row per
-workload x stream x L x design), multihash_real.txt (the printed table), multihash_real.svg (mean
-error vs number of tables, C1 R0 at 2K counters, one line per stream and setting, averaged over
+Inputs in --work: <workload>.<kind>.<L>.grid.csv and .area.csv (`hotprof sim multihash --csv`:
+error rows plus the trace's Figure 4-6 statistics: distinct tuples and exact candidates per
+interval, candidate change rate), overhead.csv (workload, stream, plain|intervals, run, cpu
+seconds). Outputs in --results: multihash_real.csv (one row per workload x stream x L x design),
+multihash_real.txt (the printed table and the variant summary), multihash_real.svg (mean error
+vs number of tables, C1 R0 at 2K counters, one line per stream and setting, averaged over
 workloads). Target (issue 12): E < 1% at 4 tables, C1, R0, 2K counters; rows missing it are
-marked. --selftest runs the whole analysis on made-up inputs and checks the outputs.
+marked. The variant: `rebalanced` (hotprof sim --variant; docs/intervals.md) of the 2K design
+(same area) and of the 1K design (about 2/3 of the area), against the paper's 4 x 2K design.
+--selftest runs the whole analysis on made-up inputs and checks the outputs.
 """
 import argparse
 import csv
 import glob
-import json
 import os
 import re
 import sys
@@ -22,39 +23,38 @@ import tempfile
 import xml.dom.minidom
 
 FIELDS = ["workload", "stream", "interval", "tables", "counters", "bits", "conservative", "reset", "retain",
-          "shield", "hash", "area_bytes", "error_pct", "fp_pct", "fn_pct", "np_pct", "nn_pct", "fp_rate_pct",
-          "fp_bound_pct", "intervals", "candidates_per_interval", "change_rate_pct"]
+          "shield", "hash", "variant", "acc_entries", "area_bytes", "error_pct", "fp_pct", "fn_pct", "np_pct", "nn_pct",
+          "fp_rate_pct", "fp_bound_pct", "intervals", "distinct_mean", "distinct_min", "distinct_max", "cand_mean",
+          "cand_min", "cand_max", "change_pct"]
 
 
 def load(work):
-    rows, extra = [], {}
+    rows = []
     for path in sorted(glob.glob(os.path.join(work, "*.csv"))):
         m = re.match(r"(\w+)\.(values|edges)\.(\d+)\.(grid|area)\.csv$", os.path.basename(path))
         if not m:
             continue
         w, kind, L, _ = m.groups()
-        stem = path[:-len(".grid.csv")] if path.endswith(".grid.csv") else path[:-len(".area.csv")]
-        if stem not in extra:
-            cand, change = "", ""
-            out = stem + ".grid.out"
-            if os.path.exists(out):
-                c = re.search(r"([0-9.]+) candidates per interval", open(out).read())
-                cand = c.group(1) if c else ""
-            if os.path.exists(stem + ".iv.json"):
-                iv = json.load(open(stem + ".iv.json")).get("intervals", [])
-                if iv:
-                    change = "%.3f" % (100 * sum(x["change_rate"] for x in iv) / len(iv))
-            extra[stem] = (cand, change)
         for r in csv.DictReader(open(path)):
-            r.update(workload=w, stream="value" if kind == "values" else "edges", interval=L,
-                     candidates_per_interval=extra[stem][0], change_rate_pct=extra[stem][1])
-            r.setdefault("hash", "paper")
+            r.update(workload=w, stream="value" if kind == "values" else "edges", interval=L)
             rows.append({k: r.get(k, "") for k in FIELDS})
     return rows
 
 
-def headline(r):
-    return (r["tables"], r["counters"], r["conservative"], r["reset"], r["hash"]) == ("4", "2048", "1", "0", "paper")
+def design(r, counters, variant="paper", hash_="paper"):
+    return (r["tables"], r["conservative"], r["reset"], r["hash"], r["variant"]) == ("4", "1", "0", hash_, variant) and \
+        (counters is None or r["counters"] == counters)
+
+
+def pick(sub, counters, variant="paper", hash_="paper", area=None):
+    """The 4-table C1 R0 row of that design; rebalanced rows are found by their area (the design they came from)."""
+    for r in sub:
+        if variant == "rebalanced" and design(r, None, "rebalanced") and area is not None and int(r["area_bytes"]) <= area \
+                and int(r["area_bytes"]) > area * 0.99:
+            return r
+        if variant == "paper" and design(r, counters, "paper", hash_):
+            return r
+    return None
 
 
 def overhead(work):
@@ -67,24 +67,38 @@ def overhead(work):
     return {k: min(v["intervals"]) / min(v["plain"]) for k, v in t.items() if v.get("plain") and v.get("intervals")}
 
 
+def fmt(r):
+    return "%.3f" % float(r["error_pct"]) if r else "-"
+
+
 def table(rows, ovh):
-    lines = ["%-9s %-6s %8s %6s %6s %7s %7s %7s %9s %9s %s" % ("workload", "stream", "L", "E% 4T", "E% 1K", "E%fast",
-                                                             "cand/L", "chg%", "overhead", "area_B", "target")]
+    lines = ["%-9s %-6s %8s %8s %11s %6s | %7s %7s %7s %7s | %9s %9s %9s | %8s %s" % (
+        "workload", "stream", "L", "dist/L", "cand/L(max)", "chg%", "E%4x2K", "E%4x1K", "E%fast", "E%rebal", "area_2K",
+        "area_rb2K", "E%rb1K", "overhead", "target")]
     keys = sorted({(r["workload"], r["stream"], r["interval"]) for r in rows})
+    summary = {}
     for w, s, L in keys:
         sub = [r for r in rows if (r["workload"], r["stream"], r["interval"]) == (w, s, L)]
-        head = [r for r in sub if headline(r)]
-        half = [r for r in sub if r["tables"] == "4" and r["counters"] == "1024" and r["hash"] == "paper"]
-        fast = [r for r in sub if r["tables"] == "4" and r["counters"] == "2048" and r["hash"] == "fast"]
+        head = pick(sub, "2048")
         if not head:
             continue
-        h = head[0]
-        e = float(h["error_pct"])
+        half, fast = pick(sub, "1024"), pick(sub, "2048", hash_="fast")
+        rb2 = pick(sub, None, "rebalanced", area=int(head["area_bytes"]))
+        rb1 = pick(sub, None, "rebalanced", area=int(half["area_bytes"])) if half else None
+        e = float(head["error_pct"])
         o = ovh.get((w, s))
-        lines.append("%-9s %-6s %8s %6.3f %6s %7s %7s %7s %9s %9s %s" % (
-            w, s, L, e, "%.3f" % float(half[0]["error_pct"]) if half else "-",
-            "%.3f" % float(fast[0]["error_pct"]) if fast else "-", h["candidates_per_interval"] or "-",
-            h["change_rate_pct"] or "-", "%.2fx" % o if o else "-", h["area_bytes"], "ok" if e < 1 else "MISSED (>= 1%)"))
+        for name, r in (("paper 4x2K", head), ("rebalanced 4x2K", rb2), ("paper 4x1K", half), ("rebalanced 4x1K", rb1)):
+            if r:
+                summary.setdefault((s, L, name), []).append((float(r["error_pct"]), int(r["area_bytes"])))
+        lines.append("%-9s %-6s %8s %8.0f %11s %6.2f | %7.3f %7s %7s %7s | %9s %9s %9s | %8s %s" % (
+            w, s, L, float(head["distinct_mean"] or 0), "%.1f(%s)" % (float(head["cand_mean"] or 0), head["cand_max"]),
+            float(head["change_pct"] or 0), e, fmt(half), fmt(fast), fmt(rb2), head["area_bytes"], rb2["area_bytes"] if rb2 else "-",
+            fmt(rb1), "%.2fx" % o if o else "-", "ok" if e < 1 else "MISSED (>= 1%)"))
+    lines.append("")
+    lines.append("variant summary (mean E over workloads, max E, area in bytes; 4 tables, C1, R0):")
+    for (s, L, name), v in sorted(summary.items()):
+        lines.append("  %-6s L=%-8s %-16s mean E %7.3f%%  max E %7.3f%%  area %s" % (
+            s, L, name, sum(x[0] for x in v) / len(v), max(x[0] for x in v), "/".join(sorted({str(x[1]) for x in v}))))
     return "\n".join(lines) + "\n"
 
 
@@ -129,7 +143,10 @@ def write(rows, ovh, results):
 
 
 def selftest():
-    head = "tables,counters,bits,conservative,reset,retain,shield,area_bytes,error_pct,fp_pct,fn_pct,np_pct,nn_pct,fp_rate_pct,fp_bound_pct,intervals,hash\n"
+    head = ("tables,counters,bits,conservative,reset,retain,shield,area_bytes,error_pct,fp_pct,fn_pct,np_pct,nn_pct,"
+            "fp_rate_pct,fp_bound_pct,intervals,hash,acc_entries,variant,distinct_mean,distinct_min,distinct_max,"
+            "cand_mean,cand_min,cand_max,change_pct\n")
+    stats = "1500.5,1000,2000,12.5,3,20,25.000"
     with tempfile.TemporaryDirectory() as work, tempfile.TemporaryDirectory() as res:
         for w, e4 in (("fft", 0.5), ("nbody", 2.5)):
             for L in ("10000", "1000000"):
@@ -138,22 +155,28 @@ def selftest():
                     for n in (1, 2, 4, 8, 16):
                         for c in (0, 1):
                             for r in (0, 1):
-                                e = e4 * 4 / n + c + r
-                                f.write("%d,2048,7,%d,%d,1,1,2792,%.6f,%.6f,0,0,0,0.1,0.2,100,paper\n" % (n, c, r, e if (c, r) != (1, 0) else e4 * 4 / n, e / 2))
+                                e = e4 * 4 / n if (c, r) == (1, 0) else e4 * 4 / n + c + r
+                                f.write("%d,2048,7,%d,%d,1,1,2792,%.6f,%.6f,0,0,0,0.1,0.2,100,paper,100,paper,%s\n" % (n, c, r, e, e / 2, stats))
                 with open(os.path.join(work, "%s.values.%s.area.csv" % (w, L)), "w") as f:
-                    f.write(head + "4,1024,7,1,0,1,1,1500,%.6f,0,0,0,0,0,0,100,paper\n4,2048,7,1,0,1,1,2792,%.6f,0,0,0,0,0,0,100,fast\n" % (2 * e4, e4))
-                open(os.path.join(work, "%s.values.%s.grid.out" % (w, L)), "w").write("interval %s, threshold 1%% (T = 100), 100 intervals scored, 12.50 candidates per interval\n" % L)
-                json.dump({"intervals": [{"change_rate": 0.25}]}, open(os.path.join(work, "%s.values.%s.iv.json" % (w, L)), "w"))
+                    f.write(head)
+                    f.write("4,1024,7,1,0,1,1,1896,%.6f,0,0,0,0,0,0,100,paper,100,paper,%s\n" % (2 * e4, stats))
+                    f.write("4,1592,7,1,0,1,1,1893,%.6f,0,0,0,0,0,0,100,paper,50,rebalanced,%s\n" % (e4, stats))
+                    f.write("4,2048,7,1,0,1,1,2792,%.6f,0,0,0,0,0,0,100,fast,100,paper,%s\n" % (e4, stats))
+                    f.write("4,2616,7,1,0,1,1,2789,%.6f,0,0,0,0,0,0,100,paper,50,rebalanced,%s\n" % (e4 / 2, stats))
         with open(os.path.join(work, "overhead.csv"), "w") as f:
             f.write("fft,value,plain,1,1.0\nfft,value,intervals,1,3.0\nfft,value,plain,2,1.1\n")
         rows = load(work)
-        assert len(rows) == 2 * 2 * (20 + 2), len(rows)
+        assert len(rows) == 2 * 2 * (20 + 4), len(rows)
         text = write(rows, overhead(work), res)
         lines = text.strip().split("\n")
-        assert len(lines) == 1 + 4, text
-        fft = [l for l in lines if l.startswith("fft")]
-        assert all("ok" in l and "3.00x" in l and "12.50" in l and "25.000" in l for l in fft), fft
-        assert all("MISSED" in l for l in lines if l.startswith("nbody")), lines
+        body = [l for l in lines if l.startswith(("fft", "nbody"))]
+        assert len(body) == 4, text
+        fft = [l for l in body if l.startswith("fft")]
+        assert all(" ok" in l and "3.00x" in l and "12.5(20)" in l and "25.00" in l and "2789" in l for l in fft), fft
+        assert all("0.250" in l.split("|")[1] and "0.500" in l.split("|")[2] for l in fft), fft  # rebalanced 2K, 1K
+        assert all("MISSED" in l for l in body if l.startswith("nbody")), body
+        summ = [l for l in lines if "rebalanced 4x2K" in l and "L=10000 " in l]
+        assert len(summ) == 1 and "mean E   0.750%" in summ[0] and "max E   1.250%" in summ[0], summ
         got = list(csv.DictReader(open(os.path.join(res, "multihash_real.csv"))))
         assert len(got) == len(rows) and set(got[0]) == set(FIELDS)
         doc = xml.dom.minidom.parse(os.path.join(res, "multihash_real.svg"))
