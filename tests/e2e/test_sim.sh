@@ -5,9 +5,12 @@
 # exactly its edges (both from `report --format json`); sim multihash prints every grid row with
 # errors in [0, 100], its CSV parses with one row per configuration, its SVG is well-formed XML;
 # sim hps with period 0 scores 100% (renormalized) and period 99 samples ~1%; a cut trace says so;
-# a run that dies of SIGSEGV still leaves a complete trace up to the crash.
+# a run that dies of SIGSEGV still leaves a complete trace up to the crash. Figures 4-6 lines
+# and CSV columns are consistent (min <= mean <= max); --variant rebalanced rows have half the
+# accumulator, more counters and no more area; --acc shrinks the area.
 # Bad input, one message each: truncated trace, corrupt header, corrupt chunk, wrong kind for
 # each subcommand, --tables 0, --counters not divisible, a threshold the bits cannot hold,
+# --acc above 1/t, --acc with --variant rebalanced, a bad --variant,
 # unknown options, --record-trace in bursty mode, a bad --trace-kind, a missing trace.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -55,6 +58,32 @@ check "values CSV parses with one row per configuration" python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 4 and all(0 <= float(r["error_pct"]) <= 100 for r in rows), rows' v.csv
+
+# ---- Figures 4-6 statistics and the rebalanced variant
+"$HP" sim multihash v.trace --tables 4 --counters 1K,2K --variant paper,rebalanced --csv vr.csv >vr.out 2>/dev/null
+check_eq "sim multihash --variant paper,rebalanced exits 0" "$?" 0
+check "Figure 4-5 line printed" grep -qE '^per interval \(Figures 4-5\): distinct tuples mean [0-9.]+ min [0-9]+ max [0-9]+; candidates mean [0-9.]+ min [0-9]+ max [0-9]+$' vr.out
+check "Figure 6 line printed" grep -qE '^candidate change between consecutive intervals \(Figure 6, exact sets\): [0-9.]+%$' vr.out
+check "variant CSV: rebalanced rows have half the accumulator, more counters, no more area; statistics consistent" python3 - vr.csv <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 4, rows
+by = {(r["variant"], i // 2): r for i, r in enumerate(rows)}
+for k in (0, 1):
+    p, v = by[("paper", k)], by[("rebalanced", k)]
+    assert int(v["acc_entries"]) * 2 == int(p["acc_entries"]) == 100, (p, v)
+    assert int(v["counters"]) > int(p["counters"]) and int(v["counters"]) % 4 == 0, (p, v)
+    assert int(v["area_bytes"]) <= int(p["area_bytes"]), (p, v)
+for r in rows:
+    assert int(r["distinct_min"]) <= float(r["distinct_mean"]) <= int(r["distinct_max"]), r
+    assert int(r["cand_min"]) <= float(r["cand_mean"]) <= int(r["cand_max"]) <= int(r["distinct_max"]), r
+    assert 0 <= float(r["change_pct"]) <= 100 and float(r["cand_mean"]) > 0, r
+PY
+"$HP" sim multihash v.trace --tables 4 --acc 10,100 --csv va.csv >/dev/null 2>&1
+check "--acc sets the accumulator and the area shrinks with it" python3 -c '
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+assert [x["acc_entries"] for x in r] == ["10", "100"] and int(r[0]["area_bytes"]) < int(r[1]["area_bytes"]), r' va.csv
 
 # ---- sim hps
 "$HP" sim hps c.trace --period 0,99 --burst 1,10 --csv c.csv >c.out 2>/dev/null
@@ -110,6 +139,9 @@ check_fails_cleanly "--tables 0" "tables 0" "$HP" sim multihash e.trace --tables
 check_fails_cleanly "--counters not divisible" "not divisible" "$HP" sim multihash e.trace --tables 3 --counters 2K
 check_fails_cleanly "threshold the counters cannot hold" "cannot hold the threshold" "$HP" sim multihash e.trace --bits 6 --interval 10000 --threshold 1%
 check_fails_cleanly "unknown option" "unknown option|not an option|unrecognized" "$HP" sim multihash e.trace --bogus 1
+check_fails_cleanly "--acc larger than 1/threshold" "at most ceil" "$HP" sim multihash e.trace --acc 101
+check_fails_cleanly "--acc with --variant rebalanced" "leave --acc at 0" "$HP" sim multihash e.trace --acc 10 --variant rebalanced
+check_fails_cleanly "a bad --variant" "not paper or rebalanced" "$HP" sim multihash e.trace --variant bogus
 check_fails_cleanly "an hps option to multihash" "not an option of 'sim multihash'" "$HP" sim multihash e.trace --period 5
 check_fails_cleanly "unknown simulation" "not a simulation" "$HP" sim bogus e.trace
 check_fails_cleanly "--record-trace in bursty mode" "needs --mode exhaustive" "$HP" run --mode bursty --record-trace x.trace -- ./ph
