@@ -9,8 +9,9 @@ seconds). Outputs in --results: multihash_real.csv (one row per workload x strea
 multihash_real.txt (the printed table and the variant summary), multihash_real.svg (mean error
 vs number of tables, C1 R0 at 2K counters, one line per stream and setting, averaged over
 workloads). Target (issue 12): E < 1% at 4 tables, C1, R0, 2K counters; rows missing it are
-marked. The variant: `rebalanced` (hotprof sim --variant; docs/intervals.md) of the 2K design
-(same area) and of the 1K design (about 2/3 of the area), against the paper's 4 x 2K design.
+marked. The variants (hotprof sim --variant; docs/intervals.md): `rebalanced` of the 2K design
+(same area) and of the 1K design (about 2/3 of the area), `half` of the 2K design (half the
+area), against the paper's 4 x 2K design.
 --selftest runs the whole analysis on made-up inputs and checks the outputs.
 """
 import argparse
@@ -47,9 +48,9 @@ def design(r, counters, variant="paper", hash_="paper"):
 
 
 def pick(sub, counters, variant="paper", hash_="paper", area=None):
-    """The 4-table C1 R0 row of that design; rebalanced rows are found by their area (the design they came from)."""
+    """The 4-table C1 R0 row of that design; variant rows are found by their area (a share of the design they came from)."""
     for r in sub:
-        if variant == "rebalanced" and design(r, None, "rebalanced") and area is not None and int(r["area_bytes"]) <= area \
+        if variant != "paper" and design(r, None, variant) and area is not None and int(r["area_bytes"]) <= area \
                 and int(r["area_bytes"]) > area * 0.99:
             return r
         if variant == "paper" and design(r, counters, "paper", hash_):
@@ -72,9 +73,9 @@ def fmt(r):
 
 
 def table(rows, ovh):
-    lines = ["%-9s %-6s %8s %8s %11s %6s | %7s %7s %7s %7s | %9s %9s %9s | %8s %s" % (
-        "workload", "stream", "L", "dist/L", "cand/L(max)", "chg%", "E%4x2K", "E%4x1K", "E%fast", "E%rebal", "area_2K",
-        "area_rb2K", "E%rb1K", "overhead", "target")]
+    lines = ["%-9s %-6s %8s %8s %11s %6s | %7s %7s %7s %7s %7s | %8s %8s %8s | %8s %s" % (
+        "workload", "stream", "L", "dist/L", "cand/L(max)", "chg%", "E%4x2K", "E%4x1K", "E%fast", "E%rebal", "E%half",
+        "area_2K", "area_rb", "area_hf", "overhead", "target")]
     keys = sorted({(r["workload"], r["stream"], r["interval"]) for r in rows})
     summary = {}
     for w, s, L in keys:
@@ -85,15 +86,18 @@ def table(rows, ovh):
         half, fast = pick(sub, "1024"), pick(sub, "2048", hash_="fast")
         rb2 = pick(sub, None, "rebalanced", area=int(head["area_bytes"]))
         rb1 = pick(sub, None, "rebalanced", area=int(half["area_bytes"])) if half else None
+        hf = pick(sub, None, "half", area=int(head["area_bytes"]) // 2 + 1)
         e = float(head["error_pct"])
         o = ovh.get((w, s))
-        for name, r in (("paper 4x2K", head), ("rebalanced 4x2K", rb2), ("paper 4x1K", half), ("rebalanced 4x1K", rb1)):
+        for name, r in (("paper 4x2K", head), ("rebalanced 4x2K", rb2), ("paper 4x1K", half), ("rebalanced 4x1K", rb1),
+                        ("half 4x2K", hf)):
             if r:
                 summary.setdefault((s, L, name), []).append((float(r["error_pct"]), int(r["area_bytes"])))
-        lines.append("%-9s %-6s %8s %8.0f %11s %6.2f | %7.3f %7s %7s %7s | %9s %9s %9s | %8s %s" % (
+        lines.append("%-9s %-6s %8s %8.0f %11s %6.2f | %7.3f %7s %7s %7s %7s | %8s %8s %8s | %8s %s" % (
             w, s, L, float(head["distinct_mean"] or 0), "%.1f(%s)" % (float(head["cand_mean"] or 0), head["cand_max"]),
-            float(head["change_pct"] or 0), e, fmt(half), fmt(fast), fmt(rb2), head["area_bytes"], rb2["area_bytes"] if rb2 else "-",
-            fmt(rb1), "%.2fx" % o if o else "-", "ok" if e < 1 else "MISSED (>= 1%)"))
+            float(head["change_pct"] or 0), e, fmt(half), fmt(fast), fmt(rb2), fmt(hf), head["area_bytes"],
+            rb2["area_bytes"] if rb2 else "-", hf["area_bytes"] if hf else "-", "%.2fx" % o if o else "-",
+            "ok" if e < 1 else "MISSED (>= 1%)"))
     lines.append("")
     lines.append("variant summary (mean E over workloads, max E, area in bytes; 4 tables, C1, R0):")
     for (s, L, name), v in sorted(summary.items()):
@@ -163,17 +167,20 @@ def selftest():
                     f.write("4,1592,7,1,0,1,1,1893,%.6f,0,0,0,0,0,0,100,paper,50,rebalanced,%s\n" % (e4, stats))
                     f.write("4,2048,7,1,0,1,1,2792,%.6f,0,0,0,0,0,0,100,fast,100,paper,%s\n" % (e4, stats))
                     f.write("4,2616,7,1,0,1,1,2789,%.6f,0,0,0,0,0,0,100,paper,50,rebalanced,%s\n" % (e4 / 2, stats))
+                    f.write("4,1308,7,1,0,1,1,1395,%.6f,0,0,0,0,0,0,100,paper,25,half,%s\n" % (e4 * 3, stats))
         with open(os.path.join(work, "overhead.csv"), "w") as f:
             f.write("fft,value,plain,1,1.0\nfft,value,intervals,1,3.0\nfft,value,plain,2,1.1\n")
         rows = load(work)
-        assert len(rows) == 2 * 2 * (20 + 4), len(rows)
+        assert len(rows) == 2 * 2 * (20 + 5), len(rows)
         text = write(rows, overhead(work), res)
         lines = text.strip().split("\n")
         body = [l for l in lines if l.startswith(("fft", "nbody"))]
         assert len(body) == 4, text
         fft = [l for l in body if l.startswith("fft")]
-        assert all(" ok" in l and "3.00x" in l and "12.5(20)" in l and "25.00" in l and "2789" in l for l in fft), fft
-        assert all("0.250" in l.split("|")[1] and "0.500" in l.split("|")[2] for l in fft), fft  # rebalanced 2K, 1K
+        assert all(" ok" in l and "3.00x" in l and "12.5(20)" in l and "25.00" in l and "2789" in l and "1395" in l for l in fft), fft
+        assert all(l.split("|")[1].split()[3:5] == ["0.250", "1.500"] for l in fft), fft  # rebalanced 2K, half
+        rb1 = [l for l in lines if "rebalanced 4x1K" in l and "L=10000 " in l]
+        assert len(rb1) == 1 and "mean E   1.500%" in rb1[0] and "area 1893" in rb1[0], rb1  # (0.5 + 2.5) / 2
         assert all("MISSED" in l for l in body if l.startswith("nbody")), body
         summ = [l for l in lines if "rebalanced 4x2K" in l and "L=10000 " in l]
         assert len(summ) == 1 and "mean E   0.750%" in summ[0] and "max E   1.250%" in summ[0], summ

@@ -4,8 +4,9 @@
 # per stream with `hotprof run --record-trace` (values, edges; cut at --limit tuples), and each
 # trace replayed by `hotprof sim multihash` at both interval settings (L=10^4/t=1%, L=10^6/t=0.1%)
 # over 1, 2, 4, 8, 16 tables x C0/C1 x R0/R1 at 2K counters (Figures 10-12, 14), plus 4 tables at
-# 1K and 2K counters, with the fast hash, and the `rebalanced` variant of both (same area, half
-# the accumulator, more counters: docs/intervals.md). Figures 4-6 (distinct tuples, exact
+# 1K and 2K counters, with the fast hash, and the `rebalanced` (same area, half the accumulator,
+# more counters) and `half` (half the area, a quarter of the accumulator) variants of both
+# (docs/intervals.md). Figures 4-6 (distinct tuples, exact
 # candidates per interval, candidate change between intervals) come from the same sim runs (the
 # exact interval sets). The runtime overhead of interval profiles is timed against the plain
 # exhaustive run (CPU seconds, --runs N interleaved). Bursty interval profiles are not
@@ -82,7 +83,7 @@ for w in $WORKLOADS; do
             log "$tag: sim grid"
             "$HP" sim multihash "$WORK/$w.$kind.trace" --tables 1,2,4,8,16 --conservative 0,1 --reset 0,1 \
                 --interval "$L" --threshold "$t" --seed 1 --csv "$WORK/$tag.grid.csv" >"$WORK/$tag.grid.out" 2>/dev/null
-            "$HP" sim multihash "$WORK/$w.$kind.trace" --tables 4 --counters 1K,2K --hash paper,fast --variant paper,rebalanced \
+            "$HP" sim multihash "$WORK/$w.$kind.trace" --tables 4 --counters 1K,2K --hash paper,fast --variant paper,rebalanced,half \
                 --interval "$L" --threshold "$t" --seed 1 --csv "$WORK/$tag.area.csv" >"$WORK/$tag.area.out" 2>/dev/null
         done
         rm -f "$WORK/$w.$kind.trace"

@@ -48,7 +48,7 @@ static void init_options(hp_option *opts, sim_args *a)
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "T%", "multihash: candidate threshold in percent (default 1%)"},
         {HP_OPT_STRING, 0, "hash", &a->hash, "paper,fast", "multihash: the paper's hash (8 byte-table lookups per table; default) and/or the fast mixer the runtime can use (hash=fast)"},
         {HP_OPT_STRING, 0, "acc", &a->acc, "A,..", "multihash: accumulator entries (default 0 = the paper's ceil(1/threshold); fewer: the right-sized-accumulator variant)"},
-        {HP_OPT_STRING, 0, "variant", &a->variant, "paper,rebalanced", "multihash: each design as given (default) and/or rebalanced: same area, accumulator of ceil(1/threshold)/2 entries, the saved bits as more counters"},
+        {HP_OPT_STRING, 0, "variant", &a->variant, "paper,rebalanced,half", "multihash: each design as given (default) and/or rebalanced (same area: accumulator of ceil(1/threshold)/2 entries, the saved bits as more counters) and/or half (half the area: ceil(1/threshold)/4 entries, counters fill the rest)"},
         {HP_OPT_STRING, 0, "seed", &a->seed, "S", "hash tables / jitter seed (default 1)"},
         {HP_OPT_STRING, 0, "csv", &a->csv, "FILE", "also write the results as CSV"},
         {HP_OPT_STRING, 0, "svg", &a->svg, "FILE", "multihash: error vs tables chart (Figures 10-12)"},
@@ -154,10 +154,12 @@ static void progress(size_t done, size_t total)
         fprintf(stderr, "hotprof sim: %zu/%zu configurations\n", done, total);
 }
 
+static const char *const variant_names[] = {"paper", "rebalanced", "half"}; /* HP_MH_VARIANT_* */
+
 static void print_mh_row(FILE *f, const hp_mhsim_result *r, const hp_mhsim_istats *s)
 {
     const hp_multihash_params *p = &r->p;
-    const char *variant = r->variant ? "rebalanced" : "paper";
+    const char *variant = r->variant >= 0 && r->variant < 3 ? variant_names[r->variant] : "?";
     if (s)
         fprintf(f, "%u,%u,%u,%d,%d,%d,%d,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6g,%.6g,%" PRIu64 ",%s,%u,%s,%.3f,%" PRIu64 ",%" PRIu64
                    ",%.3f,%" PRIu64 ",%" PRIu64 ",%.3f\n", p->n_tables,
@@ -208,18 +210,18 @@ static int parse_hash_axis(const char *text, hp_mhsim_axis *ax)
     return ax->n ? 0 : hp_usage_error(&sim_desc, "--hash needs paper, fast or both");
 }
 
-/* --variant paper,rebalanced: 0 and 1 on the variant axis (default: paper only). 0, or 2. */
+/* --variant paper,rebalanced,half: HP_MH_VARIANT_* on the variant axis (default: paper only). 0, or 2. */
 static int parse_variant_axis(const char *text, hp_mhsim_axis *ax)
 {
     ax->n = 0;
     for (const char *w = text ? text : "paper"; *w && ax->n < HP_MHSIM_AXIS_MAX;) {
-        size_t n = strcspn(w, ",");
-        if (n == 5 && !strncmp(w, "paper", 5)) ax->v[ax->n++] = 0;
-        else if (n == 10 && !strncmp(w, "rebalanced", 10)) ax->v[ax->n++] = 1;
-        else return hp_usage_error(&sim_desc, "--variant: '%.*s' is not paper or rebalanced", (int)n, w);
+        size_t n = strcspn(w, ","), v = 0;
+        while (v < 3 && (strlen(variant_names[v]) != n || strncmp(w, variant_names[v], n))) v++;
+        if (v == 3) return hp_usage_error(&sim_desc, "--variant: '%.*s' is not paper, rebalanced or half", (int)n, w);
+        ax->v[ax->n++] = (uint32_t)v;
         w += n + (w[n] == ',');
     }
-    return ax->n ? 0 : hp_usage_error(&sim_desc, "--variant needs paper, rebalanced or both");
+    return ax->n ? 0 : hp_usage_error(&sim_desc, "--variant needs paper, rebalanced or half");
 }
 
 static int parse_grid(const sim_args *a, hp_mhsim_grid *g)

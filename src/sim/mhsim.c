@@ -251,7 +251,9 @@ void hp_mhsim_grid_params(const hp_mhsim_grid *g, size_t i, hp_multihash_params 
     p->n_tables = take(&g->tables, &i);
     p->threshold = g->threshold, p->interval_length = g->interval, p->seed = g->seed;
     if (!p->counter_bits) p->counter_bits = bits_for(threshold_count(g->interval, g->threshold));
-    if (variant) (void)hp_multihash_rebalance(p, p); /* grid_check made sure it succeeds */
+    uint32_t acc_div, area_div;
+    if (!hp_multihash_variant_divisors((int)variant, &acc_div, &area_div))
+        (void)hp_multihash_rebalance(p, acc_div, area_div, p); /* grid_check made sure it succeeds */
 }
 
 static int check_bool_axis(const hp_mhsim_axis *a, const char *name, char *err, size_t errlen)
@@ -262,23 +264,27 @@ static int check_bool_axis(const hp_mhsim_axis *a, const char *name, char *err, 
     return 0;
 }
 
-/* --variant rebalanced: 0/1 values; every design it applies to has the paper's accumulator
- * (acc 0) and room for n counters once rebalanced. */
+/* --variant: known values; every design a rebalancing variant applies to has the paper's
+ * accumulator (acc 0) and room for n counters once rebalanced. */
 static int check_variant(const hp_mhsim_grid *g, char *err, size_t errlen)
 {
-    uint32_t any = 0;
-    if (g->variant.n && check_bool_axis(&g->variant, "variant", err, errlen)) return -1;
-    for (size_t i = 0; i < g->variant.n; i++) any |= g->variant.v[i];
-    if (!any) return 0;
     hp_mhsim_grid plain = *g;
     plain.variant.n = 0;
-    for (size_t i = 0; i < hp_mhsim_grid_size(&plain); i++) {
-        hp_multihash_params p, q;
-        hp_mhsim_grid_params(&plain, i, &p);
-        if (p.acc_entries) { snprintf(err, errlen, "--variant rebalanced sizes the accumulator itself: leave --acc at 0"); return -1; }
-        if (hp_multihash_rebalance(&p, &q)) {
-            snprintf(err, errlen, "--variant rebalanced: no room for %u counters in the area of the %u-counter design", p.n_tables, p.total_counters);
+    for (size_t v = 0; v < g->variant.n; v++) {
+        uint32_t acc_div, area_div;
+        if (g->variant.v[v] == HP_MH_VARIANT_PAPER) continue;
+        if (hp_multihash_variant_divisors((int)g->variant.v[v], &acc_div, &area_div)) {
+            snprintf(err, errlen, "--variant: unknown variant %u", g->variant.v[v]);
             return -1;
+        }
+        for (size_t i = 0; i < hp_mhsim_grid_size(&plain); i++) {
+            hp_multihash_params p, q;
+            hp_mhsim_grid_params(&plain, i, &p);
+            if (p.acc_entries) { snprintf(err, errlen, "--variant rebalanced/half sizes the accumulator itself: leave --acc at 0"); return -1; }
+            if (hp_multihash_rebalance(&p, acc_div, area_div, &q)) {
+                snprintf(err, errlen, "--variant: no room for %u counters in the area of the %u-counter design", p.n_tables, p.total_counters);
+                return -1;
+            }
         }
     }
     return 0;

@@ -34,8 +34,9 @@ typedef struct hp_mhsim_grid {
     hp_mhsim_axis tables, counters, bits, conservative, reset, retain, shield; /* bits.n == 0: just wide enough for T */
     hp_mhsim_axis hash; /* 0 the paper's hash, 1 the fast mixer (multihash.h fast_hash); n == 0: paper only */
     hp_mhsim_axis acc;  /* accumulator entries (multihash.h acc_entries; 0 = the paper's ceil(1/t)); n == 0: paper only */
-    hp_mhsim_axis variant; /* 0 the design as given, 1 its rebalanced variant (hp_multihash_rebalance: same area,
-                            * half the accumulator, more counters); n == 0: as given only */
+    hp_mhsim_axis variant; /* HP_MH_VARIANT_*: 0 the design as given, 1 rebalanced (same area, half the accumulator,
+                            * more counters), 2 half (half the area, a quarter of the accumulator);
+                            * hp_multihash_rebalance; n == 0: as given only */
     uint64_t interval;
     double threshold; /* fraction */
     uint64_t seed;
@@ -77,7 +78,7 @@ typedef struct hp_mhsim_result {
     double fp_rate;            /* measured: false positives / non-candidate distinct tuples */
     double fp_bound;           /* Figure 9: (100 n / (t Z))^n with t in percent, capped at 1 */
     uint64_t area, intervals, candidates;
-    int variant;               /* 1: p is the rebalanced variant of a grid design (set by hp_mhsim_run) */
+    int variant;               /* HP_MH_VARIANT_* of the grid design p came from (set by hp_mhsim_run) */
 } hp_mhsim_result;
 
 uint64_t hp_mhsim_key(uint64_t a, uint64_t b);

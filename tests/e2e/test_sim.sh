@@ -141,7 +141,7 @@ check_fails_cleanly "threshold the counters cannot hold" "cannot hold the thresh
 check_fails_cleanly "unknown option" "unknown option|not an option|unrecognized" "$HP" sim multihash e.trace --bogus 1
 check_fails_cleanly "--acc larger than 1/threshold" "at most ceil" "$HP" sim multihash e.trace --acc 101
 check_fails_cleanly "--acc with --variant rebalanced" "leave --acc at 0" "$HP" sim multihash e.trace --acc 10 --variant rebalanced
-check_fails_cleanly "a bad --variant" "not paper or rebalanced" "$HP" sim multihash e.trace --variant bogus
+check_fails_cleanly "a bad --variant" "not paper, rebalanced or half" "$HP" sim multihash e.trace --variant bogus
 check_fails_cleanly "an hps option to multihash" "not an option of 'sim multihash'" "$HP" sim multihash e.trace --period 5
 check_fails_cleanly "unknown simulation" "not a simulation" "$HP" sim bogus e.trace
 check_fails_cleanly "--record-trace in bursty mode" "needs --mode exhaustive" "$HP" run --mode bursty --record-trace x.trace -- ./ph

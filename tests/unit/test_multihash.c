@@ -14,7 +14,8 @@
  *    the area shrinks by exactly one entry's bits per entry, a serialized small-accumulator
  *    state round-trips; acc_entries > ceil(1/t) is refused;
  *  - the rebalanced variant: never larger than its design, half the accumulator, Z a multiple
- *    of n, and one more group of n counters would not fit the design's area. */
+ *    of n, and one more group of n counters would not fit the design's area; the half variant:
+ *    a quarter of the accumulator, at most half the area, filled. */
 #include <stdlib.h>
 #include "core/metrics/metrics.h"
 #include "core/summary/multihash.h"
@@ -454,7 +455,7 @@ TEST(rebalanced_variant)
                 hp_multihash_params d = base_params(), r;
                 d.threshold = t[s], d.interval_length = L[s], d.total_counters = z[i], d.n_tables = n[j];
                 d.counter_bits = s ? 10 : 7;
-                if (hp_multihash_rebalance(&d, &r)) { all_ok = 0; continue; }
+                if (hp_multihash_rebalance(&d, 2, 1, &r)) { all_ok = 0; continue; }
                 hp_multihash_params more = r;
                 more.total_counters += r.n_tables;
                 uint64_t entry = 64 + (s ? 20 : 14) + 2, design_bits = (uint64_t)d.counter_bits * d.total_counters + (s ? 1000 : 100) * entry;
@@ -468,9 +469,20 @@ TEST(rebalanced_variant)
                 free(m);
             }
     CHECK(all_ok);
+    /* half: a quarter of the accumulator in half the area */
+    hp_multihash_params d = base_params(), h;
+    d.counter_bits = 7;
+    uint32_t ad, ar;
+    REQUIRE(hp_multihash_variant_divisors(HP_MH_VARIANT_HALF, &ad, &ar) == 0);
+    REQUIRE(hp_multihash_rebalance(&d, ad, ar, &h) == 0);
+    CHECK_EQ_U64(h.acc_entries, 25);
+    CHECK(hp_multihash_area_bytes(&h) * 2 <= hp_multihash_area_bytes(&d) + 1);
+    CHECK(h.total_counters % 4 == 0 && (uint64_t)(h.total_counters + 4) * 7 + 25 * 80 > 2792 * 8 / 2);
+    CHECK(hp_multihash_variant_divisors(HP_MH_VARIANT_PAPER, &ad, &ar) == -1);
     hp_multihash_params bad = base_params(), r;
     bad.n_tables = 0;
-    CHECK(hp_multihash_rebalance(&bad, &r) == -1);
+    CHECK(hp_multihash_rebalance(&bad, 2, 1, &r) == -1);
+    CHECK(hp_multihash_rebalance(&d, 0, 1, &r) == -1);
 }
 
 /* HP_BENCH: throughput of the paper's configuration and its mean weighted error E (Eq. 1,

@@ -357,7 +357,7 @@ TEST(variant_axis)
         hp_multihash_params d, r, want;
         hp_mhsim_grid_params(&g, i, &d);
         hp_mhsim_grid_params(&g, i + 1, &r);
-        ok &= d.acc_entries == 0 && hp_multihash_rebalance(&d, &want) == 0 && memcmp(&r, &want, sizeof r) == 0;
+        ok &= d.acc_entries == 0 && hp_multihash_rebalance(&d, 2, 1, &want) == 0 && memcmp(&r, &want, sizeof r) == 0;
         ok &= hp_multihash_area_bytes(&r) <= hp_multihash_area_bytes(&d) && r.total_counters > d.total_counters;
     }
     CHECK(ok);
@@ -365,7 +365,7 @@ TEST(variant_axis)
     CHECK(hp_mhsim_grid_check(&g, err, sizeof err) == -1 && strstr(err, "--acc"));
     g.acc.v[0] = 51, g.variant.n = 1, g.variant.v[0] = 0; /* ceil(1/0.02) = 50 */
     CHECK(hp_mhsim_grid_check(&g, err, sizeof err) == -1 && strstr(err, "at most"));
-    g.acc.n = 0, g.variant.v[0] = 2;
+    g.acc.n = 0, g.variant.v[0] = 3;
     CHECK(hp_mhsim_grid_check(&g, err, sizeof err) == -1 && strstr(err, "variant"));
 }
 

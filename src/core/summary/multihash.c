@@ -76,14 +76,22 @@ uint64_t hp_multihash_area_bytes(const hp_multihash_params *p)
     return (area_bits(p) + 7) / 8;
 }
 
-int hp_multihash_rebalance(const hp_multihash_params *design, hp_multihash_params *out)
+int hp_multihash_variant_divisors(int variant, uint32_t *acc_div, uint32_t *area_div)
+{
+    if (variant == HP_MH_VARIANT_REBALANCED) return *acc_div = 2, *area_div = 1, 0;
+    if (variant == HP_MH_VARIANT_HALF) return *acc_div = 4, *area_div = 2, 0;
+    return -1;
+}
+
+int hp_multihash_rebalance(const hp_multihash_params *design, uint32_t acc_div, uint32_t area_div, hp_multihash_params *out)
 {
     uint64_t budget = area_bits(design);
-    if (!budget) return -1;
+    if (!budget || !acc_div || !area_div) return -1;
+    budget /= area_div;
     hp_multihash_params q = *design;
     q.acc_entries = 0;
     uint32_t full = hp_multihash_acc_entries(&q);
-    q.acc_entries = (full + 1) / 2;
+    q.acc_entries = (full + acc_div - 1) / acc_div;
     uint64_t acc_bits = q.acc_entries * acc_entry_bits(&q);
     if (acc_bits >= budget) return -1;
     uint64_t z = (budget - acc_bits) / q.counter_bits;

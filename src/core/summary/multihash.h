@@ -72,12 +72,16 @@ uint64_t hp_multihash_threshold_count(const hp_multihash_params *p); /* T */
 uint32_t hp_multihash_acc_entries(const hp_multihash_params *p);     /* ceil(1/t), or acc_entries */
 uint64_t hp_multihash_area_bytes(const hp_multihash_params *p);      /* the paper's hardware area */
 size_t hp_multihash_bytes(const hp_multihash_params *p);             /* memory this model needs */
-/* The "rebalanced" variant of a design (docs/intervals.md): the same n, bits, t, L and policies;
- * an accumulator of A = ceil(ceil(1/t) / 2) entries (real intervals hold far fewer candidates
- * than 1/t: Figure 5), and the bits saved spent on counters: Z = the largest multiple of n with
- * Z * bits + A * entry bits <= the design's own area in bits. Never larger than the design.
- * 0, or -1 (invalid design, or no room for n counters). */
-int hp_multihash_rebalance(const hp_multihash_params *design, hp_multihash_params *out);
+/* The rebalanced variants of a design (docs/intervals.md): the same n, bits, t, L and policies;
+ * an accumulator of A = ceil(ceil(1/t) / acc_div) entries (real intervals hold far fewer
+ * candidates than 1/t: Figure 5), and counters filling the rest of 1/area_div of the design's
+ * area: Z = the largest multiple of n with Z * bits + A * entry bits <= area bits / area_div.
+ * "rebalanced" is (2, 1): same area; "half" is (4, 2): half the area. Never larger than
+ * area / area_div. 0, or -1 (invalid design or divisors, or no room for n counters). */
+int hp_multihash_rebalance(const hp_multihash_params *design, uint32_t acc_div, uint32_t area_div, hp_multihash_params *out);
+enum { HP_MH_VARIANT_PAPER = 0, HP_MH_VARIANT_REBALANCED = 1, HP_MH_VARIANT_HALF = 2 };
+/* The divisors of a named variant (HP_MH_VARIANT_*): 0, or -1 for an unknown one. */
+int hp_multihash_variant_divisors(int variant, uint32_t *acc_div, uint32_t *area_div);
 
 hp_multihash *hp_multihash_init(void *mem, size_t budget, const hp_multihash_params *p);
 /* Feeds one event; returns 1 when it completed an interval (a new report is ready), else 0. */
