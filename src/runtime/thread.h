@@ -22,6 +22,8 @@
  *                   in windows (ctl/bursts.c)
  *       xray        methods (sampled calls with HP_XRAY_BURSTS, every call with HP_XRAY_ALL)
  *       subpath     osp (pt/subpath.h), reached from the block hook when blockflags has HP_BLOCK_OSP
+ *       timer       timer (ctl/timer.h: the thread's CPU-time timer, stack samples), interp
+ *                   (ctl/interp.h: value hot-lists); both written only by this thread's signal handlers
  *
  * Invariants:
  *   - Only the owning thread writes its hp_thread, its tables and its counts. Other threads (the
@@ -125,6 +127,8 @@ typedef struct hp_thread {
     struct hp_iv_state *iv[2];  /* interval profiles (pt/intervals.c): value, edges; NULL until used */
     uint32_t iv_failed;         /* bit per stream: its state could not be mapped */
     uint32_t iv_busy;           /* inside hp_rt_iv_add: a signal handler's tuples are dropped */
+    struct hp_timer_thread *timer;   /* --mode timer: this thread's timer and stack samples (ctl/timer.h) */
+    struct hp_interp_thread *interp; /* --values L/K: the interpreter's state and value hot-lists (ctl/interp.h) */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
     /* recycling (thread.c): none of these is read by a hook */

@@ -186,10 +186,12 @@ TEST(each_type_prints_its_own_table_and_member)
 {
     static const char *const heads[HP_PT_COUNT] = {"Hot methods", "Hot call pairs", "Hot blocks", "Hot edges",
                                                    "Hot data streams", "Hot subpaths",
-                                                   NULL /* intervals: nothing without sections */};
+                                                   NULL /* intervals: nothing without sections */,
+                                                   NULL /* samples */, NULL /* values */};
     static const char *const members[HP_PT_COUNT] = {"  \"methods\": [", "  \"call_pairs\": [", "  \"blocks\": [",
                                                      "  \"edges\": [", "  \"datastream\": {",
-                                                     "  \"subpaths\": {", "  \"intervals\": ["};
+                                                     "  \"subpaths\": {", "  \"intervals\": [",
+                                                     "  \"samples\": [", "  \"values\": ["};
     hp_profile *p = small_profile();
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);

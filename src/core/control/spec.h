@@ -50,7 +50,7 @@
 
 /* ---- scalar settings: each returns 0 and sets *out, or -1 with one sentence in err ---- */
 
-enum hp_run_mode { HP_RUN_EXHAUSTIVE = 0, HP_RUN_OFF = 1, HP_RUN_BURSTY = 2 };
+enum hp_run_mode { HP_RUN_EXHAUSTIVE = 0, HP_RUN_OFF = 1, HP_RUN_BURSTY = 2, HP_RUN_TIMER = 3 };
 enum hp_bursts_mode { HP_BURSTS_AUTO = 0, HP_BURSTS_LIVE = 1, HP_BURSTS_PATCH = 2 };
 
 /* An unsigned number in [lo, hi]: decimal, or hex with 0x; no sign, no spaces, no overflow. */

@@ -112,6 +112,47 @@ void hp_fmt_get_subpath(const uint8_t *in, hp_rec_subpath *r)
     r->nblocks = hp_get_u32(&b);
 }
 
+void hp_fmt_put_stack(uint8_t *out, const hp_rec_stack *r)
+{
+    hp_wbuf w = hp_wbuf_make(out, HP_REC_STACK_FIXED);
+    hp_put_u64(&w, r->count);
+    hp_put_u64(&w, r->tos);
+    hp_put_u32(&w, (uint32_t)r->depth | (uint32_t)r->flags << 16);
+    hp_put_u32(&w, 0);
+}
+
+void hp_fmt_get_stack(const uint8_t *in, hp_rec_stack *r)
+{
+    hp_rbuf b = hp_rbuf_make(in, HP_REC_STACK_FIXED);
+    r->count = hp_get_u64(&b);
+    r->tos = hp_get_u64(&b);
+    uint32_t df = hp_get_u32(&b);
+    r->depth = (uint16_t)(df & 0xffffu);
+    r->flags = (uint16_t)(df >> 16);
+}
+
+void hp_fmt_put_value(uint8_t *out, const hp_rec_value *r)
+{
+    hp_wbuf w = hp_wbuf_make(out, HP_REC_VALUE_FIXED);
+    hp_put_u64(&w, r->pc);
+    hp_put_u64(&w, r->captures);
+    hp_put_u64(&w, f64_bits(r->tau));
+    hp_put_u32(&w, (uint32_t)r->kind | (uint32_t)r->operand << 8 | (uint32_t)r->nvalues << 16);
+    hp_put_u32(&w, 0);
+}
+
+void hp_fmt_get_value(const uint8_t *in, hp_rec_value *r)
+{
+    hp_rbuf b = hp_rbuf_make(in, HP_REC_VALUE_FIXED);
+    r->pc = hp_get_u64(&b);
+    r->captures = hp_get_u64(&b);
+    r->tau = f64_from(hp_get_u64(&b));
+    uint32_t k = hp_get_u32(&b);
+    r->kind = (uint8_t)(k & 0xffu);
+    r->operand = (uint8_t)(k >> 8 & 0xffu);
+    r->nvalues = (uint16_t)(k >> 16);
+}
+
 const char *hp_fmt_parse_file_header(const uint8_t *in, size_t len, hp_fmt_file_info *out)
 {
     if (len < HP_FMT_FILE_HEADER_SIZE) return "file is too short to be a hotprof profile";
@@ -149,6 +190,6 @@ const char *hp_section_type_name(uint32_t type)
 {
     static const char *const names[] = {"?",      "info",    "modules", "funcs",   "callpairs", "blockmap",
                                         "blocks", "edges",   "summary", "thread",  "group_end", "subpaths",
-                                        "intervals"};
+                                        "intervals", "stacks", "values"};
     return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }

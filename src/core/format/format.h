@@ -44,6 +44,8 @@ enum hp_section_type {
     HP_SEC_GROUP_END = 10, /* u64 group sequence, u64 flags (HP_GROUP_*), i64 exit status */
     HP_SEC_SUBPATHS = 11,  /* hp_rec_subpath records (variable size): the process's subpath list */
     HP_SEC_INTERVALS = 12, /* one thread's interval timeline of one stream (docs/format.md, core/format/ivsec.h) */
+    HP_SEC_STACKS = 13,    /* hp_rec_stack records (variable size): one thread's timer stack samples */
+    HP_SEC_VALUES = 14,    /* hp_rec_value records (variable size): one thread's value hot-lists */
 };
 
 /* The profile type (first u32 of a SUMMARY payload): what the serialized summary after the 8-byte
@@ -85,6 +87,50 @@ typedef struct hp_rec_subpath {
     uint32_t nblocks;  /* guard ids that follow the fixed part */
 } hp_rec_subpath;
 
+/* One distinct stack of timer samples (--mode timer). Encoded: u64 count, u64 tos, u16 depth,
+ * u16 flags, u32 reserved (0), then depth u64 pcs: pcs[0] is the interrupted pc, pcs[1..] the
+ * return addresses found by unwinding, innermost first. tos is the word at the top of the stack at
+ * the interrupt (DCPI's other return-address candidate; 0 if unreadable). */
+typedef struct hp_rec_stack {
+    uint64_t count;    /* samples with exactly this stack (and tos) */
+    uint64_t tos;
+    uint16_t depth;    /* pcs that follow, 1..HP_STACK_MAX_DEPTH */
+    uint16_t flags;    /* HP_STACK_* */
+} hp_rec_stack;
+#define HP_REC_STACK_FIXED 24u
+#define HP_STACK_MAX_DEPTH 256u
+#define HP_STACK_TRUNCATED 1u   /* the unwind stopped at the depth cap */
+#define HP_STACK_UNWIND_FAIL 2u /* the unwinder failed below pcs[depth-1] (not the outermost frame) */
+
+/* One instruction operand's value hot-list (value sampling, --values L/K): a Gibbons-Matias concise
+ * sample (N entries, threshold tau: each capture was kept with probability 1/tau, so a value's
+ * estimated captures = count x tau). Encoded: u64 pc, u64 captures, f64 tau, u8 kind, u8 operand,
+ * u16 nvalues, u32 reserved (0), then nvalues x (u64 value, u64 count), highest count first. */
+typedef struct hp_rec_value {
+    uint64_t pc;       /* the instruction */
+    uint64_t captures; /* times this (pc, kind, operand) was captured (every capture, kept or not) */
+    double tau;        /* the concise sample's threshold (>= 1) */
+    uint8_t kind;      /* HP_VK_* */
+    uint8_t operand;   /* kind REG: the register (HP_VREG_*); memory kinds: the operand's index */
+    uint16_t nvalues;
+} hp_rec_value;
+#define HP_REC_VALUE_FIXED 32u
+#define HP_REC_VALUE_ENTRY 16u
+#define HP_VALUE_MAX_ENTRIES 64u
+enum hp_value_kind {
+    HP_VK_REG = 1,     /* value written to a destination register (operand = HP_VREG_*) */
+    HP_VK_ADDR = 2,    /* effective address of a memory operand */
+    HP_VK_LOAD = 3,    /* value loaded from a memory operand (up to 8 bytes, zero-extended) */
+    HP_VK_STORE = 4,   /* value stored to a memory operand */
+    HP_VK_FLAGS = 5,   /* rflags after the instruction (arithmetic flags only) */
+    HP_VK_RETADDR = 6, /* the return-address context (the current function's return address) */
+    HP_VK_XMM = 7,     /* low 64 bits written to an xmm register (operand = 0..15) */
+};
+/* Register numbers of HP_VK_REG (x86-64 encoding order). */
+enum hp_vreg { HP_VREG_RAX, HP_VREG_RCX, HP_VREG_RDX, HP_VREG_RBX, HP_VREG_RSP, HP_VREG_RBP, HP_VREG_RSI,
+               HP_VREG_RDI, HP_VREG_R8, HP_VREG_R9, HP_VREG_R10, HP_VREG_R11, HP_VREG_R12, HP_VREG_R13,
+               HP_VREG_R14, HP_VREG_R15, HP_VREG_COUNT };
+
 #define HP_REC_FUNC_SIZE 24u
 #define HP_REC_CALLPAIR_SIZE 24u
 #define HP_REC_BLOCK_SIZE 16u
@@ -111,6 +157,11 @@ void hp_fmt_get_edge(const uint8_t *in, hp_rec_edge *r);
 /* The fixed part only (HP_REC_SUBPATH_FIXED bytes); the guard ids follow as u32 LE. */
 void hp_fmt_put_subpath(uint8_t *out, const hp_rec_subpath *r);
 void hp_fmt_get_subpath(const uint8_t *in, hp_rec_subpath *r);
+/* Fixed parts only; the pcs (u64 LE) / the (value, count) pairs (u64, u64 LE) follow. */
+void hp_fmt_put_stack(uint8_t *out, const hp_rec_stack *r);
+void hp_fmt_get_stack(const uint8_t *in, hp_rec_stack *r);
+void hp_fmt_put_value(uint8_t *out, const hp_rec_value *r);
+void hp_fmt_get_value(const uint8_t *in, hp_rec_value *r);
 
 typedef struct hp_fmt_file_info { uint16_t major, minor; uint64_t seed; uint32_t flags; } hp_fmt_file_info;
 typedef struct hp_fmt_section { uint32_t type; uint64_t length; uint32_t payload_crc; } hp_fmt_section;

@@ -36,6 +36,7 @@
 #define HP_MODE_BURSTY "bursty"
 #define HP_MODE_PATCH "patch"
 #define HP_MODE_XRAY "xray"
+#define HP_MODE_TIMER "timer" /* --mode timer: timer interrupts in an unmodified program (LD_PRELOAD) */
 
 /* ---- sampling configuration (file INFO and every group INFO in bursty modes) ---- */
 #define HP_INFO_SAMPLE_PREFIX "sample."
@@ -96,5 +97,25 @@
 #define HP_INFO_MERGE_INPUTS "merge.inputs"
 #define HP_INFO_MERGE_INPUT_PREFIX "merge.input."
 #define HP_INFO_MERGE_PREFIX "merge."
+
+/* ---- timer mode (--mode timer): group INFO, written by ctl/timer.c and ctl/interp.c ---- */
+#define HP_INFO_TIMER_FREQ "timer.freq"             /* interrupts per second of thread CPU time */
+#define HP_INFO_TIMER_SIGNAL "timer.signal"         /* the signal number in use at the end (after moves) */
+#define HP_INFO_TIMER_MOVES "timer.signal_moves"    /* times the signal moved because the program took it */
+#define HP_INFO_TIMER_UNWINDER "timer.unwinder"     /* "libunwind" or another name: how stacks were taken */
+#define HP_INFO_TIMER_DEPTH "timer.depth"           /* the stack depth cap */
+#define HP_INFO_TIMER_SAMPLES "timer.samples"       /* interrupts handled, all threads */
+#define HP_INFO_TIMER_DROPPED "timer.dropped"       /* samples not kept (a thread's stack table full) */
+#define HP_INFO_TIMER_HANDLER_NS "timer.handler_ns" /* ns spent in our handlers (sampling + interpreting) */
+#define HP_INFO_TIMER_CPU_NS "timer.cpu_ns"         /* the process's CPU time at the write (all threads) */
+#define HP_INFO_VALUES "values"                     /* values=L/K (absent: PC samples only) */
+#define HP_INFO_VALUES_ENGINE "values.engine"       /* "ool" (out-of-line) or "tf" (trap flag) */
+#define HP_INFO_VALUES_RUNS "values.runs"           /* interpretations started */
+#define HP_INFO_VALUES_INSNS "values.insns"         /* instructions interpreted */
+#define HP_INFO_VALUES_NS "values.ns"               /* ns spent interpreting (part of timer.handler_ns) */
+#define HP_INFO_VALUES_STOP "values.stop"           /* values.stop.<reason>=N: interpretations ended early;
+                                                     * reasons: syscall fault atomic unsupported signal
+                                                     * (see docs/value-sampling.md) */
+#define HP_INFO_VALUES_SKIP "values.debias"         /* values.debias=N: 0, or max random steps before capture */
 
 #endif

@@ -21,6 +21,8 @@ enum hp_ptype_id {
     HP_PT_DATASTREAM = 4, /* hot data streams: a detector per thread (SUMMARY datastream) */
     HP_PT_SUBPATH = 5,    /* hot subpaths (OSP): block sequences from any block (SUBPATHS) */
     HP_PT_INTERVALS = 6,  /* interval multi-hash profiles of the value and edges streams (INTERVALS) */
+    HP_PT_SAMPLES = 7,    /* timer PC and stack samples (STACKS): --mode timer */
+    HP_PT_VALUE = 8,      /* per-(pc, value kind) hot-lists of interpreted instructions (VALUES) */
     HP_PT_COUNT
 };
 

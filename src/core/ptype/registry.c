@@ -5,7 +5,7 @@
 #include <string.h>
 
 extern const hp_ptype hp_ptype_methods, hp_ptype_callpairs, hp_ptype_blocks, hp_ptype_edges, hp_ptype_datastream,
-    hp_ptype_subpath, hp_ptype_intervals;
+    hp_ptype_subpath, hp_ptype_intervals, hp_ptype_samples, hp_ptype_value;
 
 const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_METHODS] = &hp_ptype_methods,
@@ -15,6 +15,8 @@ const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_DATASTREAM] = &hp_ptype_datastream,
     [HP_PT_SUBPATH] = &hp_ptype_subpath,
     [HP_PT_INTERVALS] = &hp_ptype_intervals,
+    [HP_PT_SAMPLES] = &hp_ptype_samples,
+    [HP_PT_VALUE] = &hp_ptype_value,
     [HP_PT_COUNT] = NULL,
 };
 

@@ -1,0 +1,6 @@
+/* value.c — how the runtime writes the value profile type. SKELETON: writes nothing yet (the
+ * value-sampling branch fills it in). */
+#include "runtime/pt/pt.h"
+#include "core/ptype/ptype.h"
+
+const hp_pt hp_pt_value = {.ptype = HP_PT_VALUE};
