@@ -18,7 +18,9 @@
 
 struct hp_thread;
 
-enum hp_interp_engine { HP_ENGINE_OOL = 0, HP_ENGINE_TF = 1 };
+/* HP_ENGINE_CHECK (test-only): the trap-flag engine that also runs each instruction out of line
+ * on a copy first and counts differences (values.check.*; docs/value-sampling.md). */
+enum hp_interp_engine { HP_ENGINE_OOL = 0, HP_ENGINE_TF = 1, HP_ENGINE_CHECK = 2 };
 
 typedef struct hp_interp_config {
     uint32_t length;  /* L: instructions interpreted per interpretation (1..64) */
