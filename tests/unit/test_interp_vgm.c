@@ -1,7 +1,9 @@
 /* test_interp_vgm.c — the value hot-list (core/summary/value_gm.h) against exhaustive counts:
- * exact while it never overflows; with a skewed stream (one value 90%, one 5%, a long tail) the
- * estimated shares (count * tau / captures) of the top values are within 3 points of the truth,
- * over several seeds; at most 16 entries; sorted highest first. */
+ * exact while it never overflows; with a skewed stream (one value 90%, one 5%, a 5% tail of 5000
+ * values) the estimated shares (count * tau / captures) of the top values are within 10 points of
+ * the truth for each of 16 seeds (tau reaches ~150-250 after 50000 captures: one estimate's
+ * relative error is ~6%) and their mean over the seeds within 2 points (unbiased); at most 16
+ * entries; sorted highest first. */
 #include "core/summary/value_gm.h"
 #include "test.h"
 
@@ -22,7 +24,8 @@ TEST(exact_while_small)
 
 TEST(skewed_shares)
 {
-    for (uint64_t seed = 1; seed <= 8; seed++) {
+    double sum7 = 0, sum9 = 0, true7 = 0, true9 = 0;
+    for (uint64_t seed = 1; seed <= 16; seed++) {
         hp_vgm g;
         hp_vgm_init(&g, seed);
         uint64_t s = seed * 77, n7 = 0, n9 = 0, total = 50000;
@@ -40,10 +43,13 @@ TEST(skewed_shares)
         CHECK_EQ_U64(out[0].value, 7);
         CHECK_EQ_U64(out[1].value, 9);
         double s7 = out[0].count * g.tau / (double)g.captures, s9 = out[1].count * g.tau / (double)g.captures;
-        CHECK_NEAR(s7, (double)n7 / total, 0.03);
-        CHECK_NEAR(s9, (double)n9 / total, 0.03);
+        CHECK_NEAR(s7, (double)n7 / total, 0.10);
+        CHECK_NEAR(s9, (double)n9 / total, 0.10);
         for (uint32_t i = 1; i < n; i++) CHECK(out[i - 1].count >= out[i].count);
+        sum7 += s7, sum9 += s9, true7 += (double)n7 / total, true9 += (double)n9 / total;
     }
+    CHECK_NEAR(sum7 / 16, true7 / 16, 0.02);
+    CHECK_NEAR(sum9 / 16, true9 / 16, 0.02);
 }
 
 int main(void)
