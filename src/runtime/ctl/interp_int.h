@@ -97,11 +97,15 @@ typedef struct hp_interp_thread {
     uint64_t vslots_used, vdropped;
     hp_vslot *vslots;    /* HP_VSLOTS */
     /* TF engine: steps left, whether capturing, the instruction being stepped and its pre-state */
-    uint32_t tf_left, tf_skip, tf_active, tf_check;
+    uint32_t tf_left, tf_skip, tf_active, tf_n;
     hp_dinsn tf_insn;
     hp_gregs tf_pre;
-    uint64_t tf_load[2];
-    uint64_t tf_t0;
+    uint64_t tf_ea[2];
+    /* check engine: the out-of-line result of the instruction being stepped */
+    uint32_t ck_valid, ck_nrange;
+    hp_gregs ck_post;
+    uint8_t ck_xmm[256];
+    struct { uint64_t addr; uint32_t len, pad; uint8_t after[64]; } ck_range[3];
     /* OOL run state: the interrupted context's fxsave image, whether data->fx holds it */
     uint8_t *fx_uc;
     uint32_t fx_loaded, pad_;
