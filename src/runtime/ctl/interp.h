@@ -17,6 +17,7 @@
 #include <ucontext.h>
 
 struct hp_thread;
+struct hp_rec_value;
 
 /* HP_ENGINE_CHECK (test-only): the trap-flag engine that also runs each instruction out of line
  * on a copy first and counts differences (values.check.*; docs/value-sampling.md). */
@@ -45,5 +46,11 @@ void hp_interp_on_sample(struct hp_thread *t, ucontext_t *uc);
 size_t hp_interp_info(char *out, size_t cap);
 /* ns this process spent interpreting so far (all threads), for timer.handler_ns. */
 uint64_t hp_interp_ns(void);
+/* For pt/value.c (the writer; any thread, a fatal-signal handler too): each of it's hot-lists,
+ * as its VALUES record fixed part r and r->nvalues (value, count) pairs, highest count first.
+ * Reads the owner's table without stopping it (a list being updated reads approximately).
+ * Async-signal-safe. Returns the number of lists. */
+typedef void hp_interp_value_fn(void *arg, const struct hp_rec_value *r, const uint64_t *pairs);
+uint32_t hp_interp_each_value(const struct hp_interp_thread *it, hp_interp_value_fn *fn, void *arg);
 
 #endif

@@ -41,3 +41,24 @@ void hp_vals_capture_regs(hp_interp_thread *it, const hp_dinsn *d, const hp_greg
         }
     }
 }
+
+uint32_t hp_interp_each_value(const struct hp_interp_thread *it, hp_interp_value_fn *fn, void *arg)
+{
+    uint32_t lists = 0;
+    if (!it || !it->vslots) return 0;
+    for (uint32_t i = 0; i < HP_VSLOTS; i++) {
+        const hp_vslot *s = &it->vslots[i];
+        uint64_t pc = __atomic_load_n(&s->pc, __ATOMIC_ACQUIRE);
+        if (!pc) continue;
+        hp_vgm gm = s->gm;
+        if (gm.n > HP_VGM_N) gm.n = HP_VGM_N; /* a list caught mid-update */
+        hp_vgm_entry e[HP_VGM_N];
+        uint32_t n = hp_vgm_sorted(&gm, e);
+        uint64_t pairs[2 * HP_VGM_N];
+        for (uint32_t j = 0; j < n; j++) pairs[2 * j] = e[j].value, pairs[2 * j + 1] = e[j].count;
+        hp_rec_value r = {pc, gm.captures, gm.tau < 1.0 ? 1.0 : gm.tau, s->kind, s->operand, (uint16_t)n};
+        fn(arg, &r, pairs);
+        lists++;
+    }
+    return lists;
+}
