@@ -5,8 +5,9 @@
  * and arms ITIMER_PROF at hz with a SIGPROF handler (SA_ONSTACK, on a 64 KiB altstack) that calls
  * hp_interp_on_sample on every K-th interrupt. A destructor stops the timer and writes to
  * HP_INTERP_OUT: the INFO lines ("I key=value"), then one line per hot-list
- * ("V pc kind operand captures tau n value:count ..." highest count first). Nothing goes to the
- * program's stdout. Single-threaded programs only (ITIMER_PROF is per process).
+ * ("V pc kind operand captures tau n value:count ...", numbers in decimal, highest count first). Nothing goes to the
+ * program's stdout. Only the main thread is interpreted (ITIMER_PROF is per process: an interrupt
+ * that lands on another thread is ignored).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -28,7 +29,7 @@ static void on_prof(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
     (void)si;
-    if (++harness_tick % harness_every == 0) hp_interp_on_sample(&harness_thread, ucv);
+    if (hp_tls == &harness_thread && ++harness_tick % harness_every == 0) hp_interp_on_sample(&harness_thread, ucv);
 }
 
 __attribute__((constructor)) static void harness_start(void)
@@ -81,9 +82,9 @@ __attribute__((destructor)) static void harness_stop(void)
         if (!s->pc) continue;
         hp_vgm_entry e[HP_VGM_N];
         uint32_t n = hp_vgm_sorted(&s->gm, e);
-        fprintf(f, "V %#llx %u %u %llu %.4f %u", (unsigned long long)s->pc, s->kind, s->operand,
+        fprintf(f, "V %llu %u %u %llu %.4f %u", (unsigned long long)s->pc, s->kind, s->operand,
                 (unsigned long long)s->gm.captures, s->gm.tau, n);
-        for (uint32_t j = 0; j < n; j++) fprintf(f, " %#llx:%llu", (unsigned long long)e[j].value, (unsigned long long)e[j].count);
+        for (uint32_t j = 0; j < n; j++) fprintf(f, " %llu:%llu", (unsigned long long)e[j].value, (unsigned long long)e[j].count);
         fprintf(f, "\n");
     }
     fclose(f);
