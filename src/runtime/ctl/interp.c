@@ -22,7 +22,7 @@
 #include "core/format/format.h"
 #include "core/format/info_keys.h"
 
-const char *const hp_stop_names[HP_STOP_COUNT] = {"none", "syscall", "fault", "atomic", "unsupported", "signal", "decode"};
+static const char *const hp_stop_names[HP_STOP_COUNT] = {"none", "syscall", "fault", "atomic", "unsupported", "signal", "decode"};
 
 static struct {
     hp_interp_config cfg;

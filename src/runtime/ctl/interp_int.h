@@ -6,7 +6,7 @@
  *     (RWX) holding the stub and the instruction slot, and a data page holding the guest and host
  *     register files and the guest's fxsave image;
  *   - hp_interp_thread: all of one thread's interpreter state (mmap'd once, never freed);
- *   - the stop reasons and the process-wide counters (interp.c, file-static there).
+ *   - the stop reasons (their INFO names and the process-wide counters are file-static in interp.c).
  * Invariants: only the owning thread touches its hp_interp_thread, from its signal handlers or at
  * its setup; nothing here allocates after setup (Capstone's allocator is a bump allocator over
  * memory mapped at hp_interp_start).
@@ -23,7 +23,6 @@
 /* Why an interpretation ended before L instructions (values.stop.<name>). */
 enum hp_stop { HP_STOP_NONE, HP_STOP_SYSCALL, HP_STOP_FAULT, HP_STOP_ATOMIC, HP_STOP_UNSUPPORTED,
                HP_STOP_SIGNAL, HP_STOP_DECODE, HP_STOP_COUNT };
-extern const char *const hp_stop_names[HP_STOP_COUNT];
 
 /* What the engine does with an instruction. */
 enum hp_dkind { HP_DK_PLAIN, HP_DK_JMP, HP_DK_JCC, HP_DK_CALL, HP_DK_RET, HP_DK_STOP };
