@@ -10,8 +10,8 @@
  * would expose TF (pushf, popf, syscall) stop the run before they execute.
  *
  * Check: the TF engine that, before each real step, executes the same instruction out of line on
- * a copy of the registers, saving and restoring the bytes it writes (its memory operands and the
- * 16 bytes below rsp that push and call write), and after the real step compares registers, rip,
+ * a copy of the registers, saving and restoring the bytes it may write (every memory operand and
+ * the 16 bytes below rsp that push and call write), and after the real step compares registers, rip,
  * arithmetic flags, xmm registers and the written bytes. Counts values.check.insns and
  * values.check.mismatch, and keeps the first HP_CHECK_KEEP mismatches (pc, what) for INFO.
  * File-static state: the program's previous SIGTRAP action; the check counters and first
@@ -90,15 +90,20 @@ static void check_prepare(hp_interp_thread *it, const hp_dinsn *d, ucontext_t *u
     it->fx_loaded = 0;
     uint8_t saved[3][64];
     uint32_t n = 0;
-    for (int i = 0; i < d->nmem; i++)
-        if (d->mem[i].access & 2) it->ck_range[n++] = (typeof(it->ck_range[0])){it->tf_ea[i], d->mem[i].size > 64 ? 64 : d->mem[i].size, 0, {0}};
+    for (int i = 0; i < d->nmem; i++) /* every operand: Capstone's write flags are not complete */
+        if (d->mem[i].access) {
+            uint32_t len = d->mem[i].size ? d->mem[i].size : 8;
+            it->ck_range[n++] = (typeof(it->ck_range[0])){it->tf_ea[i], len > 64 ? 64 : len, 0, {0}};
+        }
     it->ck_range[n++] = (typeof(it->ck_range[0])){it->tf_pre.r[HP_VREG_RSP] - 16, 16, 0, {0}};
     for (uint32_t i = 0; i < n; i++)
         if (!hp_readable(it, it->ck_range[i].addr, it->ck_range[i].len)) return;
     for (uint32_t i = 0; i < n; i++) memcpy(saved[i], (void *)it->ck_range[i].addr, it->ck_range[i].len);
     int stop = hp_ool_step(it, 0);
     for (uint32_t i = 0; i < n; i++) memcpy(it->ck_range[i].after, (void *)it->ck_range[i].addr, it->ck_range[i].len);
-    for (uint32_t i = n; i-- > 0;) memcpy((void *)it->ck_range[i].addr, saved[i], it->ck_range[i].len);
+    for (uint32_t i = n; i-- > 0;) /* only bytes that changed: an operand may be read-only */
+        if (memcmp((void *)it->ck_range[i].addr, saved[i], it->ck_range[i].len) != 0)
+            memcpy((void *)it->ck_range[i].addr, saved[i], it->ck_range[i].len);
     if (stop) return;
     it->ck_post = o->g;
     if (it->fx_loaded) memcpy(it->ck_xmm, o->fx + 160, 256);
