@@ -8,6 +8,8 @@
 #     program print the same output with the same exit status with and without values 16/1 (ool);
 #   - the check engine (OOL on a copy against the real single step) finds zero mismatches on every
 #     workload, over more than 5000 checked instructions in all;
+#   - debias 16 (random 0..15 uncaptured steps first) leaves the output unchanged and steps more
+#     than L instructions per run on average;
 #   - a bad configuration (0/0) is refused with one clear message.
 . "$(dirname "$0")/lib.sh"
 RT="$ROOT/build/lib"
@@ -63,6 +65,11 @@ for w in compress:2000 fft:200 gametree:"9 4" heapsort:300000 interp:8 lexgen:15
     total=$((total + ${ci:-0}))
 done
 check "interp_check_many_instructions ($total)" test "$total" -gt 5000
+
+got=$(HP_INTERP="8/2 ool 16 1000" HP_INTERP_OUT="$T/kv.debias" "$T/kv.h" 60)
+check_eq interp_debias_output_unchanged "$got" "$("$T/kv" 60)"
+check_eq interp_debias_in_info "$(sed -n 's/^I values.debias=//p' "$T/kv.debias")" 16
+check "interp_debias_steps_counted" awk -F= '/^I values.runs=/ { r = $2 } /^I values.insns=/ { i = $2 } END { exit !(r > 0 && i > 8 * r) }' "$T/kv.debias"
 
 HP_INTERP="0/0" "$T/kv.h" 1 >"$T/bad.out" 2>"$T/bad.err"; rc=$?
 check "interp_bad_config_refused" test "$rc" -ne 0

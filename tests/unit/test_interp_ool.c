@@ -4,8 +4,10 @@
  * natively gives; the hot-lists hold the values written (rax = 7, the RIP-relative load, the call's
  * return value, xmm0 = 2.0); interpreting part of it and then the rest gives the same state; a
  * syscall stops the run (values.stop.syscall) without executing it; pt/value.c writes the lists
- * as a VALUES section that decodes back (format.h). */
+ * as a VALUES section that decodes back (format.h); with the tf engine, a SIGTRAP that is not a
+ * single step of ours (raise) reaches the handler the program had installed before, every time. */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <string.h>
 #include <ucontext.h>
 #include "runtime/ctl/interp_int.h"
@@ -162,10 +164,27 @@ TEST(values_section)
     CHECK_EQ_U64(found_xmm, 1);
 }
 
+static volatile int own_traps;
+static void own_trap(int sig) { (void)sig; own_traps++; }
+
+TEST(tf_chains_foreign_trap)
+{
+    signal(SIGTRAP, own_trap);
+    hp_interp_config c = {4, 1, HP_ENGINE_TF, 0, 1};
+    char err[200];
+    REQUIRE(hp_interp_start(&c, err, sizeof err) == 0);
+    REQUIRE(hp_interp_start(&c, err, sizeof err) == 0); /* a second start must not chain to itself */
+    hp_tls = &th;
+    for (int i = 0; i < 3; i++) raise(SIGTRAP);
+    CHECK_EQ_U64(own_traps, 3);
+    hp_tls = NULL;
+}
+
 int main(void)
 {
     RUN(whole_sequence);
     RUN(split_run_same_state);
     RUN(values_section);
+    RUN(tf_chains_foreign_trap);
     return test_main_end();
 }

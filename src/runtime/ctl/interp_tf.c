@@ -31,6 +31,7 @@
 
 static struct {
     struct sigaction old;
+    int installed;
     uint64_t insns, mismatch, nfirst;
     uint64_t first_pc[HP_CHECK_KEEP];
     uint32_t first_what[HP_CHECK_KEEP];
@@ -40,6 +41,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv);
 
 int hp_tf_install(char *err, size_t errlen)
 {
+    if (tf.installed) return 0; /* once: a second install would chain to ourselves */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trap;
@@ -53,6 +55,7 @@ int hp_tf_install(char *err, size_t errlen)
         snprintf(err, errlen, "value sampling: cannot install the SIGTRAP handler of the tf engine");
         return -1;
     }
+    tf.installed = 1;
     return 0;
 }
 
