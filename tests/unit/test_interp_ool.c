@@ -4,7 +4,7 @@
  * natively gives; the hot-lists hold the values written (rax = 7, the RIP-relative load, the call's
  * return value, xmm0 = 2.0); interpreting part of it and then the rest gives the same state; a
  * syscall stops the run (values.stop.syscall) without executing it; pt/value.c writes the lists
- * as a VALUES section that decodes back (format.h); with the tf engine, a SIGTRAP that is not a
+ * as a VALUES section that decodes back (format.h), and nothing after a rebind that clears; with the tf engine, a SIGTRAP that is not a
  * single step of ours (raise) reaches the handler the program had installed before, every time. */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -162,6 +162,11 @@ TEST(values_section)
     CHECK_EQ_U64(at, sec_len);
     CHECK(recs >= 10);
     CHECK_EQ_U64(found_xmm, 1);
+    hp_interp_thread_rebind(th.interp, 1); /* a recycled state starts empty: no section */
+    sec_type = 0;
+    hp_pt_value.write_thread(&th, &o);
+    CHECK_EQ_U64(sec_type, 0);
+    CHECK_EQ_U64(hp_pt_value.thread_events(&th), 0);
 }
 
 static volatile int own_traps;

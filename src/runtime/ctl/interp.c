@@ -65,6 +65,17 @@ HP_NOINST struct hp_interp_thread *hp_interp_thread_new(void)
     return it;
 }
 
+HP_NOINST void hp_interp_thread_rebind(struct hp_interp_thread *it, int clear)
+{
+    if (!it) return;
+    syscall(SYS_arch_prctl, ARCH_GET_FS, &it->fsbase);
+    it->tf_active = 0;
+    if (!clear) return;
+    for (uint32_t i = 0; i < HP_VSLOTS; i++) __atomic_store_n(&it->vslots[i].pc, 0, __ATOMIC_RELEASE);
+    it->vslots_used = 0;
+    it->vdropped = 0;
+}
+
 static const int uc_reg[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
                                REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
 #define TF_BIT 0x100u

@@ -37,6 +37,10 @@ int hp_interp_start(const hp_interp_config *c, char *err, size_t errlen);
 /* The calling thread's interpreter state (mmap'd; NULL on failure: that thread only samples PCs).
  * Called by ctl/timer.c when it sets up a thread, outside any signal handler. */
 struct hp_interp_thread *hp_interp_thread_new(void);
+/* A state handed to another thread (thread.c recycles exited threads' states): call from the new
+ * thread, outside any handler. Re-reads the thread's fs base (fs-relative addresses); clear = 1
+ * also empties its hot-lists (after the writer has written them for the old thread). */
+void hp_interp_thread_rebind(struct hp_interp_thread *it, int clear);
 /* From the timer's signal handler, on an interrupt that should be interpreted (the K-th): interpret
  * from uc's context. May modify uc (the TF engine sets the trap flag; the OOL engine leaves the
  * program's state exactly as it was, or advanced exactly as the CPU would have advanced it). */
