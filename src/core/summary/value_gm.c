@@ -14,11 +14,11 @@ static uint64_t vgm_next(uint64_t *s)
 /* Uniform in [0, 1). */
 static double vgm_unit(uint64_t *s) { return (double)(vgm_next(s) >> 11) * (1.0 / 9007199254740992.0); }
 
-/* binomial(count, p): one Bernoulli trial per unit up to 256; above, count * p rounded up or down
+/* binomial(count, p): one Bernoulli trial per unit up to 32; above, count * p rounded up or down
  * at random (same mean, less variance: bounds the time a signal handler spends thinning). */
 static uint64_t vgm_thin(uint64_t count, double p, uint64_t *s)
 {
-    if (count > 256) return (uint64_t)((double)count * p + vgm_unit(s));
+    if (count > 32) return (uint64_t)((double)count * p + vgm_unit(s));
     uint64_t kept = 0;
     for (uint64_t i = 0; i < count; i++) kept += vgm_unit(s) < p;
     return kept;
