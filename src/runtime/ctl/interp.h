@@ -17,8 +17,11 @@
 #include <ucontext.h>
 
 struct hp_thread;
+struct hp_rec_value;
 
-enum hp_interp_engine { HP_ENGINE_OOL = 0, HP_ENGINE_TF = 1 };
+/* HP_ENGINE_CHECK (test-only): the trap-flag engine that also runs each instruction out of line
+ * on a copy first and counts differences (values.check.*; docs/value-sampling.md). */
+enum hp_interp_engine { HP_ENGINE_OOL = 0, HP_ENGINE_TF = 1, HP_ENGINE_CHECK = 2 };
 
 typedef struct hp_interp_config {
     uint32_t length;  /* L: instructions interpreted per interpretation (1..64) */
@@ -34,6 +37,10 @@ int hp_interp_start(const hp_interp_config *c, char *err, size_t errlen);
 /* The calling thread's interpreter state (mmap'd; NULL on failure: that thread only samples PCs).
  * Called by ctl/timer.c when it sets up a thread, outside any signal handler. */
 struct hp_interp_thread *hp_interp_thread_new(void);
+/* A state handed to another thread (thread.c recycles exited threads' states): call from the new
+ * thread, outside any handler. Re-reads the thread's fs base (fs-relative addresses); clear = 1
+ * also empties its hot-lists (after the writer has written them for the old thread). */
+void hp_interp_thread_rebind(struct hp_interp_thread *it, int clear);
 /* From the timer's signal handler, on an interrupt that should be interpreted (the K-th): interpret
  * from uc's context. May modify uc (the TF engine sets the trap flag; the OOL engine leaves the
  * program's state exactly as it was, or advanced exactly as the CPU would have advanced it). */
@@ -43,5 +50,11 @@ void hp_interp_on_sample(struct hp_thread *t, ucontext_t *uc);
 size_t hp_interp_info(char *out, size_t cap);
 /* ns this process spent interpreting so far (all threads), for timer.handler_ns. */
 uint64_t hp_interp_ns(void);
+/* For pt/value.c (the writer; any thread, a fatal-signal handler too): each of it's hot-lists,
+ * as its VALUES record fixed part r and r->nvalues (value, count) pairs, highest count first.
+ * Reads the owner's table without stopping it (a list being updated reads approximately).
+ * Async-signal-safe. Returns the number of lists. */
+typedef void hp_interp_value_fn(void *arg, const struct hp_rec_value *r, const uint64_t *pairs);
+uint32_t hp_interp_each_value(const struct hp_interp_thread *it, hp_interp_value_fn *fn, void *arg);
 
 #endif
