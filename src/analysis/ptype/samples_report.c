@@ -123,6 +123,7 @@ int hp_samples_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
     int oom;
     hp_sample_func *f = hp_samples_functions(p, s, &nf, &oom);
     if (oom) return -1;
+    if (!p->nstack_sections) return free(f), 0; /* not a timer profile: no table */
     fputc('\n', out);
     int rc = text_table(out, p, s, o, f, nf);
     if (!nf) fprintf(out, "  (no timer samples in this profile)\n");
@@ -166,9 +167,9 @@ int hp_samples_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
     return 0;
 }
 
+/* Always writes its members (report.c puts the comma before a type that has the hook). */
 int hp_samples_json_totals(FILE *out, const hp_profile *p)
 {
-    if (!p->nstacks && !p->nstack_sections) return 0;
     fprintf(out, "\"samples\": %" PRIu64 ", \"sampled_threads\": %zu, \"dropped\": %" PRIu64, hp_samples_total(p),
             p->nstack_sections, dropped(p));
     return 1;

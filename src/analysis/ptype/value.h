@@ -12,7 +12,7 @@
 const char *hp_value_kind_name(uint8_t kind);
 /* The operand as shown: "rax".."r15" (REG), "xmm0".."xmm15" (XMM), "mem0" (memory kinds), "" else. */
 void hp_value_operand_name(uint8_t kind, uint8_t operand, char *buf, size_t n);
-/* The value as shown: "0x2a (42)", an xmm also "= 1.5" as a double, flags "0x246". */
+/* The value as shown: "0x2a (42)", an xmm "0x3ff8000000000000 (double 1.5)", addresses and flags "0x246". */
 void hp_value_format(uint8_t kind, uint64_t value, char *buf, size_t n);
 double hp_value_share(const hp_value_stat *v, size_t i);
 /* The hot-lists of pc: *first = index of the first (p->values is sorted by pc), count returned. */

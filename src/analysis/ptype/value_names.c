@@ -27,7 +27,7 @@ void hp_value_format(uint8_t kind, uint64_t value, char *buf, size_t n)
     if (kind == HP_VK_XMM) {
         double d;
         memcpy(&d, &value, sizeof d);
-        snprintf(buf, n, "0x%" PRIx64 " (%g)", value, d);
+        snprintf(buf, n, "0x%" PRIx64 " (double %.17g)", value, d);
     } else if (kind == HP_VK_ADDR || kind == HP_VK_RETADDR || kind == HP_VK_FLAGS) {
         snprintf(buf, n, "0x%" PRIx64, value);
     } else {

@@ -100,6 +100,7 @@ int hp_value_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     hot_insn *h = hot_insns(p, &nh);
     disasm_cache c = {0};
     if (!h) return -1;
+    if (!p->nvalue_sections) return free(h), 0; /* no value sampling: no table */
     size_t n = hp_rt_rows(nh, o);
     fputc('\n', out);
     hp_rt_heading(out, o, "Values of hot instructions (by %s): %zu of %zu; share = count x tau / captures",
