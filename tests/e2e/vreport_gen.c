@@ -6,14 +6,17 @@
  *   values  leaf rax: 7 at 90%, 3 at 8.33%, 9 at 1.67% (threads merged, tau 1 and 2);
  *           hot xmm0: 1.0 always; hot mem0 address: 4 values striding by 64, 25% each;
  *           leaf retaddr: 2/3 from hot+1, 1/3 from main+1.
- * Usage: vreport_gen OUT BINARY LO HI LEAF HOT MAIN [SCALE]  (addresses in hex; SCALE multiplies
- * every stack count, to make a "20 kHz" twin for compare). Exit 1 with a message on bad usage. */
+ * Usage: vreport_gen OUT BINARY LO HI LEAF HOT MAIN [SCALE [novalues]]  (addresses in hex; SCALE
+ * multiplies every stack count, to make a "20 kHz" twin for compare; novalues: PC samples only).
+ * Exit 1 with a message on bad usage. */
 #include "analysis/profbuild.h"
 #include "test_vreport_gen.h"
 #include <stdio.h>
 #include <string.h>
 
 static uint64_t hex(const char *s) { return strtoull(s, NULL, 16); }
+
+static int with_values = 1;
 
 static void thread_one(hp_pbuild *b, uint64_t leaf, uint64_t hot, uint64_t mainf, uint64_t k)
 {
@@ -24,7 +27,7 @@ static void thread_one(hp_pbuild *b, uint64_t leaf, uint64_t hot, uint64_t mainf
                      {hot, 300, 1, HP_VK_ADDR, 0, 4, {{0x1000, 75}, {0x1040, 75}, {0x1080, 75}, {0x10c0, 75}}}};
     hp_pbuild_thread(b, 1, 0);
     vg_stacks(b, s, 3);
-    vg_values(b, v, 3);
+    if (with_values) vg_values(b, v, 3);
 }
 
 static void thread_two(hp_pbuild *b, uint64_t leaf, uint64_t hot, uint64_t mainf, uint64_t k)
@@ -34,7 +37,7 @@ static void thread_two(hp_pbuild *b, uint64_t leaf, uint64_t hot, uint64_t mainf
                      {leaf, 600, 1, HP_VK_RETADDR, 0, 2, {{hot + 1, 400}, {mainf + 1, 200}}}};
     hp_pbuild_thread(b, 2, 0);
     vg_stacks(b, s, 2);
-    vg_values(b, v, 2);
+    if (with_values) vg_values(b, v, 2);
 }
 
 int main(int argc, char **argv)
@@ -44,6 +47,7 @@ int main(int argc, char **argv)
         return 1;
     }
     uint64_t k = argc > 8 ? strtoull(argv[8], NULL, 10) : 1, leaf = hex(argv[5]), hot = hex(argv[6]), mainf = hex(argv[7]);
+    with_values = !(argc > 9 && !strcmp(argv[9], "novalues"));
     char info[512];
     hp_pbuild b;
     hp_pbuild_init(&b, 5);
