@@ -40,7 +40,7 @@ static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_inv_o
     fprintf(out, "Semi-invariant instructions: %zu (top value >= %.1f%% of captures, weight >= %" PRIu64
             " %s), by %s x share\n", n, 100 * o->min_share, o->min_samples, p->nstacks ? "samples" : "captures",
             p->nstacks ? "samples" : "captures");
-    fprintf(out, "%4s %10s %6s  %-7s %-5s %-26s %6s  %-18s %s\n", "rank", p->nstacks ? "samples" : "captures", "%",
+    fprintf(out, "%4s %10s %6s  %-7s %-5s %-34s %6s  %-18s %s\n", "rank", p->nstacks ? "samples" : "captures", "%",
             "kind", "op", "value", "share", "address", "function  file:line");
     for (size_t i = 0; i < n; i++) {
         char op[16], val[64];
@@ -49,7 +49,7 @@ static int text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_inv_o
         hp_value_operand_name(l->kind, l->operand, op, sizeof op);
         hp_value_format(l->kind, l->values[0].value, val, sizeof val);
         hp_rt_describe(s, l->pc, &r);
-        fprintf(out, "%4zu %10" PRIu64 " %5.1f%%  %-7s %-5s %-26s %5.1f%%  0x%-16" PRIx64 " %s  %s\n", i + 1,
+        fprintf(out, "%4zu %10" PRIu64 " %5.1f%%  %-7s %-5s %-34s %5.1f%%  0x%-16" PRIx64 " %s  %s\n", i + 1,
                 v[i].weight, hp_rt_percent(v[i].weight, total), hp_value_kind_name(l->kind), op, val, 100 * v[i].share,
                 l->pc, r.name, r.where);
         if (o->by_callsite && text_sites(out, p, s, &v[i])) return -1;
