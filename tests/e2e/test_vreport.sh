@@ -98,6 +98,16 @@ import json, sys
 d = json.load(open(sys.argv[1]))["invariants"]
 print(len(d), d[0]["value"], d[0]["share"], [c["samples"] for c in d[0]["callsites"]])' i.json)" "2 0x7 0.9 [800, 50]"
 
+# ---- merge ----
+"$HP" merge -o m.data p.data q.data 2>m.err
+"$HP" report --type samples --format json m.data >m.json 2>/dev/null
+check_eq "merge: stacks of both inputs, self and total add" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print({x["function"]: (x["self"], x["total"]) for x in d["samples"]}["vr_hot"], d["totals"]["samples"])' m.json)" "(6300, 24150) 26250"
+"$HP" report --type value m.data >mv.txt 2>/dev/null
+check "merge: value shares survive (rax 7 at 90%)" grep -qE 'reg +rax +captures 1200 .* 0x7 \(7\) 90.0% 0x3 \(3\) 8.3% 0x9 \(9\) 1.7%' mv.txt
+
 # ---- bad input ----
 check_fails_cleanly "invariants: a profile without values says how to get them" 'no value hot-lists.*--values' "$HP" invariants nv.data
 check_fails_cleanly "invariants: a missing profile" 'cannot open' "$HP" invariants missing.data

@@ -3,7 +3,8 @@
  * the section; anything else refuses the file with one message naming the section, offset and
  * payload byte), kept record by record (threads are not merged: self and total are sums over
  * records, so merging equal stacks would change nothing); the registration of the type's hooks
- * (tables in samples_report.c, folded / pprof / compare in samples_export.c).
+ * (tables in samples_report.c, folded / pprof / compare in samples_export.c, merge in
+ * samples_merge.c).
  * Invariants: p->stacks holds one entry per record of the group's STACKS sections, in file order;
  * its pcs point into p->stack_pcs; p->nstack_sections counts those sections.
  */
@@ -134,4 +135,6 @@ const hp_aptype hp_aptype_samples = {
     .folded = hp_samples_folded,
     .fold_rank = 3,
     .pprof = hp_samples_pprof,
+    .merge_add = hp_samples_merge_add,
+    .merge_write = hp_samples_merge_write,
 };

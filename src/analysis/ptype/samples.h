@@ -34,6 +34,10 @@ int hp_samples_text_totals(char *buf, size_t len, const hp_profile *p);
 int hp_samples_json_totals(FILE *out, const hp_profile *p);
 int hp_samples_folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 int hp_samples_pprof(hp_pprof_export *x);
+struct hp_merge;
+struct hp_pbuild;
+int hp_samples_merge_add(struct hp_merge *m, hp_apt_acc *acc, size_t i);
+int hp_samples_merge_write(struct hp_merge *m, struct hp_pbuild *b, const hp_apt_acc *acc);
 extern const hp_cmp_view hp_samples_views[];
 #define HP_SAMPLES_NVIEWS 1
 

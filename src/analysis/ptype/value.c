@@ -4,7 +4,8 @@
  * the entries inside the section; anything else refuses the file with one message naming the
  * section, offset and payload byte); the threads' hot-lists merged per (pc, kind, operand):
  * captures add, each value's estimate is the sum of its count x tau over the threads, tau the
- * largest; names and shares (value.h); the registration of the type's hooks (value_report.c).
+ * largest; names and shares (value.h); the registration of the type's hooks (value_report.c,
+ * value_merge.c).
  * Invariants: p->values is sorted by (pc, kind, operand), one entry per distinct triple; each
  * entry's values point into p->value_entries, highest estimate first (ties by value).
  */
@@ -211,4 +212,6 @@ const hp_aptype hp_aptype_value = {
     .text = hp_value_text,
     .json = hp_value_json,
     .text_totals = hp_value_text_totals,
+    .merge_add = hp_value_merge_add,
+    .merge_write = hp_value_merge_write,
 };

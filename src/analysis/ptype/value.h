@@ -23,5 +23,9 @@ uint64_t hp_value_total_captures(const hp_profile *p);
 int hp_value_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 int hp_value_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 int hp_value_text_totals(char *buf, size_t len, const hp_profile *p);
+struct hp_merge;
+struct hp_pbuild;
+int hp_value_merge_add(struct hp_merge *m, hp_apt_acc *acc, size_t i);
+int hp_value_merge_write(struct hp_merge *m, struct hp_pbuild *b, const hp_apt_acc *acc);
 
 #endif
