@@ -1,8 +1,9 @@
 /* samples_export.c — the samples profile type's exports: folded stacks (`report --format folded`:
  * one line per stack, outermost frame first, the recorded counts), pprof (`--format pprof`: one
  * sample per stack, leaf first, values samples/count and cpu/nanoseconds = samples x the period
- * 1e9 / timer.freq), and compare's view "samples" (keyed by the interrupted pc; by function name
- * across builds: the function's self samples).
+ * 1e9 / timer.freq), compare's view "samples" (keyed by the interrupted pc; by function name
+ * across builds: the function's self samples), diff's rows (self samples by function) and the
+ * HTML report's call graph (self samples; caller -> callee samples of adjacent frames).
  * Invariant: folded and pprof counts sum to hp_samples_total() (up to saturation).
  */
 #define _GNU_SOURCE
@@ -67,6 +68,37 @@ int hp_samples_pprof(hp_pprof_export *x)
         uint64_t c = st->count;
         int64_t v[2] = {hp_pprof_value(c), c > (uint64_t)(INT64_MAX / period) ? INT64_MAX : (int64_t)c * period};
         if (hp_pprof_sample(x->b, locs, st->depth, v, 2)) return -1;
+    }
+    return 0;
+}
+
+/* ---- diff: function self samples by portable name ---- */
+
+int hp_samples_diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
+{
+    for (size_t i = 0; i < p->nstacks; i++) {
+        char name[512];
+        hp_rt_portable_name(p, s, p->stacks[i].pcs[0], name, sizeof name);
+        const char *frames[1] = {name};
+        if (hp_fold_add(rows, frames, 1, p->stacks[i].count)) return -1;
+    }
+    return 0;
+}
+
+/* ---- HTML call graph: self samples per function, caller -> callee samples per frame pair ---- */
+
+int hp_samples_graph(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s)
+{
+    char callee[NAME_LEN], caller[NAME_LEN];
+    for (size_t i = 0; i < p->nstacks; i++) {
+        const hp_stack_stat *st = &p->stacks[i];
+        hp_sym_name(hp_sym_lookup(s, st->pcs[0]), callee, sizeof callee);
+        if (hp_cg_add_self(g, callee, st->count)) return -1;
+        for (size_t k = 1; k < st->depth; k++) {
+            hp_sym_name(hp_sym_lookup(s, hp_stack_frame_addr(st, k)), caller, sizeof caller);
+            if (hp_cg_add_call(g, caller, callee, st->count)) return -1;
+            memcpy(callee, caller, sizeof callee);
+        }
     }
     return 0;
 }

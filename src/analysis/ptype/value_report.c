@@ -2,7 +2,8 @@
  * instructions (by samples at their pc from the STACKS when the profile has any, else by captures:
  * the most any of their hot-lists saw), one block each: address, disassembly (Capstone, from the
  * module file: annotate/asm.c), function, file:line, samples and captures, then one line per
- * (kind, operand) hot-list: its captures, threshold tau, length and its top values with shares.
+ * (kind, operand) hot-list: its captures, threshold tau, length and its top values with shares (a
+ * return-address context also with its caller's name).
  * JSON carries the same. --top N limits the instructions.
  * Invariant: shares are hp_value_share (estimate / captures, at most 100%).
  */
@@ -68,15 +69,20 @@ static void insn_text(const hp_profile *p, hp_symbolizer *s, disasm_cache *c, ui
 
 /* ---- text ---- */
 
-static void text_list(FILE *out, const hp_value_stat *v)
+static void text_list(FILE *out, hp_symbolizer *s, const hp_value_stat *v)
 {
-    char op[16], val[64];
+    char op[16], val[64], fn[256];
     hp_value_operand_name(v->kind, v->operand, op, sizeof op);
     fprintf(out, "    %-7s %-5s captures %-8" PRIu64 " tau %-6.3g len %-3zu ", hp_value_kind_name(v->kind), op,
             v->captures, v->tau, v->nvalues);
     for (size_t i = 0; i < v->nvalues && i < TOP_VALUES; i++) {
         hp_value_format(v->kind, v->values[i].value, val, sizeof val);
-        fprintf(out, " %s %.1f%%", val, 100 * hp_value_share(v, i));
+        fprintf(out, " %s", val);
+        if (v->kind == HP_VK_RETADDR && v->values[i].value) { /* the caller, looked up at the call */
+            hp_sym_name(hp_sym_lookup(s, v->values[i].value - 1), fn, sizeof fn);
+            fprintf(out, " (%s)", fn);
+        }
+        fprintf(out, " %.1f%%", 100 * hp_value_share(v, i));
     }
     fputc('\n', out);
 }
@@ -91,7 +97,7 @@ static void text_block(FILE *out, const hp_profile *p, hp_symbolizer *s, disasm_
     fprintf(out, "0x%" PRIx64 "  %-32s  %s  %s\n", h->pc, text, r.name, r.where[0] ? r.where : "?");
     fprintf(out, "    samples %" PRIu64 " (%.1f%%), captures %" PRIu64 "\n", h->samples,
             hp_rt_percent(h->samples, total), h->captures);
-    for (size_t k = 0; k < h->n; k++) text_list(out, &p->values[h->first + k]);
+    for (size_t k = 0; k < h->n; k++) text_list(out, s, &p->values[h->first + k]);
 }
 
 int hp_value_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
