@@ -283,7 +283,9 @@ TEST(invariants_select_by_share_and_weight_and_leave_out_retaddr)
     hp_invariant *inv;
     size_t n;
     hp_inv_opts o = {0.9, 1, 0, 0};
-    REQUIRE(hp_invariants_select(p, &o, &inv, &n) == 0);
+    int rc; /* REQUIRE evaluates its condition twice: call first */
+    rc = hp_invariants_select(p, &o, &inv, &n);
+    REQUIRE(rc == 0);
     REQUIRE(n == 2);
     CHECK_EQ_U64(inv[0].list->pc, 0x20); /* 300 x 100% before 150 x 95% */
     CHECK_EQ_U64(inv[0].list->kind, HP_VK_LOAD);
@@ -293,23 +295,27 @@ TEST(invariants_select_by_share_and_weight_and_leave_out_retaddr)
     CHECK_NEAR(inv[1].share, 0.95, 1e-12);
     free(inv);
     o.min_share = 0.8; /* the xmm operand (80%) comes in: 300 x 0.8 = 240 after the load, before 142.5 */
-    REQUIRE(hp_invariants_select(p, &o, &inv, &n) == 0);
+    rc = hp_invariants_select(p, &o, &inv, &n);
+    REQUIRE(rc == 0);
     REQUIRE(n == 3);
     CHECK_EQ_U64(inv[1].list->kind, HP_VK_XMM);
     free(inv);
     o.min_samples = 200;
-    REQUIRE(hp_invariants_select(p, &o, &inv, &n) == 0);
+    rc = hp_invariants_select(p, &o, &inv, &n);
+    REQUIRE(rc == 0);
     CHECK_EQ_U64(n, 2);
     free(inv);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);
     hp_inv_site *sites;
-    REQUIRE(hp_invariants_sites(p, s, 0x10, &sites, &n) == 0);
+    rc = hp_invariants_sites(p, s, 0x10, &sites, &n);
+    REQUIRE(rc == 0);
     REQUIRE(n == 2);
     CHECK_EQ_U64(sites[0].caller, 0x30); /* 0x31 - 1, no symbols: its own function */
     CHECK_EQ_U64(sites[0].samples, 100);
     CHECK_EQ_U64(sites[1].caller, 0x40);
     free(sites);
-    REQUIRE(hp_invariants_sites(p, s, 0x20, &sites, &n) == 0);
+    rc = hp_invariants_sites(p, s, 0x20, &sites, &n);
+    REQUIRE(rc == 0);
     CHECK(n == 1 && sites[0].caller == 0 && sites[0].samples == 300); /* depth 1: no caller */
     free(sites);
     hp_sym_close(s);
