@@ -80,7 +80,7 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|pprof|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
          "text, json: print only this profile type's table (methods|callpairs|blocks|edges|datastream|"
-         "subpath|intervals|samples|value); --format folded or pprof: the type to fold or export, "
+         "subpath|intervals, samples|value); --format folded or pprof: the type to fold or export, "
          "callpairs|methods|blocks|samples (default samples if the profile has stack samples, else "
          "callpairs if it has call pairs, else methods)"},
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "PCT",

@@ -77,12 +77,6 @@ d = json.load(open(sys.argv[1]))
 r = [x for x in d["profiles"] if x["type"] == "samples"][0]
 print(r["common"], round(r["overlap"], 6) == round(r["overlap_max"], 6), round(r["overlap_renormalized"], 6))' c.json 2>&1)" "3 True 1.0"
 
-"$HP" diff --format json p.data q.data >d.json 2>/dev/null
-check_eq "diff: self samples by function of two profiles, every share the same" "$(python3 -c '
-import json, sys
-t = [x for x in json.load(open(sys.argv[1]))["types"] if x["type"] == "samples"][0]
-print(t["no_change"], sorted((r["name"], r["share_a"]) for r in t["rows"]))' d.json)" \
-    "True [('main', 8.0), ('vr_hot', 24.0), ('vr_leaf', 68.0)]"
 "$HP" report --format html -o r.html p.data 2>/dev/null
 check "html: the page names the sampled functions" grep -q 'vr_hot' r.html
 check "value: a return-address context names its caller" grep -qE 'retaddr .*\(vr_hot\) 66.7% .*\(main\) 33.3%' v.txt

@@ -135,7 +135,6 @@ const hp_aptype hp_aptype_samples = {
     .folded = hp_samples_folded,
     .fold_rank = 3,
     .pprof = hp_samples_pprof,
-    .diff_rows = hp_samples_diff_rows,
     .graph = hp_samples_graph,
     .merge_add = hp_samples_merge_add,
     .merge_write = hp_samples_merge_write,

@@ -34,7 +34,6 @@ int hp_samples_text_totals(char *buf, size_t len, const hp_profile *p);
 int hp_samples_json_totals(FILE *out, const hp_profile *p);
 int hp_samples_folded(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o);
 int hp_samples_pprof(hp_pprof_export *x);
-int hp_samples_diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s);
 int hp_samples_graph(hp_callgraph *g, const hp_profile *p, hp_symbolizer *s);
 struct hp_merge;
 struct hp_pbuild;

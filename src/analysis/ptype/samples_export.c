@@ -2,8 +2,7 @@
  * one line per stack, outermost frame first, the recorded counts), pprof (`--format pprof`: one
  * sample per stack, leaf first, values samples/count and cpu/nanoseconds = samples x the period
  * 1e9 / timer.freq), compare's view "samples" (keyed by the interrupted pc; by function name
- * across builds: the function's self samples), diff's rows (self samples by function) and the
- * HTML report's call graph (self samples; caller -> callee samples of adjacent frames).
+ * across builds: the function's self samples) and the HTML report's call graph (self samples; caller -> callee samples of adjacent frames).
  * Invariant: folded and pprof counts sum to hp_samples_total() (up to saturation).
  */
 #define _GNU_SOURCE
@@ -68,19 +67,6 @@ int hp_samples_pprof(hp_pprof_export *x)
         uint64_t c = st->count;
         int64_t v[2] = {hp_pprof_value(c), c > (uint64_t)(INT64_MAX / period) ? INT64_MAX : (int64_t)c * period};
         if (hp_pprof_sample(x->b, locs, st->depth, v, 2)) return -1;
-    }
-    return 0;
-}
-
-/* ---- diff: function self samples by portable name ---- */
-
-int hp_samples_diff_rows(hp_fold *rows, const hp_profile *p, hp_symbolizer *s)
-{
-    for (size_t i = 0; i < p->nstacks; i++) {
-        char name[512];
-        hp_rt_portable_name(p, s, p->stacks[i].pcs[0], name, sizeof name);
-        const char *frames[1] = {name};
-        if (hp_fold_add(rows, frames, 1, p->stacks[i].count)) return -1;
     }
     return 0;
 }
