@@ -25,7 +25,7 @@ int hp_invariants_select(const hp_profile *p, const hp_inv_opts *o, hp_invariant
         if (v->kind == HP_VK_RETADDR || !v->nvalues) continue;
         uint64_t w = p->nstacks ? hp_samples_at_pc(p, v->pc) : v->captures;
         double share = hp_value_share(v, 0);
-        if (share + 1e-12 < o->min_share || w < o->min_samples || !w) continue;
+        if (share + 1e-12 < o->min_share || w < o->min_samples) continue;
         (*out)[(*n)++] = (hp_invariant){v, w, share, (double)w * share};
     }
     qsort(*out, *n, sizeof **out, cmp_inv);

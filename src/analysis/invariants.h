@@ -3,7 +3,8 @@
  * often (samples at the pc from the STACKS, or captures when the profile has no stacks).
  *
  * Selection: every (pc, kind, operand) hot-list except the return-address context (HP_VK_RETADDR)
- * with share(top value) >= min_share (0..1) and weight >= min_samples; sorted by weight x share
+ * with share(top value) >= min_share (0..1) and weight >= min_samples (0: also instructions that were
+ * interpreted but never the interrupted pc); sorted by weight x share
  * (the samples the invariant covers), highest first, ties by pc, kind, operand.
  * By call site: each selected row is split by the caller of its samples (the function of pcs[1] of
  * each stack whose pcs[0] is the pc; "(no caller)" for a depth-1 stack). The hot-lists are per pc,

@@ -300,7 +300,12 @@ TEST(invariants_select_by_share_and_weight_and_leave_out_retaddr)
     REQUIRE(n == 3);
     CHECK_EQ_U64(inv[1].list->kind, HP_VK_XMM);
     free(inv);
-    o.min_samples = 200;
+    o.min_share = 0.9, o.min_samples = 0; /* 0x30 was interpreted but never interrupted: weight 0, last */
+    rc = hp_invariants_select(p, &o, &inv, &n);
+    REQUIRE(rc == 0 && n == 3);
+    CHECK(inv[2].list->pc == 0x30 && inv[2].weight == 0);
+    free(inv);
+    o.min_share = 0.8, o.min_samples = 200;
     rc = hp_invariants_select(p, &o, &inv, &n);
     REQUIRE(rc == 0);
     CHECK_EQ_U64(n, 2);

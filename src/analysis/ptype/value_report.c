@@ -1,9 +1,9 @@
 /* value_report.c — `hotprof report --type value`, the paper's Figure 1 layout: the hot
  * instructions (by samples at their pc from the STACKS when the profile has any, else by captures:
- * the most any of their hot-lists saw), one block each: address, disassembly (Capstone, from the
- * module file: annotate/asm.c), function, file:line, samples and captures, then one line per
- * (kind, operand) hot-list: its captures, threshold tau, length and its top values with shares (a
- * return-address context also with its caller's name).
+ * the most any of their hot-lists saw; ties by captures), one block each: address, disassembly
+ * (Capstone, from the module file: annotate/asm.c), function, file:line, samples and captures,
+ * then one line per (kind, operand) hot-list: its captures, threshold tau, length and its top
+ * values with shares (a return-address context also with its caller's name).
  * JSON carries the same. --top N limits the instructions.
  * Invariant: shares are hp_value_share (estimate / captures, at most 100%).
  */
@@ -26,6 +26,7 @@ static int cmp_hot(const void *a, const void *b)
 {
     const hot_insn *x = a, *y = b;
     int r = hp_rt_cmp_desc(x->weight, y->weight);
+    if (!r) r = hp_rt_cmp_desc(x->captures, y->captures); /* instructions interpreted but rarely interrupted */
     return r ? r : hp_rt_cmp_asc(x->pc, y->pc);
 }
 
