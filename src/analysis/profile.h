@@ -61,6 +61,23 @@ typedef struct hp_edge_stat {
     uint64_t from_pc, to_pc, count;
 } hp_edge_stat;
 typedef struct hp_thread_stat { uint64_t tid, events; } hp_thread_stat;
+/* One stack of timer samples (ptype/samples.c): a STACKS record as it was recorded (threads are
+ * not merged: every section's records are kept; equal stacks of two threads are two entries). */
+typedef struct hp_stack_stat {
+    uint64_t count, tos;
+    uint16_t depth, flags;
+    const uint64_t *pcs; /* depth pcs, pcs[0] the interrupted pc (into p->stack_pcs) */
+} hp_stack_stat;
+/* One (pc, kind, operand)'s value hot-list merged over the threads (ptype/value.c). */
+typedef struct hp_value_entry { uint64_t value; double estimate; /* sum of count x tau */ } hp_value_entry;
+typedef struct hp_value_stat {
+    uint64_t pc, captures;   /* captures summed over threads (saturating) */
+    double tau;              /* the largest threshold of its threads' hot-lists */
+    uint8_t kind, operand;   /* HP_VK_*, operand as in hp_rec_value */
+    uint32_t nthreads;       /* records merged */
+    size_t nvalues;          /* distinct values, highest estimate first (ties by value) */
+    const hp_value_entry *values; /* into p->value_entries */
+} hp_value_stat;
 /* One hot subpath (OSP, ptype/subpath.c): the SUBPATHS records of one key summed over the group. */
 typedef struct hp_subpath_stat {
     uint64_t key, count;     /* count: samples kept (an exact run: executions) */
@@ -129,6 +146,12 @@ typedef struct hp_profile {
     hp_stream_set ds;  /* the datastream summaries of the group, merged */
     struct hp_iv_thread *ivs; size_t nivs; /* INTERVALS sections of the group (ptype/intervals.c, ivstats.h) */
     size_t nblockmap;  /* distinct guards in the block map */
+    hp_stack_stat *stacks; size_t nstacks; /* STACKS records of the group (ptype/samples.c) */
+    uint64_t *stack_pcs;   /* their pcs (owned) */
+    size_t nstack_sections;/* STACKS sections in the group (threads that sampled) */
+    hp_value_stat *values; size_t nvalues; /* by (pc, kind, operand) ascending (ptype/value.c) */
+    hp_value_entry *value_entries; /* their values (owned) */
+    size_t nvalue_sections;/* VALUES sections in the group */
 
     int bursty;        /* INFO mode=bursty: the counts above are sampled */
     hp_sample_stat sample[HP_BURSTY_NTYPES]; /* per hp_bursty_type; zero unless bursty */

@@ -4,6 +4,11 @@
  * sites rewritten per window; runtime bursts) say their counts are RAW sampled counts and list the
  * exposure recorded under INFO "<mode>.*" (text: "sampling xray" / "sampling patch"; JSON: an
  * "xray" or a "patch" object). p->bursty is 0 for patched profiles, so nothing is estimated.
+ * Timer profiles (INFO mode=timer: timer interrupts, LD_PRELOAD, docs/timer.md) list the timer's
+ * settings and counters, the value sampling's (values=L/K, engine, interpretations, instructions,
+ * stop reasons) and the overhead the run caused: (timer.handler_ns + values.ns) / timer.cpu_ns
+ * (text: "sampling timer" lines; JSON: a "timer" object). These lines are printed from
+ * hp_report_patched_text/json, which report.c calls for every profile.
  * Exhaustive profiles print nothing here. Every INFO key is spelled through info_keys.h.
  */
 #include "analysis/rtable.h"
@@ -81,9 +86,97 @@ static double pb_num(const hp_profile *p, const patched_mode *m, const char *key
     return strcmp(v, "?") ? strtod(v, NULL) : 0.0;
 }
 
+/* ---- timer mode ---- */
+
+static int timer_mode(const hp_profile *p)
+{
+    const char *mode = hp_profile_info(p, HP_INFO_MODE);
+    return mode && !strcmp(mode, HP_MODE_TIMER);
+}
+
+static const char *info_str(const hp_profile *p, const char *key)
+{
+    const char *v = hp_profile_info(p, key);
+    return v && v[0] ? v : "?";
+}
+
+static double info_num(const hp_profile *p, const char *key)
+{
+    const char *v = hp_profile_info(p, key);
+    return v ? strtod(v, NULL) : 0.0;
+}
+
+/* Percent of the run's CPU time spent in hotprof's handlers; < 0 when unknown. */
+double hp_report_timer_overhead(const hp_profile *p)
+{
+    double cpu = info_num(p, HP_INFO_TIMER_CPU_NS);
+    if (!(cpu > 0) || !hp_profile_info(p, HP_INFO_TIMER_HANDLER_NS)) return -1;
+    return 100.0 * (info_num(p, HP_INFO_TIMER_HANDLER_NS) + info_num(p, HP_INFO_VALUES_NS)) / cpu;
+}
+
+/* The stop reasons "syscall=3 fault=1" (every values.stop.<reason> key, in INFO order) into buf. */
+static const char *stop_reasons(const hp_profile *p, char *buf, size_t len, int json)
+{
+    size_t n = strlen(HP_INFO_VALUES_STOP), used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < p->ninfo && used < len; i++) {
+        const char *k = p->info[i].key;
+        if (strncmp(k, HP_INFO_VALUES_STOP, n) || k[n] != '.' || !k[n + 1]) continue;
+        const char *fmt = json ? "%s\"%s\": %.0f" : "%s%s=%.0f";
+        int w = snprintf(buf + used, len - used, fmt, used ? (json ? ", " : " ") : "", k + n + 1,
+                         strtod(p->info[i].value, NULL));
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
+static void timer_text(FILE *out, const hp_profile *p)
+{
+    char stops[512];
+    double ov = hp_report_timer_overhead(p);
+    fprintf(out, "  sampling timer: %s Hz per thread (CPU time), signal %s (moved %s times), unwinder %s, depth %s\n",
+            info_str(p, HP_INFO_TIMER_FREQ), info_str(p, HP_INFO_TIMER_SIGNAL), info_str(p, HP_INFO_TIMER_MOVES),
+            info_str(p, HP_INFO_TIMER_UNWINDER), info_str(p, HP_INFO_TIMER_DEPTH));
+    fprintf(out, "    interrupts %s, dropped %s, sampled threads %zu", info_str(p, HP_INFO_TIMER_SAMPLES),
+            info_str(p, HP_INFO_TIMER_DROPPED), p->nstack_sections);
+    if (ov >= 0) fprintf(out, ", overhead %.2f%% of the run's CPU time (handlers + interpretation)\n", ov);
+    else fputs(", overhead unknown (no timer.handler_ns / timer.cpu_ns)\n", out);
+    if (!hp_profile_info(p, HP_INFO_VALUES)) return;
+    fprintf(out, "    values %s (L instructions every K-th interrupt), engine %s, debias %s: %s interpretations, "
+            "%s instructions, %.3f ms\n", info_str(p, HP_INFO_VALUES), info_str(p, HP_INFO_VALUES_ENGINE),
+            info_str(p, HP_INFO_VALUES_SKIP), info_str(p, HP_INFO_VALUES_RUNS), info_str(p, HP_INFO_VALUES_INSNS),
+            info_num(p, HP_INFO_VALUES_NS) / 1e6);
+    stop_reasons(p, stops, sizeof stops, 0);
+    fprintf(out, "    stopped early: %s\n", stops[0] ? stops : "none");
+}
+
+static void timer_json(FILE *out, const hp_profile *p)
+{
+    char stops[512];
+    double ov = hp_report_timer_overhead(p);
+    fprintf(out, "  \"timer\": {\"freq\": %.0f, \"signal\": %.0f, \"signal_moves\": %.0f, \"unwinder\": ",
+            info_num(p, HP_INFO_TIMER_FREQ), info_num(p, HP_INFO_TIMER_SIGNAL), info_num(p, HP_INFO_TIMER_MOVES));
+    hp_json_string(out, info_str(p, HP_INFO_TIMER_UNWINDER));
+    fprintf(out, ", \"depth\": %.0f, \"interrupts\": %.0f, \"dropped\": %.0f, \"handler_ns\": %.0f, \"cpu_ns\": %.0f",
+            info_num(p, HP_INFO_TIMER_DEPTH), info_num(p, HP_INFO_TIMER_SAMPLES), info_num(p, HP_INFO_TIMER_DROPPED),
+            info_num(p, HP_INFO_TIMER_HANDLER_NS), info_num(p, HP_INFO_TIMER_CPU_NS));
+    if (ov >= 0) fprintf(out, ", \"overhead_percent\": %.4f", ov);
+    if (hp_profile_info(p, HP_INFO_VALUES)) {
+        fputs(", \"values\": ", out);
+        hp_json_string(out, info_str(p, HP_INFO_VALUES));
+        fputs(", \"engine\": ", out);
+        hp_json_string(out, info_str(p, HP_INFO_VALUES_ENGINE));
+        fprintf(out, ", \"runs\": %.0f, \"insns\": %.0f, \"values_ns\": %.0f, \"stops\": {%s}",
+                info_num(p, HP_INFO_VALUES_RUNS), info_num(p, HP_INFO_VALUES_INSNS), info_num(p, HP_INFO_VALUES_NS),
+                stop_reasons(p, stops, sizeof stops, 1));
+    }
+    fputs("},\n", out);
+}
+
 void hp_report_patched_text(FILE *out, const hp_profile *p)
 {
     const patched_mode *m = patched_mode_of(p);
+    if (timer_mode(p)) timer_text(out, p);
     if (!m) return;
     int xray = xray_mode(p);
     fprintf(out, "  sampling %s (%s): counts are RAW SAMPLED counts, not estimates\n", m->mode, m->how);
@@ -118,6 +211,7 @@ void hp_report_sampling_json(FILE *out, const hp_profile *p)
 void hp_report_patched_json(FILE *out, const hp_profile *p)
 {
     const patched_mode *m = patched_mode_of(p);
+    if (timer_mode(p)) timer_json(out, p);
     if (!m) return;
     fprintf(out, "  \"%s\": {\"raw_sampled_counts\": true, \"period\": %.0f, \"burst\": %.0f, ", m->mode,
             pb_num(p, m, HP_INFO_PB_PERIOD), pb_num(p, m, HP_INFO_PB_BURST));

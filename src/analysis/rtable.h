@@ -76,6 +76,8 @@ void hp_rt_json_estimate(FILE *out, const hp_profile *p, int t, uint64_t x);
 void hp_report_sampling_text(FILE *out, const hp_profile *p); /* bursty: one line per HPS type */
 void hp_report_sampling_json(FILE *out, const hp_profile *p); /* bursty: "sampling", "confidence" */
 void hp_report_patched_text(FILE *out, const hp_profile *p);  /* patched bursts: raw counts, exposure */
-void hp_report_patched_json(FILE *out, const hp_profile *p);  /* patched bursts: "xray" / "patch" */
+void hp_report_patched_json(FILE *out, const hp_profile *p);  /* patched bursts: "xray" / "patch"; timer: "timer" */
+/* Timer mode: (timer.handler_ns + values.ns) / timer.cpu_ns in percent; < 0 when unknown. */
+double hp_report_timer_overhead(const hp_profile *p);
 
 #endif

@@ -5,7 +5,8 @@
  * Bad input gets one message on stderr and exit 1: an unreadable profile, a profile without block
  * counts (how to get them), a function that is unknown or ambiguous (close matches), a binary
  * without symbols, a module file that cannot be disassembled. A source file that cannot be read is
- * one warning, and the lines are then shown as numbers with counts. Output goes to stdout or
+ * one warning, and the lines are then shown as numbers with counts. A timer profile (no blocks,
+ * stack samples) is annotated with samples per pc and, with --asm, each instruction's top values. Output goes to stdout or
  * whole-or-nothing to -o FILE (outfile.h); colour and the pager as report's (pager.h).
  */
 #include "analysis/annotate/annotate.h"
@@ -32,7 +33,10 @@ static const hp_command_desc annotate_desc = {
     "and blocks without a line follow the listing, so the counts sum to the total. With --asm each\n"
     "instruction shows the count of its block (a block runs from its recorded pc to the next one;\n"
     "'>' marks a block's first instruction), read from the profiled binary (same build-id).\n"
-    "The profile needs block counts: build with `hotprof cc` (hooks 'blocks', the default).\n"
+    "The profile needs block counts: build with `hotprof cc` (hooks 'blocks', the default), or\n"
+    "timer samples (`hotprof run --mode timer`): then a line's or instruction's count is the\n"
+    "samples whose interrupted pc is there, and with --values each instruction shows its top\n"
+    "values (kind operand=value share; docs/value-reports.md).\n"
     "A bursty profile's counts are the sampled ones; the header gives the estimate factor.\n"
     "Lines from 5% of the total are red, from 0.5% green, when stdout is a terminal (not with\n"
     "--stdio, --color=never, -o FILE or NO_COLOR set); long text on a terminal is paged as report's.\n"};
@@ -149,20 +153,25 @@ static int annotate(annotate_run *r, const annotate_args *a, const char *path, c
 {
     char err[1024];
     if (!(r->p = hp_cli_read_profile(path))) return finish(r, 1);
-    if (!r->p->nblocks) {
-        fprintf(stderr, "hotprof: %s has no basic-block counts (built with --hooks=functions or xray?): build the "
-                        "program with `hotprof cc --hooks=blocks` (the default) and run it again\n", path);
+    int timer = !r->p->nblocks && r->p->nstacks; /* --mode timer: samples (and values) per pc */
+    if (!r->p->nblocks && !timer) {
+        fprintf(stderr, "hotprof: %s has no basic-block counts (built with --hooks=functions or xray?) and no timer "
+                        "samples: build the program with `hotprof cc --hooks=blocks` (the default) and run it again, "
+                        "or run it with `hotprof run --mode timer`\n", path);
         return finish(r, 1);
     }
-    if (!(r->s = hp_sym_open(r->p->modules, r->p->nmodules)) || hp_annot_index_build(r->p, r->s, &r->ix)) return oom(r);
+    if (!(r->s = hp_sym_open(r->p->modules, r->p->nmodules)) ||
+        (timer ? hp_annot_index_samples(r->p, r->s, &r->ix) : hp_annot_index_build(r->p, r->s, &r->ix)))
+        return oom(r);
     long which = choose_function(r, path, symbol);
     if (which < 0) return finish(r, 1);
-    if (hp_annot_collect(r->p, r->s, &r->ix.fns[which], &r->f)) return oom(r);
+    if ((timer ? hp_annot_collect_samples : hp_annot_collect)(r->p, r->s, &r->ix.fns[which], &r->f)) return oom(r);
     read_source(r);
     if (a->asm_view && hp_annot_disasm(&r->f, r->s, &r->insns, &r->ninsns, err, sizeof err)) {
         fprintf(stderr, "hotprof: %s\n", err);
         return finish(r, 1);
     }
+    if (timer) hp_annot_add_values(r->p, r->insns, r->ninsns);
     return finish(r, write_output(r, a, json));
 }
 

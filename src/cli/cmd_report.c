@@ -52,7 +52,15 @@ static const hp_command_desc report_desc = {
     "ones). --type subpath lists the hot subpaths (OSP): rank, estimated executions, two-sided 95%\n"
     "Chernoff bounds, the one-sided 95% lower bound, samples, length and the path as\n"
     "`function file:line → file:line → …`; --threshold PCT keeps the subpaths whose one-sided\n"
-    "95% lower bound is at least PCT% of the blocks executed.\n"};
+    "95% lower bound is at least PCT% of the blocks executed.\n"
+    "\n"
+    "Timer profiles (`hotprof run --mode timer`): --type samples lists hot functions by samples,\n"
+    "self (the interrupted pc) and total (anywhere on the stack), with percentages; --type value\n"
+    "lists hot instructions with disassembly, file:line, samples, each hot-list's threshold and\n"
+    "length and its top values with shares (DCPI's Figure 1). The header gives the timer, the\n"
+    "value sampling, the interpreter's stop reasons and the overhead (time in hotprof's handlers\n"
+    "over the run's CPU time). Folded and pprof export the stacks (the default fold of a timer\n"
+    "profile). docs/value-reports.md.\n"};
 
 typedef struct report_args {
     uint64_t top;
@@ -72,8 +80,9 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|pprof|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
          "text, json: print only this profile type's table (methods|callpairs|blocks|edges|datastream|"
-         "subpath|intervals); --format folded or pprof: the type to fold or export, callpairs|methods|blocks "
-         "(default callpairs if the profile has call pairs, else methods)"},
+         "subpath|intervals, samples|value); --format folded or pprof: the type to fold or export, "
+         "callpairs|methods|blocks|samples (default samples if the profile has stack samples, else "
+         "callpairs if it has call pairs, else methods)"},
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "PCT",
          "subpaths: only those whose one-sided 95% lower bound is at least PCT% of the blocks executed"},
         {HP_OPT_STRING, 0, "pprof-symbols", &a->pprof_symbols, "HOW",

@@ -17,6 +17,7 @@ int cmd_info(int argc, char **argv);    /* cmd_info.c */
 int cmd_compare(int argc, char **argv); /* cmd_compare.c */
 int cmd_diff(int argc, char **argv);    /* cmd_diff.c */
 int cmd_annotate(int argc, char **argv); /* cmd_annotate.c */
+int cmd_invariants(int argc, char **argv); /* cmd_invariants.c */
 int cmd_merge(int argc, char **argv);   /* cmd_merge.c */
 int cmd_cc(int argc, char **argv);      /* cmd_cc.c (+ cc_hooksets.c) */
 int cmd_cxx(int argc, char **argv);     /* cmd_cc.c */
@@ -32,6 +33,7 @@ void cmd_compare_usage(FILE *out);
 void cmd_diff_usage(FILE *out);
 void cmd_help_usage(FILE *out);
 void cmd_annotate_usage(FILE *out);
+void cmd_invariants_usage(FILE *out);
 void cmd_merge_usage(FILE *out);
 void cmd_top_usage(FILE *out);
 void cmd_sim_usage(FILE *out);

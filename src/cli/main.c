@@ -15,6 +15,7 @@ static const hp_command commands[] = {
     {"info", cmd_info, cmd_info_usage, "show what a profile file holds, section by section"},
     {"compare", cmd_compare, cmd_compare_usage, "accuracy of a sampled profile against an exhaustive one (HPS overlap)"},
     {"annotate", cmd_annotate, cmd_annotate_usage, "one function's source lines or instructions with block counts (perf annotate)"},
+    {"invariants", cmd_invariants, cmd_invariants_usage, "semi-invariant instructions of a value profile (--mode timer --values)"},
     {"diff", cmd_diff, cmd_diff_usage, "what changed from profile A to B, per function and call pair (perf diff)"},
     {"top", cmd_top, cmd_top_usage, "live view of a running program's hottest methods, call pairs, subpaths"},
     {"merge", cmd_merge, cmd_merge_usage, "merge profiles of many runs, processes or machines into one"},

@@ -1,6 +1,9 @@
 /* annotate.h — `hotprof annotate` (perf annotate's layout): one function of a profile with the
  * basic-block counts of its source lines, and optionally of its instructions.
  *
+ * samples.c   the same for a timer profile (--mode timer): functions by self samples, a
+ *             function's sampled pcs as its "blocks" (counted at exactly their pc), and each
+ *             instruction's top values from the value hot-lists;
  * collect.c   the profiled functions (every function with an executed block, by name), finding
  *             one by name, and the per-line and per-block counts of one function;
  * source.c    reading the source file named in DWARF, line by line;
@@ -45,6 +48,7 @@ typedef struct hp_annot_func {
     const char **files; size_t nfiles; /* borrowed from the symbolizer */
     hp_annot_block *blocks; size_t nblocks; /* sorted by pc; unexecuted blocks have count 0 */
     hp_annot_line *lines; size_t nlines;
+    int samples;               /* timer profile: blocks are sampled pcs, counts are samples at that pc */
 } hp_annot_func;
 
 /* Sums block counts by (file, line) into *out (sorted, one entry per distinct pair; allocated
@@ -70,13 +74,24 @@ typedef struct hp_annot_insn {
     uint64_t count;      /* executions of its block (0 when !in_block) */
     const char *file;    /* source file (the symbolizer's string), NULL unknown */
     int line;            /* 0 unknown */
+    char values[160];    /* timer profile with values: its hot-lists' top values ("reg rax=0x7 (7) 90%"), or "" */
 } hp_annot_insn;
 /* Disassembles f from its module's file (build-id checked), assigns block counts and lines.
  * 0, or -1 with one message in err (no module file, rebuilt file, no symbol size, no memory). */
 int hp_annot_disasm(const hp_annot_func *f, hp_symbolizer *s, hp_annot_insn **out, size_t *n, char *err,
                     size_t len);
-/* insns[i].in_block/block_start/count from the function's blocks (sorted by pc). Pure. */
+/* insns[i].in_block/block_start/count from the function's blocks (sorted by pc). Pure. With
+ * f->samples each instruction gets the samples at exactly its address (in_block = 1,
+ * block_start = it was sampled). */
 void hp_annot_assign_blocks(const hp_annot_func *f, hp_annot_insn *insns, size_t n);
+
+/* ---- timer profiles (samples.c) ---- */
+/* Every function with samples at an interrupted pc, most samples first (ties by address). */
+int hp_annot_index_samples(const hp_profile *p, hp_symbolizer *s, hp_annot_index *ix);
+/* fn's sampled pcs as its blocks (f->samples = 1), their lines; total = its self samples. */
+int hp_annot_collect_samples(const hp_profile *p, hp_symbolizer *s, const hp_annot_fn *fn, hp_annot_func *f);
+/* insns[i].values from the profile's value hot-lists at insns[i].addr ("" when none). */
+void hp_annot_add_values(const hp_profile *p, hp_annot_insn *insns, size_t n);
 
 /* ---- rendering (text.c, json.c) ---- */
 typedef struct hp_annot_opts {

@@ -24,6 +24,15 @@ static const Dwfl_Callbacks offline_callbacks = {
 void hp_annot_assign_blocks(const hp_annot_func *f, hp_annot_insn *insns, size_t n)
 {
     size_t b = 0; /* f->blocks[b - 1] is the block holding the current instruction */
+    if (f->samples) {
+        for (size_t i = 0; i < n; i++) {
+            while (b < f->nblocks && f->blocks[b].pc < insns[i].addr) b++;
+            insns[i].in_block = 1;
+            insns[i].count = b < f->nblocks && f->blocks[b].pc == insns[i].addr ? f->blocks[b].count : 0;
+            insns[i].block_start = insns[i].count > 0;
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         while (b < f->nblocks && f->blocks[b].pc <= insns[i].addr) b++;
         insns[i].in_block = b > 0;

@@ -5,7 +5,9 @@
  * lines: one entry per (file, line) holding blocks of the function (line 0: no line known),
  * sorted by file then line, counts as recorded (they sum to "total"); "source" is the line's
  * text when the function's own file could be read, else null. instructions: {"addr", "text",
- * "count" (its block's, null before the first block), "block_start", "file", "line"}.
+ * "count" (its block's, null before the first block), "block_start", "file", "line", and in a
+ * timer profile with values "values" (its top values)}. A timer profile also has "samples": true
+ * (counts are samples at each pc).
  */
 #include "analysis/annotate/annotate.h"
 #include "analysis/report.h"
@@ -45,7 +47,9 @@ static void write_insns(FILE *out, const hp_annot_view *v)
         else fputs(", \"count\": null", out);
         fprintf(out, ", \"block_start\": %s, \"file\": ", in->block_start ? "true" : "false");
         json_str_or_null(out, in->file);
-        fprintf(out, ", \"line\": %d}", in->line);
+        fprintf(out, ", \"line\": %d", in->line);
+        if (in->values[0]) fputs(", \"values\": ", out), hp_json_string(out, in->values);
+        fputs("}", out);
     }
     fputs(v->ninsns ? "\n  ]" : "]", out);
 }
@@ -65,6 +69,7 @@ int hp_annot_write_json(FILE *out, const hp_annot_view *v, const hp_annot_opts *
     fprintf(out, ",\n  \"source_read\": %s", v->src ? "true" : "false");
     fprintf(out, ",\n  \"sampled\": %s", hp_annot_sampling_note(v->p, note, sizeof note)[0] ? "true" : "false");
     fprintf(out, ",\n  \"factor\": %.9g", hp_annot_factor(v->p));
+    fprintf(out, ",\n  \"samples\": %s", f->samples ? "true" : "false");
     fprintf(out, ",\n  \"total\": %" PRIu64 ",\n  \"blocks\": %zu,\n  \"executed_blocks\": %zu", f->total, f->nblocks,
             executed);
     write_lines(out, v);

@@ -8,11 +8,13 @@
  * view, so the printed line counts sum to f->total. In the asm view every instruction shows its
  * block's count and the first instruction of a block is marked '>': the marked counts sum to the
  * total of the blocks that start inside the listing. Colour (o->colour) only adds escapes around
- * rows: red from 5% of the total, green from 0.5% (perf's thresholds).
+ * rows: red from 5% of the total, green from 0.5% (perf's thresholds). A timer profile's counts are
+ * samples at each instruction (f->samples), followed by the instruction's top values.
  */
 #include "analysis/annotate/annotate.h"
 #include "analysis/rtable.h"
 #include "core/control/bursty.h"
+#include "core/format/info_keys.h"
 #include <inttypes.h>
 #include <string.h>
 
@@ -30,7 +32,10 @@ double hp_annot_factor(const hp_profile *p)
 const char *hp_annot_sampling_note(const hp_profile *p, char *buf, size_t len)
 {
     const char *mode = hp_profile_info(p, "mode");
-    if (hp_rt_estimated(p, SAMPLED_TYPE))
+    if (mode && strcmp(mode, HP_MODE_TIMER) == 0)
+        snprintf(buf, len, "SAMPLED counts (timer): interrupts whose pc was there, at %s Hz of CPU time per thread",
+                 hp_profile_info(p, HP_INFO_TIMER_FREQ) ? hp_profile_info(p, HP_INFO_TIMER_FREQ) : "?");
+    else if (hp_rt_estimated(p, SAMPLED_TYPE))
         snprintf(buf, len, "SAMPLED counts (bursty): the recorded ones; estimate = count x %.4g", hp_annot_factor(p));
     else if (p->bursty || (mode && strcmp(mode, "exhaustive") != 0))
         snprintf(buf, len, "SAMPLED counts (%s): raw, recorded during bursts only; no estimate", mode ? mode : "bursty");
@@ -122,8 +127,11 @@ static void write_header(FILE *out, const hp_annot_view *v)
     fprintf(out, "Annotate: %s  (0x%" PRIx64 ")\n", f->name, f->start);
     fprintf(out, "  file:   %s\n", f->nfiles ? f->files[0] : "(no source file known)");
     fprintf(out, "  module: %s\n", f->module && f->module->path[0] ? f->module->path : "(unknown)");
-    fprintf(out, "  total:  %" PRIu64 " block executions, %zu of %zu blocks executed\n", f->total, executed,
-            f->nblocks);
+    if (f->samples)
+        fprintf(out, "  total:  %" PRIu64 " timer samples (self) at %zu distinct pcs\n", f->total, f->nblocks);
+    else
+        fprintf(out, "  total:  %" PRIu64 " block executions, %zu of %zu blocks executed\n", f->total, executed,
+                f->nblocks);
     hp_annot_sampling_note(v->p, note, sizeof note);
     if (note[0]) fprintf(out, "  %s\n", note);
 }
@@ -132,7 +140,10 @@ static void write_asm(FILE *out, const hp_annot_view *v, const hp_annot_opts *o)
 {
     const char *last_file = NULL;
     int last_line = -1;
-    fprintf(out, "\n%12s %8s  %s\n", "count", "%", "address: instruction  (count: its block's; '>' a block start)");
+    if (v->f->samples)
+        fprintf(out, "\n%12s %8s  %s\n", "samples", "%", "address: instruction  (samples at it, '>' sampled; after ';' its top values)");
+    else
+        fprintf(out, "\n%12s %8s  %s\n", "count", "%", "address: instruction  (count: its block's; '>' a block start)");
     for (size_t i = 0; i < v->ninsns; i++) {
         const hp_annot_insn *in = &v->insns[i];
         int same_file = in->file == last_file || (in->file && last_file && strcmp(in->file, last_file) == 0);
@@ -143,9 +154,10 @@ static void write_asm(FILE *out, const hp_annot_view *v, const hp_annot_opts *o)
             last_file = in->file, last_line = in->line;
         }
         const char *col = in->in_block ? colour_of(o, in->count, v->f->total) : "";
-        if (in->in_block) fprintf(out, "%s%12" PRIu64 " %7.2f%%", col, in->count, hp_rt_percent(in->count, v->f->total));
+        if (in->in_block && (in->count || !v->f->samples)) fprintf(out, "%s%12" PRIu64 " %7.2f%%", col, in->count, hp_rt_percent(in->count, v->f->total));
         else fprintf(out, "%12s %8s", "", "");
-        fprintf(out, " %c %" PRIx64 ":  %s%s\n", in->block_start ? '>' : ' ', in->addr, in->text, col[0] ? RESET : "");
+        fprintf(out, " %c %" PRIx64 ":  %s%s%s%s\n", in->block_start ? '>' : ' ', in->addr, in->text,
+                in->values[0] ? "    ; " : "", in->values, col[0] ? RESET : "");
     }
 }
 

@@ -1,0 +1,64 @@
+/* value_names.c — how the value profile type names and shows things (value.h): value kinds,
+ * operands (x86-64 register names in HP_VREG_* order), values (hex and decimal; an xmm value also
+ * as a double), shares, and the lookup of one pc's hot-lists in the sorted p->values.
+ * Invariant: every function writes a NUL-terminated string whatever its input.
+ */
+#define _GNU_SOURCE
+#include "analysis/ptype/value.h"
+#include <inttypes.h>
+#include <string.h>
+
+static const char *const kinds[] = {"?", "reg", "addr", "load", "store", "flags", "retaddr", "xmm"};
+static const char *const regs[HP_VREG_COUNT] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+                                                "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+
+const char *hp_value_kind_name(uint8_t kind) { return kind <= HP_VK_XMM ? kinds[kind] : "?"; }
+
+void hp_value_operand_name(uint8_t kind, uint8_t operand, char *buf, size_t n)
+{
+    if (kind == HP_VK_REG) snprintf(buf, n, "%s", operand < HP_VREG_COUNT ? regs[operand] : "reg?");
+    else if (kind == HP_VK_XMM) snprintf(buf, n, "xmm%u", operand);
+    else if (kind == HP_VK_ADDR || kind == HP_VK_LOAD || kind == HP_VK_STORE) snprintf(buf, n, "mem%u", operand);
+    else snprintf(buf, n, "%s", "");
+}
+
+void hp_value_format(uint8_t kind, uint64_t value, char *buf, size_t n)
+{
+    if (kind == HP_VK_XMM) {
+        double d;
+        memcpy(&d, &value, sizeof d);
+        snprintf(buf, n, "0x%" PRIx64 " (double %.17g)", value, d);
+    } else if (kind == HP_VK_ADDR || kind == HP_VK_RETADDR || kind == HP_VK_FLAGS) {
+        snprintf(buf, n, "0x%" PRIx64, value);
+    } else {
+        snprintf(buf, n, "0x%" PRIx64 " (%" PRId64 ")", value, (int64_t)value);
+    }
+}
+
+double hp_value_share(const hp_value_stat *v, size_t i)
+{
+    if (!v->captures || i >= v->nvalues) return 0;
+    double s = v->values[i].estimate / (double)v->captures;
+    return s > 1 ? 1 : s;
+}
+
+size_t hp_value_at(const hp_profile *p, uint64_t pc, size_t *first)
+{
+    size_t lo = 0, hi = p->nvalues;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->values[mid].pc < pc) lo = mid + 1;
+        else hi = mid;
+    }
+    *first = lo;
+    size_t n = 0;
+    while (lo + n < p->nvalues && p->values[lo + n].pc == pc) n++;
+    return n;
+}
+
+uint64_t hp_value_total_captures(const hp_profile *p)
+{
+    uint64_t t = 0;
+    for (size_t i = 0; i < p->nvalues; i++) t = hp_sat_add(t, p->values[i].captures);
+    return t;
+}
