@@ -81,6 +81,10 @@ int hp_timer_move_signal(void);
  * (pcs[0] is set by the caller); returns the depth and sets *flags (HP_STACK_*). */
 int hp_unwind_load(char *err, size_t errlen);
 uint32_t hp_unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flags);
+/* timer_unwind.c: 1 while this thread unwinds in our handler, where every signal is blocked
+ * already: libunwind's own sigprocmask calls (about 16 per stack, one system call each, most of
+ * its cost) are then answered without a system call by timer_sig.c. */
+extern __thread int hp_timer_unwinding;
 /* timer_sig.c: the real sigaction (resolved at start), for timer.c's own installs. */
 int hp_timer_real_sigaction(int signo, const struct sigaction *sa, struct sigaction *old);
 int hp_timer_sig_resolve(void);

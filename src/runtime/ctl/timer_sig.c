@@ -8,6 +8,9 @@
  *   - the previous action the program reads back for our signal is SIG_DFL (what it would see
  *     without us), never our handler.
  *   - sigprocmask/pthread_sigmask that would block our signal get it removed from the set, silently.
+ *   - sigprocmask called by libunwind while our handler unwinds (hp_timer_unwinding) returns at
+ *     once with the full set as the old mask: the handler runs with every signal blocked, so the
+ *     call would change nothing, and it is most of an unwind's cost.
  * Everything else goes straight to libc. Before timer mode starts (or in other modes, where this
  * object is not even linked: it is only in libhotprof_rt.so), every call passes through.
  * Not interposed: sigset, sigvec, bsd_signal, sysv_signal (obsolete), and libc's internal calls.
@@ -85,6 +88,10 @@ static HP_NOINST const sigset_t *unblock_ours(int how, const sigset_t *set, sigs
 
 HP_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
+    if (hp_timer_unwinding) { /* libunwind inside our handler: every signal is blocked already */
+        if (old) sigfillset(old);
+        return 0;
+    }
     if (!g_sigprocmask && hp_timer_sig_resolve()) return errno = ENOSYS, -1;
     sigset_t tmp;
     return g_sigprocmask(how, unblock_ours(how, set, &tmp), old);

@@ -7,6 +7,13 @@
  * symbol scope and could take over the program's exceptions from libgcc_s. dlopen'ed with
  * RTLD_LOCAL it serves only us. The caching policy is set to per-thread (no lock in a handler).
  *
+ * libunwind opens a pipe (close-on-exec) at its first unwind, to validate addresses. Left to
+ * itself it takes the lowest free descriptors, where the program would see them (and could close
+ * them and reuse the numbers: libunwind would then write into the program's file). So
+ * hp_unwind_load makes that first unwind itself, at init, with every descriptor below
+ * HP_UNWIND_FD_FLOOR temporarily taken: the pipe lands at or above it (docs/timer.md). The same
+ * warm-up pays libunwind's one-time costs outside the program's first interrupt.
+ *
  * State (file-static, set once by hp_unwind_load at init, read-only afterwards): the resolved
  * functions and the local address space.
  */
@@ -16,12 +23,49 @@
 #include "runtime/base.h"
 #include "core/format/format.h"
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <libunwind.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#define HP_UNWIND_FD_FLOOR 900
+
+__thread int hp_timer_unwinding;
 
 static int (*g_init)(unw_cursor_t *, unw_context_t *, int);
 static int (*g_step)(unw_cursor_t *);
 static int (*g_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+
+/* One unwind step from here (getcontext returns twice: kept apart from warm_up's locals). */
+static HP_NOINST __attribute__((noinline)) void first_unwind(void)
+{
+    ucontext_t uc;
+    unw_cursor_t cur;
+    if (getcontext(&uc) == 0 && g_init(&cur, (unw_context_t *)&uc, UNW_INIT_SIGNAL_FRAME) >= 0)
+        for (int i = 0; i < 8 && g_step(&cur) > 0; i++) continue;
+}
+
+/* libunwind's initialization (its pipe: in the first call, set_caching_policy) and first unwind,
+ * with the low descriptors taken; the caching policy is set to per-thread. */
+static HP_NOINST void warm_up(int (*policy)(unw_addr_space_t, unw_caching_policy_t), unw_addr_space_t as)
+{
+    static int held[HP_UNWIND_FD_FLOOR];
+    struct rlimit rl;
+    int n = 0, floor = HP_UNWIND_FD_FLOOR;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)floor + 64) floor = (int)rl.rlim_cur - 64;
+    int base = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    while (base >= 0 && n < floor) {
+        int fd = fcntl(base, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) break;
+        held[n++] = fd;
+        if (fd >= floor - 1) break;
+    }
+    policy(as, UNW_CACHE_PER_THREAD); /* libunwind's own init (and pipe) happen here */
+    first_unwind();
+    while (n > 0) close(held[--n]);
+    if (base >= 0) close(base);
+}
 
 HP_NOINST int hp_unwind_load(char *err, size_t errlen)
 {
@@ -39,11 +83,22 @@ HP_NOINST int hp_unwind_load(char *err, size_t errlen)
         snprintf(err, errlen, "hotprof: --mode timer: libunwind.so.8 lacks unw_init_local2 (libunwind >= 1.3 needed; not profiling)");
         return -1;
     }
-    policy(*as, UNW_CACHE_PER_THREAD);
+    warm_up(policy, *as);
     return 0;
 }
 
+static HP_NOINST uint32_t unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flags);
+
 HP_NOINST uint32_t hp_unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flags)
+{
+    if (depth <= 1) return 1;
+    hp_timer_unwinding = 1;
+    uint32_t n = unwind(uc, pcs, depth, flags);
+    hp_timer_unwinding = 0;
+    return n;
+}
+
+static HP_NOINST uint32_t unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flags)
 {
     unw_cursor_t cur;
     uint32_t n = 1;
