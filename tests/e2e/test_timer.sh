@@ -141,3 +141,10 @@ check_fails_cleanly "timer_engine_needs_values" "need --values" "$HP" run --mode
 check_fails_cleanly "timer_freq_needs_timer_mode" "'--freq' needs --mode timer" "$HP" run --freq 100 -- ./vs_split 1
 check_fails_cleanly "timer_sample_refused_in_timer_mode" "'--sample' needs --mode bursty" "$HP" run --mode timer --sample methods -- ./vs_split 1
 check_fails_cleanly "timer_bursts_refused_in_timer_mode" "'--bursts' needs --mode bursty" "$HP" run --mode timer --bursts live -- ./vs_split 1
+
+# ---- a program built with hotprof cc: its static runtime stays off, the preloaded one profiles it
+if "$HP" cc -O2 -g -o split_cc "$W/vs_split.c" >/dev/null 2>&1; then
+    run_timer -o cc.data -- ./split_cc 30 >cc.out; b=$?
+    stacks cc.data split_cc >cc.txt
+    check "timer_hotprof_cc_program_profiled_by_the_preload" test "$b" = 0 -a "$(getinfo mode cc.txt)" = timer -a "$(getinfo timer.samples cc.txt)" -gt 0
+fi
