@@ -84,7 +84,7 @@ uint32_t hp_unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flag
 /* timer_unwind.c: 1 while this thread unwinds in our handler, where every signal is blocked
  * already: libunwind's own sigprocmask calls (about 16 per stack, one system call each, most of
  * its cost) are then answered without a system call by timer_sig.c. */
-extern __thread int hp_timer_unwinding;
+int hp_timer_unwinding(void);
 /* timer_sig.c: the real sigaction (resolved at start), for timer.c's own installs. */
 int hp_timer_real_sigaction(int signo, const struct sigaction *sa, struct sigaction *old);
 int hp_timer_sig_resolve(void);

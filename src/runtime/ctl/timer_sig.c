@@ -88,7 +88,7 @@ static HP_NOINST const sigset_t *unblock_ours(int how, const sigset_t *set, sigs
 
 HP_API int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-    if (hp_timer_unwinding) { /* libunwind inside our handler: every signal is blocked already */
+    if (hp_timer_unwinding()) { /* libunwind inside our handler: every signal is blocked already */
         if (old) sigfillset(old);
         return 0;
     }

@@ -14,8 +14,8 @@
  * HP_UNWIND_FD_FLOOR temporarily taken: the pipe lands at or above it (docs/timer.md). The same
  * warm-up pays libunwind's one-time costs outside the program's first interrupt.
  *
- * State (file-static, set once by hp_unwind_load at init, read-only afterwards): the resolved
- * functions and the local address space.
+ * State (file-static): the resolved functions, set once by hp_unwind_load at init and read-only
+ * afterwards; per thread, whether it is unwinding now (t_unwinding).
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
@@ -31,7 +31,9 @@
 
 #define HP_UNWIND_FD_FLOOR 900
 
-__thread int hp_timer_unwinding;
+static __thread int t_unwinding; /* hp_timer_unwinding (timer.h) */
+
+HP_NOINST int hp_timer_unwinding(void) { return t_unwinding; }
 
 static int (*g_init)(unw_cursor_t *, unw_context_t *, int);
 static int (*g_step)(unw_cursor_t *);
@@ -92,9 +94,9 @@ static HP_NOINST uint32_t unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, 
 HP_NOINST uint32_t hp_unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flags)
 {
     if (depth <= 1) return 1;
-    hp_timer_unwinding = 1;
+    t_unwinding = 1;
     uint32_t n = unwind(uc, pcs, depth, flags);
-    hp_timer_unwinding = 0;
+    t_unwinding = 0;
     return n;
 }
 
