@@ -39,7 +39,7 @@
 
 static const hp_command_desc run_desc = {
     "run", "[options] [--] PROGRAM [ARGS...]",
-    "Run PROGRAM (built with 'hotprof cc'; with --mode timer, any dynamically linked program) and write its profile.",
+    "Run PROGRAM (built with 'hotprof cc', or unmodified with --mode timer) and write its profile.",
     "The program's exit status is passed through; if it is killed by signal N, hotprof exits\n"
     "with 128+N and keeps the profile it wrote up to then. If the program wrote no profile,\n"
     "hotprof says so and exits with 1 (or the program's non-zero status); so it does if a\n"
