@@ -48,6 +48,8 @@ UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 ANALYSIS_LIBS := -ldw -lelf -lz -lcapstone -lprotobuf-c -lzstd
 RT_LIBS       := -lpthread -ldl -lm
+# The .so only: Capstone for the value interpreter. libunwind is dlopen'ed (ctl/timer_unwind.c says why).
+RT_SO_LIBS    := -lcapstone
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
 all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1
@@ -74,18 +76,25 @@ $(PPROF_GEN).o: $(PPROF_GEN).c $(PPROF_GEN).h
 $(call obj,$(ANALYSIS_SRC) $(CLI_SRC)) $(UNIT_BIN): | $(PPROF_GEN).h
 
 RTCORE_OBJ := $(patsubst src/core/%.c,$(B)/rtcore/%.o,$(CORE_SRC))
+# Timer mode and its interpreter (src/runtime/ctl/timer*.c, interp*.c) exist only in the preloaded
+# libhotprof_rt.so: the static runtime linked into `hotprof cc` programs must not pull in the
+# interposed signal and thread functions, the unwinder or Capstone (init.c reaches them weakly).
+RT_TIMER_OBJ  := $(filter $(B)/src/runtime/ctl/timer% $(B)/src/runtime/ctl/interp%,$(RUNTIME_OBJ))
+RT_STATIC_OBJ := $(filter-out $(RT_TIMER_OBJ),$(RUNTIME_OBJ))
 $(B)/lib/libhotprof_core.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
-$(B)/lib/libhotprof_rt.a: $(RUNTIME_OBJ) $(RTCORE_OBJ)
+$(B)/lib/libhotprof_rt.a: $(RT_STATIC_OBJ) $(RTCORE_OBJ)
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 $(B)/lib/libhotprof_rt.so: $(RUNTIME_OBJ) $(RTCORE_OBJ)
-	@mkdir -p $(dir $@); $(CC) -shared -o $@ $^ $(RT_LIBS)
+	@mkdir -p $(dir $@); $(CC) -shared -o $@ $^ $(RT_LIBS) $(RT_SO_LIBS)
 $(B)/lib/libhotprof_analysis.a: $(ANALYSIS_OBJ) $(SIM_OBJ)
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 # The runtime's parts that link alone, for unit tests: every runtime object but the process
 # init (its constructor would start profiling the test), the API and the ABI entry points. A test
 # that pulls in thread.o must define hp_rt_ensure_init itself (runtime/init.h).
-RTPARTS_OBJ := $(filter-out $(B)/src/runtime/init.o $(B)/src/runtime/api.o $(B)/src/runtime/hooks.o,$(RUNTIME_OBJ))
+# Nor the timer's objects: they define libc's pthread_create and signal functions (interposed),
+# which would pull the whole runtime into any test that creates a thread.
+RTPARTS_OBJ := $(filter-out $(B)/src/runtime/init.o $(B)/src/runtime/api.o $(B)/src/runtime/hooks.o $(filter $(B)/src/runtime/ctl/timer%,$(RUNTIME_OBJ)),$(RUNTIME_OBJ))
 $(B)/lib/libhotprof_rtparts.a: $(RTPARTS_OBJ)
 	@mkdir -p $(dir $@); rm -f $@; ar rcs $@ $^
 

@@ -23,6 +23,7 @@
 #include "cli/run_child.h"
 #include "cli/sample_spec.h"
 #include "cli/run_trace.h"
+#include "cli/run_timer.h"
 #include "core/control/spec.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -38,7 +39,7 @@
 
 static const hp_command_desc run_desc = {
     "run", "[options] [--] PROGRAM [ARGS...]",
-    "Run PROGRAM (built with 'hotprof cc') and write its profile.",
+    "Run PROGRAM (built with 'hotprof cc', or unmodified with --mode timer) and write its profile.",
     "The program's exit status is passed through; if it is killed by signal N, hotprof exits\n"
     "with 128+N and keeps the profile it wrote up to then. If the program wrote no profile,\n"
     "hotprof says so and exits with 1 (or the program's non-zero status); so it does if a\n"
@@ -59,9 +60,19 @@ static const hp_command_desc run_desc = {
     "docs/osp.md) records one subpath per patched window, weighted by the blocks it stood for.\n"
     "With --mode exhaustive, --sample subpath counts every subpath of length 2^n <= maxlen exactly\n"
     "(the ground truth of 'hotprof compare'); other types cannot be named then.\n"
+    "Timer mode (--mode timer, docs/timer.md) profiles an UNMODIFIED dynamically linked program\n"
+    "(no hotprof cc): libhotprof_rt.so is preloaded (LD_PRELOAD), every thread gets a CPU-time\n"
+    "timer (--freq interrupts per CPU second, randomized intervals) whose interrupts record the pc\n"
+    "and the stack (libunwind, --depth frames), and with --values L/K the next L instructions are\n"
+    "interpreted at every K-th interrupt (--engine ool|tf, --debias N; docs/value-sampling.md).\n"
+    "The program sees nothing of it on its stdout/stderr; the timer's signal (--signal, default\n"
+    "RTMIN+5) moves elsewhere if the program installs a handler for it. A statically linked\n"
+    "program is refused (exit 2). After the run hotprof prints the samples taken and the overhead.\n"
+    "Example: hotprof run --mode timer --values 4/2 -- gzip -9 -k file\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
     "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_INTERVALS (interval profiles),\n"
-    "HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet);\n"
+    "HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet), HOTPROF_FOLLOW_FORK (with\n"
+    "--follow-fork), and in timer mode HOTPROF_TIMER and LD_PRELOAD (the runtime prepended);\n"
     "HOTPROF_CLAIMED is removed.\n"};
 
 /* A canonical spec: every type "name:period=N,burst=M,jitter=J", joined by ';'. */
@@ -76,13 +87,16 @@ typedef struct run_args {
     char sample_spec[SPEC_MAX]; /* HOTPROF_SAMPLE; "" unless bursty */
     char iv_spec[2 * 320];      /* HOTPROF_INTERVALS: the --sample clauses with summary= (docs/intervals.md) */
     hp_run_trace trace;         /* --record-trace (run_trace.h) */
+    hp_run_timer timer;         /* --mode timer's options and HOTPROF_TIMER (run_timer.h) */
+    int follow_fork;            /* --follow-fork: HOTPROF_FOLLOW_FORK=1 */
+    int timer_mode;
 } run_args;
 
 static void init_options(hp_option *opts, run_args *a)
 {
     hp_option table[] = {
         {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_SPEC_DEFAULT_OUTPUT ")"},
-        {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|off (default exhaustive; bursty with --sample)"},
+        {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|timer|off (default exhaustive; bursty with --sample; timer: an unmodified program, docs/timer.md)"},
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
          "sample TYPE in bursty mode (repeatable; implies --mode bursty); TYPE subpath[:KEY=V,...] "
          "samples hot subpaths (keys below; with --mode exhaustive: exact counts); or "
@@ -95,6 +109,16 @@ static void init_options(hp_option *opts, run_args *a)
          "auto (default: patch when possible)"},
         {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
+        {HP_OPT_FLAG, 0, "follow-fork", &a->follow_fork, NULL,
+         "a fork()ed child (without exec) is profiled too, into OUTPUT.<pid>"},
+        {HP_OPT_STRING, 0, "freq", &a->timer.freq, "HZ", "timer mode: interrupts per second of each thread's CPU time, 1..100000 (default 1000)"},
+        {HP_OPT_STRING, 0, "values", &a->timer.values, "L/K",
+         "timer mode: interpret L instructions (1..64) at every K-th interrupt (default: off; 4/2 is DCPI's)"},
+        {HP_OPT_STRING, 0, "engine", &a->timer.engine, "E", "with --values: ool (out-of-line execution, default) or tf (trap flag)"},
+        {HP_OPT_STRING, 0, "debias", &a->timer.debias, "N", "with --values: step a random 0..N-1 instructions before capturing (0..64, default 0)"},
+        {HP_OPT_STRING, 0, "signal", &a->timer.signal, "SIG",
+         "timer mode: the timer's signal, a name or number: USR1, USR2, ALRM, VTALRM, PROF, RTMIN+N (default RTMIN+5)"},
+        {HP_OPT_STRING, 0, "depth", &a->timer.depth, "N", "timer mode: stack frames kept per sample, 1..256 (default 64)"},
         {HP_OPT_STRING, 0, "record-trace", &a->trace.file, "FILE",
          "also record an event trace into FILE for 'hotprof sim' (exhaustive mode; docs/trace.md)"},
         {HP_OPT_STRING, 0, "trace-kind", &a->trace.kind, "KIND",
@@ -187,7 +211,8 @@ static int resolve_mode(run_args *a)
     if (a->mode_text && hp_spec_mode(a->mode_text, &mode, err, sizeof err))
         return hp_usage_error(&run_desc, "option '--mode': %s", err);
     a->mode = hp_spec_mode_name(mode);
-    if (a->samples.n && mode == HP_RUN_OFF)
+    a->timer_mode = mode == HP_RUN_TIMER;
+    if (a->samples.n && (mode == HP_RUN_OFF || mode == HP_RUN_TIMER))
         return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty (or exhaustive for subpath), not '%s'",
                               a->mode);
     if (a->bursts_text && hp_spec_bursts(a->bursts_text, &bursts, err, sizeof err))
@@ -202,7 +227,8 @@ static int resolve_mode(run_args *a)
 static int resolve_settings(run_args *a)
 {
     char err[256];
-    if (split_interval_clauses(a) || resolve_mode(a)) return HP_PARSE_ERROR;
+    if (split_interval_clauses(a) || resolve_mode(a) || hp_run_timer_resolve(&run_desc, &a->timer, a->timer_mode))
+        return HP_PARSE_ERROR;
     if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0 &&
         !(strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 && a->bursts && strcmp(a->bursts, "live") == 0))
         return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive, or bursty with --bursts live, not '%s'", a->mode);
@@ -231,6 +257,8 @@ static int set_environment(const run_args *a, const char *output)
     if (!a->sample_spec[0]) unsetenv("HOTPROF_SAMPLE");
     if (a->iv_spec[0] ? setenv("HOTPROF_INTERVALS", a->iv_spec, 1) : unsetenv("HOTPROF_INTERVALS")) return -1;
     if (a->bursts && setenv("HOTPROF_BURSTS", a->bursts, 1)) return -1;
+    if (a->follow_fork && setenv("HOTPROF_FOLLOW_FORK", "1", 1)) return -1;
+    if (!a->timer_mode) unsetenv("HOTPROF_TIMER");
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }
 
@@ -246,11 +274,15 @@ typedef struct run_reports {
 /* A datagram socket pair: [0] stays here, [1] goes to the program (HOTPROF_RUN_FD=<fd>:<inode>)
  * with one token in its queue: the first image to take it owns the output, the others write
  * <output>.<pid>. -1 if it cannot be made (the runtime then works as without hotprof run). */
-static int run_channel_open(int sv[2])
+static int run_channel_open(int sv[2], int high)
 {
     struct stat st;
     char env[64];
     if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+    if (high) { /* timer mode: out of the unmodified program's way (docs/timer.md) */
+        int fd = fcntl(sv[1], F_DUPFD_CLOEXEC, 1000);
+        if (fd >= 0) close(sv[1]), sv[1] = fd;
+    }
     if (send(sv[0], "claim", 5, 0) != 5 || fstat(sv[1], &st) != 0) {
         close(sv[0]), close(sv[1]);
         return -1;
@@ -279,10 +311,10 @@ static void run_channel_collect(int fd, run_reports *rep)
 
 /* Runs argv through run_child.c with the report channel: the program's wait status in *status,
  * what its runtime reported in *rep; or an errno from fork/exec. */
-static int run_program(char **argv, int *status, run_reports *rep)
+static int run_program(char **argv, int *status, run_reports *rep, int timer_mode)
 {
     int sv[2] = {-1, -1};
-    if (run_channel_open(sv) != 0) unsetenv("HOTPROF_RUN_FD");
+    if (run_channel_open(sv, timer_mode) != 0) unsetenv("HOTPROF_RUN_FD");
     int err = hp_run_child(argv, status, sv[1]);
     if (sv[0] >= 0) {
         close(sv[1]);
@@ -337,6 +369,11 @@ static int finish(const run_args *a, char *program, int status, int written, con
                 rep->errors + rep->wrote > 1 ? "a" : "its");
         return code ? code : 1;
     }
+    if (!written && a->timer_mode) {
+        fprintf(stderr, "hotprof: '%s' finished but wrote no profile to %s: the preloaded runtime did not start "
+                "(a setuid program, or LD_PRELOAD cleared by the program)\n", program, output);
+        return code ? code : 1;
+    }
     if (!written && strcmp(a->mode, "off") != 0) {
         fprintf(stderr, "hotprof: '%s' finished but wrote no profile to %s: it was not built with hotprof's hooks\n"
                 "hint: rebuild it with 'hotprof cc' (for example: make CC=\"hotprof cc\" CXX=\"hotprof c++\")\n",
@@ -384,17 +421,23 @@ static int run_with(run_args *a, char **pos, int npos)
         free(output);
         return usage ? 2 : 1;
     }
+    if (a->timer_mode && (rc = hp_run_timer_prepare(&a->timer, pos[0])) != 0) {
+        free(output);
+        return rc;
+    }
     file_stamp before = stamp_of(output);
     pos[npos] = NULL;
     run_reports rep = {0};
-    int err = run_program(pos, &status, &rep);
+    int err = run_program(pos, &status, &rep, a->timer_mode);
     if (err) {
         fprintf(stderr, "hotprof: cannot run '%s': %s\n", pos[0], strerror(err));
         if (a->trace.file) unlink(a->trace.raw);
         free(output);
         return err == ENOENT ? 127 : 126;
     }
-    rc = finish(a, pos[0], status, profile_written(&before, output), a->output, &rep);
+    int written = profile_written(&before, output);
+    rc = finish(a, pos[0], status, written, a->output, &rep);
+    if (a->timer_mode && written && !a->quiet) hp_run_timer_summary(output);
     if (a->trace.file && hp_run_trace_finish(&a->trace, pos[0], a->quiet) && !rc) rc = 1;
     free(output);
     return rc;

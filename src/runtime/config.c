@@ -101,7 +101,11 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     if (!tlimit || hp_spec_u64(tlimit, 1, UINT64_MAX, &c->trace_limit)) c->trace_limit = HP_TRACE_DEFAULT_LIMIT;
 
     hp_iv_defaults(c->iv);
+    hp_timer_spec_default(&c->timer);
     if (c->mode == HP_RUN_OFF) return 0;
+    const char *timer = var(get, arg, "HOTPROF_TIMER");
+    if (c->mode == HP_RUN_TIMER && hp_timer_spec_parse(timer, &c->timer, err, sizeof err))
+        return bad(c, "HOTPROF_TIMER", err);
     const char *iv = var(get, arg, "HOTPROF_INTERVALS");
     if (iv && hp_iv_spec_parse(iv, c->iv, err, sizeof err)) return bad(c, "HOTPROF_INTERVALS", err);
     hp_osp_params_default(&c->osp);

@@ -66,6 +66,7 @@
 #include "core/format/info_keys.h"
 #include "core/control/spec.h"
 #include "hotprof/version.h"
+#include "core/control/timer_spec.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <dlfcn.h>
@@ -98,6 +99,16 @@ static int g_output_exec;    /* an exec'd image of a process that had claimed th
 static int g_open_errno;     /* why open_output failed (EWOULDBLOCK: another process holds the lock) */
 /* Signals whose default action ends the process: the profile is written before it does.
  * SIGPIPE is here because `prog | head` would otherwise lose the whole profile. */
+/* Timer mode (ctl/timer.h) lives only in libhotprof_rt.so, which `hotprof run --mode timer`
+ * preloads: the static runtime (libhotprof_rt.a, linked into `hotprof cc` programs) must not pull
+ * in its unwinder and interpreter, so init reaches it through weak references, NULL there. A
+ * `hotprof cc` program run with --mode timer has both: its static runtime stays off (do_init) and
+ * the preloaded one profiles it as any other program. */
+extern int hp_timer_start(const hp_timer_spec *s, uint64_t seed, char *err, size_t errlen) __attribute__((weak));
+extern void hp_timer_thread_begin(void) __attribute__((weak));
+extern void hp_timer_after_fork(int follow) __attribute__((weak));
+#define HP_TIMER_FD_FLOOR 900 /* timer mode keeps its descriptors at or above this (docs/timer.md) */
+
 static const int g_fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE,  SIGABRT,
                                       SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE};
 
@@ -198,7 +209,7 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_kv_dec(&w, HP_INFO_PPID, (uint64_t)getppid());
     if (parent_pid) put_kv_dec(&w, HP_INFO_FORKED_FROM, parent_pid);
     put_str(&w, HP_INFO_MODE "=");
-    put_str(&w, hp_g.xray == HP_XRAY_BURSTS ? HP_MODE_XRAY "\n" : hp_g.patch ? HP_MODE_PATCH "\n" : hp_g.bursty ? HP_MODE_BURSTY "\n" : HP_MODE_EXHAUSTIVE "\n");
+    put_str(&w, g_cfg.mode == HP_RUN_TIMER ? HP_MODE_TIMER "\n" : hp_g.xray == HP_XRAY_BURSTS ? HP_MODE_XRAY "\n" : hp_g.patch ? HP_MODE_PATCH "\n" : hp_g.bursty ? HP_MODE_BURSTY "\n" : HP_MODE_EXHAUSTIVE "\n");
     put_kv_dec(&w, HP_INFO_SEED, hp_g.seed);
     for (int s = 0; s < HP_IV_NSTREAMS; s++)
         if (*hp_rt_iv_info(s)) { /* intervals.value=summary=multihash,... */
@@ -214,7 +225,8 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_str(&w, HP_INFO_OUTPUT "="), put_str(&w, g_path), put_str(&w, "\n");
     put_kv_dec(&w, HP_INFO_FOLLOW_FORK, (uint64_t)g_cfg.follow_fork);
     put_str(&w, HP_INFO_RUNTIME "=libhotprof_rt\n");
-    put_str(&w, HP_INFO_RECORDS "=funcs,callpairs,blocks,edges,backedges,loads,stores,compares\n");
+    put_str(&w, g_cfg.mode == HP_RUN_TIMER ? HP_INFO_RECORDS "=stacks,values\n"
+                                           : HP_INFO_RECORDS "=funcs,callpairs,blocks,edges,backedges,loads,stores,compares\n");
     if (hp_g.bursty) {
         char sample[1024];
         hp_put_bytes(&w, sample, hp_sample_info(sample, sizeof sample));
@@ -233,7 +245,7 @@ static HP_NOINST void run_channel_open(const hp_rt_config *c)
 {
     struct stat st;
     if (c->run_fd < 0 || fstat(c->run_fd, &st) != 0 || !S_ISSOCK(st.st_mode) || st.st_ino != c->run_ino) return;
-    g_run_fd = fcntl(c->run_fd, F_DUPFD_CLOEXEC, 3);
+    g_run_fd = fcntl(c->run_fd, F_DUPFD_CLOEXEC, c->mode == HP_RUN_TIMER ? HP_TIMER_FD_FLOOR : 3);
 }
 
 /* 1 if this image takes the run's token (it is the first to claim the output path). */
@@ -271,6 +283,10 @@ static HP_NOINST int open_output(uint64_t parent_pid, int exclusive)
     if (g_fd < 0) {
         g_open_errno = errno;
         return 0;
+    }
+    if (g_cfg.mode == HP_RUN_TIMER) { /* out of the program's way: a high, close-on-exec descriptor */
+        int high = fcntl(g_fd, F_DUPFD_CLOEXEC, HP_TIMER_FD_FLOOR);
+        if (high >= 0) close(g_fd), g_fd = high;
     }
     if (fstat(g_fd, &st) == 0 && S_ISREG(st.st_mode) &&
         (flock(g_fd, LOCK_EX | LOCK_NB) != 0 || ftruncate(g_fd, 0) != 0)) {
@@ -386,6 +402,8 @@ static HP_NOINST void fork_child(void)
     if (g_init_state != 2 || !hp_g.recording) return;
     if (g_fd >= 0) close(g_fd); /* the parent's file: never touched by the child */
     g_fd = -1;
+    if (hp_timer_after_fork && g_cfg.mode == HP_RUN_TIMER)
+        hp_timer_after_fork(g_cfg.follow_fork && !HP_LOAD_ACQ(&hp_g.stopped)); /* timers are not inherited */
     if (!g_cfg.follow_fork || HP_LOAD_ACQ(&hp_g.stopped)) {
         HP_STORE_REL(&hp_g.stopped, 1);
         hp_threads_set_active(0);
@@ -470,6 +488,11 @@ static HP_NOINST void do_init(void)
         hp_say(parts, 1);
         return;
     }
+    if (c->mode == HP_RUN_TIMER && !hp_timer_start) return; /* the static runtime: see hp_timer_start */
+    if (c->mode == HP_RUN_TIMER) {
+        c->quiet = 1; /* the program's stderr is its own: `hotprof run` reports (HOTPROF_RUN_FD) */
+        c->live = 0;  /* no publisher thread, no /dev/shm segment the program could see */
+    }
     if (c->mode == HP_RUN_BURSTY) {
         if (!setup_bursty(c)) return;
         /* subpaths: live skips by default (accurate); patched windows (pt/subpath_win.c) only with
@@ -488,6 +511,14 @@ static HP_NOINST void do_init(void)
     }
     if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && c->bursts == HP_BURSTS_LIVE))
         hp_rt_iv_start(c->iv, hp_g.seed, c->mode == HP_RUN_BURSTY); /* interval profiles (pt/intervals.h) */
+    if (c->mode == HP_RUN_TIMER) {
+        char err[384];
+        if (hp_timer_start(&c->timer, hp_g.seed, err, sizeof err)) {
+            const char *parts[] = {err};
+            hp_say(parts, 1);
+            return;
+        }
+    }
     g_pid = pid;
     run_channel_open(c);
     output_path(c, pid);
@@ -532,11 +563,23 @@ HP_NOINST int hp_rt_ensure_init(void)
 
 static HP_NOINST void exec_resolve(void);
 
+/* HOTPROF_MODE=timer (read with config.c's one parser; init reads it again, for good). */
+static HP_NOINST int timer_mode_wanted(void)
+{
+    static hp_rt_config c; /* large: not on the stack */
+    hp_rt_config_read(&c);
+    return c.mode == HP_RUN_TIMER;
+}
+
 __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 {
     exec_resolve(); /* libc's exec functions, while no fork child can be calling them yet */
     /* instrumented (coverage guards or XRay sleds): start before main */
     if (HP_LOAD_ACQ(&hp_g.guards) > 0 || hp_xray_present()) hp_rt_ensure_init();
+    if (hp_timer_thread_begin && timer_mode_wanted()) { /* preloaded, --mode timer: init, then the main thread's timer */
+        hp_rt_ensure_init();
+        hp_timer_thread_begin();
+    }
 }
 
 __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)

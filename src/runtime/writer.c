@@ -181,7 +181,8 @@ static HP_NOINST uint64_t thread_events(const hp_thread *t)
                            own_events(t);
     }
     return HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) + HP_LOAD_RLX(&t->tot.loads) +
-           HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps);
+           HP_LOAD_RLX(&t->tot.stores) + HP_LOAD_RLX(&t->tot.cmps) +
+           (t->timer ? own_events(t) : 0); /* timer mode: a thread's samples are its events */
 }
 
 static const hp_pt_sink g_sink = {sec_begin, sec_put, sec_end};
@@ -321,7 +322,7 @@ static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t sta
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next)
         if (thread_events(t)) info_thread_line(t);
     if (HP_LOAD_ACQ(&hp_g.bursty)) info_bursty();
-    char pb[768];
+    char pb[2048]; /* timer mode: timer.* and values.* lines */
     sec_put(pb, hp_pb_info(pb, sizeof pb)); /* patched bursts (XRay or call sites), if any */
     for (const hp_pt *const *pt = hp_rt_ptypes; *pt; pt++)
         if ((*pt)->group_info) sec_put(pb, (*pt)->group_info(pb, sizeof pb));

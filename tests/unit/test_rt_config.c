@@ -4,6 +4,7 @@
  *   - what a bad value does, per variable (config.h's table): HOTPROF_SAMPLE and HOTPROF_SEED stop
  *     profiling with one message (issue 8, defect 8), the others fall back;
  *   - each variable is read at most once per parse (a counting getenv);
+ *   - HOTPROF_TIMER: read into c.timer in timer mode only; a bad one stops profiling;
  *   - HOTPROF_SEED against an oracle (property test): a decimal or 0x-hex u64 with nothing else is
  *     accepted with its value, every other text (signs, spaces, junk, overflow) is rejected.
  */
@@ -237,6 +238,31 @@ TEST(subpath_clause_in_both_modes)
     CHECK(strstr(c.error, "subpath:mem=1: too small: at least 1K") != NULL);
 }
 
+/* HOTPROF_TIMER is read only in timer mode; a bad one stops profiling with one message. */
+TEST(timer_settings_in_timer_mode_only)
+{
+    hp_rt_config c;
+    const char *good[] = {"HOTPROF_MODE=timer", "HOTPROF_TIMER=freq=250,values=4/2,signal=PROF,depth=16", NULL};
+    REQUIRE(parse(&c, good) == 0);
+    CHECK_EQ_U64(c.mode, HP_RUN_TIMER);
+    CHECK_EQ_U64(c.timer.freq, 250);
+    CHECK_EQ_U64(c.timer.len, 4);
+    CHECK_EQ_U64(c.timer.every, 2);
+    CHECK_EQ_U64(c.timer.signal, 27);
+    CHECK_EQ_U64(c.timer.depth, 16);
+    const char *dflt[] = {"HOTPROF_MODE=timer", NULL};
+    REQUIRE(parse(&c, dflt) == 0);
+    CHECK_EQ_U64(c.timer.freq, HP_TIMER_DEFAULT_FREQ);
+    CHECK_EQ_U64(c.timer.signal, HP_TIMER_DEFAULT_SIGNAL);
+    const char *bad[] = {"HOTPROF_MODE=timer", "HOTPROF_TIMER=values=0/0", NULL};
+    CHECK(parse(&c, bad) == -1);
+    CHECK(strstr(c.error, "hotprof: bad HOTPROF_TIMER: values wants") == c.error);
+    CHECK(strstr(c.error, "(not profiling)") != NULL);
+    const char *other[] = {"HOTPROF_MODE=exhaustive", "HOTPROF_TIMER=values=0/0", NULL};
+    CHECK(parse(&c, other) == 0);
+    CHECK_EQ_U64(c.timer.len, 0);
+}
+
 int main(void)
 {
     RUN(empty_environment_gives_the_defaults);
@@ -248,5 +274,6 @@ int main(void)
     RUN(every_variable_is_read_once);
     RUN(seed_matches_its_oracle_on_random_texts);
     RUN(subpath_clause_in_both_modes);
+    RUN(timer_settings_in_timer_mode_only);
     return test_main_end();
 }

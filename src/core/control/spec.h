@@ -57,7 +57,7 @@ enum hp_bursts_mode { HP_BURSTS_AUTO = 0, HP_BURSTS_LIVE = 1, HP_BURSTS_PATCH = 
 int hp_spec_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A seed: any 64-bit unsigned number (decimal or 0x hex). */
 int hp_spec_seed(const char *text, uint64_t *out, char *err, size_t errlen);
-/* exhaustive | off | bursty. */
+/* exhaustive | off | bursty | timer (HP_RUN_TIMER: core/control/timer_spec.h has its settings). */
 int hp_spec_mode(const char *text, int *out, char *err, size_t errlen);
 /* auto | live | patch. */
 int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen);
@@ -65,7 +65,7 @@ int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen);
 int hp_spec_window(const char *text, uint32_t *out, char *err, size_t errlen);
 /* A flag: "" or "0" is off, "1" is on; anything else is an error. */
 int hp_spec_flag(const char *text, int *out, char *err, size_t errlen);
-const char *hp_spec_mode_name(int mode);   /* "exhaustive", "off", "bursty" */
+const char *hp_spec_mode_name(int mode);   /* "exhaustive", "off", "bursty", "timer" */
 const char *hp_spec_bursts_name(int mode); /* "auto", "live", "patch" */
 
 /* ---- the bursty-sampling spec ---- */
