@@ -48,8 +48,9 @@ UNIT_BIN     := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 ANALYSIS_LIBS := -ldw -lelf -lz -lcapstone -lprotobuf-c -lzstd
 RT_LIBS       := -lpthread -ldl -lm
-# The .so only: Capstone for the value interpreter. libunwind is dlopen'ed (ctl/timer_unwind.c says why).
-RT_SO_LIBS    := -lcapstone
+# The .so only. Capstone (ctl/interp_dec.c) and libunwind (ctl/timer_unwind.c) are dlopen'ed, not
+# linked: a program runs in timer mode even where they are missing (say why in those files).
+RT_SO_LIBS    :=
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
 all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1

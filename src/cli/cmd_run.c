@@ -64,7 +64,7 @@ static const hp_command_desc run_desc = {
     "(no hotprof cc): libhotprof_rt.so is preloaded (LD_PRELOAD), every thread gets a CPU-time\n"
     "timer (--freq interrupts per CPU second, randomized intervals) whose interrupts record the pc\n"
     "and the stack (libunwind, --depth frames), and with --values L/K the next L instructions are\n"
-    "interpreted at every K-th interrupt (--engine ool|tf, --debias N; docs/value-sampling.md).\n"
+    "interpreted at every K-th interrupt (--engine ool|tf|check, --debias N; docs/value-sampling.md).\n"
     "The program sees nothing of it on its stdout/stderr; the timer's signal (--signal, default\n"
     "RTMIN+5) moves elsewhere if the program installs a handler for it. A statically linked\n"
     "program is refused (exit 2). After the run hotprof prints the samples taken and the overhead.\n"
@@ -114,7 +114,7 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 0, "freq", &a->timer.freq, "HZ", "timer mode: interrupts per second of each thread's CPU time, 1..100000 (default 1000)"},
         {HP_OPT_STRING, 0, "values", &a->timer.values, "L/K",
          "timer mode: interpret L instructions (1..64) at every K-th interrupt (default: off; 4/2 is DCPI's)"},
-        {HP_OPT_STRING, 0, "engine", &a->timer.engine, "E", "with --values: ool (out-of-line execution, default) or tf (trap flag)"},
+        {HP_OPT_STRING, 0, "engine", &a->timer.engine, "E", "with --values: ool (out-of-line execution, default), tf (trap flag) or check (test-only: tf, each step compared with ool)"},
         {HP_OPT_STRING, 0, "debias", &a->timer.debias, "N", "with --values: step a random 0..N-1 instructions before capturing (0..64, default 0)"},
         {HP_OPT_STRING, 0, "signal", &a->timer.signal, "SIG",
          "timer mode: the timer's signal, a name or number: USR1, USR2, ALRM, VTALRM, PROF, RTMIN+N (default RTMIN+5)"},

@@ -136,7 +136,7 @@ check_fails_cleanly "timer_freq_0" "freq wants" "$HP" run --mode timer --freq 0 
 check_fails_cleanly "timer_freq_too_high" "freq wants" "$HP" run --mode timer --freq 100001 -- ./vs_split 1
 check_fails_cleanly "timer_depth_0" "depth wants" "$HP" run --mode timer --depth 0 -- ./vs_split 1
 check_fails_cleanly "timer_signal_segv" "signal wants" "$HP" run --mode timer --signal SEGV -- ./vs_split 1
-check_fails_cleanly "timer_engine_bad" "engine wants ool or tf" "$HP" run --mode timer --values 4/2 --engine jit -- ./vs_split 1
+check_fails_cleanly "timer_engine_bad" "engine wants ool, tf or check" "$HP" run --mode timer --values 4/2 --engine jit -- ./vs_split 1
 check_fails_cleanly "timer_engine_needs_values" "need --values" "$HP" run --mode timer --engine tf -- ./vs_split 1
 check_fails_cleanly "timer_freq_needs_timer_mode" "'--freq' needs --mode timer" "$HP" run --freq 100 -- ./vs_split 1
 check_fails_cleanly "timer_sample_refused_in_timer_mode" "'--sample' needs --mode bursty" "$HP" run --mode timer --sample methods -- ./vs_split 1

@@ -63,7 +63,7 @@ TEST(format_parse_round_trip)
     for (int i = 0; i < 5000; i++) {
         hp_timer_spec s = {.freq = 1 + (uint32_t)(hp_rng_next(&r) % HP_TIMER_MAX_FREQ),
                            .len = (uint32_t)(hp_rng_next(&r) % (HP_TIMER_MAX_LEN + 1)),
-                           .engine = (int)(hp_rng_next(&r) % 2),
+                           .engine = (int)(hp_rng_next(&r) % 3),
                            .debias = (uint32_t)(hp_rng_next(&r) % (HP_TIMER_MAX_DEBIAS + 1)),
                            .signal = rand_signal(&r),
                            .depth = 1 + (uint32_t)(hp_rng_next(&r) % 256)};

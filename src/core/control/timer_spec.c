@@ -48,13 +48,13 @@ static int values_n(const char *t, size_t n, uint32_t *len, uint32_t *every, cha
     return *len = (uint32_t)l, *every = (uint32_t)k, 0;
 }
 
-static const char *const engine_names[] = {"ool", "tf"};
+static const char *const engine_names[] = {"ool", "tf", "check"};
 
 static int engine_n(const char *t, size_t n, int *out, char *err, size_t el)
 {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (strlen(engine_names[i]) == n && memcmp(t, engine_names[i], n) == 0) return *out = i, 0;
-    return want(err, el, "engine", "ool or tf", t, n);
+    return want(err, el, "engine", "ool, tf or check", t, n);
 }
 
 static int debias_n(const char *t, size_t n, uint32_t *out, char *err, size_t el)
@@ -167,7 +167,7 @@ int hp_timer_spec_parse(const char *text, hp_timer_spec *s, char *err, size_t er
     return 0;
 }
 
-const char *hp_timer_engine_name(int engine) { return engine >= 0 && engine < 2 ? engine_names[engine] : "?"; }
+const char *hp_timer_engine_name(int engine) { return engine >= 0 && engine < 3 ? engine_names[engine] : "?"; }
 
 size_t hp_timer_spec_format(char *out, size_t cap, const hp_timer_spec *s)
 {

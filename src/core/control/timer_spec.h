@@ -7,7 +7,8 @@
  *   freq=HZ       interrupts per second of each thread's CPU time, 1..100000 (default 1000)
  *   values=L/K    interpret L instructions (1..64) at every K-th interrupt (1..1000000); absent or
  *                 "off": PC + stack samples only (the default)
- *   engine=E      ool (out-of-line execution, default) | tf (trap flag)
+ *   engine=E      ool (out-of-line execution, default) | tf (trap flag) | check (test-only: tf, and
+ *                 each step also run out of line and compared; docs/value-sampling.md)
  *   debias=N      0..64: step a random 0..N-1 instructions before capturing (0: off, default)
  *   signal=S      the timer's signal: a number or a name (PROF, SIGPROF, USR1, RTMIN+5, SIGRTMIN+5);
  *                 allowed: USR1 USR2 ALRM VTALRM PROF and RTMIN..RTMAX. Default RTMIN+5.
@@ -35,7 +36,7 @@
 #define HP_TIMER_SIGRTMIN 34          /* glibc's SIGRTMIN on Linux */
 #define HP_TIMER_SIGRTMAX 64
 #define HP_TIMER_DEFAULT_SIGNAL (HP_TIMER_SIGRTMIN + 5)
-enum { HP_TIMER_ENGINE_OOL = 0, HP_TIMER_ENGINE_TF = 1 }; /* = enum hp_interp_engine */
+enum { HP_TIMER_ENGINE_OOL = 0, HP_TIMER_ENGINE_TF = 1, HP_TIMER_ENGINE_CHECK = 2 }; /* = enum hp_interp_engine */
 
 typedef struct hp_timer_spec {
     uint32_t freq;    /* Hz of thread CPU time */
@@ -60,7 +61,7 @@ int hp_timer_signal_parse(const char *text, int *out, char *err, size_t errlen);
 int hp_timer_depth_parse(const char *text, uint32_t *out, char *err, size_t errlen);
 /* The canonical form (above), NUL-terminated, truncated to cap; returns its full length. */
 size_t hp_timer_spec_format(char *out, size_t cap, const hp_timer_spec *s);
-const char *hp_timer_engine_name(int engine); /* "ool", "tf"; "?" otherwise */
+const char *hp_timer_engine_name(int engine); /* "ool", "tf", "check"; "?" otherwise */
 /* A signal's name without "SIG" ("PROF", "RTMIN+5") into out; returns its length. */
 size_t hp_timer_signal_name(char *out, size_t cap, int signo);
 /* 1 if signo may carry the timer (the allowed list above). */

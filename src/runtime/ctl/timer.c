@@ -132,6 +132,8 @@ HP_NOINST void hp_timer_thread_begin(void)
     if (!t) return;
     if (!t->timer && !(t->timer = timer_state_new(t->tid))) return;
     if (g_spec.len && !t->interp) t->interp = hp_interp_thread_new();
+    else if (t->interp) hp_interp_thread_rebind(t->interp, 0); /* a recycled state: this thread's fs base;
+                                                                * its lists stay (values are per pc) */
     t->timer->tid = t->tid;
     t->timer->interrupts_to_interp = g_spec.every;
     if (!t->timer->has_timer) make_timer(t->timer, HP_LOAD_ACQ(&g_signo));

@@ -3,12 +3,19 @@
  * each followed by its (value, count) pairs as little-endian u64, highest count first. A thread
  * without an interpreter state or without lists writes nothing. Its events for the writer
  * (thread_events) are the lists it holds. Async-signal-safe (memory only).
+ *
+ * The interpreter (ctl/interp*.c) exists only in the preloaded libhotprof_rt.so; this file is also in
+ * the static runtime linked into `hotprof cc` programs, so it reaches the interpreter through a weak
+ * reference (NULL there, where no thread has an interpreter state).
  */
 #include "runtime/pt/pt.h"
 #include "runtime/ctl/interp.h"
 #include "core/base/bytes.h"
 #include "core/format/format.h"
 #include "core/ptype/ptype.h"
+
+extern uint32_t hp_interp_each_value(const struct hp_interp_thread *it, hp_interp_value_fn *fn, void *arg)
+    __attribute__((weak));
 
 static HP_NOINST void put_one(void *arg, const hp_rec_value *r, const uint64_t *pairs)
 {
@@ -34,13 +41,13 @@ static HP_NOINST void count_one(void *arg, const hp_rec_value *r, const uint64_t
 static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
     uint64_t n = 0;
-    if (t->interp) hp_interp_each_value(t->interp, count_one, &n);
+    if (t->interp && hp_interp_each_value) hp_interp_each_value(t->interp, count_one, &n);
     return n;
 }
 
 static HP_NOINST void write_thread(const hp_thread *t, const hp_pt_sink *o)
 {
-    if (!t->interp || thread_events(t) == 0) return;
+    if (!t->interp || !hp_interp_each_value || thread_events(t) == 0) return;
     o->begin(HP_SEC_VALUES);
     hp_interp_each_value(t->interp, put_one, (void *)o);
     o->end();
