@@ -2,6 +2,7 @@
  * reader.c; each profile type's arrays are released by its own file (src/analysis/ptype/).
  */
 #include "analysis/profile.h"
+#include "core/format/info_keys.h"
 #include "analysis/ptype/aptype.h"
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,12 @@ const char *hp_profile_info(const hp_profile *p, const char *key)
     for (size_t i = p->ninfo; i-- > 0;)
         if (strcmp(p->info[i].key, key) == 0) return p->info[i].value;
     return NULL;
+}
+
+int hp_profile_is_timer(const hp_profile *p)
+{
+    const char *mode = hp_profile_info(p, HP_INFO_MODE);
+    return mode && strcmp(mode, HP_MODE_TIMER) == 0;
 }
 
 const hp_module *hp_profile_module_at(const hp_profile *p, uint64_t addr)

@@ -167,6 +167,9 @@ void hp_profile_free(hp_profile *p);
 
 /* The value of an INFO key (the last one written wins), or NULL. */
 const char *hp_profile_info(const hp_profile *p, const char *key);
+/* 1 if the profile is from --mode timer (INFO mode=timer): no hook counted anything, so the
+ * hook-fed types (methods, call pairs, ...) have nothing to show. */
+int hp_profile_is_timer(const hp_profile *p);
 /* The module whose [lo, hi) holds addr, or NULL. */
 const hp_module *hp_profile_module_at(const hp_profile *p, uint64_t addr);
 /* Totals over the group. */

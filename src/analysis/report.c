@@ -77,7 +77,7 @@ static void text_totals(FILE *out, const hp_profile *p)
     fputs("  totals   ", out);
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
-        if (!t->text_totals || t->text_totals(buf, sizeof buf, p) <= 0) continue;
+        if (!t->text_totals || (hp_profile_is_timer(p) && !t->rows(p)) || t->text_totals(buf, sizeof buf, p) <= 0) continue;
         fprintf(out, "%s%s", sep, buf);
         sep = ", ";
     }
@@ -87,15 +87,14 @@ static void text_totals(FILE *out, const hp_profile *p)
 /* "  distinct " and every type's distinct count with its word. */
 static void text_distinct(FILE *out, const hp_profile *p)
 {
-    const char *sep = "";
-    fputs("  distinct ", out);
+    const char *sep = "  distinct "; /* the line only if some type has a distinct count to show */
     for (int i = 0; i < HP_PT_COUNT; i++) {
         const hp_aptype *t = hp_aptypes[i];
-        if (!t->distinct) continue;
+        if (!t->distinct || (hp_profile_is_timer(p) && !t->rows(p))) continue;
         fprintf(out, "%s%zu %s", sep, t->rows(p), t->distinct);
         sep = ", ";
     }
-    fputc('\n', out);
+    if (sep[0] == ',') fputc('\n', out);
 }
 
 void hp_report_text_header(FILE *out, const hp_profile *p)

@@ -10,7 +10,8 @@
 #     mismatches over the workloads, with more than 500 instructions checked;
 #   - interpreting never changes results: Debian gzip, bzip2, xz and sqlite3 give byte-identical
 #     output and equal exit status with and without --values 16/1;
-#   - `hotprof invariants` on the known-values profile lists load_sevens' 7.
+#   - `hotprof invariants` on the known-values profile lists load_sevens' 7;
+#   - the default report of a timer profile has its samples table and no empty hook tables.
 . "$(dirname "$0")/lib.sh"
 HP="$ROOT/build/bin/hotprof"
 [ -f "$ROOT/build/lib/libhotprof_rt.so" ] || { fail vs_built "run make first"; exit 1; }
@@ -68,3 +69,9 @@ for cmd in "gzip -9 -c $T/in.txt" "bzip2 -9 -c $T/in.txt" "xz -6 -T1 -c $T/in.tx
     check_eq "vs_${n}_exit_status_equal" "$grc" "$wrc"
     check "vs_${n}_interpreted" test "$(info "$T/$n.prof" values.insns)" -gt 0
 done
+
+# The default report of a timer profile shows its samples, not empty hook tables (methods, call
+# pairs) or a "distinct" line of zero hook counts.
+"$HP" report "$T/kv.ool" > "$T/kv.report" 2>&1
+check "vs_report_shows_samples" grep -q "Hot functions by samples" "$T/kv.report"
+check "vs_report_has_no_empty_hook_tables" sh -c "! grep -q 'Hot methods\|Hot call pairs\|distinct 0 functions\|0 calls, 0 back-edges' '$T/kv.report'"

@@ -53,6 +53,8 @@ static int finish(hp_reader *r, hp_apt_acc *acc)
 
 static void release(hp_profile *p) { free(p->pairs); }
 static size_t rows(const hp_profile *p) { return p->npairs; }
+/* A timer profile has no hook counts: its empty table is left out. */
+static int shown(const hp_profile *p, const hp_report_opts *o) { return !hp_profile_is_timer(p) || rows(p) > 0; }
 
 uint64_t hp_profile_total_pairs(const hp_profile *p)
 {
@@ -469,6 +471,7 @@ const hp_aptype hp_aptype_callpairs = {
     .finish = finish,
     .release = release,
     .rows = rows,
+    .shown = shown,
     .text = text,
     .json = json,
     .text_totals = text_totals,

@@ -49,6 +49,8 @@ static int finish(hp_reader *r, hp_apt_acc *acc)
 
 static void release(hp_profile *p) { free(p->funcs); }
 static size_t rows(const hp_profile *p) { return p->nfuncs; }
+/* A timer profile has no hook counts: its empty table is left out. */
+static int shown(const hp_profile *p, const hp_report_opts *o) { return !hp_profile_is_timer(p) || rows(p) > 0; }
 
 uint64_t hp_profile_total_calls(const hp_profile *p)
 {
@@ -353,6 +355,7 @@ const hp_aptype hp_aptype_methods = {
     .finish = finish,
     .release = release,
     .rows = rows,
+    .shown = shown,
     .text = text,
     .json = json,
     .text_totals = text_totals,
