@@ -88,6 +88,12 @@ void hp_annot_assign_blocks(const hp_annot_func *f, hp_annot_insn *insns, size_t
 /* ---- timer profiles (samples.c) ---- */
 /* Every function with samples at an interrupted pc, most samples first (ties by address). */
 int hp_annot_index_samples(const hp_profile *p, hp_symbolizer *s, hp_annot_index *ix);
+/* Shared by both indexes (collect.c): count `count` for sym's function in ix (byaddr maps a
+ * function start to its entry); 0, or -1 out of memory. And the order of ix->fns: hottest first,
+ * then by address. */
+struct hp_pairmap;
+int hp_annot_index_add(hp_annot_index *ix, struct hp_pairmap *byaddr, const hp_symbol *sym, uint64_t count);
+int hp_annot_fn_cmp(const void *a, const void *b);
 /* fn's sampled pcs as its blocks (f->samples = 1), their lines; total = its self samples. */
 int hp_annot_collect_samples(const hp_profile *p, hp_symbolizer *s, const hp_annot_fn *fn, hp_annot_func *f);
 /* insns[i].values from the profile's value hot-lists at insns[i].addr ("" when none). */

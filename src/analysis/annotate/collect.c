@@ -15,14 +15,14 @@
 
 /* ---- the index ---- */
 
-static int cmp_fn(const void *a, const void *b)
+int hp_annot_fn_cmp(const void *a, const void *b)
 {
     const hp_annot_fn *x = a, *y = b;
     if (x->total != y->total) return x->total > y->total ? -1 : 1;
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int index_add(hp_annot_index *ix, hp_pairmap *byaddr, const hp_symbol *sym, uint64_t count)
+int hp_annot_index_add(hp_annot_index *ix, struct hp_pairmap *byaddr, const hp_symbol *sym, uint64_t count)
 {
     hp_pair_item *it = hp_pairmap_get(byaddr, sym->func_start, 0);
     if (!it) return -1;
@@ -49,10 +49,10 @@ int hp_annot_index_build(const hp_profile *p, hp_symbolizer *s, hp_annot_index *
         const hp_symbol *sym = hp_sym_lookup(s, b->pc);
         if (!sym) rc = -1;
         else if (!sym->function) ix->unnamed++;
-        else rc = index_add(ix, &byaddr, sym, b->count);
+        else rc = hp_annot_index_add(ix, &byaddr, sym, b->count);
     }
     hp_pairmap_free(&byaddr);
-    if (ix->nfns) qsort(ix->fns, ix->nfns, sizeof *ix->fns, cmp_fn);
+    if (ix->nfns) qsort(ix->fns, ix->nfns, sizeof *ix->fns, hp_annot_fn_cmp);
     return rc;
 }
 

@@ -12,28 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_fn(const void *a, const void *b)
-{
-    const hp_annot_fn *x = a, *y = b;
-    if (x->total != y->total) return x->total > y->total ? -1 : 1;
-    return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int index_add(hp_annot_index *ix, hp_pairmap *byaddr, const hp_symbol *sym, uint64_t count)
-{
-    hp_pair_item *it = hp_pairmap_get(byaddr, sym->func_start, 0);
-    if (!it) return -1;
-    if (!it->v2) {
-        hp_annot_fn *n = realloc(ix->fns, (ix->nfns + 1) * sizeof *n);
-        if (!n) return -1;
-        ix->fns = n;
-        ix->fns[ix->nfns] = (hp_annot_fn){sym->function, sym->func_start, 0};
-        it->v1 = ix->nfns++, it->v2 = 1;
-    }
-    ix->fns[it->v1].total = hp_sat_add(ix->fns[it->v1].total, count);
-    return 0;
-}
-
 int hp_annot_index_samples(const hp_profile *p, hp_symbolizer *s, hp_annot_index *ix)
 {
     hp_pairmap byaddr = {0};
@@ -43,10 +21,10 @@ int hp_annot_index_samples(const hp_profile *p, hp_symbolizer *s, hp_annot_index
         const hp_symbol *sym = hp_sym_lookup(s, p->stacks[i].pcs[0]);
         if (!sym) rc = -1;
         else if (!sym->function) ix->unnamed++;
-        else rc = index_add(ix, &byaddr, sym, p->stacks[i].count);
+        else rc = hp_annot_index_add(ix, &byaddr, sym, p->stacks[i].count);
     }
     hp_pairmap_free(&byaddr);
-    if (ix->nfns) qsort(ix->fns, ix->nfns, sizeof *ix->fns, cmp_fn);
+    if (ix->nfns) qsort(ix->fns, ix->nfns, sizeof *ix->fns, hp_annot_fn_cmp);
     return rc;
 }
 
