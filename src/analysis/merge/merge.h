@@ -68,6 +68,11 @@ int hp_merge_guard(hp_merge *m, size_t i, uint32_t guard, int mapped, uint64_t p
 /* Adds (a, b) to key (k1, k2) of map, saturating; 0, or -1 (message set) out of memory. */
 int hp_merge_accumulate(hp_merge *m, hp_pairmap *map, uint64_t k1, uint64_t k2, uint64_t a, uint64_t b);
 /* Sets the error message; returns -1. */
+/* recbuf.c: a type's encoded records while merging, in acc->mem: room for n more bytes at the end
+ * (NULL out of memory), a little-endian u64, and the whole buffer written as one section. */
+uint8_t *hp_merge_recbuf_grow(hp_apt_acc *acc, size_t n);
+void hp_merge_put_u64(uint8_t *at, uint64_t v);
+void hp_merge_recbuf_write(struct hp_pbuild *b, uint32_t section, const hp_apt_acc *acc);
 int hp_merge_fail(hp_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends one line to the notes. */
 void hp_merge_note(hp_merge *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -2,7 +2,7 @@
  * input's stacks, each pc rebased into the output's modules (pcs[0] with hp_merge_addr, return
  * addresses and tos with hp_merge_return_addr), appended as records to one STACKS section of the
  * merged thread. Stacks are not summed (the reader sums over records anyway).
- * acc->mem: a byte buffer (struct buf) of encoded records.
+ * acc->mem: the records so far (merge/recbuf.c).
  */
 #define _GNU_SOURCE
 #include "analysis/ptype/samples.h"
@@ -11,49 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct buf { size_t len, cap; uint8_t data[]; } buf;
-
-/* Room for n more bytes at the end of acc->mem; NULL out of memory. */
-static uint8_t *grow(hp_apt_acc *acc, size_t n)
-{
-    buf *b = acc->mem;
-    if (!b || b->cap - b->len < n) {
-        size_t cap = b ? b->cap : 0, len = b ? b->len : 0;
-        while (cap - len < n) cap = cap ? 2 * cap : 4096;
-        buf *g = realloc(b, sizeof *g + cap);
-        if (!g) return NULL;
-        if (!b) g->len = 0;
-        g->cap = cap;
-        acc->mem = b = g;
-    }
-    uint8_t *at = b->data + b->len;
-    b->len += n;
-    return at;
-}
-
-static void put_u64(uint8_t *b, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> 8 * i);
-}
-
 int hp_samples_merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
 {
     const hp_profile *p = m->in[i];
     for (size_t k = 0; k < p->nstacks; k++) {
         const hp_stack_stat *st = &p->stacks[k];
-        uint8_t *at = grow(acc, HP_REC_STACK_FIXED + 8u * st->depth);
+        uint8_t *at = hp_merge_recbuf_grow(acc, HP_REC_STACK_FIXED + 8u * st->depth);
         if (!at) return hp_merge_fail(m, "out of memory");
         hp_rec_stack rec = {st->count, st->tos ? hp_merge_return_addr(m, i, st->tos) : 0, st->depth, st->flags};
         hp_fmt_put_stack(at, &rec);
         for (size_t d = 0; d < st->depth; d++)
-            put_u64(at + HP_REC_STACK_FIXED + 8 * d, d ? hp_merge_return_addr(m, i, st->pcs[d]) : hp_merge_addr(m, i, st->pcs[d]));
+            hp_merge_put_u64(at + HP_REC_STACK_FIXED + 8 * d, d ? hp_merge_return_addr(m, i, st->pcs[d]) : hp_merge_addr(m, i, st->pcs[d]));
     }
     return 0;
 }
 
 int hp_samples_merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
 {
-    const buf *data = acc->mem;
-    if (data && data->len) hp_pbuild_section(b, HP_SEC_STACKS, data->data, data->len);
+    hp_merge_recbuf_write(b, HP_SEC_STACKS, acc);
     return 0;
 }

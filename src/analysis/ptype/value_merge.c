@@ -4,7 +4,7 @@
  * hot-list's values carry estimates (count x tau summed), so each is written with tau 1 and count =
  * its estimate rounded (at least 1, capped so that the counts never pass captures): the reader's
  * shares are then those of the input up to rounding.
- * acc->mem: a byte buffer (struct buf) of encoded records.
+ * acc->mem: the records so far (merge/recbuf.c).
  */
 #define _GNU_SOURCE
 #include "analysis/ptype/value.h"
@@ -13,30 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct buf { size_t len, cap; uint8_t data[]; } buf;
-
-static uint8_t *grow(hp_apt_acc *acc, size_t n)
-{
-    buf *b = acc->mem;
-    if (!b || b->cap - b->len < n) {
-        size_t cap = b ? b->cap : 0, len = b ? b->len : 0;
-        while (cap - len < n) cap = cap ? 2 * cap : 4096;
-        buf *g = realloc(b, sizeof *g + cap);
-        if (!g) return NULL;
-        if (!b) g->len = 0;
-        g->cap = cap;
-        acc->mem = b = g;
-    }
-    uint8_t *at = b->data + b->len;
-    b->len += n;
-    return at;
-}
-
-static void put_u64(uint8_t *b, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> 8 * i);
-}
 
 static uint64_t rebased_value(hp_merge *m, size_t i, const hp_value_stat *v, uint64_t value)
 {
@@ -67,13 +43,13 @@ int hp_value_merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
         const hp_value_stat *v = &p->values[k];
         uint64_t c[HP_VALUE_MAX_ENTRIES];
         size_t n = counts(v, c);
-        uint8_t *at = grow(acc, HP_REC_VALUE_FIXED + HP_REC_VALUE_ENTRY * n);
+        uint8_t *at = hp_merge_recbuf_grow(acc, HP_REC_VALUE_FIXED + HP_REC_VALUE_ENTRY * n);
         if (!at) return hp_merge_fail(m, "out of memory");
         hp_rec_value rec = {hp_merge_addr(m, i, v->pc), v->captures, 1, v->kind, v->operand, (uint16_t)n};
         hp_fmt_put_value(at, &rec);
         for (size_t e = 0; e < n; e++) {
-            put_u64(at + HP_REC_VALUE_FIXED + HP_REC_VALUE_ENTRY * e, rebased_value(m, i, v, v->values[e].value));
-            put_u64(at + HP_REC_VALUE_FIXED + HP_REC_VALUE_ENTRY * e + 8, c[e]);
+            hp_merge_put_u64(at + HP_REC_VALUE_FIXED + HP_REC_VALUE_ENTRY * e, rebased_value(m, i, v, v->values[e].value));
+            hp_merge_put_u64(at + HP_REC_VALUE_FIXED + HP_REC_VALUE_ENTRY * e + 8, c[e]);
         }
     }
     return 0;
@@ -81,7 +57,6 @@ int hp_value_merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)
 
 int hp_value_merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
 {
-    const buf *data = acc->mem;
-    if (data && data->len) hp_pbuild_section(b, HP_SEC_VALUES, data->data, data->len);
+    hp_merge_recbuf_write(b, HP_SEC_VALUES, acc);
     return 0;
 }
