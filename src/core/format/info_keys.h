@@ -103,6 +103,8 @@
 #define HP_INFO_TIMER_SIGNAL "timer.signal"         /* the signal number in use at the end (after moves) */
 #define HP_INFO_TIMER_MOVES "timer.signal_moves"    /* times the signal moved because the program took it */
 #define HP_INFO_TIMER_UNWINDER "timer.unwinder"     /* "libunwind" or another name: how stacks were taken */
+#define HP_INFO_TIMER_CLOCK "timer.clock"           /* the interrupt source: "perf" or "posix" (docs/timer.md) */
+#define HP_INFO_TIMER_CLOCK_FALLBACK "timer.clock_fallback" /* why --clock auto took posix (errno text) */
 #define HP_INFO_TIMER_DEPTH "timer.depth"           /* the stack depth cap */
 #define HP_INFO_TIMER_SAMPLES "timer.samples"       /* interrupts handled, all threads */
 #define HP_INFO_TIMER_DROPPED "timer.dropped"       /* samples not kept (a thread's stack table full) */
