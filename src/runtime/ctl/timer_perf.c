@@ -11,9 +11,12 @@
  * the thread turns that into our signal, si_code POLL_IN, si_fd = the descriptor. The handler
  * consumes the ring (data_tail = data_head: no system call) so that it never fills up.
  *
- * Randomized intervals: PERF_EVENT_IOC_PERIOD costs a system call (~3-4 us on this VM, more than
- * the whole rest of a sample), so the period is redrawn (0.5..1.5 of 1/freq, by the caller) only
- * every HP_PERF_REDRAW-th interrupt; the ioctl restarts the hrtimer, and its jitter does the rest.
+ * Randomized intervals: PERF_EVENT_IOC_PERIOD costs a system call that stops and restarts the
+ * event's hrtimer (measured on this 2-core VM: ~3.5 us outside a handler, 12-20 us inside ours,
+ * more than the whole rest of a sample), so the period is redrawn (0.5..1.5 of 1/freq, drawn by
+ * the caller) only every 16..48th interrupt (the gap itself drawn from the period's low bits, mean
+ * 32): each redraw restarts the timer at a random phase, which is what breaks aliasing with a
+ * periodic program.
  *
  * Descriptors: the event is duplicated close-on-exec to >= HP_PERF_FD_FLOOR (900) like the
  * runtime's others and the original closed; hp_perf_close (thread end, fork child) closes it and
@@ -33,7 +36,8 @@
 #include <unistd.h>
 
 #define HP_PERF_FD_FLOOR 900
-#define HP_PERF_REDRAW 8u /* redraw the period every 8th interrupt */
+#define HP_PERF_REDRAW_MIN 16u /* redraw the period every 16..48th interrupt */
+#define HP_PERF_REDRAW_SPAN 33u
 #define HP_PERF_MAP_BYTES (2u * 4096u)
 
 static HP_NOINST int perf_open(uint64_t tid, uint64_t period_ns)
@@ -81,7 +85,7 @@ HP_NOINST int hp_perf_open(hp_timer_thread *tt, int signo, uint64_t period_ns)
         return -1;
     }
     tt->perf_ring = ring;
-    tt->perf_redraw = HP_PERF_REDRAW;
+    tt->perf_redraw = HP_PERF_REDRAW_MIN + (uint32_t)(period_ns % HP_PERF_REDRAW_SPAN);
     HP_STORE_REL(&tt->perf_fd, fd);
     return 0;
 }
@@ -114,6 +118,6 @@ HP_NOINST void hp_perf_rearm(hp_timer_thread *tt, uint64_t period_ns)
     struct perf_event_mmap_page *pg = tt->perf_ring;
     if (pg) __atomic_store_n(&pg->data_tail, __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
     if (--tt->perf_redraw) return;
-    tt->perf_redraw = HP_PERF_REDRAW;
+    tt->perf_redraw = HP_PERF_REDRAW_MIN + (uint32_t)(period_ns % HP_PERF_REDRAW_SPAN);
     ioctl(tt->perf_fd, PERF_EVENT_IOC_PERIOD, &period_ns);
 }
