@@ -14,6 +14,8 @@
 #   - fork without/with --follow-fork, exec, a SIGSEGV (exit status as without hotprof, profile kept);
 #   - bad input: a static binary (exit 2), a missing program, bad option values, options of
 #     another mode.
+#   - the unwind-step cache: HOTPROF_UNWIND_CACHE=check (libunwind and the cache both) finds no
+#     stack that differs on vs_split, vs_threads, gzip, xz and python3; it is used by default;
 #   - clocks: with --clock perf (skipped, with the reason, when a probe shows perf_event_open is
 #     not permitted here) a CPU-bound run gets 1000 +- 15% samples per CPU second and INFO
 #     timer.clock=perf; --clock posix says timer.clock=posix; the signal, thread, fork, exec and
@@ -129,6 +131,26 @@ per_clock() {
     stacks cr.data vs_crash >cr.txt
     check "timer_crash_profile_kept_with_samples_$CLOCK" test "$(get self spin cr.txt)" -gt 0 -a "$(getinfo group_flags cr.txt)" != 1
 }
+
+# ---- the unwind-step cache: the same stacks as libunwind (HOTPROF_UNWIND_CACHE=check runs both)
+ucheck() { # NAME CMD...
+    local name=$1; shift
+    HOTPROF_UNWIND_CACHE=check "$HP" run --mode timer -q -o uc.data -- "$@" >/dev/null 2>&1
+    python3 "$PY" uc.data x >uc.txt
+    local c m
+    c=$(getinfo timer.unwind_cached uc.txt); m=$(getinfo timer.unwind_mismatches uc.txt)
+    check "timer_unwind_cache_same_stacks_as_libunwind_$name (${c:-?} compared, ${m:-?} differ)" test "${c:-0}" -gt 50 -a "${m:-1}" = 0
+}
+ucheck vs_split ./vs_split 100
+ucheck vs_threads ./vs_threads 2
+ucheck gzip gzip -9 -c input.txt
+ucheck xz xz -6 -c input.txt
+# Debian's python3 itself (a python3 found first in PATH may be a wrapper script that execs it)
+if [ -x /usr/bin/python3 ]; then ucheck python3 /usr/bin/python3 -c 'print(sum(i * i for i in range(3000000)))'; fi
+check "timer_unwind_cache_used_by_default" test "$(getinfo timer.unwind_cached split.txt)" -gt 0
+HOTPROF_UNWIND_CACHE=off run_timer -o ucoff.data -- ./vs_split 20 >/dev/null
+stacks ucoff.data vs_split >ucoff.txt
+check_eq "timer_unwind_cache_off" "$(getinfo timer.unwind_cached ucoff.txt)" "0"
 
 # ---- clocks: is perf_event_open permitted here? (a task-clock of this thread, user time only)
 cat >perfprobe.c <<'EOF'

@@ -167,6 +167,7 @@ HP_NOINST void hp_timer_thread_begin(void)
     else if (t->interp) hp_interp_thread_rebind(t->interp, 0); /* a recycled state: this thread's fs base;
                                                                 * its lists stay (values are per pc) */
     t->timer->tid = t->tid;
+    if (hp_ucache_mode()) hp_ucache_thread_begin(t->timer);
     t->timer->interrupts_to_interp = g_spec.every;
     if (!t->timer->has_timer) make_timer(t->timer, HP_LOAD_ACQ(&g_signo));
 }
@@ -190,7 +191,7 @@ HP_NOINST void hp_timer_after_fork(int follow)
         }
         if (!follow) continue;
         memset(tt->slots, 0, (size_t)tt->stride * tt->nslots);
-        tt->samples = tt->dropped = tt->handler_ns = 0;
+        tt->samples = tt->dropped = tt->handler_ns = tt->unwind_cached = tt->unwind_mismatches = 0;
     }
     if (follow && hp_tls && hp_tls != NULL) hp_tls->tid = (uint64_t)syscall(SYS_gettid); /* the child's */
     if (follow) hp_timer_thread_begin();
@@ -272,7 +273,7 @@ static HP_NOINST void sample(hp_timer_thread *tt, ucontext_t *uc)
     pcs[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
     uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
     uint64_t tos = sp && !(sp & 7) ? *(const uint64_t *)sp : 0; /* the thread's own stack, mapped */
-    uint32_t depth = hp_unwind(uc, pcs, tt->depth, &flags);
+    uint32_t depth = hp_unwind(tt, uc, pcs, tt->depth, &flags);
     record(tt, pcs, depth, tos, flags);
 }
 
@@ -330,13 +331,15 @@ static HP_NOINST size_t put_str(char *out, size_t cap, size_t n, const char *key
 HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
 {
     if (!HP_LOAD_ACQ(&g_started) || cap < 2) return 0;
-    uint64_t samples = 0, dropped = 0, ns = 0;
+    uint64_t samples = 0, dropped = 0, ns = 0, cached = 0, mism = 0;
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         const hp_timer_thread *tt = t->timer;
         if (!tt) continue;
         samples += HP_LOAD_RLX(&tt->samples);
         dropped += HP_LOAD_RLX(&tt->dropped);
         ns += HP_LOAD_RLX(&tt->handler_ns);
+        cached += HP_LOAD_RLX(&tt->unwind_cached);
+        mism += HP_LOAD_RLX(&tt->unwind_mismatches);
     }
     struct timespec cpu = {0, 0};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
@@ -350,6 +353,8 @@ HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
     n = put_str(out, cap, n, HP_INFO_TIMER_CLOCK, g_perf ? "perf" : "posix");
     if (g_fallback[0]) n = put_str(out, cap, n, HP_INFO_TIMER_CLOCK_FALLBACK, g_fallback);
     n = put_kv(out, cap, n, HP_INFO_TIMER_DEPTH, g_spec.depth);
+    n = put_kv(out, cap, n, HP_INFO_TIMER_UNWIND_CACHED, cached);
+    if (hp_ucache_mode() == 2) n = put_kv(out, cap, n, HP_INFO_TIMER_UNWIND_MISMATCHES, mism);
     n = put_kv(out, cap, n, HP_INFO_TIMER_SAMPLES, samples);
     n = put_kv(out, cap, n, HP_INFO_TIMER_DROPPED, dropped);
     n = put_kv(out, cap, n, HP_INFO_TIMER_HANDLER_NS, ns);
