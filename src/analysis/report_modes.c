@@ -134,9 +134,11 @@ static void timer_text(FILE *out, const hp_profile *p)
 {
     char stops[512];
     double ov = hp_report_timer_overhead(p);
-    fprintf(out, "  sampling timer: %s Hz per thread (CPU time), signal %s (moved %s times), unwinder %s, depth %s\n",
-            info_str(p, HP_INFO_TIMER_FREQ), info_str(p, HP_INFO_TIMER_SIGNAL), info_str(p, HP_INFO_TIMER_MOVES),
-            info_str(p, HP_INFO_TIMER_UNWINDER), info_str(p, HP_INFO_TIMER_DEPTH));
+    const char *fallback = hp_profile_info(p, HP_INFO_TIMER_CLOCK_FALLBACK);
+    fprintf(out, "  sampling timer: %s Hz per thread (CPU time), clock %s, signal %s (moved %s times), unwinder %s, depth %s\n",
+            info_str(p, HP_INFO_TIMER_FREQ), info_str(p, HP_INFO_TIMER_CLOCK), info_str(p, HP_INFO_TIMER_SIGNAL),
+            info_str(p, HP_INFO_TIMER_MOVES), info_str(p, HP_INFO_TIMER_UNWINDER), info_str(p, HP_INFO_TIMER_DEPTH));
+    if (fallback) fprintf(out, "    clock auto took posix (at most the kernel tick per CPU second): perf_event_open: %s\n", fallback);
     fprintf(out, "    interrupts %s, dropped %s, sampled threads %zu", info_str(p, HP_INFO_TIMER_SAMPLES),
             info_str(p, HP_INFO_TIMER_DROPPED), p->nstack_sections);
     if (ov >= 0) fprintf(out, ", overhead %.2f%% of the run's CPU time (handlers + interpretation)\n", ov);
@@ -157,6 +159,12 @@ static void timer_json(FILE *out, const hp_profile *p)
     fprintf(out, "  \"timer\": {\"freq\": %.0f, \"signal\": %.0f, \"signal_moves\": %.0f, \"unwinder\": ",
             info_num(p, HP_INFO_TIMER_FREQ), info_num(p, HP_INFO_TIMER_SIGNAL), info_num(p, HP_INFO_TIMER_MOVES));
     hp_json_string(out, info_str(p, HP_INFO_TIMER_UNWINDER));
+    fputs(", \"clock\": ", out);
+    hp_json_string(out, info_str(p, HP_INFO_TIMER_CLOCK));
+    if (hp_profile_info(p, HP_INFO_TIMER_CLOCK_FALLBACK)) {
+        fputs(", \"clock_fallback\": ", out);
+        hp_json_string(out, info_str(p, HP_INFO_TIMER_CLOCK_FALLBACK));
+    }
     fprintf(out, ", \"depth\": %.0f, \"interrupts\": %.0f, \"dropped\": %.0f, \"handler_ns\": %.0f, \"cpu_ns\": %.0f",
             info_num(p, HP_INFO_TIMER_DEPTH), info_num(p, HP_INFO_TIMER_SAMPLES), info_num(p, HP_INFO_TIMER_DROPPED),
             info_num(p, HP_INFO_TIMER_HANDLER_NS), info_num(p, HP_INFO_TIMER_CPU_NS));

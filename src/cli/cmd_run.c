@@ -62,7 +62,9 @@ static const hp_command_desc run_desc = {
     "(the ground truth of 'hotprof compare'); other types cannot be named then.\n"
     "Timer mode (--mode timer, docs/timer.md) profiles an UNMODIFIED dynamically linked program\n"
     "(no hotprof cc): libhotprof_rt.so is preloaded (LD_PRELOAD), every thread gets a CPU-time\n"
-    "timer (--freq interrupts per CPU second, randomized intervals) whose interrupts record the pc\n"
+    "timer (--freq interrupts per CPU second, randomized intervals; --clock perf|posix|auto: a\n"
+    "perf_event task-clock gives the full rate, a POSIX CPU timer at most the kernel tick, auto\n"
+    "takes perf when perf_event_paranoid permits) whose interrupts record the pc\n"
     "and the stack (libunwind, --depth frames), and with --values L/K the next L instructions are\n"
     "interpreted at every K-th interrupt (--engine ool|tf|check, --debias N; docs/value-sampling.md).\n"
     "The program sees nothing of it on its stdout/stderr; the timer's signal (--signal, default\n"
@@ -119,6 +121,9 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 0, "signal", &a->timer.signal, "SIG",
          "timer mode: the timer's signal, a name or number: USR1, USR2, ALRM, VTALRM, PROF, RTMIN+N (default RTMIN+5)"},
         {HP_OPT_STRING, 0, "depth", &a->timer.depth, "N", "timer mode: stack frames kept per sample, 1..256 (default 64)"},
+        {HP_OPT_STRING, 0, "clock", &a->timer.clock, "C",
+         "timer mode: the interrupt source: perf (perf_event task-clock: the full rate), posix (timer_create: "
+         "at most the kernel tick, e.g. 250 per CPU second) or auto (default: perf if permitted, else posix)"},
         {HP_OPT_STRING, 0, "record-trace", &a->trace.file, "FILE",
          "also record an event trace into FILE for 'hotprof sim' (exhaustive mode; docs/trace.md)"},
         {HP_OPT_STRING, 0, "trace-kind", &a->trace.kind, "KIND",

@@ -24,7 +24,8 @@ typedef struct one_opt { const char *name, *text; } one_opt;
 int hp_run_timer_resolve(const hp_command_desc *d, hp_run_timer *t, int timer_mode)
 {
     one_opt given[] = {{"freq", t->freq}, {"values", t->values}, {"engine", t->engine},
-                       {"debias", t->debias}, {"signal", t->signal}, {"depth", t->depth}};
+                       {"debias", t->debias}, {"signal", t->signal}, {"depth", t->depth},
+                       {"clock", t->clock}};
     hp_timer_spec s;
     char err[256];
     hp_timer_spec_default(&s);
@@ -36,7 +37,8 @@ int hp_run_timer_resolve(const hp_command_desc *d, hp_run_timer *t, int timer_mo
                  : i == 2 ? hp_timer_engine_parse(t->engine, &s.engine, err, sizeof err)
                  : i == 3 ? hp_timer_debias_parse(t->debias, &s.debias, err, sizeof err)
                  : i == 4 ? hp_timer_signal_parse(t->signal, &s.signal, err, sizeof err)
-                          : hp_timer_depth_parse(t->depth, &s.depth, err, sizeof err);
+                 : i == 5 ? hp_timer_depth_parse(t->depth, &s.depth, err, sizeof err)
+                          : hp_timer_clock_parse(t->clock, &s.clock, err, sizeof err);
         if (rc) return hp_usage_error(d, "option '--%s': %s", given[i].name, err);
     }
     if (!s.len && (t->engine || t->debias))

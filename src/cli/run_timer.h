@@ -11,7 +11,7 @@
 #include "cli/options.h"
 
 typedef struct hp_run_timer {
-    const char *freq, *values, *engine, *debias, *signal, *depth; /* as given, NULL if not */
+    const char *freq, *values, *engine, *debias, *signal, *depth, *clock; /* as given, NULL if not */
     char spec[256];                                             /* HOTPROF_TIMER, canonical */
 } hp_run_timer;
 

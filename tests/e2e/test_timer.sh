@@ -14,10 +14,17 @@
 #   - fork without/with --follow-fork, exec, a SIGSEGV (exit status as without hotprof, profile kept);
 #   - bad input: a static binary (exit 2), a missing program, bad option values, options of
 #     another mode.
+#   - the unwind-step cache: HOTPROF_UNWIND_CACHE=check (libunwind and the cache both) finds no
+#     stack that differs on vs_split, vs_threads, gzip, xz and python3; it is used by default;
+#   - clocks: with --clock perf (skipped, with the reason, when a probe shows perf_event_open is
+#     not permitted here) a CPU-bound run gets 1000 +- 15% samples per CPU second and INFO
+#     timer.clock=perf; --clock posix says timer.clock=posix; the signal, thread, fork, exec and
+#     crash checks run once per clock (names suffixed _perf / _posix).
 . "$(dirname "$0")/lib.sh"
 W="$ROOT/tests/workloads"
 PY="$ROOT/tests/e2e/timer_stacks.py"
-run_timer() { "$HP" run --mode timer -q "$@"; }
+CLOCK=auto
+run_timer() { "$HP" run --mode timer --clock "$CLOCK" -q "$@"; }
 
 for p in vs_split vs_sigprof vs_sigown vs_threads vs_fork vs_exec vs_crash; do
     if ! gcc -O2 -g -no-pie -pthread -o "$T/$p" "$W/$p.c" 2>"$T/cc.err"; then fail "timer_build_$p" "$(head -3 "$T/cc.err")"; exit 0; fi
@@ -72,56 +79,120 @@ nat=$(ls -1 /proc/self/fd | awk '$1 < 900' | sort -n | tr '\n' ' ')
 tim=$(run_timer -o fd.data -- ls -1 /proc/self/fd | awk '$1 < 900' | sort -n | tr '\n' ' ')
 check_eq "timer_no_descriptor_below_900" "$tim" "$nat"
 
-# ---- signals
-./vs_sigprof >n.out; a=$?
-run_timer -o prof.data -- ./vs_sigprof >t.out; b=$?
-check_eq "timer_program_sigprof_setitimer_still_work" "$(cat t.out) $b" "$(cat n.out) $a"
-run_timer -o own.data -- ./vs_sigown >own.out; b=$?
-check_eq "timer_program_takes_our_signal" "$(tr '\n' ' ' <own.out)$b" "old dfl received 100 0"
-stacks own.data vs_sigown >own.txt
-check_eq "timer_signal_moved_once" "$(getinfo timer.signal_moves own.txt)" "1"
-check "timer_moved_signal_is_another" test "$(getinfo timer.signal own.txt)" != 39 -a "$(getinfo timer.samples own.txt)" -gt 0
-run_timer --signal PROF -o sp.data -- ./vs_sigprof >t.out; b=$?
-stacks sp.data vs_sigprof >sp.txt
-check_eq "timer_signal_prof_moves_for_the_program" "$(cat t.out) $b $(getinfo timer.signal_moves sp.txt)" "sigprof ok 0 1"
+per_clock() {
+    # ---- signals
+    ./vs_sigprof >n.out; a=$?
+    run_timer -o prof.data -- ./vs_sigprof >t.out; b=$?
+    check_eq "timer_program_sigprof_setitimer_still_work_$CLOCK" "$(cat t.out) $b" "$(cat n.out) $a"
+    run_timer -o own.data -- ./vs_sigown >own.out; b=$?
+    check_eq "timer_program_takes_our_signal_$CLOCK" "$(tr '\n' ' ' <own.out)$b" "old dfl received 100 0"
+    stacks own.data vs_sigown >own.txt
+    check_eq "timer_signal_moved_once_$CLOCK" "$(getinfo timer.signal_moves own.txt)" "1"
+    check "timer_moved_signal_is_another_$CLOCK" test "$(getinfo timer.signal own.txt)" != 39 -a "$(getinfo timer.samples own.txt)" -gt 0
+    run_timer --signal PROF -o sp.data -- ./vs_sigprof >t.out; b=$?
+    stacks sp.data vs_sigprof >sp.txt
+    check_eq "timer_signal_prof_moves_for_the_program_$CLOCK" "$(cat t.out) $b $(getinfo timer.signal_moves sp.txt)" "sigprof ok 0 1"
 
-# ---- threads
-run_timer -o thr.data -- ./vs_threads 10 >thr.out; b=$?
-stacks thr.data vs_threads >thr.txt
-check_eq "timer_threads_run" "$b $(cat thr.out)" "0 $(./vs_threads 1 | sed 's/.*/&/;q' >/dev/null; ./vs_threads 10)"
-check "timer_threads_sampled_in_many_threads ($(awk '$1=="tids"{print $2}' thr.txt) tids)" test "$(awk '$1=="tids"{print $2}' thr.txt)" -ge 40
-check "timer_threads_samples_in_work" test "$(get self work thr.txt)" -gt 0
+    # ---- threads
+    run_timer -o thr.data -- ./vs_threads 10 >thr.out; b=$?
+    stacks thr.data vs_threads >thr.txt
+    check_eq "timer_threads_run_$CLOCK" "$b $(cat thr.out)" "0 $(./vs_threads 1 | sed 's/.*/&/;q' >/dev/null; ./vs_threads 10)"
+    check "timer_threads_sampled_in_many_threads_$CLOCK ($(awk '$1=="tids"{print $2}' thr.txt) tids)" test "$(awk '$1=="tids"{print $2}' thr.txt)" -ge 40
+    check "timer_threads_samples_in_work_$CLOCK" test "$(get self work thr.txt)" -gt 0
 
-# ---- fork
-rm -f fk.data*
-run_timer -o fk.data -- ./vs_fork >/dev/null
-stacks fk.data vs_fork >fk.txt
-check "timer_fork_parent_profiled_child_not" test "$(get self parent_work fk.txt)" -gt 0 -a -z "$(get self child_work fk.txt)" -a "$(ls fk.data* | wc -l)" = 1
-rm -f ff.data*
-run_timer --follow-fork -o ff.data -- ./vs_fork >/dev/null
-child=$(ls ff.data.* 2>/dev/null | head -1)
-if [ -n "$child" ]; then
-    stacks "$child" vs_fork >ffc.txt
-    check "timer_follow_fork_child_profiled" test "$(get self child_work ffc.txt)" -gt 0 -a "$(getinfo forked_from ffc.txt)" -gt 0
-else fail "timer_follow_fork_child_profiled" "no ff.data.<pid>"; fi
+    # ---- fork
+    rm -f fk.data*
+    run_timer -o fk.data -- ./vs_fork >/dev/null
+    stacks fk.data vs_fork >fk.txt
+    check "timer_fork_parent_profiled_child_not_$CLOCK" test "$(get self parent_work fk.txt)" -gt 0 -a -z "$(get self child_work fk.txt)" -a "$(ls fk.data* | wc -l)" = 1
+    rm -f ff.data*
+    run_timer --follow-fork -o ff.data -- ./vs_fork >/dev/null
+    child=$(ls ff.data.* 2>/dev/null | head -1)
+    if [ -n "$child" ]; then
+        stacks "$child" vs_fork >ffc.txt
+        check "timer_follow_fork_child_profiled_$CLOCK" test "$(get self child_work ffc.txt)" -gt 0 -a "$(getinfo forked_from ffc.txt)" -gt 0
+    else fail "timer_follow_fork_child_profiled_$CLOCK" "no ff.data.<pid>"; fi
 
-# ---- exec
-rm -f ex.data*
-run_timer -o ex.data -- ./vs_exec >/dev/null
-stacks ex.data vs_exec >ex.txt
-second=$(ls ex.data.* 2>/dev/null | head -1)
-check "timer_exec_first_image_profiled" test "$(get self before_exec ex.txt)" -gt 0
-if [ -n "$second" ]; then
-    stacks "$second" vs_exec >ex2.txt
-    check "timer_exec_new_image_profiled_apart" test "$(get self after_exec ex2.txt)" -gt 0 -a -z "$(get self before_exec ex2.txt)"
-else fail "timer_exec_new_image_profiled_apart" "no ex.data.<pid>"; fi
+    # ---- exec
+    rm -f ex.data*
+    run_timer -o ex.data -- ./vs_exec >/dev/null
+    stacks ex.data vs_exec >ex.txt
+    second=$(ls ex.data.* 2>/dev/null | head -1)
+    check "timer_exec_first_image_profiled_$CLOCK" test "$(get self before_exec ex.txt)" -gt 0
+    if [ -n "$second" ]; then
+        stacks "$second" vs_exec >ex2.txt
+        check "timer_exec_new_image_profiled_apart_$CLOCK" test "$(get self after_exec ex2.txt)" -gt 0 -a -z "$(get self before_exec ex2.txt)"
+    else fail "timer_exec_new_image_profiled_apart_$CLOCK" "no ex.data.<pid>"; fi
 
-# ---- a crash
-sh -c ./vs_crash 2>/dev/null; a=$?
-run_timer -o cr.data -- ./vs_crash 2>/dev/null; b=$?
-check_eq "timer_crash_exit_status_as_without" "$b" "$a"
-stacks cr.data vs_crash >cr.txt
-check "timer_crash_profile_kept_with_samples" test "$(get self spin cr.txt)" -gt 0 -a "$(getinfo group_flags cr.txt)" != 1
+    # ---- a crash
+    sh -c ./vs_crash 2>/dev/null; a=$?
+    run_timer -o cr.data -- ./vs_crash 2>/dev/null; b=$?
+    check_eq "timer_crash_exit_status_as_without_$CLOCK" "$b" "$a"
+    stacks cr.data vs_crash >cr.txt
+    check "timer_crash_profile_kept_with_samples_$CLOCK" test "$(get self spin cr.txt)" -gt 0 -a "$(getinfo group_flags cr.txt)" != 1
+}
+
+# ---- the unwind-step cache: the same stacks as libunwind (HOTPROF_UNWIND_CACHE=check runs both)
+ucheck() { # NAME CMD...
+    local name=$1; shift
+    HOTPROF_UNWIND_CACHE=check "$HP" run --mode timer -q -o uc.data -- "$@" >/dev/null 2>&1
+    python3 "$PY" uc.data x >uc.txt
+    local c m
+    c=$(getinfo timer.unwind_cached uc.txt); m=$(getinfo timer.unwind_mismatches uc.txt)
+    check "timer_unwind_cache_same_stacks_as_libunwind_$name (${c:-?} compared, ${m:-?} differ)" test "${c:-0}" -gt 50 -a "${m:-1}" = 0
+}
+ucheck vs_split ./vs_split 100
+ucheck vs_threads ./vs_threads 2
+ucheck gzip gzip -9 -c input.txt
+ucheck xz xz -6 -c input.txt
+# Debian's python3 itself (a python3 found first in PATH may be a wrapper script that execs it)
+if [ -x /usr/bin/python3 ]; then ucheck python3 /usr/bin/python3 -c 'print(sum(i * i for i in range(3000000)))'; fi
+check "timer_unwind_cache_used_by_default" test "$(getinfo timer.unwind_cached split.txt)" -gt 0
+HOTPROF_UNWIND_CACHE=off run_timer -o ucoff.data -- ./vs_split 20 >/dev/null
+stacks ucoff.data vs_split >ucoff.txt
+check_eq "timer_unwind_cache_off" "$(getinfo timer.unwind_cached ucoff.txt)" "0"
+
+# ---- clocks: is perf_event_open permitted here? (a task-clock of this thread, user time only)
+cat >perfprobe.c <<'EOF'
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a, a.type = PERF_TYPE_SOFTWARE, a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = 1000000, a.exclude_kernel = 1, a.exclude_hv = 1, a.disabled = 1;
+    if (syscall(SYS_perf_event_open, &a, 0, -1, -1, 0) < 0) { perror("perf_event_open"); return 1; }
+    return 0;
+}
+EOF
+CLOCKS=posix
+if gcc -o perfprobe perfprobe.c 2>/dev/null && ./perfprobe 2>perfprobe.err; then
+    CLOCKS="perf posix"
+    CLOCK=perf
+    run_timer -o rate.data -- ./vs_split 150 >/dev/null
+    stacks rate.data vs_split >rate.txt
+    rate=$(awk '$1=="info" && $2=="timer.samples" {s=$3} $1=="info" && $2=="timer.cpu_ns" {c=$3} END {if (c > 0) printf "%.0f", s * 1e9 / c}' rate.txt)
+    check "timer_perf_clock_rate_1000_per_cpu_second (${rate:-none})" test "${rate:-0}" -ge 850 -a "${rate:-0}" -le 1150
+    check_eq "timer_perf_clock_info" "$(getinfo timer.clock rate.txt)" "perf"
+    check "timer_perf_clock_report_header" sh -c "'$HP' report --type samples rate.data | grep -q 'clock perf'"
+else
+    echo "skip timer_perf_clock_rate: perf_event_open not permitted here ($(cat perfprobe.err 2>/dev/null); kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
+    CLOCK=auto
+    run_timer -o fb.data -- ./vs_split 20 >/dev/null
+    stacks fb.data vs_split >fb.txt
+    check "timer_auto_falls_back_to_posix_with_reason" test "$(getinfo timer.clock fb.txt)" = posix -a -n "$(getinfo timer.clock_fallback fb.txt)"
+    check_fails_cleanly "timer_clock_perf_refused_when_not_permitted" "perf_event_open" "$HP" run --mode timer --clock perf -- ./vs_split 1
+fi
+CLOCK=posix
+run_timer -o px.data -- ./vs_split 20 >/dev/null
+stacks px.data vs_split >px.txt
+check_eq "timer_posix_clock_info" "$(getinfo timer.clock px.txt)" "posix"
+for CLOCK in $CLOCKS; do per_clock; done
+CLOCK=auto
 
 # ---- bad input
 if gcc -static -O2 -o st_static "$W/vs_split.c" 2>/dev/null; then
@@ -135,6 +206,8 @@ check_fails_cleanly "timer_values_L_too_big" "values wants L/K" "$HP" run --mode
 check_fails_cleanly "timer_freq_0" "freq wants" "$HP" run --mode timer --freq 0 -- ./vs_split 1
 check_fails_cleanly "timer_freq_too_high" "freq wants" "$HP" run --mode timer --freq 100001 -- ./vs_split 1
 check_fails_cleanly "timer_depth_0" "depth wants" "$HP" run --mode timer --depth 0 -- ./vs_split 1
+check_fails_cleanly "timer_clock_bad" "clock wants auto, perf or posix" "$HP" run --mode timer --clock tsc -- ./vs_split 1
+check_fails_cleanly "timer_clock_needs_timer_mode" "'--clock' needs --mode timer" "$HP" run --clock perf -- ./vs_split 1
 check_fails_cleanly "timer_signal_segv" "signal wants" "$HP" run --mode timer --signal SEGV -- ./vs_split 1
 check_fails_cleanly "timer_engine_bad" "engine wants ool, tf or check" "$HP" run --mode timer --values 4/2 --engine jit -- ./vs_split 1
 check_fails_cleanly "timer_engine_needs_values" "need --values" "$HP" run --mode timer --engine tf -- ./vs_split 1

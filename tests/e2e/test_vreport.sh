@@ -30,7 +30,7 @@ check_eq "samples: vr_hot self 300, total 1150 (92%)" "$(row vr_hot)" "300 24.0%
 check_eq "samples: main self 100, total 1250 (100%)" "$(row main)" "100 8.0% 1250 100.0%"
 check "samples: file:line of vr_leaf" grep -qE 'vr_leaf +progs/vs_report_prog.c:7' s.txt
 check "header: totals line" grep -q '1250 samples, 2 sampled threads, 2 dropped' s.txt
-check "header: the timer line" grep -q 'sampling timer: 1000 Hz per thread (CPU time), signal 34 (moved 1 times), unwinder libunwind, depth 64' s.txt
+check "header: the timer line" grep -q 'sampling timer: 1000 Hz per thread (CPU time), clock perf, signal 34 (moved 1 times), unwinder libunwind, depth 64' s.txt
 check "header: overhead (3 ms + 2 ms) / 1 s = 0.50%" grep -q 'overhead 0.50% of the run' s.txt
 check "header: values 4/2, engine, interpretations" grep -q 'values 4/2 (L instructions every K-th interrupt), engine ool, debias 0: 600 interpretations, 2300 instructions' s.txt
 check "header: stop reasons" grep -q 'stopped early: syscall=3 fault=1' s.txt

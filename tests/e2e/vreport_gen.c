@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     hp_pbuild b;
     hp_pbuild_init(&b, 5);
     snprintf(info, sizeof info, "program=%s\nmode=timer\ntimer.freq=%llu\ntimer.signal=34\ntimer.signal_moves=1\n"
-             "timer.unwinder=libunwind\ntimer.depth=64\ntimer.samples=%llu\ntimer.dropped=2\ntimer.handler_ns=3000000\n"
+             "timer.unwinder=libunwind\ntimer.clock=perf\ntimer.depth=64\ntimer.samples=%llu\ntimer.dropped=2\ntimer.handler_ns=3000000\n"
              "timer.cpu_ns=1000000000\nvalues=4/2\nvalues.engine=ool\nvalues.runs=600\nvalues.insns=2300\n"
              "values.ns=2000000\nvalues.stop.syscall=3\nvalues.stop.fault=1\nvalues.debias=0\n",
              argv[2], 1000ull * (unsigned long long)k, 1252ull * (unsigned long long)k);

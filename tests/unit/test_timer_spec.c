@@ -3,6 +3,7 @@
  *   - defaults (empty and NULL text);
  *   - parse(format(s)) == s over many generated settings (every engine, many L/K, frequencies,
  *     depths, debias values and every allowed signal);
+ *   - the clock key: auto, perf, posix, its default (auto) and its refusals;
  *   - signal names and numbers (SIG prefix, RTMIN+N, RTMAX-N) and the refused ones;
  *   - every error: each key out of range or malformed, unknown keys, no '=', a trailing ',',
  *     each gives -1 with a sentence naming the key and the text.
@@ -28,7 +29,8 @@ TEST(defaults)
     CHECK(memcmp(&s, &e, sizeof s) == 0);
     char buf[200];
     hp_timer_spec_format(buf, sizeof buf, &s);
-    CHECK(strcmp(buf, "freq=1000,engine=ool,debias=0,signal=39,depth=64") == 0);
+    CHECK_EQ_U64(s.clock, HP_TIMER_CLOCK_AUTO);
+    CHECK(strcmp(buf, "freq=1000,engine=ool,debias=0,signal=39,depth=64,clock=auto") == 0);
 }
 
 TEST(keys_set_their_fields)
@@ -66,7 +68,8 @@ TEST(format_parse_round_trip)
                            .engine = (int)(hp_rng_next(&r) % 3),
                            .debias = (uint32_t)(hp_rng_next(&r) % (HP_TIMER_MAX_DEBIAS + 1)),
                            .signal = rand_signal(&r),
-                           .depth = 1 + (uint32_t)(hp_rng_next(&r) % 256)};
+                           .depth = 1 + (uint32_t)(hp_rng_next(&r) % 256),
+                           .clock = (int)(hp_rng_next(&r) % 3)};
         s.every = s.len ? 1 + (uint32_t)(hp_rng_next(&r) % HP_TIMER_MAX_EVERY) : 0;
         size_t n = hp_timer_spec_format(buf, sizeof buf, &s);
         CHECK(n == strlen(buf));
@@ -78,6 +81,31 @@ TEST(format_parse_round_trip)
         }
     }
     CHECK(1);
+}
+
+TEST(clock_key)
+{
+    static const struct { const char *text; int clock; } ok[] = {
+        {"clock=auto", HP_TIMER_CLOCK_AUTO}, {"clock=perf", HP_TIMER_CLOCK_PERF}, {"clock=posix", HP_TIMER_CLOCK_POSIX},
+        {"clock=posix,freq=9,clock=perf", HP_TIMER_CLOCK_PERF},
+    };
+    hp_timer_spec s;
+    char err[200], buf[200];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        CHECK(hp_timer_spec_parse(ok[i].text, &s, err, sizeof err) == 0 && s.clock == ok[i].clock);
+        hp_timer_spec_format(buf, sizeof buf, &s);
+        CHECK(strstr(buf, hp_timer_clock_name(ok[i].clock)) != NULL);
+    }
+    int c = -1;
+    CHECK(hp_timer_clock_parse("perf", &c, err, sizeof err) == 0 && c == HP_TIMER_CLOCK_PERF);
+    CHECK(strcmp(hp_timer_clock_name(HP_TIMER_CLOCK_POSIX), "posix") == 0);
+    CHECK(strcmp(hp_timer_clock_name(7), "?") == 0);
+    static const char *const bad[] = {"hrtimer", "", "PERF", "perf ", "posi", "autoo"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        CHECK(hp_timer_clock_parse(bad[i], &c, err, sizeof err) == -1);
+        CHECK(strstr(err, "clock wants auto, perf or posix") == err);
+    }
 }
 
 TEST(signal_names)
@@ -112,7 +140,7 @@ TEST(every_error_is_one_sentence_naming_the_key)
         {"freq=100001", "freq wants", "100001"}, {"freq=-5", "freq wants", "-5"}, {"freq=", "freq wants", "''"},
         {"engine=jit", "engine wants", "jit"}, {"debias=65", "debias wants", "65"},
         {"depth=0", "depth wants", "'0'"}, {"depth=257", "depth wants", "257"},
-        {"signal=SEGV", "signal wants", "SEGV"}, {"speed=3", "HOTPROF_TIMER wants", "speed"},
+        {"signal=SEGV", "signal wants", "SEGV"}, {"clock=tsc", "clock wants", "tsc"}, {"speed=3", "HOTPROF_TIMER wants", "speed"},
         {"freq", "HOTPROF_TIMER wants", "freq"}, {"freq=5,", "HOTPROF_TIMER wants", "freq=5,"},
         {"freq=5,,depth=3", "HOTPROF_TIMER wants", "''"}, {"freq = 5", "HOTPROF_TIMER wants", "freq "},
     };
@@ -137,6 +165,7 @@ int main(void)
     RUN(defaults);
     RUN(keys_set_their_fields);
     RUN(format_parse_round_trip);
+    RUN(clock_key);
     RUN(signal_names);
     RUN(every_error_is_one_sentence_naming_the_key);
     return test_main_end();

@@ -10,7 +10,8 @@
 void hp_timer_spec_default(hp_timer_spec *s)
 {
     *s = (hp_timer_spec){.freq = HP_TIMER_DEFAULT_FREQ, .len = 0, .every = 0, .engine = HP_TIMER_ENGINE_OOL,
-                         .debias = 0, .signal = HP_TIMER_DEFAULT_SIGNAL, .depth = HP_TIMER_DEFAULT_DEPTH};
+                         .debias = 0, .signal = HP_TIMER_DEFAULT_SIGNAL, .depth = HP_TIMER_DEFAULT_DEPTH,
+                         .clock = HP_TIMER_CLOCK_AUTO};
 }
 
 static int want(char *err, size_t errlen, const char *what, const char *wants, const char *text, size_t len)
@@ -55,6 +56,15 @@ static int engine_n(const char *t, size_t n, int *out, char *err, size_t el)
     for (int i = 0; i < 3; i++)
         if (strlen(engine_names[i]) == n && memcmp(t, engine_names[i], n) == 0) return *out = i, 0;
     return want(err, el, "engine", "ool, tf or check", t, n);
+}
+
+static const char *const clock_names[] = {"auto", "perf", "posix"};
+
+static int clock_n(const char *t, size_t n, int *out, char *err, size_t el)
+{
+    for (int i = 0; i < 3; i++)
+        if (strlen(clock_names[i]) == n && memcmp(t, clock_names[i], n) == 0) return *out = i, 0;
+    return want(err, el, "clock", "auto, perf or posix", t, n);
 }
 
 static int debias_n(const char *t, size_t n, uint32_t *out, char *err, size_t el)
@@ -131,6 +141,7 @@ int hp_timer_engine_parse(const char *t, int *out, char *err, size_t el) { retur
 int hp_timer_debias_parse(const char *t, uint32_t *out, char *err, size_t el) { return debias_n(t, t ? strlen(t) : 0, out, err, el); }
 int hp_timer_signal_parse(const char *t, int *out, char *err, size_t el) { return signal_n(t, t ? strlen(t) : 0, out, err, el); }
 int hp_timer_depth_parse(const char *t, uint32_t *out, char *err, size_t el) { return depth_n(t, t ? strlen(t) : 0, out, err, el); }
+int hp_timer_clock_parse(const char *t, int *out, char *err, size_t el) { return clock_n(t, t ? strlen(t) : 0, out, err, el); }
 int hp_timer_values_parse(const char *t, uint32_t *len, uint32_t *every, char *err, size_t el)
 {
     return values_n(t, t ? strlen(t) : 0, len, every, err, el);
@@ -151,7 +162,8 @@ static int apply(const char *kv, size_t len, hp_timer_spec *s, char *err, size_t
     if (key_is(kv, klen, "debias")) return debias_n(v, vlen, &s->debias, err, el);
     if (key_is(kv, klen, "signal")) return signal_n(v, vlen, &s->signal, err, el);
     if (key_is(kv, klen, "depth")) return depth_n(v, vlen, &s->depth, err, el);
-    return want(err, el, "HOTPROF_TIMER", "the keys freq, values, engine, debias, signal, depth", kv, klen);
+    if (key_is(kv, klen, "clock")) return clock_n(v, vlen, &s->clock, err, el);
+    return want(err, el, "HOTPROF_TIMER", "the keys freq, values, engine, debias, signal, depth, clock", kv, klen);
 }
 
 int hp_timer_spec_parse(const char *text, hp_timer_spec *s, char *err, size_t errlen)
@@ -168,12 +180,13 @@ int hp_timer_spec_parse(const char *text, hp_timer_spec *s, char *err, size_t er
 }
 
 const char *hp_timer_engine_name(int engine) { return engine >= 0 && engine < 3 ? engine_names[engine] : "?"; }
+const char *hp_timer_clock_name(int clock) { return clock >= 0 && clock < 3 ? clock_names[clock] : "?"; }
 
 size_t hp_timer_spec_format(char *out, size_t cap, const hp_timer_spec *s)
 {
     char values[48] = "";
     if (s->len) snprintf(values, sizeof values, ",values=%u/%u", s->len, s->every);
-    int n = snprintf(out, cap, "freq=%u%s,engine=%s,debias=%u,signal=%d,depth=%u", s->freq, values,
-                     hp_timer_engine_name(s->engine), s->debias, s->signal, s->depth);
+    int n = snprintf(out, cap, "freq=%u%s,engine=%s,debias=%u,signal=%d,depth=%u,clock=%s", s->freq, values,
+                     hp_timer_engine_name(s->engine), s->debias, s->signal, s->depth, hp_timer_clock_name(s->clock));
     return n < 0 ? 0 : (size_t)n;
 }

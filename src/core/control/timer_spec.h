@@ -13,7 +13,10 @@
  *   signal=S      the timer's signal: a number or a name (PROF, SIGPROF, USR1, RTMIN+5, SIGRTMIN+5);
  *                 allowed: USR1 USR2 ALRM VTALRM PROF and RTMIN..RTMAX. Default RTMIN+5.
  *   depth=N       stack depth cap, 1..HP_STACK_MAX_DEPTH (256); default 64
- * e.g. "freq=1000,values=4/2,engine=ool,debias=0,signal=39,depth=64". A key given twice takes the
+ *   clock=C       the interrupt source: auto (default: perf if perf_event_open works, else posix) |
+ *                 perf (a per-thread perf_event task-clock, hrtimer-driven: the full rate) |
+ *                 posix (timer_create(CLOCK_THREAD_CPUTIME_ID): at most CONFIG_HZ per CPU second)
+ * e.g. "freq=1000,values=4/2,engine=ool,debias=0,signal=39,depth=64,clock=auto". A key given twice takes the
  * later value. The canonical form (hp_timer_spec_format) names every key, the signal as a number,
  * and leaves values out when off: it is also the profile's INFO line "timer.spec".
  *
@@ -37,6 +40,7 @@
 #define HP_TIMER_SIGRTMAX 64
 #define HP_TIMER_DEFAULT_SIGNAL (HP_TIMER_SIGRTMIN + 5)
 enum { HP_TIMER_ENGINE_OOL = 0, HP_TIMER_ENGINE_TF = 1, HP_TIMER_ENGINE_CHECK = 2 }; /* = enum hp_interp_engine */
+enum { HP_TIMER_CLOCK_AUTO = 0, HP_TIMER_CLOCK_PERF = 1, HP_TIMER_CLOCK_POSIX = 2 };
 
 typedef struct hp_timer_spec {
     uint32_t freq;    /* Hz of thread CPU time */
@@ -46,6 +50,7 @@ typedef struct hp_timer_spec {
     uint32_t debias;
     int signal;       /* the signal number */
     uint32_t depth;
+    int clock;        /* HP_TIMER_CLOCK_* */
 } hp_timer_spec;
 
 void hp_timer_spec_default(hp_timer_spec *s);
@@ -59,9 +64,11 @@ int hp_timer_engine_parse(const char *text, int *out, char *err, size_t errlen);
 int hp_timer_debias_parse(const char *text, uint32_t *out, char *err, size_t errlen);
 int hp_timer_signal_parse(const char *text, int *out, char *err, size_t errlen);
 int hp_timer_depth_parse(const char *text, uint32_t *out, char *err, size_t errlen);
+int hp_timer_clock_parse(const char *text, int *out, char *err, size_t errlen);
 /* The canonical form (above), NUL-terminated, truncated to cap; returns its full length. */
 size_t hp_timer_spec_format(char *out, size_t cap, const hp_timer_spec *s);
 const char *hp_timer_engine_name(int engine); /* "ool", "tf", "check"; "?" otherwise */
+const char *hp_timer_clock_name(int clock);   /* "auto", "perf", "posix"; "?" otherwise */
 /* A signal's name without "SIG" ("PROF", "RTMIN+5") into out; returns its length. */
 size_t hp_timer_signal_name(char *out, size_t cap, int signo);
 /* 1 if signo may carry the timer (the allowed list above). */

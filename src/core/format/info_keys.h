@@ -103,7 +103,11 @@
 #define HP_INFO_TIMER_SIGNAL "timer.signal"         /* the signal number in use at the end (after moves) */
 #define HP_INFO_TIMER_MOVES "timer.signal_moves"    /* times the signal moved because the program took it */
 #define HP_INFO_TIMER_UNWINDER "timer.unwinder"     /* "libunwind" or another name: how stacks were taken */
+#define HP_INFO_TIMER_CLOCK "timer.clock"           /* the interrupt source: "perf" or "posix" (docs/timer.md) */
+#define HP_INFO_TIMER_CLOCK_FALLBACK "timer.clock_fallback" /* why --clock auto took posix (errno text) */
 #define HP_INFO_TIMER_DEPTH "timer.depth"           /* the stack depth cap */
+#define HP_INFO_TIMER_UNWIND_CACHED "timer.unwind_cached" /* stacks taken from the unwind-step cache, not libunwind */
+#define HP_INFO_TIMER_UNWIND_MISMATCHES "timer.unwind_mismatches" /* HOTPROF_UNWIND_CACHE=check: cached stacks != libunwind */
 #define HP_INFO_TIMER_SAMPLES "timer.samples"       /* interrupts handled, all threads */
 #define HP_INFO_TIMER_DROPPED "timer.dropped"       /* samples not kept (a thread's stack table full) */
 #define HP_INFO_TIMER_HANDLER_NS "timer.handler_ns" /* ns spent in our handlers (sampling + interpreting) */

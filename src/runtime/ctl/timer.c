@@ -19,11 +19,14 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 static hp_timer_spec g_spec;
 static int g_signo, g_started;
+static int g_perf;               /* 1: threads get the perf source (clock perf, or auto and it works) */
+static char g_fallback[96];      /* why auto took posix ("" if it did not) */
 static uint64_t g_moves, g_thread_index;
 
 static HP_NOINST void on_timer(int signo, siginfo_t *si, void *ucv);
@@ -46,13 +49,23 @@ static HP_NOINST uint64_t next_interval_ns(hp_timer_thread *tt)
 static HP_NOINST void arm(hp_timer_thread *tt)
 {
     uint64_t ns = next_interval_ns(tt);
+    if (tt->perf_fd >= 0) {
+        hp_perf_rearm(tt, ns);
+        return;
+    }
     struct itimerspec its = {.it_value = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)}};
     timer_settime(tt->id, 0, &its, NULL);
 }
 
-/* A timer for thread tt->tid on signal signo, armed. 0, or -1. */
+/* A timer for thread tt->tid on signal signo, armed: the perf source when chosen and it opens,
+ * else a POSIX one. 0, or -1. */
 static HP_NOINST int make_timer(hp_timer_thread *tt, int signo)
 {
+    if (g_perf && hp_perf_open(tt, signo, next_interval_ns(tt)) == 0) {
+        tt->signo = signo;
+        HP_STORE_REL(&tt->has_timer, 1);
+        return 0;
+    }
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID;
@@ -71,7 +84,25 @@ static HP_NOINST void drop_timer(hp_timer_thread *tt)
 {
     if (!HP_LOAD_ACQ(&tt->has_timer)) return;
     HP_STORE_REL(&tt->has_timer, 0);
-    timer_delete(tt->id);
+    if (tt->perf_fd >= 0) hp_perf_close(tt);
+    else timer_delete(tt->id);
+}
+
+/* --clock: auto takes perf when perf_event_open works for this (the first) thread. 0, or -1
+ * (perf asked for and not permitted). */
+static HP_NOINST int choose_clock(int clock, char *err, size_t errlen)
+{
+    if (clock == HP_TIMER_CLOCK_POSIX) return 0;
+    int e = hp_perf_probe();
+    g_perf = e == 0;
+    if (!e) return 0;
+    if (clock == HP_TIMER_CLOCK_PERF) {
+        snprintf(err, errlen, "hotprof: --mode timer --clock perf: perf_event_open: %s (kernel.perf_event_paranoid; "
+                 "--clock posix works everywhere) (not profiling)", strerror(e));
+        return -1;
+    }
+    snprintf(g_fallback, sizeof g_fallback, "%s", strerror(e));
+    return 0;
 }
 
 /* ---------------------------------------------------------------- start and threads */
@@ -97,7 +128,7 @@ HP_NOINST int hp_timer_start(const hp_timer_spec *s, uint64_t seed, char *err, s
         snprintf(err, errlen, "hotprof: --mode timer: signal %d is reserved by this libc (not profiling)", s->signal);
         return -1;
     }
-    if (hp_unwind_load(err, errlen)) return -1;
+    if (hp_unwind_load(err, errlen) || choose_clock(s->clock, err, errlen)) return -1;
     if (s->len) {
         hp_interp_config ic = {.length = s->len, .every = s->every, .engine = s->engine, .debias = s->debias, .seed = seed};
         if (hp_interp_start(&ic, err, errlen)) return -1;
@@ -121,6 +152,7 @@ static HP_NOINST hp_timer_thread *timer_state_new(uint64_t tid)
     tt->slots = hp_map((size_t)tt->stride * tt->nslots);
     if (!tt->slots) return NULL;
     tt->tid = tid;
+    tt->perf_fd = -1;
     tt->rng = hp_thread_seed(__atomic_fetch_add(&g_thread_index, 1, __ATOMIC_RELAXED)) | 1;
     return tt;
 }
@@ -135,6 +167,7 @@ HP_NOINST void hp_timer_thread_begin(void)
     else if (t->interp) hp_interp_thread_rebind(t->interp, 0); /* a recycled state: this thread's fs base;
                                                                 * its lists stay (values are per pc) */
     t->timer->tid = t->tid;
+    if (hp_ucache_mode()) hp_ucache_thread_begin(t->timer);
     t->timer->interrupts_to_interp = g_spec.every;
     if (!t->timer->has_timer) make_timer(t->timer, HP_LOAD_ACQ(&g_signo));
 }
@@ -150,10 +183,15 @@ HP_NOINST void hp_timer_after_fork(int follow)
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         hp_timer_thread *tt = t->timer;
         if (!tt) continue;
-        tt->has_timer = 0; /* not inherited */
+        tt->has_timer = 0; /* not inherited; the perf source's descriptors are: the parent's, closed */
+        if (tt->perf_fd >= 0) {
+            if (tt->perf_ring) munmap(tt->perf_ring, 2u * 4096u);
+            close(tt->perf_fd);
+            tt->perf_ring = NULL, tt->perf_fd = -1;
+        }
         if (!follow) continue;
         memset(tt->slots, 0, (size_t)tt->stride * tt->nslots);
-        tt->samples = tt->dropped = tt->handler_ns = 0;
+        tt->samples = tt->dropped = tt->handler_ns = tt->unwind_cached = tt->unwind_mismatches = 0;
     }
     if (follow && hp_tls && hp_tls != NULL) hp_tls->tid = (uint64_t)syscall(SYS_gettid); /* the child's */
     if (follow) hp_timer_thread_begin();
@@ -189,6 +227,10 @@ HP_NOINST int hp_timer_move_signal(void)
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         hp_timer_thread *tt = t->timer;
         if (!tt || !HP_LOAD_ACQ(&tt->has_timer)) continue;
+        if (tt->perf_fd >= 0 && hp_perf_set_signal(tt, s) == 0) {
+            tt->signo = s;
+            continue;
+        }
         drop_timer(tt);
         make_timer(tt, s);
     }
@@ -231,7 +273,7 @@ static HP_NOINST void sample(hp_timer_thread *tt, ucontext_t *uc)
     pcs[0] = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
     uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
     uint64_t tos = sp && !(sp & 7) ? *(const uint64_t *)sp : 0; /* the thread's own stack, mapped */
-    uint32_t depth = hp_unwind(uc, pcs, tt->depth, &flags);
+    uint32_t depth = hp_unwind(tt, uc, pcs, tt->depth, &flags);
     record(tt, pcs, depth, tos, flags);
 }
 
@@ -240,7 +282,8 @@ static HP_NOINST void on_timer(int signo, siginfo_t *si, void *ucv)
     int saved_errno = errno;
     hp_thread *t = hp_tls;
     hp_timer_thread *tt = t ? t->timer : NULL;
-    if (!tt || !t->active || si->si_code != SI_TIMER || signo != tt->signo) {
+    int ours = tt && (tt->perf_fd >= 0 ? hp_perf_is_ours(tt, si) : si->si_code == SI_TIMER);
+    if (!ours || !t->active || signo != tt->signo) {
         errno = saved_errno;
         return; /* not a timer of ours for this thread (a stale one after a move, a kill, a stopped run) */
     }
@@ -273,16 +316,30 @@ static HP_NOINST size_t put_kv(char *out, size_t cap, size_t n, const char *key,
     return n;
 }
 
+static HP_NOINST size_t put_str(char *out, size_t cap, size_t n, const char *key, const char *v)
+{
+    size_t klen = strlen(key), vlen = strlen(v);
+    if (n + klen + vlen + 3 > cap) return n;
+    memcpy(out + n, key, klen), n += klen;
+    out[n++] = '=';
+    memcpy(out + n, v, vlen), n += vlen;
+    out[n++] = '\n';
+    out[n] = 0;
+    return n;
+}
+
 HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
 {
     if (!HP_LOAD_ACQ(&g_started) || cap < 2) return 0;
-    uint64_t samples = 0, dropped = 0, ns = 0;
+    uint64_t samples = 0, dropped = 0, ns = 0, cached = 0, mism = 0;
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         const hp_timer_thread *tt = t->timer;
         if (!tt) continue;
         samples += HP_LOAD_RLX(&tt->samples);
         dropped += HP_LOAD_RLX(&tt->dropped);
         ns += HP_LOAD_RLX(&tt->handler_ns);
+        cached += HP_LOAD_RLX(&tt->unwind_cached);
+        mism += HP_LOAD_RLX(&tt->unwind_mismatches);
     }
     struct timespec cpu = {0, 0};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
@@ -293,7 +350,11 @@ HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
     n = put_kv(out, cap, n, HP_INFO_TIMER_MOVES, HP_LOAD_RLX(&g_moves));
     const char *unw = HP_INFO_TIMER_UNWINDER "=libunwind\n";
     if (n + strlen(unw) + 1 <= cap) memcpy(out + n, unw, strlen(unw) + 1), n += strlen(unw);
+    n = put_str(out, cap, n, HP_INFO_TIMER_CLOCK, g_perf ? "perf" : "posix");
+    if (g_fallback[0]) n = put_str(out, cap, n, HP_INFO_TIMER_CLOCK_FALLBACK, g_fallback);
     n = put_kv(out, cap, n, HP_INFO_TIMER_DEPTH, g_spec.depth);
+    n = put_kv(out, cap, n, HP_INFO_TIMER_UNWIND_CACHED, cached);
+    if (hp_ucache_mode() == 2) n = put_kv(out, cap, n, HP_INFO_TIMER_UNWIND_MISMATCHES, mism);
     n = put_kv(out, cap, n, HP_INFO_TIMER_SAMPLES, samples);
     n = put_kv(out, cap, n, HP_INFO_TIMER_DROPPED, dropped);
     n = put_kv(out, cap, n, HP_INFO_TIMER_HANDLER_NS, ns);

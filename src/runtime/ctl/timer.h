@@ -6,7 +6,13 @@
  * (libunwind's local unwinder, dlopen'ed privately: ctl/timer_unwind.c) into the thread's stack
  * table; every K-th interrupt of a thread is handed to the interpreter (ctl/interp.h).
  *
- * Files: timer.c (start, thread setup, the handler, INFO), timer_unwind.c (libunwind),
+ * The interrupt source (--clock, HOTPROF_TIMER clock=): `posix` is the timer above; `perf` is a
+ * per-thread perf_event task-clock delivering our signal through its descriptor (timer_perf.c),
+ * which is not limited to the scheduler tick; `auto` takes perf when perf_event_open works for
+ * the first thread at start. A thread whose perf event cannot be opened gets a POSIX timer.
+ *
+ * Files: timer.c (start, thread setup, the handler, INFO), timer_perf.c (the perf source),
+ * timer_unwind.c (libunwind), timer_ucache.c (the unwind-step cache in front of it),
  * timer_sig.c (the interposed signal functions: the program never sees our signal, and takes it
  * over when it asks: we move), timer_thread.c (the interposed pthread_create).
  *
@@ -58,6 +64,13 @@ typedef struct hp_timer_thread {
     uint64_t interrupts_to_interp; /* countdown to the next interpretation (K) */
     uint32_t nslots, stride, depth, pad;
     unsigned char *slots;
+    int perf_fd;         /* the perf source's descriptor, -1: this thread uses a POSIX timer */
+    uint32_t perf_redraw; /* countdown to the next period redraw (timer_perf.c) */
+    void *perf_ring;     /* its mmap'd ring (struct perf_event_mmap_page first) */
+    uint64_t stack_lo, stack_hi; /* the thread's stack (0, 0: unknown), for the unwind cache */
+    void *ucache;        /* its unwind-step cache (timer_ucache.c), NULL: none */
+    uint64_t unwind_cached;     /* stacks taken from the cache */
+    uint64_t unwind_mismatches; /* HOTPROF_UNWIND_CACHE=check: cached stacks that differ from libunwind's */
 } hp_timer_thread;
 
 /* Once at init (timer mode, the preloaded runtime): the settings, our signal's handler, the
@@ -77,10 +90,31 @@ size_t hp_timer_group_info(char *out, size_t cap);
  * ours): every thread's timer is re-created on the new signal. 0, or -1 (no free signal). */
 int hp_timer_signal(void);
 int hp_timer_move_signal(void);
+/* timer_perf.c, the perf source: hp_perf_probe: 0 if perf_event_open works for the calling
+ * thread, else the errno. hp_perf_open: tt->tid's event, period_ns, enabled, delivering signo to
+ * it (0, or -1: tt unchanged). hp_perf_close: close it (thread end; a fork child closes its
+ * copies). hp_perf_set_signal: re-point (a signal move). hp_perf_is_ours: si came from tt's
+ * event. hp_perf_rearm (in the handler): consume the ring, set period_ns every few interrupts. */
+int hp_perf_probe(void);
+int hp_perf_open(hp_timer_thread *tt, int signo, uint64_t period_ns);
+void hp_perf_close(hp_timer_thread *tt);
+int hp_perf_set_signal(hp_timer_thread *tt, int signo);
+int hp_perf_is_ours(const hp_timer_thread *tt, const siginfo_t *si);
+void hp_perf_rearm(hp_timer_thread *tt, uint64_t period_ns);
 /* timer_unwind.c: load libunwind (0, or -1 and err); unwind from uc into pcs[1..depth-1]
  * (pcs[0] is set by the caller); returns the depth and sets *flags (HP_STACK_*). */
 int hp_unwind_load(char *err, size_t errlen);
-uint32_t hp_unwind(ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flags);
+uint32_t hp_unwind(hp_timer_thread *tt, ucontext_t *uc, uint64_t *pcs, uint32_t depth, uint16_t *flags);
+/* timer_ucache.c, the unwind-step cache: bounds and table at thread start; a walk from (ip, sp)
+ * that returns the depth (pcs[n..]) when every frame from there is cached and trusted, else 0; the
+ * sightings from libunwind's steps that fill it. */
+void hp_ucache_thread_begin(hp_timer_thread *tt);
+uint32_t hp_ucache_walk(hp_timer_thread *tt, uint64_t ip, uint64_t sp, int first, uint64_t *pcs, uint32_t n,
+                        uint32_t depth, uint16_t *flags); /* from frame n-1 (pcs[n-1] == ip) */
+void hp_ucache_observe(hp_timer_thread *tt, uint64_t ip, int first, uint64_t sp, uint64_t next_sp, uint64_t next_ip);
+void hp_ucache_observe_end(hp_timer_thread *tt, uint64_t ip, int first);
+/* HOTPROF_UNWIND_CACHE (read at start): 1 on (default), 0 off, 2 check. */
+int hp_ucache_mode(void);
 /* timer_unwind.c: 1 while this thread unwinds in our handler, where every signal is blocked
  * already: libunwind's own sigprocmask calls (about 16 per stack, one system call each, most of
  * its cost) are then answered without a system call by timer_sig.c. */
