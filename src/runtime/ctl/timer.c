@@ -16,6 +16,7 @@
 #include "core/format/info_keys.h"
 #include "core/base/hash.h"
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +31,7 @@ static char g_fallback[96];      /* why auto took posix ("" if it did not) */
 static uint64_t g_moves, g_thread_index;
 
 static HP_NOINST void on_timer(int signo, siginfo_t *si, void *ucv);
+static HP_NOINST int own_range(struct dl_phdr_info *info, size_t size, void *arg);
 
 /* ---------------------------------------------------------------- timers */
 
@@ -120,6 +122,7 @@ static HP_NOINST int install_handler(int signo)
 HP_NOINST int hp_timer_start(const hp_timer_spec *s, uint64_t seed, char *err, size_t errlen)
 {
     g_spec = *s;
+    dl_iterate_phdr(own_range, (void *)(uintptr_t)&hp_timer_start);
     if (hp_timer_sig_resolve() || hp_timer_thread_resolve()) {
         snprintf(err, errlen, "hotprof: --mode timer: cannot find libc's signal and thread functions (not profiling)");
         return -1;
@@ -191,7 +194,7 @@ HP_NOINST void hp_timer_after_fork(int follow)
         }
         if (!follow) continue;
         memset(tt->slots, 0, (size_t)tt->stride * tt->nslots);
-        tt->samples = tt->dropped = tt->handler_ns = tt->unwind_cached = tt->unwind_mismatches = 0;
+        tt->samples = tt->dropped = tt->own = tt->handler_ns = tt->unwind_cached = tt->unwind_mismatches = 0;
     }
     if (follow && hp_tls && hp_tls != NULL) hp_tls->tid = (uint64_t)syscall(SYS_gettid); /* the child's */
     if (follow) hp_timer_thread_begin();
@@ -266,6 +269,24 @@ static HP_NOINST void record(hp_timer_thread *tt, const uint64_t *pcs, uint32_t 
     HP_STORE_RLX(&tt->dropped, tt->dropped + 1);
 }
 
+/* The text of libhotprof_rt.so itself, [g_own_lo, g_own_hi): an interrupt there is ours (the profile
+ * writer in the exit destructor, a flush), not the program's. Set once by hp_timer_start. */
+static uint64_t g_own_lo, g_own_hi;
+
+static HP_NOINST int own_range(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    uint64_t self = (uint64_t)(uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self >= lo && self < hi) {
+            g_own_lo = lo, g_own_hi = hi;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static HP_NOINST void sample(hp_timer_thread *tt, ucontext_t *uc)
 {
     uint64_t pcs[HP_STACK_MAX_DEPTH];
@@ -287,9 +308,9 @@ static HP_NOINST void on_timer(int signo, siginfo_t *si, void *ucv)
         errno = saved_errno;
         return; /* not a timer of ours for this thread (a stale one after a move, a kill, a stopped run) */
     }
-    uint64_t t0 = hp_now_ns();
-    sample(tt, ucv);
-    HP_STORE_RLX(&tt->samples, tt->samples + 1);
+    uint64_t t0 = hp_now_ns(), pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+    if (pc >= g_own_lo && pc < g_own_hi) HP_STORE_RLX(&tt->own, tt->own + 1);
+    else sample(tt, ucv), HP_STORE_RLX(&tt->samples, tt->samples + 1);
     uint64_t t1 = hp_now_ns(), t2 = t1;
     if (g_spec.len && t->interp && --tt->interrupts_to_interp == 0) {
         tt->interrupts_to_interp = g_spec.every;
@@ -331,12 +352,13 @@ static HP_NOINST size_t put_str(char *out, size_t cap, size_t n, const char *key
 HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
 {
     if (!HP_LOAD_ACQ(&g_started) || cap < 2) return 0;
-    uint64_t samples = 0, dropped = 0, ns = 0, cached = 0, mism = 0;
+    uint64_t samples = 0, dropped = 0, own = 0, ns = 0, cached = 0, mism = 0;
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         const hp_timer_thread *tt = t->timer;
         if (!tt) continue;
         samples += HP_LOAD_RLX(&tt->samples);
         dropped += HP_LOAD_RLX(&tt->dropped);
+        own += HP_LOAD_RLX(&tt->own);
         ns += HP_LOAD_RLX(&tt->handler_ns);
         cached += HP_LOAD_RLX(&tt->unwind_cached);
         mism += HP_LOAD_RLX(&tt->unwind_mismatches);
@@ -357,6 +379,7 @@ HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
     if (hp_ucache_mode() == 2) n = put_kv(out, cap, n, HP_INFO_TIMER_UNWIND_MISMATCHES, mism);
     n = put_kv(out, cap, n, HP_INFO_TIMER_SAMPLES, samples);
     n = put_kv(out, cap, n, HP_INFO_TIMER_DROPPED, dropped);
+    n = put_kv(out, cap, n, HP_INFO_TIMER_OWN, own);
     n = put_kv(out, cap, n, HP_INFO_TIMER_HANDLER_NS, ns);
     n = put_kv(out, cap, n, HP_INFO_TIMER_CPU_NS, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
     if (g_spec.len) n += hp_interp_info(out + n, cap - n);

@@ -60,6 +60,7 @@ typedef struct hp_timer_thread {
     uint64_t rng;        /* the interval's random state (from hp_thread_seed) */
     uint64_t samples;    /* interrupts handled */
     uint64_t dropped;    /* ... whose stack found no slot */
+    uint64_t own;        /* ... that interrupted hotprof's own runtime (writing the profile): not recorded */
     uint64_t handler_ns; /* in the handler, interpretation excluded */
     uint64_t interrupts_to_interp; /* countdown to the next interpretation (K) */
     uint32_t nslots, stride, depth, pad;
