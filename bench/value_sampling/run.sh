@@ -12,7 +12,8 @@
 # clock (perf's own process runs on the other core, as a user sees it) and CPU (user+sys of the
 # process tree: perf's work included). Accuracy: the hot-function profile (self samples per
 # function) of the 1 kHz run against a 20 kHz run of ours, and against perf's 1 kHz profile:
-# overlap = sum over functions of min(share a, share b). See bench/value_sampling/README.md.
+# overlap = sum over functions of min(share a, share b); code without symbols (stripped Debian
+# libraries) is compared per address, its offset in the object. See bench/value_sampling/README.md.
 #
 # Usage: bench/value_sampling/run.sh [--quick] [--runs N] [--programs "fft bzip2 ..."]
 #                                    [--results DIR] [--selftest]
@@ -26,7 +27,7 @@ HERE="$ROOT/bench/value_sampling"
 HOTPROF="$ROOT/build/bin/hotprof"
 RUNS=3 QUICK=0 PROGRAMS="" RESULTS="$ROOT/bench/results"
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; RUNS=1 ;;

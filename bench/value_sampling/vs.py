@@ -214,7 +214,25 @@ def perf_shares(perf_data):
     return out
 
 
+ADDR = re.compile(r"^(?:\S+\+)?0x0*([0-9a-f]+)$")
+
+
+def norm(name):
+    """A function name, or for code without symbols (stripped Debian libraries) its offset in the
+    object: ours print "libbz2.so.1.0+0x4ac3", perf "0x0000000000004ac3"; both become "0x4ac3"."""
+    m = ADDR.match(name)
+    return "0x" + m.group(1) if m else name
+
+
+def normalized(shares):
+    out = {}
+    for k, v in shares.items():
+        out[norm(k)] = out.get(norm(k), 0) + v
+    return out
+
+
 def overlap(a, b):
+    a, b = normalized(a), normalized(b)
     return 100 * sum(min(a.get(k, 0), b.get(k, 0)) for k in set(a) | set(b))
 
 
@@ -303,6 +321,7 @@ def selftest():
     assert shares_from_json({"samples": {"functions": [{"function": "f", "self": 3}, {"function": "g", "self": 1}]}}) \
         == {"f": 0.75, "g": 0.25}
     assert PERF_LINE.match("    41.20%  [.] main").group(2) == "main"
+    assert norm("libbz2.so.1.0+0x4ac3") == norm("0x0000000000004ac3") == "0x4ac3" and norm("main") == "main"
     text = table(rows, [{"program": "a", "vs_20khz": 95.0, "vs_perf": 90.0, "perf_vs_20khz": 93.0, "functions": 4}], "# t")
     assert "target pc" in text and "MISSED" not in text.split("target pc")[1].split("\n")[0]
     with tempfile.TemporaryDirectory() as d:
