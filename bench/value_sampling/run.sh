@@ -16,7 +16,8 @@
 # libraries) is compared per address, its offset in the object. See bench/value_sampling/README.md.
 #
 # Usage: bench/value_sampling/run.sh [--quick] [--runs N] [--programs "fft bzip2 ..."]
-#                                    [--results DIR] [--selftest]
+#                                    [--variants "pc v4/2 ..."] [--name NAME] [--results DIR] [--selftest]
+#   --variants  only these variants (and native); --name NAME: write NAME.{txt,csv,svg}
 #   --quick     two programs, small inputs, 1 round: a smoke test.
 #   --selftest  checks vs.py's tables on made-up numbers (runs no program), then exits.
 # Output: a table on stdout, bench/results/value_sampling.{txt,csv,svg}.
@@ -25,14 +26,16 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/bench/value_sampling"
 HOTPROF="$ROOT/build/bin/hotprof"
-RUNS=3 QUICK=0 PROGRAMS="" RESULTS="$ROOT/bench/results"
+RUNS=3 QUICK=0 PROGRAMS="" VARIANTS="" NAME=value_sampling RESULTS="$ROOT/bench/results"
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; RUNS=1 ;;
         --runs) RUNS="$2"; shift ;;
         --programs) PROGRAMS="$2"; shift ;;
+        --variants) VARIANTS="$2"; shift ;;
+        --name) NAME="$2"; shift ;;
         --results) RESULTS="$2"; shift ;;
         --selftest) exec python3 "$HERE/vs.py" --selftest ;;
         -h|--help) usage 0 ;;
@@ -59,5 +62,5 @@ make -s -C "$ROOT/bench/workloads" CC=gcc CFLAGS="-O2 -g" OUT="$WORK/bin" >&2
 mkdir -p "$RESULTS"
 HEADER="# bench/value_sampling: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, $RUNS rounds$([ "$QUICK" = 1 ] && echo ', quick'), $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/vs.py" --bin-dir "$WORK/bin" --work "$WORK" --hotprof "$HOTPROF" --profiler "$PROFILER" \
-    --runs "$RUNS" --quick "$QUICK" --programs "$PROGRAMS" --results "$RESULTS" --header "$HEADER"
-log "wrote $RESULTS/value_sampling.txt, value_sampling.csv and value_sampling.svg"
+    --runs "$RUNS" --quick "$QUICK" --programs "$PROGRAMS" --variants "$VARIANTS" --name "$NAME" --results "$RESULTS" --header "$HEADER"
+log "wrote $RESULTS/$NAME.txt, $NAME.csv and $NAME.svg"

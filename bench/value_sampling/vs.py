@@ -44,6 +44,7 @@ SQL_ROWS, QUICK_SQL_ROWS = 400000, 40000
 VARIANTS = [
     ("native", "native", []),
     ("pc", "hp", []),
+    ("pc-posix", "hp", ["--clock", "posix"]),
     ("v2/1", "hp", ["--values", "2/1"]),
     ("v4/2", "hp", ["--values", "4/2"]),
     ("v8/2", "hp", ["--values", "8/2"]),
@@ -316,13 +317,15 @@ def selftest():
         for i, v in enumerate(VARIANTS[1:]):
             rows.append({"program": p, "variant": v[0], "slowdown_wall": 1 + i / 100, "slowdown_cpu": 1 + i / 50,
                          "native_wall_s": 1, "native_cpu_s": 1, "wall_s": 1, "cpu_s": 1, "runs": 1})
-    assert abs(medians(rows, "v2/1")[0] - 1.01) < 1e-12
+    pos = [v[0] for v in VARIANTS[1:]].index("v2/1")
+    assert abs(medians(rows, "v2/1")[0] - (1 + pos / 100)) < 1e-12
     assert overlap({"f": 0.5, "g": 0.5}, {"f": 0.25, "h": 0.75}) == 25
     assert shares_from_json({"samples": {"functions": [{"function": "f", "self": 3}, {"function": "g", "self": 1}]}}) \
         == {"f": 0.75, "g": 0.25}
     assert PERF_LINE.match("    41.20%  [.] main").group(2) == "main"
     assert norm("libbz2.so.1.0+0x4ac3") == norm("0x0000000000004ac3") == "0x4ac3" and norm("main") == "main"
     text = table(rows, [{"program": "a", "vs_20khz": 95.0, "vs_perf": 90.0, "perf_vs_20khz": 93.0, "functions": 4}], "# t")
+    assert "pc-posix" in [v[0] for v in VARIANTS]
     assert "target pc" in text and "MISSED" not in text.split("target pc")[1].split("\n")[0]
     with tempfile.TemporaryDirectory() as d:
         svg(rows, os.path.join(d, "x.svg"))
@@ -335,15 +338,23 @@ def main():
     ap.add_argument("--selftest", action="store_true")
     for a in ("--bin-dir", "--work", "--hotprof", "--profiler", "--programs", "--results", "--header"):
         ap.add_argument(a, default="")
+    ap.add_argument("--name", default="value_sampling", help="output files NAME.{txt,csv,svg}")
+    ap.add_argument("--variants", default="", help="only these variants (space-separated names), native always")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--quick", type=int, default=0)
     args = ap.parse_args()
     if args.selftest:
         return selftest()
+    if args.variants:
+        keep = set(args.variants.split())
+        unknown = keep - {v[0] for v in VARIANTS}
+        if unknown:
+            sys.exit("vs.py: unknown variant(s) %s; known: %s" % (" ".join(sorted(unknown)), " ".join(v[0] for v in VARIANTS)))
+        VARIANTS[:] = [v for v in VARIANTS if v[0] == "native" or v[0] in keep]
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     progs = programs(args)
-    csv_path = os.path.join(args.results, "value_sampling.csv")
+    csv_path = os.path.join(args.results, args.name + ".csv")
     fields = ["program", "variant", "native_wall_s", "native_cpu_s", "wall_s", "cpu_s", "slowdown_wall",
               "slowdown_cpu", "runs"]
     rows, acc = [], []
@@ -355,15 +366,16 @@ def main():
         for name, prog in progs.items():
             log("timing %s (%d rounds x %d variants)" % (name, args.runs, len(VARIANTS)))
             rows += time_program(args, name, prog, writer)
-            acc.append(accuracy(args, name, prog))
-    with open(os.path.join(args.results, "value_sampling_accuracy.csv"), "w") as f:
+            if {"pc", "perf"} <= {v[0] for v in VARIANTS}:
+                acc.append(accuracy(args, name, prog))
+    with open(os.path.join(args.results, args.name + "_accuracy.csv"), "w") as f:
         f.write(args.header + "\nprogram,vs_20khz,vs_perf,perf_vs_20khz,functions\n")
         for a in acc:
             f.write("%s,%.2f,%.2f,%.2f,%d\n" % (a["program"], a["vs_20khz"], a["vs_perf"], a["perf_vs_20khz"], a["functions"]))
     text = table(rows, acc, args.header)
-    with open(os.path.join(args.results, "value_sampling.txt"), "w") as f:
+    with open(os.path.join(args.results, args.name + ".txt"), "w") as f:
         f.write(text)
-    svg(rows, os.path.join(args.results, "value_sampling.svg"))
+    svg(rows, os.path.join(args.results, args.name + ".svg"))
     sys.stdout.write(text)
 
 
