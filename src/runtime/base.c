@@ -110,3 +110,23 @@ HP_NOINST int hp_spawn_detached(void *(*fn)(void *), void *arg)
     pthread_attr_destroy(&attr);
     return rc;
 }
+
+HP_NOINST size_t hp_info_str(char *out, size_t at, size_t cap, const char *k1, const char *k2, const char *v)
+{
+    size_t l1 = strlen(k1), l2 = k2 ? strlen(k2) + 1 : 0, lv = strlen(v);
+    if (at + l1 + l2 + lv + 3 > cap) return at;
+    memcpy(out + at, k1, l1), at += l1;
+    if (k2) out[at++] = '.', memcpy(out + at, k2, l2 - 1), at += l2 - 1;
+    out[at++] = '=';
+    memcpy(out + at, v, lv), at += lv;
+    out[at++] = '\n';
+    out[at] = 0;
+    return at;
+}
+
+HP_NOINST size_t hp_info_u64(char *out, size_t at, size_t cap, const char *k1, const char *k2, uint64_t v)
+{
+    char num[24];
+    num[hp_fmt_u64(num, v)] = 0;
+    return hp_info_str(out, at, cap, k1, k2, num);
+}

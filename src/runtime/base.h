@@ -83,6 +83,10 @@ size_t hp_fmt_u64(char *out, uint64_t v);        /* decimal, no NUL; returns len
 size_t hp_fmt_hex(char *out, uint64_t v);        /* 0x..., no NUL */
 void hp_say(const char *const *parts, size_t n); /* write the parts and a newline to stderr in one write */
 uint64_t hp_now_ns(void);                        /* CLOCK_MONOTONIC (vDSO) */
+/* INFO lines: append "k1.k2=v\n" (k2 NULL: "k1=v\n") at out + at and a NUL after it, if the line
+ * and the NUL fit in cap; return the new length (at unchanged when it does not fit). */
+size_t hp_info_str(char *out, size_t at, size_t cap, const char *k1, const char *k2, const char *v);
+size_t hp_info_u64(char *out, size_t at, size_t cap, const char *k1, const char *k2, uint64_t v);
 /* The text of an errno a profile open or write meets (strerror is not async-signal-safe). */
 const char *hp_errno_text(int e);
 /* The controller seed of the thread created index-th (0, 1, ...): derived from hp_g.seed. */

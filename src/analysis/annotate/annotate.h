@@ -94,6 +94,8 @@ int hp_annot_index_samples(const hp_profile *p, hp_symbolizer *s, hp_annot_index
 struct hp_pairmap;
 int hp_annot_index_add(hp_annot_index *ix, struct hp_pairmap *byaddr, const hp_symbol *sym, uint64_t count);
 int hp_annot_fn_cmp(const void *a, const void *b);
+/* The index of file in f->files, added if new; -1 out of memory (collect.c). */
+int hp_annot_file_index(hp_annot_func *f, const char *file);
 /* fn's sampled pcs as its blocks (f->samples = 1), their lines; total = its self samples. */
 int hp_annot_collect_samples(const hp_profile *p, hp_symbolizer *s, const hp_annot_fn *fn, hp_annot_func *f);
 /* insns[i].values from the profile's value hot-lists at insns[i].addr ("" when none). */

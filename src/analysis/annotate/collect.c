@@ -145,7 +145,7 @@ int hp_annot_sum_lines(const hp_annot_block *b, size_t n, hp_annot_line **out, s
 }
 
 /* The index of file in f->files, added if new; -1 out of memory. */
-static int file_index(hp_annot_func *f, const char *file)
+int hp_annot_file_index(hp_annot_func *f, const char *file)
 {
     for (size_t i = 0; i < f->nfiles; i++)
         if (strcmp(f->files[i], file) == 0) return (int)i;
@@ -177,7 +177,7 @@ static int gather_blocks(const hp_profile *p, hp_symbolizer *s, hp_annot_func *f
         const hp_symbol *sym = hp_sym_lookup(s, p->block_pcs[i]);
         if (!sym) return -1;
         if (!sym->function || sym->func_start != f->start) break;
-        int file = sym->file ? file_index(f, sym->file) : -1;
+        int file = sym->file ? hp_annot_file_index(f, sym->file) : -1;
         if (sym->file && file < 0) return -1;
         f->blocks[n++] = (hp_annot_block){sym->addr, 0, file, sym->file ? sym->line : 0};
     }

@@ -34,18 +34,6 @@ static int cmp_block(const void *a, const void *b)
     return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* The index of file in f->files, added if new; -1 out of memory. */
-static int file_index(hp_annot_func *f, const char *file)
-{
-    for (size_t i = 0; i < f->nfiles; i++)
-        if (strcmp(f->files[i], file) == 0) return (int)i;
-    const char **n = realloc(f->files, (f->nfiles + 1) * sizeof *n);
-    if (!n) return -1;
-    f->files = n;
-    f->files[f->nfiles] = file;
-    return (int)f->nfiles++;
-}
-
 /* Samples at each distinct pc of the function (pairmap pc -> count). */
 static int sampled_pcs(const hp_profile *p, hp_symbolizer *s, uint64_t start, hp_pairmap *pcs)
 {
@@ -68,7 +56,7 @@ int hp_annot_collect_samples(const hp_profile *p, hp_symbolizer *s, const hp_ann
     if (!rc && !(f->blocks = calloc(pcs.count + 1, sizeof *f->blocks))) rc = -1;
     for (size_t i = 0; !rc && i < pcs.count; i++) {
         const hp_symbol *sym = hp_sym_lookup(s, pcs.items[i].k1);
-        int file = sym && sym->file ? file_index(f, sym->file) : -1;
+        int file = sym && sym->file ? hp_annot_file_index(f, sym->file) : -1;
         if (!sym || (sym->file && file < 0)) rc = -1;
         else f->blocks[f->nblocks++] = (hp_annot_block){pcs.items[i].k1, pcs.items[i].v1, file, sym->file ? sym->line : 0};
         f->total = hp_sat_add(f->total, pcs.items[i].v1);
@@ -79,13 +67,13 @@ int hp_annot_collect_samples(const hp_profile *p, hp_symbolizer *s, const hp_ann
     /* the function's own file first, as hp_annot_collect has it: that of its entry */
     const hp_symbol *entry = hp_sym_lookup(s, fn->start);
     if (entry && entry->file && f->nfiles && strcmp(f->files[0], entry->file)) {
-        int k = file_index(f, entry->file);
+        int k = hp_annot_file_index(f, entry->file);
         if (k < 0) return -1;
         const char *t = f->files[0];
         f->files[0] = f->files[k], f->files[k] = t;
         for (size_t i = 0; i < f->nblocks; i++)
             f->blocks[i].file = f->blocks[i].file == 0 ? k : f->blocks[i].file == k ? 0 : f->blocks[i].file;
-    } else if (entry && entry->file && !f->nfiles && file_index(f, entry->file) < 0) {
+    } else if (entry && entry->file && !f->nfiles && hp_annot_file_index(f, entry->file) < 0) {
         return -1;
     }
     return hp_annot_sum_lines(f->blocks, f->nblocks, &f->lines, &f->nlines);

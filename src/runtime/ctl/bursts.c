@@ -346,20 +346,6 @@ HP_NOINST int hp_pb_start(const hp_pb_backend *b, uint32_t min_window, uint32_t 
     return -1;
 }
 
-static HP_NOINST size_t put_kv(char *out, size_t len, size_t cap, const char *prefix, const char *key, uint64_t v)
-{
-    char num[24];
-    size_t p = strlen(prefix), k = strlen(key), n = hp_fmt_u64(num, v);
-    if (len + p + k + n + 4 > cap) return len;
-    memcpy(out + len, prefix, p), len += p;
-    out[len++] = '.';
-    memcpy(out + len, key, k), len += k;
-    out[len++] = '=';
-    memcpy(out + len, num, n), len += n;
-    out[len++] = '\n';
-    return len;
-}
-
 /* Units recorded so far: the closed windows' and those taken in the window open now (a profile
  * written while a window is open, at exit say, holds that window's events too). Read under
  * g_stats.seq, retried a bounded number of times (async-signal-safe: loads and sched_yield). */
@@ -386,10 +372,10 @@ HP_NOINST size_t hp_pb_info(char *out, size_t cap)
     const char *px = g_backend->prefix;
     size_t n = 0;
     uint64_t now = hp_now_ns();
-    n = put_kv(out, n, cap, px, "burst", g_sched.burst);
-    n = put_kv(out, n, cap, px, "period", g_sched.period);
-    n = put_kv(out, n, cap, px, "window", g_sched.window);
-    n = put_kv(out, n, cap, px, "bursts", HP_LOAD_RLX(&g_stats.windows));
+    n = hp_info_u64(out, n, cap, px, "burst", g_sched.burst);
+    n = hp_info_u64(out, n, cap, px, "period", g_sched.period);
+    n = hp_info_u64(out, n, cap, px, "window", g_sched.window);
+    n = hp_info_u64(out, n, cap, px, "bursts", HP_LOAD_RLX(&g_stats.windows));
     uint64_t since = HP_LOAD_ACQ(&g_stats.patched_since), patched = HP_LOAD_RLX(&g_stats.patched_ns);
     uint64_t sampled = sampled_so_far();
     if (since) { /* on for good: every unit recorded */
@@ -397,12 +383,12 @@ HP_NOINST size_t hp_pb_info(char *out, size_t cap)
         int64_t left = HP_LOAD_RLX(&hp_g.pb.left);
         sampled = left >= 0 ? (uint64_t)(INT64_MAX - left) : 0;
     }
-    n = put_kv(out, n, cap, px, "sampled_entries", sampled);
-    n = put_kv(out, n, cap, px, "timeouts", HP_LOAD_RLX(&g_stats.timeouts));
-    n = put_kv(out, n, cap, px, "patched_ns", patched);
-    n = put_kv(out, n, cap, px, "total_ns", g_stats.start_ns && now > g_stats.start_ns ? now - g_stats.start_ns : 0);
-    n = put_kv(out, n, cap, px, "interval_ns", HP_LOAD_RLX(&g_stats.interval_ns));
-    n = put_kv(out, n, cap, px, "hook_share_ppm", HP_LOAD_RLX(&g_stats.hook_share_ppm));
+    n = hp_info_u64(out, n, cap, px, "sampled_entries", sampled);
+    n = hp_info_u64(out, n, cap, px, "timeouts", HP_LOAD_RLX(&g_stats.timeouts));
+    n = hp_info_u64(out, n, cap, px, "patched_ns", patched);
+    n = hp_info_u64(out, n, cap, px, "total_ns", g_stats.start_ns && now > g_stats.start_ns ? now - g_stats.start_ns : 0);
+    n = hp_info_u64(out, n, cap, px, "interval_ns", HP_LOAD_RLX(&g_stats.interval_ns));
+    n = hp_info_u64(out, n, cap, px, "hook_share_ppm", HP_LOAD_RLX(&g_stats.hook_share_ppm));
     if (g_backend->info) n += g_backend->info(out + n, cap - n);
     return n;
 }

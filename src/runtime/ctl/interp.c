@@ -175,26 +175,6 @@ HP_NOINST void hp_interp_on_sample(struct hp_thread *t, ucontext_t *uc)
     hp_interp_count(0, 0, hp_now_ns() - t0);
 }
 
-static size_t put_kv(char *out, size_t at, size_t cap, const char *k1, const char *k2, uint64_t v)
-{
-    char line[128];
-    size_t n = 0, l1 = strlen(k1), l2 = k2 ? strlen(k2) : 0;
-    if (l1 + l2 + 24 > sizeof line) return at;
-    memcpy(line, k1, l1);
-    n = l1;
-    if (k2) {
-        line[n++] = '.';
-        memcpy(line + n, k2, l2);
-        n += l2;
-    }
-    line[n++] = '=';
-    n += hp_fmt_u64(line + n, v);
-    line[n++] = '\n';
-    if (at + n >= cap) return at;
-    memcpy(out + at, line, n);
-    return at + n;
-}
-
 HP_NOINST size_t hp_interp_info(char *out, size_t cap)
 {
     if (!st.on || cap == 0) return 0;
@@ -213,13 +193,13 @@ HP_NOINST size_t hp_interp_info(char *out, size_t cap)
         out[at + a + b] = '\n';
         at += a + b + 1;
     }
-    at = put_kv(out, at, cap, HP_INFO_VALUES_RUNS, NULL, __atomic_load_n(&st.runs, __ATOMIC_RELAXED));
-    at = put_kv(out, at, cap, HP_INFO_VALUES_INSNS, NULL, __atomic_load_n(&st.insns, __ATOMIC_RELAXED));
-    at = put_kv(out, at, cap, HP_INFO_VALUES_NS, NULL, __atomic_load_n(&st.ns, __ATOMIC_RELAXED));
+    at = hp_info_u64(out, at, cap, HP_INFO_VALUES_RUNS, NULL, __atomic_load_n(&st.runs, __ATOMIC_RELAXED));
+    at = hp_info_u64(out, at, cap, HP_INFO_VALUES_INSNS, NULL, __atomic_load_n(&st.insns, __ATOMIC_RELAXED));
+    at = hp_info_u64(out, at, cap, HP_INFO_VALUES_NS, NULL, __atomic_load_n(&st.ns, __ATOMIC_RELAXED));
     for (int r = 1; r < HP_STOP_COUNT; r++)
-        at = put_kv(out, at, cap, HP_INFO_VALUES_STOP, hp_stop_names[r], __atomic_load_n(&st.stop[r], __ATOMIC_RELAXED));
-    at = put_kv(out, at, cap, HP_INFO_VALUES_SKIP, NULL, st.cfg.debias);
-    at = put_kv(out, at, cap, HP_INFO_VALUES, "dropped", __atomic_load_n(&st.dropped, __ATOMIC_RELAXED));
+        at = hp_info_u64(out, at, cap, HP_INFO_VALUES_STOP, hp_stop_names[r], __atomic_load_n(&st.stop[r], __ATOMIC_RELAXED));
+    at = hp_info_u64(out, at, cap, HP_INFO_VALUES_SKIP, NULL, st.cfg.debias);
+    at = hp_info_u64(out, at, cap, HP_INFO_VALUES, "dropped", __atomic_load_n(&st.dropped, __ATOMIC_RELAXED));
     at = hp_tf_info(out, at, cap);
     out[at] = 0;
     return at;

@@ -324,31 +324,6 @@ static HP_NOINST void on_timer(int signo, siginfo_t *si, void *ucv)
 
 /* ---------------------------------------------------------------- INFO */
 
-static HP_NOINST size_t put_kv(char *out, size_t cap, size_t n, const char *key, uint64_t v)
-{
-    char num[24];
-    size_t klen = strlen(key), vlen = hp_fmt_u64(num, v);
-    if (n + klen + vlen + 3 > cap) return n;
-    memcpy(out + n, key, klen), n += klen;
-    out[n++] = '=';
-    memcpy(out + n, num, vlen), n += vlen;
-    out[n++] = '\n';
-    out[n] = 0;
-    return n;
-}
-
-static HP_NOINST size_t put_str(char *out, size_t cap, size_t n, const char *key, const char *v)
-{
-    size_t klen = strlen(key), vlen = strlen(v);
-    if (n + klen + vlen + 3 > cap) return n;
-    memcpy(out + n, key, klen), n += klen;
-    out[n++] = '=';
-    memcpy(out + n, v, vlen), n += vlen;
-    out[n++] = '\n';
-    out[n] = 0;
-    return n;
-}
-
 HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
 {
     if (!HP_LOAD_ACQ(&g_started) || cap < 2) return 0;
@@ -367,21 +342,20 @@ HP_NOINST size_t hp_timer_group_info(char *out, size_t cap)
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
     size_t n = 0;
     out[0] = 0;
-    n = put_kv(out, cap, n, HP_INFO_TIMER_FREQ, g_spec.freq);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_SIGNAL, (uint64_t)HP_LOAD_ACQ(&g_signo));
-    n = put_kv(out, cap, n, HP_INFO_TIMER_MOVES, HP_LOAD_RLX(&g_moves));
-    const char *unw = HP_INFO_TIMER_UNWINDER "=libunwind\n";
-    if (n + strlen(unw) + 1 <= cap) memcpy(out + n, unw, strlen(unw) + 1), n += strlen(unw);
-    n = put_str(out, cap, n, HP_INFO_TIMER_CLOCK, g_perf ? "perf" : "posix");
-    if (g_fallback[0]) n = put_str(out, cap, n, HP_INFO_TIMER_CLOCK_FALLBACK, g_fallback);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_DEPTH, g_spec.depth);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_UNWIND_CACHED, cached);
-    if (hp_ucache_mode() == 2) n = put_kv(out, cap, n, HP_INFO_TIMER_UNWIND_MISMATCHES, mism);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_SAMPLES, samples);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_DROPPED, dropped);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_OWN, own);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_HANDLER_NS, ns);
-    n = put_kv(out, cap, n, HP_INFO_TIMER_CPU_NS, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_FREQ, NULL, g_spec.freq);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_SIGNAL, NULL, (uint64_t)HP_LOAD_ACQ(&g_signo));
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_MOVES, NULL, HP_LOAD_RLX(&g_moves));
+    n = hp_info_str(out, n, cap, HP_INFO_TIMER_UNWINDER, NULL, "libunwind");
+    n = hp_info_str(out, n, cap, HP_INFO_TIMER_CLOCK, NULL, g_perf ? "perf" : "posix");
+    if (g_fallback[0]) n = hp_info_str(out, n, cap, HP_INFO_TIMER_CLOCK_FALLBACK, NULL, g_fallback);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_DEPTH, NULL, g_spec.depth);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_UNWIND_CACHED, NULL, cached);
+    if (hp_ucache_mode() == 2) n = hp_info_u64(out, n, cap, HP_INFO_TIMER_UNWIND_MISMATCHES, NULL, mism);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_SAMPLES, NULL, samples);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_DROPPED, NULL, dropped);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_OWN, NULL, own);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_HANDLER_NS, NULL, ns);
+    n = hp_info_u64(out, n, cap, HP_INFO_TIMER_CPU_NS, NULL, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
     if (g_spec.len) n += hp_interp_info(out + n, cap - n);
     return n;
 }
