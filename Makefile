@@ -52,8 +52,16 @@ RT_LIBS       := -lpthread -ldl -lm
 # linked: a program runs in timer mode even where they are missing (say why in those files).
 RT_SO_LIBS    :=
 
+# The example value-sampling customization modules (examples/value-modules/*.c, include/hotprof/module.h).
+VMOD_SRC := $(wildcard examples/value-modules/*.c)
+VMOD_SO  := $(patsubst examples/value-modules/%.c,$(B)/lib/modules/%.so,$(VMOD_SRC))
+
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
-all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1
+all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1 $(VMOD_SO)
+
+$(B)/lib/modules/%.so: examples/value-modules/%.c include/hotprof/module.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -Iinclude $< -o $@
 
 # The runtime is never built with sanitizers: it is linked into profiled programs.
 $(B)/src/runtime/%.o: src/runtime/%.c
@@ -147,6 +155,8 @@ install: all
 	install -m 644 $(B)/lib/libhotprof_rt.a $(IDIR)/lib/
 	install -m 755 $(B)/lib/libhotprof_rt.so $(IDIR)/lib/
 	install -m 644 include/hotprof/*.h $(IDIR)/include/hotprof/
+	install -d $(IDIR)/lib/hotprof/modules
+	install -m 755 $(VMOD_SO) $(IDIR)/lib/hotprof/modules/
 	install -m 644 $(B)/man/*.1 $(IDIR)/share/man/man1/
 	install -m 644 $(B)/man/*.5 $(IDIR)/share/man/man5/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' hotprof.pc.in > $(IDIR)/lib/pkgconfig/hotprof.pc
@@ -161,6 +171,8 @@ uninstall:
 	rm -f $(addprefix $(IDIR)/include/hotprof/,$(notdir $(wildcard include/hotprof/*.h)))
 	rm -f $(IDIR)/share/man/man1/hotprof.1 $(IDIR)/share/man/man1/hotprof-*.1 $(IDIR)/share/man/man5/hotprof-format.5
 	rm -f $(IDIR)/lib/pkgconfig/hotprof.pc $(IDIR)/share/bash-completion/completions/hotprof
+	rm -f $(addprefix $(IDIR)/lib/hotprof/modules/,$(notdir $(VMOD_SO)))
+	-rmdir $(IDIR)/lib/hotprof/modules $(IDIR)/lib/hotprof 2>/dev/null
 	-rmdir $(IDIR)/include/hotprof $(IDIR)/share/hotprof 2>/dev/null
 
 clean:

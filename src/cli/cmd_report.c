@@ -14,6 +14,8 @@
 #include "analysis/report.h"
 #include "analysis/symbolize.h"
 #include "cli/commands.h"
+#include "cli/value_module.h"
+#include "analysis/ptype/value.h"
 #include "cli/outfile.h"
 #include "cli/pager.h"
 #include "cli/read_profile.h"
@@ -64,7 +66,7 @@ static const hp_command_desc report_desc = {
 
 typedef struct report_args {
     uint64_t top;
-    const char *sort, *format, *input, *type, *output, *compare, *pprof_symbols, *threshold;
+    const char *sort, *format, *input, *type, *output, *compare, *pprof_symbols, *threshold, *module;
     int blocks, edges, streams;
     hp_term_args term;
 } report_args;
@@ -90,6 +92,9 @@ static void init_options(hp_option *opts, report_args *a)
          "build-ids only: pprof symbolizes from the binaries)"},
         {HP_OPT_STRING, 0, "compare", &a->compare, "REF",
          "--format html: add the accuracy against the reference profile REF (as hotprof compare)"},
+        {HP_OPT_STRING, 0, "module", &a->module, "FILE.so",
+         "value profiles: print values with this customization module's format (the module the run used: "
+         "docs/value-modules.md)"},
         {HP_OPT_FLAG, 0, "blocks", &a->blocks, NULL, "also list the hottest basic blocks"},
         {HP_OPT_FLAG, 0, "edges", &a->edges, NULL, "also list the hottest block-to-block edges"},
         {HP_OPT_FLAG, 0, "streams", &a->streams, NULL, "also list the hot data streams (bursty datastream sampling)"},
@@ -197,6 +202,12 @@ int cmd_report(int argc, char **argv)
     if (a.input && npos) return hp_usage_error(&report_desc, "one profile at a time (got '%s' and '%s')", a.input, pos[0]);
     if (npos > 1) return hp_usage_error(&report_desc, "one profile at a time (got '%s' and '%s')", pos[0], pos[1]);
     if (options_to_report(&a, &ro)) return 2;
+    if (a.module) {
+        char real[4096];
+        const hotprof_module *m = hp_value_module_open(a.module, real, sizeof real, err, sizeof err);
+        if (!m) return hp_usage_error(&report_desc, "option '--module': %s", err);
+        hp_value_set_formatter(m->format);
+    }
     const char *path = a.input ? a.input : npos ? pos[0] : HP_DEFAULT_PROFILE;
     hp_profile *p = hp_profile_read_file(path, err, sizeof err), *ref = NULL;
     if (!p) {

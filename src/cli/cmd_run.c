@@ -121,6 +121,9 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_STRING, 0, "signal", &a->timer.signal, "SIG",
          "timer mode: the timer's signal, a name or number: USR1, USR2, ALRM, VTALRM, PROF, RTMIN+N (default RTMIN+5)"},
         {HP_OPT_STRING, 0, "depth", &a->timer.depth, "N", "timer mode: stack frames kept per sample, 1..256 (default 64)"},
+        {HP_OPT_STRING, 0, "module", &a->timer.module, "FILE.so",
+         "with --values: a customization module (include/hotprof/module.h, docs/value-modules.md): what to capture, "
+         "how one interpretation's values become (pc, value) pairs"},
         {HP_OPT_STRING, 0, "clock", &a->timer.clock, "C",
          "timer mode: the interrupt source: perf (perf_event task-clock: the full rate), posix (timer_create: "
          "at most the kernel tick, e.g. 250 per CPU second) or auto (default: perf if permitted, else posix)"},

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/run_timer.h"
+#include "cli/value_module.h"
 #include "analysis/profile.h"
 #include "core/control/timer_spec.h"
 #include "core/format/info_keys.h"
@@ -41,8 +42,12 @@ int hp_run_timer_resolve(const hp_command_desc *d, hp_run_timer *t, int timer_mo
                           : hp_timer_clock_parse(t->clock, &s.clock, err, sizeof err);
         if (rc) return hp_usage_error(d, "option '--%s': %s", given[i].name, err);
     }
-    if (!s.len && (t->engine || t->debias))
-        return hp_usage_error(d, "options '--engine' and '--debias' need --values L/K");
+    if (t->module && !timer_mode) return hp_usage_error(d, "option '--module' needs --mode timer --values L/K");
+    if (!s.len && (t->engine || t->debias || t->module))
+        return hp_usage_error(d, "options '--engine', '--debias' and '--module' need --values L/K");
+    t->module_path[0] = 0;
+    if (t->module && !hp_value_module_open(t->module, t->module_path, sizeof t->module_path, err, sizeof err))
+        return hp_usage_error(d, "option '--module': %s", err);
     hp_timer_spec_format(t->spec, sizeof t->spec, &s);
     return 0;
 }
@@ -122,7 +127,8 @@ int hp_run_timer_prepare(const hp_run_timer *t, const char *program)
     const char *old = getenv("LD_PRELOAD");
     char *preload = NULL;
     if (asprintf(&preload, "%s%s%s", rt, old && *old ? ":" : "", old && *old ? old : "") < 0) return 1;
-    int rc = setenv("LD_PRELOAD", preload, 1) | setenv("HOTPROF_TIMER", t->spec, 1);
+    int rc = setenv("LD_PRELOAD", preload, 1) | setenv("HOTPROF_TIMER", t->spec, 1) |
+             (t->module_path[0] ? setenv("HOTPROF_VALUE_MODULE", t->module_path, 1) : unsetenv("HOTPROF_VALUE_MODULE"));
     free(preload);
     return rc ? 1 : 0;
 }

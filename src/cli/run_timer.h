@@ -12,14 +12,16 @@
 
 typedef struct hp_run_timer {
     const char *freq, *values, *engine, *debias, *signal, *depth, *clock; /* as given, NULL if not */
+    const char *module;                                         /* --module FILE.so, NULL if not */
     char spec[256];                                             /* HOTPROF_TIMER, canonical */
+    char module_path[4096];                                     /* HOTPROF_VALUE_MODULE (absolute), "" */
 } hp_run_timer;
 
 /* Checks the timer options against the mode: given without --mode timer is a usage error. In
  * timer mode, each is parsed into t->spec. 0, or HP_PARSE_ERROR after the message. */
 int hp_run_timer_resolve(const hp_command_desc *d, hp_run_timer *t, int timer_mode);
 /* Before the program starts: finds it (PATH), checks it can be preloaded, sets LD_PRELOAD and
- * HOTPROF_TIMER. 0; or an exit status (2: static binary, 127: not found, 1: no runtime) after
+ * HOTPROF_TIMER (and HOTPROF_VALUE_MODULE with --module). 0; or an exit status (2: static binary, 127: not found, 1: no runtime) after
  * one message. */
 int hp_run_timer_prepare(const hp_run_timer *t, const char *program);
 /* After the run: "hotprof: wrote PATH: N samples ..., overhead X%" on stderr, from the profile. */

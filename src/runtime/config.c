@@ -106,6 +106,8 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     const char *timer = var(get, arg, "HOTPROF_TIMER");
     if (c->mode == HP_RUN_TIMER && hp_timer_spec_parse(timer, &c->timer, err, sizeof err))
         return bad(c, "HOTPROF_TIMER", err);
+    const char *module = var(get, arg, "HOTPROF_VALUE_MODULE");
+    if (c->mode == HP_RUN_TIMER && module && *module) c->timer.module = module;
     const char *iv = var(get, arg, "HOTPROF_INTERVALS");
     if (iv && hp_iv_spec_parse(iv, c->iv, err, sizeof err)) return bad(c, "HOTPROF_INTERVALS", err);
     hp_osp_params_default(&c->osp);

@@ -18,6 +18,8 @@
  *                                 value:summary=multihash,...`): bad -> `error`, not profiling.
  *   HOTPROF_TIMER                 timer mode's settings (core/control/timer_spec.h), read only when
  *                                 HOTPROF_MODE=timer: bad -> `error`, not profiling.
+ *   HOTPROF_VALUE_MODULE          timer mode with values: a customization module's path
+ *                                 (include/hotprof/module.h), into timer.module; loaded by ctl/interp_mod.c.
  *   HOTPROF_TRACE, _TRACE_KIND, _TRACE_LIMIT  the raw trace file `hotprof run --record-trace`
  *                                 reads back (pt/trace.h); kind values|edges|calls (else: edges if
  *                                 blocks are compiled in, else calls); limit: bad -> the default.

@@ -65,7 +65,7 @@ static void make_uc(ucontext_t *uc, void *pc)
 
 static int start(uint32_t len)
 {
-    hp_interp_config c = {len, 1, HP_ENGINE_OOL, 0, 1};
+    hp_interp_config c = {.length = len, .every = 1, .engine = HP_ENGINE_OOL, .seed = 1};
     char err[200];
     if (hp_interp_start(&c, err, sizeof err) != 0) return -1;
     if (!th.interp) th.interp = hp_interp_thread_new();
@@ -175,7 +175,7 @@ static void own_trap(int sig) { (void)sig; own_traps++; }
 TEST(tf_chains_foreign_trap)
 {
     signal(SIGTRAP, own_trap);
-    hp_interp_config c = {4, 1, HP_ENGINE_TF, 0, 1};
+    hp_interp_config c = {.length = 4, .every = 1, .engine = HP_ENGINE_TF, .seed = 1};
     char err[200];
     REQUIRE(hp_interp_start(&c, err, sizeof err) == 0);
     REQUIRE(hp_interp_start(&c, err, sizeof err) == 0); /* a second start must not chain to itself */

@@ -7,13 +7,20 @@
 #ifndef HOTPROF_ANALYSIS_PTYPE_VALUE_H
 #define HOTPROF_ANALYSIS_PTYPE_VALUE_H
 #include "analysis/ptype/aptype.h"
+#include "hotprof/module.h"
 
 /* "reg", "addr", "load", "store", "flags", "retaddr", "xmm", "?" */
 const char *hp_value_kind_name(uint8_t kind);
 /* The operand as shown: "rax".."r15" (REG), "xmm0".."xmm15" (XMM), "mem0" (memory kinds), "" else. */
 void hp_value_operand_name(uint8_t kind, uint8_t operand, char *buf, size_t n);
-/* The value as shown: "0x2a (42)", an xmm "0x3ff8000000000000 (double 1.5)", addresses and flags "0x246". */
+/* The value as shown: "0x2a (42)", an xmm "0x3ff8000000000000 (double 1.5)", addresses and flags "0x246";
+ * a customization module's format first, when one is set (and returns non-zero). The operand is
+ * passed on to the module (hp_value_format_op). */
 void hp_value_format(uint8_t kind, uint64_t value, char *buf, size_t n);
+void hp_value_format_op(uint8_t kind, uint8_t operand, uint64_t value, char *buf, size_t n);
+/* The module format used by hp_value_format* from now on (NULL: hotprof's own). The reports are
+ * single-threaded: one process-wide setting (`hotprof report --module`). */
+void hp_value_set_formatter(hotprof_format_fn *fn);
 double hp_value_share(const hp_value_stat *v, size_t i);
 /* The hot-lists of pc: *first = index of the first (p->values is sorted by pc), count returned. */
 size_t hp_value_at(const hp_profile *p, uint64_t pc, size_t *first);

@@ -1,6 +1,7 @@
 /* value_names.c — how the value profile type names and shows things (value.h): value kinds,
  * operands (x86-64 register names in HP_VREG_* order), values (hex and decimal; an xmm value also
- * as a double), shares, and the lookup of one pc's hot-lists in the sorted p->values.
+ * as a double; a customization module's format when `report --module` set one: the one file-static
+ * setting, g_module_format), shares, and the lookup of one pc's hot-lists in the sorted p->values.
  * Invariant: every function writes a NUL-terminated string whatever its input.
  */
 #define _GNU_SOURCE
@@ -8,22 +9,35 @@
 #include <inttypes.h>
 #include <string.h>
 
-static const char *const kinds[] = {"?", "reg", "addr", "load", "store", "flags", "retaddr", "xmm"};
+static const char *const kinds[] = {"?", "reg", "addr", "load", "store", "flags", "retaddr", "xmm", "?", "module"};
 static const char *const regs[HP_VREG_COUNT] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                                 "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 
-const char *hp_value_kind_name(uint8_t kind) { return kind <= HP_VK_XMM ? kinds[kind] : "?"; }
+static hotprof_format_fn *g_module_format; /* `hotprof report --module`: see value.h */
+
+const char *hp_value_kind_name(uint8_t kind) { return kind < sizeof kinds / sizeof *kinds ? kinds[kind] : "?"; }
+
+void hp_value_set_formatter(hotprof_format_fn *fn) { g_module_format = fn; }
 
 void hp_value_operand_name(uint8_t kind, uint8_t operand, char *buf, size_t n)
 {
     if (kind == HP_VK_REG) snprintf(buf, n, "%s", operand < HP_VREG_COUNT ? regs[operand] : "reg?");
     else if (kind == HP_VK_XMM) snprintf(buf, n, "xmm%u", operand);
     else if (kind == HP_VK_ADDR || kind == HP_VK_LOAD || kind == HP_VK_STORE) snprintf(buf, n, "mem%u", operand);
+    else if (kind == HP_VK_MODULE) snprintf(buf, n, "m%u", operand);
     else snprintf(buf, n, "%s", "");
 }
 
-void hp_value_format(uint8_t kind, uint64_t value, char *buf, size_t n)
+void hp_value_format(uint8_t kind, uint64_t value, char *buf, size_t n) { hp_value_format_op(kind, 0, value, buf, n); }
+
+void hp_value_format_op(uint8_t kind, uint8_t operand, uint64_t value, char *buf, size_t n)
 {
+    if (n && g_module_format) {
+        buf[0] = 0;
+        size_t len = g_module_format(kind, operand, value, buf, n);
+        buf[n - 1] = 0;
+        if (len) return;
+    }
     if (kind == HP_VK_XMM) {
         double d;
         memcpy(&d, &value, sizeof d);

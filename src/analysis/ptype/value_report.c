@@ -77,7 +77,7 @@ static void text_list(FILE *out, hp_symbolizer *s, const hp_value_stat *v)
     fprintf(out, "    %-7s %-5s captures %-8" PRIu64 " tau %-6.3g len %-3zu ", hp_value_kind_name(v->kind), op,
             v->captures, v->tau, v->nvalues);
     for (size_t i = 0; i < v->nvalues && i < TOP_VALUES; i++) {
-        hp_value_format(v->kind, v->values[i].value, val, sizeof val);
+        hp_value_format_op(v->kind, v->operand, v->values[i].value, val, sizeof val);
         fprintf(out, " %s", val);
         if (v->kind == HP_VK_RETADDR && v->values[i].value) { /* the caller, looked up at the call */
             hp_sym_name(hp_sym_lookup(s, v->values[i].value - 1), fn, sizeof fn);

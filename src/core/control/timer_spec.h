@@ -51,6 +51,8 @@ typedef struct hp_timer_spec {
     int signal;       /* the signal number */
     uint32_t depth;
     int clock;        /* HP_TIMER_CLOCK_* */
+    const char *module; /* not in the grammar: a value-sampling customization module's path, which the
+                         * runtime's config takes from HOTPROF_VALUE_MODULE (a path may hold ','); NULL */
 } hp_timer_spec;
 
 void hp_timer_spec_default(hp_timer_spec *s);

@@ -125,6 +125,7 @@ enum hp_value_kind {
     HP_VK_FLAGS = 5,   /* rflags after the instruction (arithmetic flags only) */
     HP_VK_RETADDR = 6, /* the return-address context (the current function's return address) */
     HP_VK_XMM = 7,     /* low 64 bits written to an xmm register (operand = 0..15) */
+    HP_VK_MODULE = 9,  /* a customization module's own tuples (include/hotprof/module.h; operand: its own) */
 };
 /* Register numbers of HP_VK_REG (x86-64 encoding order). */
 enum hp_vreg { HP_VREG_RAX, HP_VREG_RCX, HP_VREG_RDX, HP_VREG_RBX, HP_VREG_RSP, HP_VREG_RBP, HP_VREG_RSI,

@@ -122,6 +122,9 @@
 #define HP_INFO_VALUES_STOP "values.stop"           /* values.stop.<reason>=N: interpretations ended early;
                                                      * reasons: syscall fault atomic unsupported signal
                                                      * (see docs/value-sampling.md) */
+#define HP_INFO_VALUES_MODULE "values.module"      /* values.module=NAME, .path, .in/.out (tuples given to and
+                                                     * returned by its transform), .overflow (tuples over
+                                                     * HOTPROF_MODULE_MAX_TUPLES in one interpretation) */
 #define HP_INFO_VALUES_SKIP "values.debias"         /* values.debias=N: 0, or max random steps before capture */
 
 #endif

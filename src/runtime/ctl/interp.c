@@ -47,7 +47,7 @@ HP_NOINST int hp_interp_start(const hp_interp_config *c, char *err, size_t errle
         return -1;
     }
     st.cfg = *c;
-    if (hp_dec_load(err, errlen) != 0) return -1;
+    if (hp_dec_load(err, errlen) != 0 || hp_mod_load(c->module, err, errlen) != 0) return -1;
     if (c->engine != HP_ENGINE_OOL && hp_tf_install(err, errlen) != 0) return -1;
     st.on = 1;
     return 0;
@@ -60,6 +60,7 @@ HP_NOINST struct hp_interp_thread *hp_interp_thread_new(void)
     if (!it) return NULL;
     it->vslots = hp_map(sizeof(hp_vslot) * HP_VSLOTS);
     if (!it->vslots || hp_dec_thread_init(it) != 0 || hp_ool_init(&it->ool) != 0) return NULL;
+    if (hp_mod_active() && !(it->mod = hp_mod_thread_new())) return NULL;
     syscall(SYS_arch_prctl, ARCH_GET_FS, &it->fsbase);
     it->rng = hp_thread_seed(__atomic_fetch_add(&st.threads, 1, __ATOMIC_RELAXED)) ^ st.cfg.seed;
     return it;
@@ -74,6 +75,7 @@ HP_NOINST void hp_interp_thread_rebind(struct hp_interp_thread *it, int clear)
     for (uint32_t i = 0; i < HP_VSLOTS; i++) __atomic_store_n(&it->vslots[i].pc, 0, __ATOMIC_RELEASE);
     it->vslots_used = 0;
     it->vdropped = 0;
+    hp_mod_thread_reset(it->mod);
 }
 
 static const int uc_reg[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
@@ -146,6 +148,7 @@ static void ool_run(hp_interp_thread *it, ucontext_t *uc)
         n += !stop;
     }
     if (stop) hp_interp_count_stop(stop);
+    hp_mod_flush(it);
     hp_gregs_to_uc(g, uc);
     if (it->fx_loaded) fx_back(it, uc);
     hp_interp_count(1, n, 0);
@@ -201,6 +204,7 @@ HP_NOINST size_t hp_interp_info(char *out, size_t cap)
     at = hp_info_u64(out, at, cap, HP_INFO_VALUES_SKIP, NULL, st.cfg.debias);
     at = hp_info_u64(out, at, cap, HP_INFO_VALUES, "dropped", __atomic_load_n(&st.dropped, __ATOMIC_RELAXED));
     at = hp_tf_info(out, at, cap);
+    at = hp_mod_info(out, at, cap);
     out[at] = 0;
     return at;
 }

@@ -29,6 +29,7 @@ typedef struct hp_interp_config {
     int engine;       /* enum hp_interp_engine */
     uint32_t debias;  /* 0, or step a random 0..debias-1 instructions before capturing (§5) */
     uint64_t seed;    /* the run seed (random debias steps) */
+    const char *module; /* a customization module's path (include/hotprof/module.h), or NULL */
 } hp_interp_config;
 
 /* Once at init, before any timer fires: 0, or -1 with a one-line reason in err (Capstone missing,

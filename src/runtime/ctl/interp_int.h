@@ -108,6 +108,7 @@ typedef struct hp_interp_thread {
     /* OOL run state: the interrupted context's fxsave image, whether data->fx holds it */
     uint8_t *fx_uc;
     uint32_t fx_loaded, pad_;
+    struct hp_mod_thread *mod; /* a customization module's buffers (interp_mod.c); NULL without one */
 } hp_interp_thread;
 
 /* interp_dec.c */
@@ -130,9 +131,20 @@ int hp_ool_step(hp_interp_thread *it, int capture);
 int hp_cond_true(uint8_t cond, uint64_t flags);
 uint64_t hp_read_le(uint64_t addr, uint32_t size); /* up to 8 bytes, zero-extended */
 
-/* interp_vals.c */
+/* interp_vals.c: hp_vals_add captures (through the module's filter when one is loaded: it then
+ * buffers the tuple for hp_mod_flush); hp_vals_record puts a value in its hot-list directly. */
+void hp_vals_record(hp_interp_thread *it, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value);
 void hp_vals_add(hp_interp_thread *it, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value);
 void hp_vals_capture_regs(hp_interp_thread *it, const hp_dinsn *d, const hp_gregs *g, const uint8_t *fx);
+
+/* interp_mod.c: the customization module (include/hotprof/module.h) */
+int hp_mod_load(const char *path, char *err, size_t errlen); /* init: 0 (also for no path), or -1 and err */
+int hp_mod_active(void);
+struct hp_mod_thread *hp_mod_thread_new(void);  /* NULL without a module (or mmap failed) */
+void hp_mod_capture(hp_interp_thread *it, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value);
+void hp_mod_flush(hp_interp_thread *it);
+void hp_mod_thread_reset(struct hp_mod_thread *mt); /* a recycled state: empty buffers and scratch */        /* at the end of an interpretation */
+size_t hp_mod_info(char *out, size_t at, size_t cap); /* values.module* INFO lines */
 
 /* interp.c: counters */
 void hp_interp_count_stop(int reason);

@@ -157,6 +157,7 @@ static void finish(hp_interp_thread *it, ucontext_t *uc, int stop)
     uc->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)TF_BIT;
     it->tf_active = 0;
     if (stop) hp_interp_count_stop(stop);
+    hp_mod_flush(it);
     hp_interp_count(0, it->tf_n, 0);
 }
 

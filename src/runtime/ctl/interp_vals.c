@@ -1,6 +1,8 @@
 /* interp_vals.c — one thread's value hot-lists: a bounded open-addressing table of HP_VSLOTS
  * (pc, kind, operand) slots, each a Gibbons–Matias list (core/summary/value_gm.h). A capture that
  * finds no slot within HP_VPROBE probes is counted in vdropped (values.dropped).
+ * With a customization module (interp_mod.c) captures go to the module first and only what its
+ * transform returns is recorded.
  * Invariant: written only by the owning thread (its signal handlers); a slot's key never changes
  * once set, so the writer (pt/value.c) reads keys safely and values approximately.
  */
@@ -10,6 +12,12 @@
 #define HP_VPROBE 32u
 
 void hp_vals_add(hp_interp_thread *it, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value)
+{
+    if (it->mod) hp_mod_capture(it, pc, kind, operand, value);
+    else hp_vals_record(it, pc, kind, operand, value);
+}
+
+void hp_vals_record(hp_interp_thread *it, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value)
 {
     uint64_t h = (pc * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)kind << 8 | operand) * 0xc2b2ae3d27d4eb4full;
     for (uint32_t k = 0; k < HP_VPROBE; k++) {

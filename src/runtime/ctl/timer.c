@@ -133,7 +133,8 @@ HP_NOINST int hp_timer_start(const hp_timer_spec *s, uint64_t seed, char *err, s
     }
     if (hp_unwind_load(err, errlen) || choose_clock(s->clock, err, errlen)) return -1;
     if (s->len) {
-        hp_interp_config ic = {.length = s->len, .every = s->every, .engine = s->engine, .debias = s->debias, .seed = seed};
+        hp_interp_config ic = {.length = s->len, .every = s->every, .engine = s->engine, .debias = s->debias, .seed = seed,
+                                .module = s->module};
         if (hp_interp_start(&ic, err, errlen)) return -1;
     }
     g_signo = s->signal;
