@@ -84,3 +84,31 @@ for p in "$T"/*.ck "$T"/kv.ool "$T"/kv.tf "$T"/*.prof; do
     own=$((own + $("$HP" report --type samples --top 100000 "$p" 2>/dev/null | awk '$6 ~ /^hp_/ { n++ } END { print n + 0 }')))
 done
 check_eq "vs_no_samples_in_hotprof_runtime" "$own" 0
+
+# The trap-flag engine keeps its SIGTRAP handler when the program installs its own later: the
+# program's handler sees exactly the traps it raised itself (before the fix, TF stayed set under
+# its handler and every instruction trapped), and interpretation goes on.
+cat > "$T/owntrap.c" <<'C'
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+static volatile sig_atomic_t traps;
+static void on_trap(int s) { (void)s; traps++; }
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 300;
+    signal(SIGTRAP, on_trap);
+    volatile unsigned long x = 1;
+    for (long r = 0; r < n; r++) {
+        for (long i = 0; i < 1000000; i++) x = x * 6364136223846793005ul + 1442695040888963407ul;
+        if (r % 100 == 0) raise(SIGTRAP);
+    }
+    printf("traps %d\n", (int)traps);
+    return 0;
+}
+C
+gcc -O2 -o "$T/owntrap" "$T/owntrap.c" || fail vs_build_owntrap
+want=$("$T/owntrap" 300)
+got=$(timeout 60 "$HP" run -q --mode timer --values 8/1 --engine tf -o "$T/ot.data" -- "$T/owntrap" 300 2>/dev/null)
+check_eq vs_tf_program_sigtrap_handler_sees_only_its_own "$got" "$want"
+check "vs_tf_keeps_interpreting_after_program_sigtrap" test "$(info "$T/ot.data" values.insns)" -gt 100

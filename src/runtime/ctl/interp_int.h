@@ -15,6 +15,7 @@
 #define HOTPROF_RUNTIME_CTL_INTERP_INT_H
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <ucontext.h>
 #include "runtime/ctl/interp.h"
 #include "core/summary/value_gm.h"
@@ -156,6 +157,9 @@ void hp_gregs_to_uc(const hp_gregs *g, ucontext_t *uc);
 
 /* interp_tf.c */
 int hp_tf_install(char *err, size_t errlen);
+/* The program's sigaction for SIGTRAP once the TF engine's handler is installed: its action becomes
+ * the one traps that are not ours chain to, and *old gets its previous one. 1 if taken, else 0. */
+int hp_tf_program_sigaction(int signo, const struct sigaction *sa, struct sigaction *old);
 void hp_tf_begin(hp_interp_thread *it, ucontext_t *uc, uint32_t skip, uint32_t len);
 size_t hp_tf_info(char *out, size_t at, size_t cap); /* values.check.* lines (check engine) */
 

@@ -7,7 +7,11 @@
  * the next instruction the same way, until L captured steps (after `skip` debias steps) or a stop;
  * then it clears TF. A SIGTRAP that is not ours (no stepping in progress on this thread, or
  * another si_code) goes to the handler the program had (or its default action). Instructions that
- * would expose TF (pushf, popf, syscall) stop the run before they execute.
+ * would expose TF (pushf, popf, syscall) stop the run before they execute. A program that installs
+ * its own SIGTRAP action later (through the interposed sigaction/signal of timer_sig.c) does not
+ * replace ours: hp_tf_program_sigaction keeps its action as the one traps not ours chain to, and
+ * gives it back what it installed before (without it, TF would stay set under the program's handler
+ * and every later instruction would trap).
  *
  * Check: the TF engine that, before each real step, executes the same instruction out of line on
  * a copy of the registers, saving and restoring the bytes it may write (every memory operand and
@@ -24,6 +28,9 @@
 #include "runtime/base.h"
 #include "runtime/thread.h"
 #include "runtime/ctl/interp_int.h"
+
+/* libc's own sigaction, from timer_sig.c (weak: unit tests link this file without the timer). */
+extern int hp_timer_real_sigaction(int signo, const struct sigaction *sa, struct sigaction *old) __attribute__((weak));
 
 #define TF_BIT 0x100ull
 #define FLAGS_CMP 0xcd5ull /* CF PF AF ZF SF DF OF */
@@ -55,8 +62,17 @@ int hp_tf_install(char *err, size_t errlen)
         snprintf(err, errlen, "value sampling: cannot install the SIGTRAP handler of the tf engine");
         return -1;
     }
-    tf.installed = 1;
+    HP_STORE_REL(&tf.installed, 1);
     return 0;
+}
+
+int hp_tf_program_sigaction(int signo, const struct sigaction *sa, struct sigaction *old)
+{
+    if (signo != SIGTRAP || !HP_LOAD_ACQ(&tf.installed)) return 0;
+    struct sigaction prev = tf.old;
+    if (sa) tf.old = *sa;
+    if (old) *old = prev;
+    return 1;
 }
 
 static void chain(int sig, siginfo_t *si, void *ucv)
@@ -68,7 +84,11 @@ static void chain(int sig, siginfo_t *si, void *ucv)
     } else if (tf.old.sa_handler != SIG_DFL) {
         tf.old.sa_handler(sig);
     } else {
-        signal(SIGTRAP, SIG_DFL);
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        if (hp_timer_real_sigaction) hp_timer_real_sigaction(SIGTRAP, &dfl, NULL); /* not the interposed one */
+        else sigaction(SIGTRAP, &dfl, NULL);
         raise(SIGTRAP);
     }
 }

@@ -7,6 +7,8 @@
  *     the samples so far): the program still gets its signal, and never one of ours.
  *   - the previous action the program reads back for our signal is SIG_DFL (what it would see
  *     without us), never our handler.
+ *   - SIGTRAP while the trap-flag engine is installed: the program's action is kept for the traps that
+ *     are not ours (interp_tf.c, hp_tf_program_sigaction); ours stays installed.
  *   - sigprocmask/pthread_sigmask that would block our signal get it removed from the set, silently.
  *   - sigprocmask called by libunwind while our handler unwinds (hp_timer_unwinding) returns at
  *     once with the full set as the old mask: the handler runs with every signal blocked, so the
@@ -21,6 +23,7 @@
 #define _GNU_SOURCE
 #include "runtime/ctl/timer.h"
 #include "runtime/base.h"
+#include "runtime/ctl/interp_int.h"
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -52,6 +55,7 @@ HP_NOINST int hp_timer_real_sigaction(int signo, const struct sigaction *sa, str
 HP_API int sigaction(int signo, const struct sigaction *sa, struct sigaction *old)
 {
     if (!g_sigaction && hp_timer_sig_resolve()) return errno = ENOSYS, -1;
+    if (HP_LOAD_ACQ(&g_active) && signo == SIGTRAP && hp_tf_program_sigaction(signo, sa, old)) return 0;
     if (!HP_LOAD_ACQ(&g_active) || signo != hp_timer_signal()) return g_sigaction(signo, sa, old);
     if (sa) hp_timer_move_signal(); /* the program takes our signal: we go elsewhere */
     struct sigaction mine;
