@@ -247,7 +247,10 @@ static HP_NOINST void thread_exit(void *arg)
     }
     hp_tls = &hp_inactive_thread; /* whatever runs later in this thread is not recorded */
     if (__atomic_fetch_add(&g_exited_count, 1, __ATOMIC_RELAXED) < HP_KEEP_EXITED) return;
-    if (HP_LOAD_ACQ(&t->ds.det) || t->trace || t->iv[0] || t->iv[1] || !hp_threads_lock()) return; /* keeps its state (and trace buffer) */
+    /* States this merge cannot add up keep their thread (and its memory): a datastream detector, a
+     * trace buffer, interval profiles, timer stacks and value hot-lists (ctl/timer.h, ctl/interp.h). */
+    if (HP_LOAD_ACQ(&t->ds.det) || t->trace || t->iv[0] || t->iv[1] || t->timer || t->interp || !hp_threads_lock())
+        return;
     hp_thread *a = HP_LOAD_ACQ(&hp_g.stopped) ? NULL : exited_record();
     if (a) {
         thread_merge(a, t);

@@ -9,7 +9,10 @@
  *     added into one "exited threads" hp_thread (tid 0, no shadow stack, on the list like the
  *     others) and its own are zeroed, both under hp_threads_lock, and the state (all its memory)
  *     is marked recycled and taken by the next new thread: memory is bounded by the live
- *     threads, not by every thread that ever ran. The fields every mode uses come first (the hooks' fast paths touch only the first
+ *     threads, not by every thread that ever ran. Exception: a state holding what that merge cannot
+ *     add (a datastream detector, a trace buffer, interval profiles, timer stacks or value
+ *     hot-lists) keeps its thread and is never recycled: in those modes memory grows with the
+ *     threads that ran (touched pages only). The fields every mode uses come first (the hooks' fast paths touch only the first
  *     lines); each mode's own state is a sub-struct or a group of fields marked with its mode:
  *       exhaustive  pairs (v1 calls, v2 back-edges of the activations), edges, blocks, tot
  *       bursty      bs (the HPS controller of core/control/bursty.h, countdown in line 1),

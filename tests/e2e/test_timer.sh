@@ -221,3 +221,35 @@ if "$HP" cc -O2 -g -o split_cc "$W/vs_split.c" >/dev/null 2>&1; then
     stacks cc.data split_cc >cc.txt
     check "timer_hotprof_cc_program_profiled_by_the_preload" test "$b" = 0 -a "$(getinfo mode cc.txt)" = timer -a "$(getinfo timer.samples cc.txt)" -gt 0
 fi
+
+# A recycled thread state (thread.c reuses exited threads' states past HP_KEEP_EXITED = 64 exits)
+# must not carry the old thread's stack samples into the new thread: 66 threads in turn run work_a,
+# then 4 run work_b; no thread's samples may mix both (before the fix, the first work_b thread
+# took over a work_a thread's state, stacks included).
+cat > "$T/recyc.c" <<'C'
+#include <pthread.h>
+#include <stdio.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) static void spin(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink = sink * 3 + i; }
+__attribute__((noinline)) static void *work_a(void *a) { (void)a; spin(4000000); return NULL; }
+__attribute__((noinline)) static void *work_b(void *a) { (void)a; spin(4000000); return NULL; }
+int main(void)
+{
+    for (int i = 0; i < 70; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, i < 66 ? work_a : work_b, NULL)) return 1;
+        pthread_join(t, NULL);
+    }
+    printf("done\n");
+    return 0;
+}
+C
+if gcc -O1 -g -no-pie -pthread -fno-inline -o "$T/recyc" "$T/recyc.c"; then
+    "$HP" run -q --mode timer --freq 2000 -o "$T/recyc.data" -- "$T/recyc" >/dev/null 2>&1
+    mixed=$(python3 "$PY" "$T/recyc.data" "$T/recyc" | awk '$1 == "tfuncs" && $3 ~ /work_a/ && $3 ~ /work_b/' | wc -l)
+    bsamp=$(python3 "$PY" "$T/recyc.data" "$T/recyc" | awk '$1 == "tfuncs" && $3 ~ /work_b/' | wc -l)
+    check_eq timer_recycled_state_starts_empty "$mixed" 0
+    check "timer_recycled_threads_sampled" test "$bsamp" -ge 1
+else
+    fail timer_build_recyc
+fi

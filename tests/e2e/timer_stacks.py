@@ -10,6 +10,7 @@ Usage: timer_stacks.py PROFILE BINARY  ->  prints, one per line:
   self FUNC N          samples whose pcs[0] lies in FUNC (a symbol of BINARY, built -no-pie)
   total FUNC N         samples with FUNC anywhere on the stack (pcs[0] and return addresses)
   info KEY VALUE       the last group's INFO lines
+  tfuncs TID F1,F2..   per STACKS section: its thread id and every function on its samples' stacks
 """
 import struct, subprocess, sys, bisect
 
@@ -63,6 +64,7 @@ def main():
         threads += 1
         tids.add(tid)
         off = 0
+        mine = set()
         while off + 24 <= len(p):
             count, tos, df = struct.unpack_from('<QQI', p, off)
             depth = df & 0xffff
@@ -74,6 +76,8 @@ def main():
             # return addresses point after the call: look up pc - 1
             for g in {f} | {func_of(syms, addrs, pc - 1) for pc in pcs[1:]}:
                 total[g] = total.get(g, 0) + count
+                mine.add(str(g))
+        print('tfuncs', tid, ','.join(sorted(mine)))
     print('threads', threads)
     print('tids', len(tids))
     print('samples', samples)
