@@ -59,8 +59,9 @@ trap 'rm -rf "$WORK"' EXIT
 log "building the workloads (gcc -O2 -g, no hooks)"
 make -s -C "$ROOT/bench/workloads" CC=gcc CFLAGS="-O2 -g" OUT="$WORK/bin" >&2
 
+gcc -O2 -shared -fPIC -Wall -Werror -o "$WORK/floor.so" "$HERE/floor.c" || { echo "run.sh: cannot build floor.c" >&2; exit 1; }
 mkdir -p "$RESULTS"
 HEADER="# bench/value_sampling: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, $RUNS rounds$([ "$QUICK" = 1 ] && echo ', quick'), $(date -u +%Y-%m-%dT%H:%MZ)"
-python3 "$HERE/vs.py" --bin-dir "$WORK/bin" --work "$WORK" --hotprof "$HOTPROF" --profiler "$PROFILER" \
+python3 "$HERE/vs.py" --bin-dir "$WORK/bin" --work "$WORK" --hotprof "$HOTPROF" --profiler "$PROFILER" --floor "$WORK/floor.so" \
     --runs "$RUNS" --quick "$QUICK" --programs "$PROGRAMS" --variants "$VARIANTS" --name "$NAME" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/$NAME.txt, $NAME.csv and $NAME.svg"

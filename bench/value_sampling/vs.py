@@ -43,6 +43,8 @@ SQL_ROWS, QUICK_SQL_ROWS = 400000, 40000
 # (name, kind, arguments): kind "hp" = hotprof --mode timer, "perf", "gperf", "native".
 VARIANTS = [
     ("native", "native", []),
+    ("floor", "floor", ["perf"]),
+    ("floor-posix", "floor", ["posix"]),
     ("pc", "hp", []),
     ("pc-posix", "hp", ["--clock", "posix"]),
     ("v2/1", "hp", ["--values", "2/1"]),
@@ -138,6 +140,8 @@ def variant_argv(args, variant, prog_argv, out):
     if kind == "hp":
         return [args.hotprof, "run", "-q", "--seed", "1", "--mode", "timer", "--freq", "1000", "-o", out] + \
             extra + ["--"] + prog_argv, None
+    if kind == "floor":  # floor.c: the same interrupt with an empty handler
+        return prog_argv, dict(os.environ, LD_PRELOAD=args.floor, FLOOR_CLOCK=extra[0], FLOOR_HZ="1000")
     if kind == "perf":
         return ["perf", "record", "-q", "-e", "cpu-clock", "-F", "1000", "-o", out] + extra + \
             ["--"] + prog_argv, None
@@ -267,6 +271,14 @@ def table(rows, acc, header):
         perf = medians(rows, "perf")[0]
         lines.append("target %-6s median wall %.3f <= %.2f: %s; below perf record's %.3f: %s" %
                      (n, med, target, "met" if med <= target else "MISSED", perf, "yes" if med < perf else "no"))
+    fl, flp = medians(rows, "floor")[0], medians(rows, "floor-posix")[0]
+    if not math.isnan(fl):
+        lines.append("machine floor (floor.c: the same interrupt, an EMPTY handler, 1 kHz): perf clock %.3f, posix %.3f;"
+                     % (fl, flp))
+        for n, f in (("pc", fl), ("v4/2", fl), ("pc-posix", flp)):
+            m = medians(rows, n)[0]
+            if not math.isnan(m) and not math.isnan(f):
+                lines.append("  %-8s %.3f = floor %.3f + hotprof's own work %.3f" % (n, m, f, m - f))
     if acc:
         lines += ["", "Hot-function accuracy of the 1 kHz PC samples (overlap of self shares, %)", "",
                   "%-10s %10s %10s %14s %10s" % ("program", "vs 20 kHz", "vs perf", "perf vs 20kHz", "functions")]
@@ -326,7 +338,9 @@ def selftest():
     assert norm("libbz2.so.1.0+0x4ac3") == norm("0x0000000000004ac3") == "0x4ac3" and norm("main") == "main"
     text = table(rows, [{"program": "a", "vs_20khz": 95.0, "vs_perf": 90.0, "perf_vs_20khz": 93.0, "functions": 4}], "# t")
     assert "pc-posix" in [v[0] for v in VARIANTS]
-    assert "target pc" in text and "MISSED" not in text.split("target pc")[1].split("\n")[0]
+    pc_val = 1 + [v[0] for v in VARIANTS[1:]].index("pc") / 100
+    assert "target pc" in text and ("MISSED" in text.split("target pc")[1].split("\n")[0]) == (pc_val > 1.01)
+    assert "machine floor" in text and "hotprof's own work" in text
     with tempfile.TemporaryDirectory() as d:
         svg(rows, os.path.join(d, "x.svg"))
         assert open(os.path.join(d, "x.svg")).read().count("<rect") == len(VARIANTS) - 1
@@ -336,7 +350,7 @@ def selftest():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--selftest", action="store_true")
-    for a in ("--bin-dir", "--work", "--hotprof", "--profiler", "--programs", "--results", "--header"):
+    for a in ("--bin-dir", "--work", "--hotprof", "--profiler", "--floor", "--programs", "--results", "--header"):
         ap.add_argument(a, default="")
     ap.add_argument("--name", default="value_sampling", help="output files NAME.{txt,csv,svg}")
     ap.add_argument("--variants", default="", help="only these variants (space-separated names), native always")
