@@ -7,7 +7,8 @@
  *
  * A module exports one function, `hotprof_module_get`, returning a pointer to a static
  * hotprof_module whose `abi` is HOTPROF_MODULE_ABI. Every field but `abi` and `name` may be 0/NULL:
- *   capture    the tuple kinds to capture (bits 1u << HOTPROF_KIND_*); 0: every kind
+ *   capture    the tuple kinds to capture (bits 1u << HOTPROF_KIND_*); 0: every kind but FLAGS (the
+ *              arithmetic flags after each instruction are captured only when named here)
  *   classes    the instruction classes to capture them from (HOTPROF_CLASS_* bits); 0: every class
  *   transform  the tuples of one interpretation -> the (pc, kind, operand, value) tuples to record;
  *              NULL: record the captured tuples as they are
@@ -71,7 +72,7 @@ typedef size_t hotprof_format_fn(uint8_t kind, uint8_t operand, uint64_t value, 
 
 typedef struct hotprof_module {
     uint32_t abi;                   /* HOTPROF_MODULE_ABI */
-    uint32_t capture;               /* bits 1u << HOTPROF_KIND_*; 0: all */
+    uint32_t capture;               /* bits 1u << HOTPROF_KIND_*; 0: all but FLAGS */
     uint32_t classes;               /* HOTPROF_CLASS_* bits; 0: all */
     uint32_t reserved;              /* 0 */
     const char *name;               /* shown in the run summary and the profile's INFO */

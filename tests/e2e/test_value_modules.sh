@@ -69,6 +69,25 @@ print(ok)')
 check_eq vm_same_address_load_after_store "$pair" 1
 check "vm_same_report_prints_after" sh -c "'$HP' report --type value --module '$MODS/same_address.so' '$T/s.data' | grep -q 'after 0x'"
 
+# flags "where asked": a module that captures only FLAGS gets flags lists (arithmetic bits only);
+# without a module no flags list exists (the runs above)
+printf '#include "hotprof/module.h"\nstatic const hotprof_module m = {.abi = HOTPROF_MODULE_ABI, .capture = 1u << HOTPROF_KIND_FLAGS, .name = "flags"};\nconst hotprof_module *hotprof_module_get(void) { return &m; }\n' > "$T/flags.c"
+gcc -shared -fPIC -I"$ROOT/include" -o "$T/flags.so" "$T/flags.c"
+"$HP" run -q --mode timer --values 8/1 --module "$T/flags.so" -o "$T/fl.data" -- "$T/kv" 20 >/dev/null 2>&1
+read -r nflags others bad <<<"$("$HP" report --type value --format json --top 100000 "$T/fl.data" | python3 -c '
+import json, sys
+ls = [l for r in json.load(sys.stdin)["values"] for l in r["lists"]]
+fl = [l for l in ls if l["kind"] == "flags"]
+bad = sum(1 for l in fl for v in l["values"] if int(v["value"], 16) & ~0x8d5)
+print(len(fl), len(ls) - len(fl), bad)')"
+check "vm_flags_captured_when_asked" test "${nflags:-0}" -gt 0
+check_eq vm_flags_module_captures_nothing_else "$others" 0
+check_eq vm_flags_arithmetic_bits_only "$bad" 0
+noflags=$("$HP" report --type value --format json --top 100000 "$T/s.data" | python3 -c '
+import json, sys
+print(sum(1 for r in json.load(sys.stdin)["values"] for l in r["lists"] if l["kind"] == "flags"))')
+check_eq vm_no_flags_without_asking "$noflags" 0
+
 # bad modules
 printf 'int not_a_module(void) { return 1; }\n' > "$T/nomod.c"
 gcc -shared -fPIC -o "$T/nomod.so" "$T/nomod.c"

@@ -141,6 +141,7 @@ void hp_vals_capture_regs(hp_interp_thread *it, const hp_dinsn *d, const hp_greg
 /* interp_mod.c: the customization module (include/hotprof/module.h) */
 int hp_mod_load(const char *path, char *err, size_t errlen); /* init: 0 (also for no path), or -1 and err */
 int hp_mod_active(void);
+int hp_mod_wants_flags(void); /* the module's capture names HOTPROF_KIND_FLAGS */
 struct hp_mod_thread *hp_mod_thread_new(void);  /* NULL without a module (or mmap failed) */
 void hp_mod_capture(hp_interp_thread *it, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value);
 void hp_mod_flush(hp_interp_thread *it);

@@ -56,6 +56,9 @@ int hp_mod_load(const char *path, char *err, size_t errlen)
 
 int hp_mod_active(void) { return mod.m != NULL; }
 
+/* Flags are captured only for a module that names them (capture has the FLAGS bit). */
+int hp_mod_wants_flags(void) { return mod.m && (mod.m->capture & (1u << HP_VK_FLAGS)); }
+
 struct hp_mod_thread *hp_mod_thread_new(void) { return mod.m ? hp_map(sizeof(struct hp_mod_thread)) : NULL; }
 
 void hp_mod_thread_reset(struct hp_mod_thread *mt)

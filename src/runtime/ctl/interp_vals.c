@@ -37,8 +37,11 @@ void hp_vals_record(hp_interp_thread *it, uint64_t pc, uint8_t kind, uint8_t ope
     hp_interp_count_dropped();
 }
 
+#define HP_FLAGS_ARITH 0x8d5ull /* CF PF AF ZF SF OF */
+
 void hp_vals_capture_regs(hp_interp_thread *it, const hp_dinsn *d, const hp_gregs *g, const uint8_t *fx)
 {
+    if (it->mod && hp_mod_wants_flags()) hp_mod_capture(it, d->pc, HP_VK_FLAGS, 0, g->flags & HP_FLAGS_ARITH);
     for (int i = 0; i < d->ndst; i++) {
         uint8_t r = d->dst[i];
         if (r < 16) hp_vals_add(it, d->pc, HP_VK_REG, r, g->r[r]);
