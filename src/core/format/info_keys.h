@@ -109,8 +109,9 @@
 #define HP_INFO_TIMER_UNWIND_CACHED "timer.unwind_cached" /* stacks taken from the unwind-step cache, not libunwind */
 #define HP_INFO_TIMER_UNWIND_MISMATCHES "timer.unwind_mismatches" /* HOTPROF_UNWIND_CACHE=check: cached stacks != libunwind */
 #define HP_INFO_TIMER_SAMPLES "timer.samples"       /* interrupts handled, all threads */
-#define HP_INFO_TIMER_OWN "timer.own"               /* interrupts in hotprof's own runtime (the profile
-                                                     * writer at exit): not recorded as samples */
+#define HP_INFO_TIMER_OWN "timer.own"               /* interrupts in hotprof's own runtime or in code it
+                                                     * called (a return address in our text: the profile
+                                                     * writer at exit, libc under it): not recorded */
 #define HP_INFO_TIMER_DROPPED "timer.dropped"       /* samples not kept (a thread's stack table full) */
 #define HP_INFO_TIMER_HANDLER_NS "timer.handler_ns" /* ns spent in our handlers (sampling + interpreting) */
 #define HP_INFO_TIMER_CPU_NS "timer.cpu_ns"         /* the process's CPU time at the write (all threads) */
