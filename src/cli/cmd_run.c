@@ -104,7 +104,7 @@ static void init_options(hp_option *opts, run_args *a)
          "samples hot subpaths (keys below; with --mode exhaustive: exact counts); or "
          "STREAM:summary=multihash[,KEY=V...]: an interval profile of the value or edges stream in exhaustive "
          "mode (keys tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, "
-         "budget, hash; docs/intervals.md)"},
+         "budget, hash, variant=paper|rebalanced|half (default rebalanced); docs/intervals.md)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "

@@ -43,10 +43,7 @@ HP_NOINST void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t se
     for (int s = 0; s < HP_IV_NSTREAMS; s++) {
         g_iv[s] = iv[s];
         if (!iv[s].enabled) continue;
-        g_mh[s] = (hp_multihash_params){iv[s].n_tables, iv[s].total_counters, hp_iv_counter_bits(&iv[s]),
-                                        iv[s].threshold, iv[s].interval, iv[s].shield, iv[s].retain, iv[s].reset,
-                                        iv[s].conservative, seed, iv[s].fast_hash, 0};
-        if (!hp_multihash_bytes(&g_mh[s])) continue;
+        if (hp_iv_multihash_params(&iv[s], seed, &g_mh[s]) || !hp_multihash_bytes(&g_mh[s])) continue;
         hp_iv_params_format(g_info[s], sizeof g_info[s], s, &iv[s]);
         on |= 1u << s;
     }
@@ -227,10 +224,11 @@ static HP_NOINST void write_stream(const hp_iv_state *st, int s, const hp_pt_sin
                        .dropped = tl->dropped, .events = st->events, .tail_events = st->in_interval, .span = tl->span,
                        .nslots = nslots, .nentries = nentries, .nnames = put_names(st, NULL)};
     h.p.counter_bits = g_mh[s].counter_bits;
-    uint8_t head[HP_IVSEC_HEAD_SIZE], rec[HP_IVSEC_SLOT_SIZE];
-    hp_ivsec_put_head(head, &h);
+    h.acc_entries = hp_multihash_acc_entries(&g_mh[s]), h.counters_used = g_mh[s].total_counters;
+    if (h.p.variant != HP_MH_VARIANT_PAPER) h.flags |= HP_IVSEC_VARIANT;
+    uint8_t head[HP_IVSEC_HEAD_SIZE + HP_IVSEC_TRAILER_SIZE], rec[HP_IVSEC_SLOT_SIZE];
     o->begin(HP_SEC_INTERVALS);
-    o->put(head, sizeof head);
+    o->put(head, hp_ivsec_put_head(head, &h));
     for (uint32_t i = 0; i < nslots; i++) {
         hp_ivt_slot sl = slot_at(tl, i);
         hp_ivsec_put_slot(rec, &sl), o->put(rec, sizeof rec);
