@@ -345,6 +345,7 @@ static HP_NOINST void report_written(const hp_group_stats *st, int signo, const 
 {
     run_tell("wrote");
     if (g_cfg.quiet) return;
+    hp_rt_iv_warn_sparse(); /* bursty interval profiles with too few intervals (pt/intervals.h) */
     char threads[24], calls[24], blocks[24], sig[24];
     threads[hp_fmt_u64(threads, st->threads)] = 0;
     calls[hp_fmt_u64(calls, st->calls)] = 0;
@@ -509,8 +510,8 @@ static HP_NOINST void do_init(void)
         const char *parts[] = {"hotprof: cannot map the subpath hot-list; subpaths are not recorded"};
         hp_say(parts, 1);
     }
-    if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && c->bursts == HP_BURSTS_LIVE))
-        hp_rt_iv_start(c->iv, hp_g.seed, c->mode == HP_RUN_BURSTY); /* interval profiles (pt/intervals.h) */
+    if (c->mode == HP_RUN_EXHAUSTIVE || c->mode == HP_RUN_BURSTY) /* interval profiles (pt/intervals.h) */
+        hp_rt_iv_start(c->iv, hp_g.seed, c->mode != HP_RUN_BURSTY ? HP_RT_IV_EXHAUSTIVE : HP_LOAD_ACQ(&hp_g.patch) ? HP_RT_IV_PATCH : HP_RT_IV_LIVE);
     if (c->mode == HP_RUN_TIMER) {
         char err[384];
         if (hp_timer_start(&c->timer, hp_g.seed, err, sizeof err)) {

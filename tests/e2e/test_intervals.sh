@@ -12,11 +12,15 @@
 #     (variant=paper|rebalanced|half against sim --variant of the same name: variant=paper is the
 #     design as given, exactly as before variants existed, and writes no variant trailer);
 #   - the default variant is rebalanced: INFO, the report (text and JSON) and compare say so;
+#   - patched bursts (--bursts patch): the value hooks feed intervals in windows only; the hot
+#     tuples are the exhaustive run's top tuples (shares >= 90% there), 111's intervals come
+#     before 222's; the edges stream holds exactly the sampled edges; report and JSON say
+#     "patch"; too few intervals for phases: the run and the report warn;
 #   - the report's numbers agree with each other (shares = hits / intervals; the intervals times L
 #     plus the incomplete tail = the stream's events = the trace's events);
 #   - bad input, one message each: unknown key, interval=0, a threshold the counters cannot hold,
 #     tables not dividing counters, an unknown variant, a variant with no room for the counters,
-#     interval clauses in bursty mode, a bad HOTPROF_INTERVALS, a corrupt INTERVALS section (valid
+#     interval clauses in timer mode, a bad HOTPROF_INTERVALS, a corrupt INTERVALS section (valid
 #     checksums, bad content: stream, slot counts, a variant trailer whose sizes are not its design's).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -157,7 +161,43 @@ named = {h["b"]: h["key"] for h in v["hot"]}
 assert 111 in named and 222 in named, "the planted values are found from sampled tuples too"
 PY
 check "bursty: the text says intervals count sampled events" bash -c '"$0" report --type intervals "$1" | grep -q "bursty: intervals count the sampled events"' "$HP" b.data
-check_fails_cleanly "interval profiles with patched bursts" "bursty with --bursts live" "$HP" run --mode bursty --bursts patch --sample value:summary=multihash -- ./ph
+
+# ---- patched bursts: the value hooks feed intervals inside windows only
+N=1000000
+"$HP" run -q --seed 2 -o x.data --sample value:summary=multihash -- ./ph $N >/dev/null
+"$HP" run -q --seed 2 -o p.data --bursts patch --sample edges:period=100,burst=100 \
+    --sample value:summary=multihash,interval=1000 --sample edges:summary=multihash,interval=1000 -- ./ph $N >/dev/null
+check "patched bursts: the hot tuples are the exhaustive run's top tuples, 111 before 222" python3 - "$HP" x.data p.data <<'PY'
+import json, subprocess, sys
+hp, xd, pd = sys.argv[1:]
+def load(f):
+    d = json.loads(subprocess.run([hp, "report", "--format", "json", f], capture_output=True, text=True, check=True).stdout)
+    return d, {x["stream"]: x for x in d["intervals"]}
+_, x = load(xd)
+d, p = load(pd)
+assert d["mode"] == "patch", d["mode"]
+v = p["value"]
+assert v["mode"] == p["edges"]["mode"] == "patch" and v["intervals"] >= 8, (v["mode"], v["intervals"])
+name = lambda h: (h["function"], h["location"], h["b"])
+top = [name(h) for h in x["value"]["hot"] if h["share"] >= 0.9]
+got = {name(h): h for h in v["hot"]}
+assert len(top) >= 5, top
+missing = [k for k in top if k not in got or got[k]["share"] < 0.5]
+assert not missing, missing
+first = {}
+for b in (111, 222):
+    keys = {h["key"] for h in v["hot"] if h["b"] == b}
+    slots = [s["first"] for s in v["slots"] if keys & set(s["hot"])]
+    assert slots, b
+    first[b] = (slots[0], slots[-1])
+assert first[111][0] < first[222][0] and first[111][1] < first[222][1], first
+e = p["edges"]
+assert e["events"] == d["totals"]["edges"] > 0, (e["events"], d["totals"]["edges"])
+PY
+check "patched bursts: the text says intervals count events seen in windows" bash -c '"$0" report --type intervals "$1" | grep -q "bursty (patched windows): intervals count the sampled events"' "$HP" p.data
+env -u HOTPROF_QUIET "$HP" run --seed 2 -o pw.data --bursts patch --sample edges:period=100,burst=100 --sample value:summary=multihash -- ./ph 100000 >/dev/null 2>pw.err
+check "patched bursts with too few events per interval: the run warns" grep -q "warning: the value interval profile has only [0-3] complete intervals of 10000 events seen in patched windows" pw.err
+check "... and so does the report" bash -c '"$0" report --type intervals "$1" | grep -q "warning: only [0-3] complete intervals of sampled events"' "$HP" pw.data
 
 # ---- hotprof compare: A's candidates against B's exact sets
 check "compare A A: E is the report's (its own exact sets), text and JSON" python3 - "$HP" v.data v.json <<'PY'
@@ -194,7 +234,7 @@ check_fails_cleanly "threshold the counters cannot hold" "cannot hold the thresh
 check_fails_cleanly "tables not dividing counters" "not divisible" "$HP" run --sample edges:summary=multihash,tables=3 -- ./ph
 check_fails_cleanly "an unknown variant" "paper, rebalanced or half" "$HP" run --sample value:summary=multihash,variant=quarter -- ./ph
 check_fails_cleanly "a variant with no room for the counters" "no room for 64 counters" "$HP" run --sample value:summary=multihash,tables=64,counters=64,interval=1,threshold=100%,variant=half -- ./ph
-check_fails_cleanly "interval profiles in bursty mode" "need --mode exhaustive" "$HP" run --mode bursty --sample value:summary=multihash -- ./ph
+check_fails_cleanly "interval profiles in timer mode" "need --mode exhaustive or bursty" "$HP" run --mode timer --sample value:summary=multihash -- ./ph
 HOTPROF_INTERVALS="value:summary=multihash,interval=0" HOTPROF_OUTPUT=env.data ./ph >/dev/null 2>env.err
 check "a bad HOTPROF_INTERVALS: one message, not profiling" grep -q "bad HOTPROF_INTERVALS" env.err
 check_eq "a bad HOTPROF_INTERVALS writes no profile" "$(ls env.data 2>/dev/null | wc -l)" 0

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #define IV_MAX_SECTIONS 4096
+#define HP_IV_FEW_SCORED 4 /* bursty sections with fewer complete intervals get a warning (as the run's) */
 
 /* ---- reader ---- */
 
@@ -197,12 +198,16 @@ static int text_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, const hp
     fprintf(out, "  %s\n  %" PRIu64 " intervals of %" PRIu64 " events (%s), %" PRIu64
                  " events in an incomplete last interval (not scored)",
             cfg, hp_iv_scored_intervals(t), t->h.p.interval,
-            t->h.flags & HP_IVSEC_BURSTY ? "bursty: intervals count the sampled events, seen during bursts"
-                                         : "exhaustive: every event of the stream",
+            t->h.flags & HP_IVSEC_PATCH    ? "bursty (patched windows): intervals count the sampled events, seen in windows"
+            : t->h.flags & HP_IVSEC_BURSTY ? "bursty: intervals count the sampled events, seen during bursts"
+                                           : "exhaustive: every event of the stream",
             t->h.tail_events);
     if (t->h.span > 1) fprintf(out, "; timeline merged: %" PRIu64 " intervals per slot", t->h.span);
     if (t->h.dropped) fprintf(out, "; %" PRIu64 " intervals dropped", t->h.dropped);
     fputc('\n', out);
+    if ((t->h.flags & HP_IVSEC_BURSTY) && t->h.intervals < HP_IV_FEW_SCORED)
+        fprintf(out, "  warning: only %" PRIu64 " complete intervals of sampled events: too few to show phases (sample more, or a smaller interval=)\n",
+                t->h.intervals);
     hp_iv_error e;
     if (hp_iv_error_of(t, &e)) return -1;
     if (e.have)
@@ -279,7 +284,7 @@ static int json_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, int firs
                  ", \"dropped\": %" PRIu64 ", \"span\": %" PRIu64 ", \"events\": %" PRIu64 ", \"tail_events\": %" PRIu64
                  ", \"phases\": %zu, \"change_rate\": %.6f, ",
             first ? "" : ",", hp_iv_stream_name((int)t->h.stream), t->tid,
-            t->h.flags & HP_IVSEC_BURSTY ? "bursty" : "exhaustive", q->interval, q->threshold, t->h.T, q->n_tables,
+            t->h.flags & HP_IVSEC_PATCH ? "patch" : t->h.flags & HP_IVSEC_BURSTY ? "bursty" : "exhaustive", q->interval, q->threshold, t->h.T, q->n_tables,
             q->total_counters, q->counter_bits, q->conservative, q->reset, q->retain, q->shield, q->fast_hash ? "fast" : "paper",
             hp_iv_variant_name(q->variant), t->h.counters_used, t->h.acc_entries, t->h.seed,
             e.have ? "true" : "false", hp_iv_scored_intervals(t), t->h.dropped, t->h.span, t->h.events, t->h.tail_events, nph,

@@ -84,7 +84,8 @@ int hp_ivsec_get_head(const uint8_t *p, size_t len, hp_ivsec_head *h, const char
     if (hash > 1) return fail(why, "bad hash");
     h->p.fast_hash = (int)hash;
     h->p.enabled = 1, h->p.exact = (h->flags & HP_IVSEC_EXACT) != 0;
-    if (h->stream >= HP_IV_NSTREAMS || (h->flags & ~(HP_IVSEC_EXACT | HP_IVSEC_BURSTY | HP_IVSEC_VARIANT))) return fail(why, "bad stream or flags");
+    if (h->stream >= HP_IV_NSTREAMS || (h->flags & ~(HP_IVSEC_EXACT | HP_IVSEC_BURSTY | HP_IVSEC_VARIANT | HP_IVSEC_PATCH)) ||
+        ((h->flags & HP_IVSEC_PATCH) && !(h->flags & HP_IVSEC_BURSTY))) return fail(why, "bad stream or flags");
     if (!h->p.n_tables || h->p.n_tables > 64 || !h->p.total_counters || h->p.total_counters % h->p.n_tables ||
         !h->p.counter_bits || h->p.counter_bits > 32 || h->p.conservative > 1 || h->p.reset > 1 || h->p.retain > 1 ||
         h->p.shield > 1 || !h->p.interval || h->p.interval > (1ull << 40) || !(h->p.threshold > 0 && h->p.threshold <= 1))

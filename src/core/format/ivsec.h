@@ -27,6 +27,7 @@
 #define HP_IVSEC_EXACT 1u  /* flags: exact candidate sets recorded (entries' truth, exact_hits) */
 #define HP_IVSEC_BURSTY 2u /* flags: bursty run: intervals count the tuples seen during bursts */
 #define HP_IVSEC_VARIANT 4u /* flags: a trailer follows the head: p.variant is not the paper's */
+#define HP_IVSEC_PATCH 8u   /* flags (with BURSTY): the bursts were patched windows (--bursts patch) */
 #define HP_IVSEC_TRAILER_SIZE 16u
 
 typedef struct hp_ivsec_head {
