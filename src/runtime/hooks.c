@@ -149,7 +149,7 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
             }                                                                                      \
             if (HP_LOAD_RLX(&hp_g.patch)) {                                                        \
                 uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                   \
-                if (!HP_UNLIKELY(iv_on(HP_IV_VALUE))) {                                             \
+                if (HP_LIKELY(!iv_on(HP_IV_VALUE))) {                                              \
                     if (!HP_LOAD_RLX(&hp_g.pb.mask)) hp_sites_note(pc_, (uint64_t)(uintptr_t)&name); \
                 } else if (patch_mask(t, pc_, (uint64_t)(uintptr_t)&name)) {                        \
                     traced; /* values in a patched window: trace_value feeds pt/intervals.c */     \

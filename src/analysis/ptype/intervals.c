@@ -18,7 +18,6 @@
 #include <string.h>
 
 #define IV_MAX_SECTIONS 4096
-#define HP_IV_FEW_SCORED 4 /* bursty sections with fewer complete intervals get a warning (as the run's) */
 
 /* ---- reader ---- */
 
@@ -205,7 +204,7 @@ static int text_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, const hp
     if (t->h.span > 1) fprintf(out, "; timeline merged: %" PRIu64 " intervals per slot", t->h.span);
     if (t->h.dropped) fprintf(out, "; %" PRIu64 " intervals dropped", t->h.dropped);
     fputc('\n', out);
-    if ((t->h.flags & HP_IVSEC_BURSTY) && t->h.intervals < HP_IV_FEW_SCORED)
+    if ((t->h.flags & HP_IVSEC_BURSTY) && t->h.intervals < HP_IVSEC_FEW_INTERVALS)
         fprintf(out, "  warning: only %" PRIu64 " complete intervals of sampled events: too few to show phases (sample more, or a smaller interval=)\n",
                 t->h.intervals);
     hp_iv_error e;

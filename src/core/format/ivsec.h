@@ -29,6 +29,9 @@
 #define HP_IVSEC_VARIANT 4u /* flags: a trailer follows the head: p.variant is not the paper's */
 #define HP_IVSEC_PATCH 8u   /* flags (with BURSTY): the bursts were patched windows (--bursts patch) */
 #define HP_IVSEC_TRAILER_SIZE 16u
+/* Bursty sections with fewer complete intervals than this get a warning (run and report): too few
+ * sampled events per interval to show phases. */
+#define HP_IVSEC_FEW_INTERVALS 4u
 
 typedef struct hp_ivsec_head {
     uint32_t stream, flags;

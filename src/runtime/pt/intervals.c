@@ -258,7 +258,7 @@ HP_NOINST void hp_rt_iv_warn_sparse(void)
 {
     if (g_how == HP_RT_IV_EXHAUSTIVE || g_warned) return;
     for (int s = 0; s < HP_IV_NSTREAMS; s++) {
-        if (!g_written[s] || g_most[s] >= HP_IV_FEW_INTERVALS) continue;
+        if (!g_written[s] || g_most[s] >= HP_IVSEC_FEW_INTERVALS) continue;
         char n[24], len[24];
         n[hp_fmt_u64(n, g_most[s])] = 0;
         len[hp_fmt_u64(len, g_iv[s].interval)] = 0;

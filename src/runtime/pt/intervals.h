@@ -33,9 +33,8 @@ void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed, int ho
 /* One tuple of a stream (HP_IV_VALUE, HP_IV_EDGES) of thread t. */
 void hp_rt_iv_add(hp_thread *t, int stream, uint64_t a, uint64_t b);
 /* Bursty runs (live or patched): after a group was written, says once on stderr for each stream
- * whose threads all completed fewer than HP_IV_FEW_INTERVALS intervals that its intervals are too
- * few to show phases (too few sampled events per interval at this rate). */
-#define HP_IV_FEW_INTERVALS 4u
+ * whose threads all completed fewer than HP_IVSEC_FEW_INTERVALS (core/format/ivsec.h) intervals
+ * that its intervals are too few to show phases (too few sampled events per interval). */
 void hp_rt_iv_warn_sparse(void);
 /* The INFO value of a stream's configuration (hp_iv_params_format), "" if off. */
 const char *hp_rt_iv_info(int stream);
