@@ -177,7 +177,9 @@ static int compare_one(FILE *out, const hp_iv_thread *a, const hp_iv_thread *b, 
     if (!b) why = "the reference has no interval profile of this stream";
     else if (!e.have) hp_iv_comparable(a, b, &why);
     if (json) {
-        fprintf(out, "%s\n    {\"stream\": \"%s\", \"tid_a\": %llu", first ? "" : ",", stream, (unsigned long long)a->tid);
+        fprintf(out, "%s\n    {\"stream\": \"%s\", \"tid_a\": %llu, \"variant_a\": \"%s\"", first ? "" : ",", stream, (unsigned long long)a->tid,
+                hp_iv_variant_name(a->h.p.variant));
+        if (b) fprintf(out, ", \"variant_b\": \"%s\"", hp_iv_variant_name(b->h.p.variant));
         if (why) fputs(", \"error\": null, \"why\": ", out), hp_json_string(out, why);
         else {
             fprintf(out, ", \"tid_b\": %llu, \"error\": {\"e\": %.9f, \"fp\": %.9f, \"fn\": %.9f, \"np\": %.9f, \"nn\": %.9f, \"slots\": %zu}, \"per_slot\": [",
@@ -191,9 +193,10 @@ static int compare_one(FILE *out, const hp_iv_thread *a, const hp_iv_thread *b, 
     } else {
         size_t worst = 0;
         for (size_t i = 1; i < e.scored; i++) worst = per[i] > per[worst] ? i : worst;
-        fprintf(out, "  %s, thread %llu: E %.4f%% (FP %.4f%%, FN %.4f%%, NP %.4f%%, NN %.4f%%) mean over %zu intervals; worst %.4f%% at slot %zu\n",
+        fprintf(out, "  %s, thread %llu: E %.4f%% (FP %.4f%%, FN %.4f%%, NP %.4f%%, NN %.4f%%) mean over %zu intervals; worst %.4f%% at slot %zu"
+                     "; A's variant %s (Z=%u A=%u)\n",
                 stream, (unsigned long long)a->tid, e.e * 100, e.fp * 100, e.fn * 100, e.np * 100, e.nn * 100, e.scored,
-                e.scored ? per[worst] * 100 : 0, worst);
+                e.scored ? per[worst] * 100 : 0, worst, hp_iv_variant_name(a->h.p.variant), a->h.counters_used, a->h.acc_entries);
     }
     free(per);
     return 0;

@@ -102,9 +102,9 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
          "sample TYPE in bursty mode (repeatable; implies --mode bursty); TYPE subpath[:KEY=V,...] "
          "samples hot subpaths (keys below; with --mode exhaustive: exact counts); or "
-         "STREAM:summary=multihash[,KEY=V...]: an interval profile of the value or edges stream in exhaustive "
-         "mode (keys tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, "
-         "budget, hash; docs/intervals.md)"},
+         "STREAM:summary=multihash[,KEY=V...]: an interval profile of the value or edges stream (exhaustive, or bursty: sampled events) "
+         "(keys tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, "
+         "budget, hash, variant=paper|rebalanced|half (default rebalanced); docs/intervals.md)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
@@ -237,9 +237,8 @@ static int resolve_settings(run_args *a)
     char err[256];
     if (split_interval_clauses(a) || resolve_mode(a) || hp_run_timer_resolve(&run_desc, &a->timer, a->timer_mode))
         return HP_PARSE_ERROR;
-    if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0 &&
-        !(strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 && a->bursts && strcmp(a->bursts, "live") == 0))
-        return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive, or bursty with --bursts live, not '%s'", a->mode);
+    if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0 && strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) != 0)
+        return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive or bursty, not '%s'", a->mode);
     int exhaustive = strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) == 0;
     if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 || (exhaustive && a->samples.n)) {
         if (hp_cli_sample_spec(&run_desc, &a->samples, exhaustive, a->sample_spec, sizeof a->sample_spec))

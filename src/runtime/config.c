@@ -99,6 +99,9 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     const char *tkind = var(get, arg, "HOTPROF_TRACE_KIND"), *tlimit = var(get, arg, "HOTPROF_TRACE_LIMIT");
     c->trace_kind = !tkind ? 0 : strcmp(tkind, "values") == 0 ? 1 : strcmp(tkind, "edges") == 0 ? 2 : strcmp(tkind, "calls") == 0 ? 3 : 0;
     if (!tlimit || hp_spec_u64(tlimit, 1, UINT64_MAX, &c->trace_limit)) c->trace_limit = HP_TRACE_DEFAULT_LIMIT;
+    const char *tpid = var(get, arg, "HOTPROF_TRACE_PID");
+    c->trace_pid_given = tpid != NULL;
+    if (tpid && hp_spec_u64(tpid, 0, UINT64_MAX, &c->trace_pid)) c->trace_pid = 0;
 
     hp_iv_defaults(c->iv);
     hp_timer_spec_default(&c->timer);

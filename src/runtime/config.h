@@ -23,6 +23,9 @@
  *   HOTPROF_TRACE, _TRACE_KIND, _TRACE_LIMIT  the raw trace file `hotprof run --record-trace`
  *                                 reads back (pt/trace.h); kind values|edges|calls (else: edges if
  *                                 blocks are compiled in, else calls); limit: bad -> the default.
+ *   HOTPROF_TRACE_PID             set by the image that traces: the pid whose images trace (an
+ *                                 exec'd image of that process appends to the same raw trace; any
+ *                                 other process does not trace). Not a number: matches no process.
  *
  * The parse is a pure function over a getenv-like callback (hp_rt_config_parse) so that unit
  * tests run it on an array of "NAME=value" strings (hp_rt_config_from_envp) without the runtime's
@@ -66,6 +69,8 @@ typedef struct hp_rt_config {
     const char *trace;        /* HOTPROF_TRACE: raw trace file (exhaustive mode only), or NULL */
     uint32_t trace_kind;      /* HOTPROF_TRACE_KIND: 1 values, 2 edges, 3 calls, 0 automatic */
     uint64_t trace_limit;     /* HOTPROF_TRACE_LIMIT: tuples at most (HP_SPEC_DEFAULT_TRACE_LIMIT) */
+    int trace_pid_given;      /* HOTPROF_TRACE_PID set: an image up the exec/process chain traces */
+    uint64_t trace_pid;       /* its pid (0 if not a number) */
     hp_iv_params iv[HP_IV_NSTREAMS]; /* HOTPROF_INTERVALS (exhaustive mode only; default: none) */
     hp_timer_spec timer;      /* HOTPROF_TIMER (timer mode only; default: hp_timer_spec_default) */
     char error[384];          /* "" or the one message of a setting that stops profiling */

@@ -121,16 +121,16 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
             uint32_t on_ = HP_LOAD_RLX(&hp_g.patch) ? patch_mask(t, ret_, (uint64_t)(uintptr_t)&name) \
                                                     : hp_bursty_on(&t->bs);                        \
             if (HP_UNLIKELY(on_ & BIT_STREAMS)) hp_rt_ds_sample(t, addr, ret_, is_store);          \
-            if (HP_UNLIKELY(on_) && !(is_store) && iv_on(HP_IV_VALUE) && !HP_LOAD_RLX(&hp_g.patch)) \
-                hp_rt_iv_add(t, HP_IV_VALUE, ret_, (uint64_t)*addr); /* a value in a burst */      \
+            if (HP_UNLIKELY(on_) && !(is_store) && iv_on(HP_IV_VALUE))                            \
+                hp_rt_iv_add(t, HP_IV_VALUE, ret_, (uint64_t)*addr); /* a value in a burst/window */ \
             return;                                                                                \
         }                                                                                          \
         HP_BUMP(&t->tot.field);                                                                    \
     }
 
-/* Compare hooks count in exhaustive mode only; in bursty mode with live hooks and a value interval
- * profile, their values during bursts go to pt/intervals.c; in patch mode they hand their call
- * site to sites.c, to be turned off. */
+/* Compare hooks count in exhaustive mode only; in bursty mode with a value interval profile, their
+ * values during bursts (live hooks) or in a patched window go to pt/intervals.c; in patch mode
+ * they hand their call site to sites.c outside windows, to be turned off. */
 #define COUNT_HOOK(name, field, params, traced)                                                    \
     HP_API HP_NO_ICF void name params                                                              \
     {                                                                                              \
@@ -147,8 +147,14 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
                 traced; /* values in a burst of any type: trace_value feeds pt/intervals.c */      \
                 return;                                                                            \
             }                                                                                      \
-            if (HP_LOAD_RLX(&hp_g.patch) && !HP_LOAD_RLX(&hp_g.pb.mask))                             \
-                hp_sites_note((uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&name); \
+            if (HP_LOAD_RLX(&hp_g.patch)) {                                                        \
+                uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                   \
+                if (HP_LIKELY(!iv_on(HP_IV_VALUE))) {                                              \
+                    if (!HP_LOAD_RLX(&hp_g.pb.mask)) hp_sites_note(pc_, (uint64_t)(uintptr_t)&name); \
+                } else if (patch_mask(t, pc_, (uint64_t)(uintptr_t)&name)) {                        \
+                    traced; /* values in a patched window: trace_value feeds pt/intervals.c */     \
+                }                                                                                  \
+            }                                                                                      \
             return;                                                                                \
         }                                                                                          \
         HP_BUMP(&t->tot.field);                                                                    \

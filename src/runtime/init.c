@@ -31,7 +31,8 @@
  * The live segment for `hotprof top` (live.c; off with HOTPROF_LIVE=0) is published once
  * recording starts and unlinked at exit, on a fatal signal and before exec.
  *   5. exec (the exec family is interposed, at the end of this file): before the image is
- *      replaced, a group flagged FINAL|EXEC, not closing the writer.
+ *      replaced, a group flagged FINAL|EXEC, not closing the writer; a trace (--record-trace)
+ *      gets every thread's buffer and an exec record, and the new image appends to it.
  * After the final group, hp_g.stopped is set and every thread is made inactive.
  * Every outcome is reported: "hotprof: wrote ..." (unless quiet), an open or write error (always,
  * with an async-signal-safe errno text), and the same to `hotprof run` over HOTPROF_RUN_FD.
@@ -345,6 +346,7 @@ static HP_NOINST void report_written(const hp_group_stats *st, int signo, const 
 {
     run_tell("wrote");
     if (g_cfg.quiet) return;
+    hp_rt_iv_warn_sparse(); /* bursty interval profiles with too few intervals (pt/intervals.h) */
     char threads[24], calls[24], blocks[24], sig[24];
     threads[hp_fmt_u64(threads, st->threads)] = 0;
     calls[hp_fmt_u64(calls, st->calls)] = 0;
@@ -509,8 +511,8 @@ static HP_NOINST void do_init(void)
         const char *parts[] = {"hotprof: cannot map the subpath hot-list; subpaths are not recorded"};
         hp_say(parts, 1);
     }
-    if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && c->bursts == HP_BURSTS_LIVE))
-        hp_rt_iv_start(c->iv, hp_g.seed, c->mode == HP_RUN_BURSTY); /* interval profiles (pt/intervals.h) */
+    if (c->mode == HP_RUN_EXHAUSTIVE || c->mode == HP_RUN_BURSTY) /* interval profiles (pt/intervals.h) */
+        hp_rt_iv_start(c->iv, hp_g.seed, c->mode != HP_RUN_BURSTY ? HP_RT_IV_EXHAUSTIVE : HP_LOAD_ACQ(&hp_g.patch) ? HP_RT_IV_PATCH : HP_RT_IV_LIVE);
     if (c->mode == HP_RUN_TIMER) {
         char err[384];
         if (hp_timer_start(&c->timer, hp_g.seed, err, sizeof err)) {
@@ -536,9 +538,13 @@ static HP_NOINST void do_init(void)
     install_signal_handlers();
     pthread_atfork(NULL, NULL, fork_child);
     on_exit(note_exit_status, NULL);
-    if (c->trace && c->mode == HP_RUN_EXHAUSTIVE) { /* --record-trace: this image only, not its children */
-        hp_rt_trace_start(c->trace, c->trace_kind, c->trace_limit);
-        unsetenv("HOTPROF_TRACE");
+    /* --record-trace: this process's images (the first, and those it execs: HOTPROF_TRACE_PID is
+     * this pid), not its children; each exec'd image appends to the same raw trace, same kind */
+    if (c->trace && c->mode == HP_RUN_EXHAUSTIVE && (!c->trace_pid_given || c->trace_pid == pid)) {
+        if (hp_rt_trace_start(c->trace, c->trace_kind, c->trace_limit) == 0)
+            setenv("HOTPROF_TRACE_PID", num, 1), setenv("HOTPROF_TRACE_KIND", hp_rt_trace_kind_name(), 1);
+        else
+            unsetenv("HOTPROF_TRACE");
     }
     HP_STORE_REL(&hp_g.recording, 1);
     hp_xray_start();  /* XRay (ctl/xray.c): only when a probe found sleds */
@@ -603,6 +609,7 @@ static HP_NOINST void hp_before_exec(void)
     if ((uint64_t)getpid() != g_pid) return;
     hp_live_stop(); /* the new image publishes its own */
     hp_rt_ds_flush_self();
+    hp_rt_trace_exec(); /* the trace so far; the new image appends to it (HOTPROF_TRACE_PID) */
     hp_modules_refresh();
     hp_group_stats st;
     report_group(hp_write_group(HP_GROUP_FINAL | HP_GROUP_EXEC, 0, 0, &st), &st, 0, "; before exec");

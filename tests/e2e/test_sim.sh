@@ -5,7 +5,10 @@
 # exactly its edges (both from `report --format json`); sim multihash prints every grid row with
 # errors in [0, 100], its CSV parses with one row per configuration, its SVG is well-formed XML;
 # sim hps with period 0 scores 100% (renormalized) and period 99 samples ~1%; a cut trace says so;
-# a run that dies of SIGSEGV still leaves a complete trace up to the crash. Figures 4-6 lines
+# a run that dies of SIGSEGV still leaves a complete trace up to the crash; a program that execs
+# itself leaves one trace of both images (every call and back-edge of both profiles, <output>
+# and <output>.<pid>; one thread: the main thread keeps its tid; not lost; the kind chosen by
+# the first image), cut at --trace-limit over both images. Figures 4-6 lines
 # and CSV columns are consistent (min <= mean <= max); --variant rebalanced rows have half the
 # accumulator, more counters and no more area; --acc shrinks the area.
 # Bad input, one message each: truncated trace, corrupt header, corrupt chunk, wrong kind for
@@ -110,6 +113,29 @@ check "calls trace has the 4 worker threads and the main thread" grep -qE 'calls
 "$HP" sim multihash cut.trace --interval 1000 --tables 4 >cut.out 2>cut.err
 check_eq "a cut trace holds exactly the limit" "$(trace_events cut.out)" 5000
 check "a cut trace says so" grep -q "cut at" cut.err
+
+# ---- exec: the exec'd image appends to the same trace
+cp "$ROOT/tests/e2e/progs/rt_exec.c" .
+if "$HP" cc -O2 -o rx rt_exec.c; then
+    env -u HOTPROF_QUIET "$HP" run -o ex.data --record-trace ex.trace --trace-kind calls -- ./rx 1000 >/dev/null 2>ex.err
+    "$HP" sim hps ex.trace --period 0 --burst 1 >ex.out 2>ex2.err
+    both=0
+    for f in ex.data ex.data.*; do
+        "$HP" report --format json "$f" >exr.json 2>/dev/null
+        both=$(( both + $(json_total exr.json calls) + $(json_total exr.json backedges) ))
+    done
+    check_eq "two profiles: the image before and after exec" "$(ls ex.data ex.data.* 2>/dev/null | wc -l)" 2
+    check_eq "an exec'ing run's trace holds every call and back-edge of both images" "$(trace_events ex.out)" "$both"
+    check "... in one thread, not marked lost, and the run says the exec'd image appended" bash -c \
+        'grep -q "calls of ./rx, 1 threads" "$0" && ! grep -q "lost\|incomplete" "$1" "$2" && grep -q "exec.d images appended" "$1"' ex.out ex.err ex2.err
+    "$HP" run -q -o exd.data --record-trace exd.trace --trace-limit 2500 -- ./rx 1000 >/dev/null 2>&1
+    "$HP" sim multihash exd.trace --interval 100 --tables 4 >exd.out 2>exd.err
+    check_eq "the exec'd image traces the first image's automatic kind (edges), cut at the limit over both" \
+        "$(sed -n '1s/^trace [^:]*: \([a-z]*\) of.*/\1/p' exd.out) $(trace_events exd.out)" "edges 2500"
+    check "... and says it is cut" grep -q "cut at" exd.err
+else
+    fail "rt_exec.c builds with hotprof cc"
+fi
 
 # ---- a crash: the runtime's fatal-signal handler flushes the trace (not marked lost)
 cp "$ROOT/tests/e2e/progs/crash.c" .

@@ -5,6 +5,7 @@
  * at the entry bound the same; an interval that can never fit is dropped; a section written
  * with the encoders decodes to the same timeline, and every corruption tried is refused. */
 #include "core/format/ivsec.h"
+#include "core/summary/multihash.h"
 #include "core/summary/ivtimeline.h"
 #include "test.h"
 #include <string.h>
@@ -131,11 +132,45 @@ TEST(section_round_trip_and_corruptions)
     CHECK(hp_ivsec_get_body(buf, len, &g, slots, entries, names, &why) == -1);
     memcpy(buf + first_entry, key_copy, 8);
     CHECK(hp_ivsec_get_body(buf, len, &g, slots, entries, names, &why) == 0);
+    CHECK_EQ_U64(g.p.variant, HP_MH_VARIANT_PAPER); /* no trailer: the paper's design, as before variants */
+    CHECK_EQ_U64(g.acc_entries, 100);
+    CHECK_EQ_U64(g.counters_used, 2048);
+}
+
+/* A variant's trailer: round trip, and its sizes must be what the design gives. */
+TEST(section_variant_trailer)
+{
+    static _Alignas(8) unsigned char buf[1 << 12];
+    hp_iv_params d[HP_IV_NSTREAMS];
+    hp_iv_defaults(d);
+    hp_ivsec_head h = {.stream = HP_IV_VALUE, .flags = HP_IVSEC_VARIANT, .seed = 5, .span = 1};
+    h.p = d[HP_IV_VALUE], h.p.variant = HP_MH_VARIANT_HALF;
+    h.p.counter_bits = hp_iv_counter_bits(&h.p), h.T = hp_iv_threshold_count(&h.p);
+    h.acc_entries = 25, h.counters_used = 1308; /* docs/intervals.md: half at 1% */
+    size_t len = hp_ivsec_put_head(buf, &h);
+    CHECK_EQ_U64(len, HP_IVSEC_HEAD_SIZE + HP_IVSEC_TRAILER_SIZE);
+    hp_ivsec_head g;
+    const char *why = NULL;
+    REQUIRE(hp_ivsec_get_head(buf, len, &g, &why) == 0);
+    CHECK_EQ_U64(g.p.variant, HP_MH_VARIANT_HALF);
+    CHECK_EQ_U64(g.acc_entries, 25);
+    CHECK_EQ_U64(g.counters_used, 1308);
+    CHECK_EQ_U64(g.head_len, len);
+    CHECK(hp_ivsec_get_body(buf, len, &g, NULL, NULL, NULL, &why) == 0);
+    CHECK(hp_ivsec_get_head(buf, len - 1, &g, &why) == -1); /* truncated trailer */
+    buf[HP_IVSEC_HEAD_SIZE + 8] ^= 1;                       /* counters in use not the design's */
+    CHECK(hp_ivsec_get_head(buf, len, &g, &why) == -1 && strstr(why, "do not match"));
+    buf[HP_IVSEC_HEAD_SIZE + 8] ^= 1;
+    buf[HP_IVSEC_HEAD_SIZE] = 7; /* unknown variant */
+    CHECK(hp_ivsec_get_head(buf, len, &g, &why) == -1 && strstr(why, "bad variant"));
+    buf[HP_IVSEC_HEAD_SIZE] = HP_MH_VARIANT_PAPER; /* paper never has a trailer */
+    CHECK(hp_ivsec_get_head(buf, len, &g, &why) == -1);
 }
 
 int main(void)
 {
     RUN(below_the_bounds_one_slot_per_interval);
+    RUN(section_variant_trailer);
     RUN(slot_bound_merges_pairwise_and_keeps_hits);
     RUN(entry_bound_merges_too_and_drops_what_never_fits);
     RUN(section_round_trip_and_corruptions);

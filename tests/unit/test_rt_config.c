@@ -263,8 +263,24 @@ TEST(timer_settings_in_timer_mode_only)
     CHECK_EQ_U64(c.timer.len, 0);
 }
 
+/* HOTPROF_TRACE_PID: which process's images trace (an exec'd image appends; others do not). */
+TEST(trace_pid_names_the_tracing_process)
+{
+    hp_rt_config c;
+    const char *none[] = {"HOTPROF_TRACE=/tmp/t.raw", NULL};
+    REQUIRE(parse(&c, none) == 0);
+    CHECK(!c.trace_pid_given && c.trace != NULL);
+    const char *given[] = {"HOTPROF_TRACE=/tmp/t.raw", "HOTPROF_TRACE_PID=4242", "HOTPROF_TRACE_KIND=values", NULL};
+    REQUIRE(parse(&c, given) == 0);
+    CHECK(c.trace_pid_given && c.trace_pid == 4242 && c.trace_kind == 1);
+    const char *junk[] = {"HOTPROF_TRACE_PID=x", NULL};
+    REQUIRE(parse(&c, junk) == 0);
+    CHECK(c.trace_pid_given && c.trace_pid == 0); /* matches no process: nothing traces */
+}
+
 int main(void)
 {
+    RUN(trace_pid_names_the_tracing_process);
     RUN(empty_environment_gives_the_defaults);
     RUN(each_variable_sets_its_field);
     RUN(mode_follows_sample_when_unset_and_unknown_modes_are_named);

@@ -3,6 +3,7 @@
  * spec refused with a message, and format/parse round trips; the scalar settings (numbers
  * against strtoull as oracle, seed, mode, bursts, window, flags). */
 #include "core/control/spec.h"
+#include "core/summary/multihash.h"
 #include "test.h"
 #include <ctype.h>
 #include <errno.h>
@@ -191,9 +192,43 @@ TEST(interval_clauses)
     CHECK(iv_bad("", "empty"));
 }
 
+TEST(interval_variants)
+{
+    hp_iv_params iv[HP_IV_NSTREAMS], back[HP_IV_NSTREAMS];
+    char err[256], text[400];
+    hp_multihash_params mp;
+    REQUIRE(hp_iv_spec_parse("value:summary=multihash", iv, err, sizeof err) == 0);
+    CHECK_EQ_U64(iv[HP_IV_VALUE].variant, HP_MH_VARIANT_REBALANCED); /* the measured better default */
+    for (int v = 0; v < 3; v++) {
+        char clause[80];
+        snprintf(clause, sizeof clause, "edges:summary=multihash,variant=%s", hp_iv_variant_name(v));
+        REQUIRE(hp_iv_spec_parse(clause, iv, err, sizeof err) == 0);
+        CHECK_EQ_U64(iv[HP_IV_EDGES].variant, v);
+        hp_iv_params_format(text, sizeof text, HP_IV_EDGES, &iv[HP_IV_EDGES]);
+        CHECK(strstr(text, hp_iv_variant_name(v)) != NULL);
+        REQUIRE(hp_iv_spec_parse(text, back, err, sizeof err) == 0);
+        CHECK_EQ_U64(back[HP_IV_EDGES].variant, v);
+        REQUIRE(hp_iv_multihash_params(&iv[HP_IV_EDGES], 9, &mp) == 0);
+        hp_multihash_params design = {4, 2048, 7, 0.01, 10000, 1, 1, 0, 1, 9, 0, 0}, want = design;
+        uint32_t ad, zd;
+        if (v != HP_MH_VARIANT_PAPER) REQUIRE(hp_multihash_variant_divisors(v, &ad, &zd) == 0 && hp_multihash_rebalance(&design, ad, zd, &want) == 0);
+        /* paper: the design as given, acc 0: today's structure */
+        CHECK(mp.n_tables == want.n_tables && mp.total_counters == want.total_counters && mp.counter_bits == want.counter_bits);
+        CHECK(mp.threshold == want.threshold && mp.interval_length == want.interval_length && mp.seed == want.seed);
+        CHECK(mp.shield == want.shield && mp.retain == want.retain && mp.reset == want.reset && mp.conservative == want.conservative);
+        CHECK(mp.fast_hash == want.fast_hash && mp.acc_entries == want.acc_entries);
+        CHECK(v == HP_MH_VARIANT_PAPER ? mp.acc_entries == 0 : mp.acc_entries > 0);
+    }
+    REQUIRE(hp_iv_multihash_params(&iv[HP_IV_EDGES], 9, &mp) == 0);
+    CHECK(hp_multihash_area_bytes(&mp) * 2 <= 2792 + 1); /* half: half of the 4 x 2K design's 2792 B */
+    CHECK(iv_bad("value:summary=multihash,variant=quarter", "paper, rebalanced or half"));
+    CHECK(iv_bad("value:summary=multihash,tables=64,counters=64,interval=1,threshold=100%,variant=half", "no room for 64 counters"));
+}
+
 int main(void)
 {
     RUN(interval_clauses);
+    RUN(interval_variants);
     RUN(good_specs);
     RUN(bad_specs_are_refused_with_a_reason);
     RUN(format_and_parse_round_trip);

@@ -127,12 +127,22 @@ static void describe(const hp_iv_thread *t, hp_symbolizer *s, uint64_t key, tupl
     }
 }
 
+/* The variant and the structure in use: "paper's design" or "rebalanced from Z=2048: Z=2616 A=50". */
+static void variant_text(char *buf, size_t n, const hp_iv_thread *t)
+{
+    const hp_iv_params *q = &t->h.p;
+    if (q->variant == 0) snprintf(buf, n, "variant paper (the design as given): Z=%u A=%u", t->h.counters_used, t->h.acc_entries);
+    else snprintf(buf, n, "variant %s of the Z=%u design: Z=%u A=%u", hp_iv_variant_name(q->variant), q->total_counters, t->h.counters_used, t->h.acc_entries);
+}
+
 static void config_text(char *buf, size_t n, const hp_iv_thread *t)
 {
     const hp_iv_params *q = &t->h.p;
-    snprintf(buf, n, "L=%" PRIu64 " t=%g%% (T=%" PRIu64 "), n=%u Z=%u bits=%u C%d R%d%s%s, %s hash", q->interval,
-             q->threshold * 100, t->h.T, q->n_tables, q->total_counters, q->counter_bits, q->conservative, q->reset,
-             q->shield ? " shield" : "", q->retain ? " retain" : "", q->fast_hash ? "fast" : "paper's");
+    char var[120];
+    variant_text(var, sizeof var, t);
+    snprintf(buf, n, "L=%" PRIu64 " t=%g%% (T=%" PRIu64 "), n=%u bits=%u C%d R%d%s%s, %s hash; %s", q->interval,
+             q->threshold * 100, t->h.T, q->n_tables, q->counter_bits, q->conservative, q->reset,
+             q->shield ? " shield" : "", q->retain ? " retain" : "", q->fast_hash ? "fast" : "paper's", var);
 }
 
 /* ---- text ---- */
@@ -181,18 +191,22 @@ static void text_timeline(FILE *out, const hp_iv_thread *t)
 
 static int text_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, const hp_report_opts *o)
 {
-    char cfg[200];
+    char cfg[320];
     config_text(cfg, sizeof cfg, t);
     hp_rt_heading(out, o, "\nInterval profile: %s, thread %" PRIu64, hp_iv_stream_name((int)t->h.stream), t->tid);
     fprintf(out, "  %s\n  %" PRIu64 " intervals of %" PRIu64 " events (%s), %" PRIu64
                  " events in an incomplete last interval (not scored)",
             cfg, hp_iv_scored_intervals(t), t->h.p.interval,
-            t->h.flags & HP_IVSEC_BURSTY ? "bursty: intervals count the sampled events, seen during bursts"
-                                         : "exhaustive: every event of the stream",
+            t->h.flags & HP_IVSEC_PATCH    ? "bursty (patched windows): intervals count the sampled events, seen in windows"
+            : t->h.flags & HP_IVSEC_BURSTY ? "bursty: intervals count the sampled events, seen during bursts"
+                                           : "exhaustive: every event of the stream",
             t->h.tail_events);
     if (t->h.span > 1) fprintf(out, "; timeline merged: %" PRIu64 " intervals per slot", t->h.span);
     if (t->h.dropped) fprintf(out, "; %" PRIu64 " intervals dropped", t->h.dropped);
     fputc('\n', out);
+    if ((t->h.flags & HP_IVSEC_BURSTY) && t->h.intervals < HP_IVSEC_FEW_INTERVALS)
+        fprintf(out, "  warning: only %" PRIu64 " complete intervals of sampled events: too few to show phases (sample more, or a smaller interval=)\n",
+                t->h.intervals);
     hp_iv_error e;
     if (hp_iv_error_of(t, &e)) return -1;
     if (e.have)
@@ -264,12 +278,14 @@ static int json_one(FILE *out, const hp_iv_thread *t, hp_symbolizer *s, int firs
     free(hp_iv_phases(t, &nph));
     fprintf(out, "%s\n    {\"stream\": \"%s\", \"tid\": %" PRIu64 ", \"mode\": \"%s\", \"interval\": %" PRIu64
                  ", \"threshold\": %.17g, \"T\": %" PRIu64 ", \"tables\": %u, \"counters\": %u, \"bits\": %u, \"conservative\": %d"
-                 ", \"reset\": %d, \"retain\": %d, \"shield\": %d, \"hash\": \"%s\", \"seed\": %" PRIu64 ", \"exact\": %s, \"intervals\": %" PRIu64
+                 ", \"reset\": %d, \"retain\": %d, \"shield\": %d, \"hash\": \"%s\", \"variant\": \"%s\", \"counters_used\": %u"
+                 ", \"acc_entries\": %u, \"seed\": %" PRIu64 ", \"exact\": %s, \"intervals\": %" PRIu64
                  ", \"dropped\": %" PRIu64 ", \"span\": %" PRIu64 ", \"events\": %" PRIu64 ", \"tail_events\": %" PRIu64
                  ", \"phases\": %zu, \"change_rate\": %.6f, ",
             first ? "" : ",", hp_iv_stream_name((int)t->h.stream), t->tid,
-            t->h.flags & HP_IVSEC_BURSTY ? "bursty" : "exhaustive", q->interval, q->threshold, t->h.T, q->n_tables,
-            q->total_counters, q->counter_bits, q->conservative, q->reset, q->retain, q->shield, q->fast_hash ? "fast" : "paper", t->h.seed,
+            t->h.flags & HP_IVSEC_PATCH ? "patch" : t->h.flags & HP_IVSEC_BURSTY ? "bursty" : "exhaustive", q->interval, q->threshold, t->h.T, q->n_tables,
+            q->total_counters, q->counter_bits, q->conservative, q->reset, q->retain, q->shield, q->fast_hash ? "fast" : "paper",
+            hp_iv_variant_name(q->variant), t->h.counters_used, t->h.acc_entries, t->h.seed,
             e.have ? "true" : "false", hp_iv_scored_intervals(t), t->h.dropped, t->h.span, t->h.events, t->h.tail_events, nph,
             hp_iv_change_rate(t));
     if (e.have)

@@ -4,6 +4,7 @@
  * inside a clause and nothing is copied. */
 #include "core/control/spec.h"
 #include "core/ptype/ptype.h"
+#include "core/summary/multihash.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -374,7 +375,7 @@ void hp_iv_defaults(hp_iv_params iv[HP_IV_NSTREAMS])
     for (int s = 0; s < HP_IV_NSTREAMS; s++)
         iv[s] = (hp_iv_params){.budget = HP_IV_DEFAULT_BUDGET, .n_tables = 4, .total_counters = 2048,
                                .conservative = 1, .retain = 1, .shield = 1, .interval = HP_IV_DEFAULT_INTERVAL,
-                               .threshold = HP_IV_DEFAULT_THRESHOLD};
+                               .threshold = HP_IV_DEFAULT_THRESHOLD, .variant = HP_IV_DEFAULT_VARIANT};
 }
 
 int hp_iv_clause_is(const char *text, size_t len)
@@ -414,7 +415,7 @@ static int iv_num(const char *v, size_t n, uint64_t lo, uint64_t hi, uint64_t *o
     return hp_spec_u64(buf, lo, hi, out);
 }
 
-#define IV_KEYS "summary, tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, budget, hash"
+#define IV_KEYS "summary, tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, budget, hash, variant"
 
 static int iv_set_key(const char *kv, size_t len, hp_iv_params *p, char *err, size_t errlen)
 {
@@ -433,6 +434,11 @@ static int iv_set_key(const char *kv, size_t len, hp_iv_params *p, char *err, si
         if (vl == 5 && !memcmp(v, "paper", 5)) return p->fast_hash = 0, 0;
         if (vl == 4 && !memcmp(v, "fast", 4)) return p->fast_hash = 1, 0;
         return say(err, errlen, "'%.*s': the hash is paper or fast", kv, len);
+    }
+    if (kl == 7 && !memcmp(kv, "variant", 7)) {
+        for (int i = 0; hp_iv_variant_name(i); i++)
+            if (vl == strlen(hp_iv_variant_name(i)) && !memcmp(v, hp_iv_variant_name(i), vl)) return p->variant = i, 0;
+        return say(err, errlen, "'%.*s': the variant is paper, rebalanced or half", kv, len);
     }
     if (kl == 9 && !memcmp(kv, "threshold", 9)) {
         if (parse_threshold(v, vl, &p->threshold)) return say(err, errlen, "'%.*s': the threshold is a percentage in (0%%, 100%%] (1%%) or a fraction (0.01)", kv, len);
@@ -490,6 +496,12 @@ static int iv_check(const char *text, size_t len, const hp_iv_params *p, char *e
         if (errlen) snprintf(err, errlen, "'%.*s': %u-bit counters cannot hold the threshold T = %llu (interval x threshold)", (int)len, text, b, (unsigned long long)T);
         return -1;
     }
+    hp_multihash_params mp;
+    if (hp_iv_multihash_params(p, 0, &mp)) {
+        if (errlen) snprintf(err, errlen, "'%.*s': variant %s leaves no room for %u counters in the area of the %u-counter design", (int)len, text,
+                             hp_iv_variant_name(p->variant), p->n_tables, p->total_counters);
+        return -1;
+    }
     return 0;
 }
 
@@ -534,15 +546,29 @@ int hp_iv_spec_parse(const char *text, hp_iv_params iv[HP_IV_NSTREAMS], char *er
     return 0;
 }
 
+static const char *const iv_variants[] = {"paper", "rebalanced", "half"}; /* HP_MH_VARIANT_* */
+
+const char *hp_iv_variant_name(int v) { return v >= 0 && v < 3 ? iv_variants[v] : NULL; }
+
+int hp_iv_multihash_params(const hp_iv_params *p, uint64_t seed, hp_multihash_params *out)
+{
+    hp_multihash_params d = {p->n_tables, p->total_counters, hp_iv_counter_bits(p), p->threshold, p->interval,
+                             p->shield, p->retain, p->reset, p->conservative, seed, p->fast_hash, 0};
+    uint32_t acc_div, area_div;
+    if (p->variant == HP_MH_VARIANT_PAPER) return hp_multihash_bytes(&d) ? (*out = d, 0) : -1;
+    if (hp_multihash_variant_divisors(p->variant, &acc_div, &area_div)) return -1;
+    return hp_multihash_rebalance(&d, acc_div, area_div, out);
+}
+
 size_t hp_iv_params_format(char *out, size_t cap, int stream, const hp_iv_params *p)
 {
     int n = snprintf(out, cap,
                      "%s:summary=multihash,tables=%u,counters=%u,bits=%u,conservative=%d,reset=%d,retain=%d,shield=%d,"
-                     "interval=%llu,threshold=%.17g,exact=%d,budget=%u,hash=%s",
+                     "interval=%llu,threshold=%.17g,exact=%d,budget=%u,hash=%s,variant=%s",
                      hp_iv_stream_name(stream) ? hp_iv_stream_name(stream) : "?", p->n_tables, p->total_counters,
                      hp_iv_counter_bits(p), p->conservative, p->reset, p->retain, p->shield,
                      (unsigned long long)p->interval, p->threshold, p->exact, p->budget,
-                     p->fast_hash ? "fast" : "paper");
+                     p->fast_hash ? "fast" : "paper", hp_iv_variant_name(p->variant) ? hp_iv_variant_name(p->variant) : "?");
     if (n < 0) return 0;
     return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
 }

@@ -114,13 +114,16 @@ size_t hp_sample_params_format(char *out, size_t cap, const hp_bursty_params *p)
  * 1, 0, 1, 1: the paper's best C1 R0 with shielding and retaining), interval (L, 1..2^40, default
  * 10000), threshold (t: "1%" or a fraction "0.01", in (0, 1]; default 1%), exact (0|1: also record
  * the exact per-interval candidate sets), budget (timeline slots, 2..2^20, default 4096), hash
- * (paper: the paper's byte-table hash, the default; fast: one mixer per table, multihash.h).
- * T = ceil(t L) must fit the counters. The multi-hash seed is the run seed. Clauses are separated
+ * (paper: the paper's byte-table hash, the default; fast: one mixer per table, multihash.h),
+ * variant (paper: the design as given; rebalanced, the default: the same area with half the
+ * accumulator and more counters; half: half the area; hp_multihash_rebalance, docs/intervals.md).
+ * T = ceil(t L) must fit the counters; the variant must leave room for n counters. The multi-hash seed is the run seed. Clauses are separated
  * by ';' (HOTPROF_INTERVALS holds them in the canonical form hp_iv_params_format writes). */
 enum hp_iv_stream { HP_IV_VALUE = 0, HP_IV_EDGES = 1, HP_IV_NSTREAMS = 2 };
 #define HP_IV_DEFAULT_INTERVAL 10000u
 #define HP_IV_DEFAULT_THRESHOLD 0.01
 #define HP_IV_DEFAULT_BUDGET 4096u
+#define HP_IV_DEFAULT_VARIANT 1 /* HP_MH_VARIANT_REBALANCED: measured better than the paper's (docs/intervals.md) */
 
 typedef struct hp_iv_params {
     int enabled, exact;
@@ -128,6 +131,7 @@ typedef struct hp_iv_params {
     uint32_t n_tables, total_counters, counter_bits; /* counter_bits 0: the narrowest that holds T */
     int conservative, reset, retain, shield;
     int fast_hash;    /* hash=fast */
+    int variant;      /* HP_MH_VARIANT_* (core/summary/multihash.h); default HP_IV_DEFAULT_VARIANT */
     uint64_t interval;
     double threshold; /* fraction */
 } hp_iv_params;
@@ -143,6 +147,12 @@ int hp_iv_spec_parse(const char *text, hp_iv_params iv[HP_IV_NSTREAMS], char *er
 /* T = ceil(t L) of p, and the counter width in use (p->counter_bits or the narrowest for T). */
 uint64_t hp_iv_threshold_count(const hp_iv_params *p);
 uint32_t hp_iv_counter_bits(const hp_iv_params *p);
+/* "paper", "rebalanced", "half"; NULL for a bad variant. */
+const char *hp_iv_variant_name(int variant);
+/* The multi-hash structure p stands for (the variant applied to the design tables x counters),
+ * seeded with seed: 0, or -1 if the variant leaves no room for n counters. */
+struct hp_multihash_params;
+int hp_iv_multihash_params(const hp_iv_params *p, uint64_t seed, struct hp_multihash_params *out);
 /* "STREAM:summary=multihash,tables=..,...": every key, canonical (NUL-terminated, truncated to cap). */
 size_t hp_iv_params_format(char *out, size_t cap, int stream, const hp_iv_params *p);
 

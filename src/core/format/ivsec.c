@@ -1,11 +1,12 @@
 /* ivsec.c — the INTERVALS section codec (ivsec.h). */
 #include "core/format/ivsec.h"
 #include "core/base/bytes.h"
+#include "core/summary/multihash.h"
 #include <string.h>
 
-void hp_ivsec_put_head(uint8_t out[HP_IVSEC_HEAD_SIZE], const hp_ivsec_head *h)
+size_t hp_ivsec_put_head(uint8_t out[HP_IVSEC_HEAD_SIZE + HP_IVSEC_TRAILER_SIZE], const hp_ivsec_head *h)
 {
-    hp_wbuf w = hp_wbuf_make(out, HP_IVSEC_HEAD_SIZE);
+    hp_wbuf w = hp_wbuf_make(out, HP_IVSEC_HEAD_SIZE + HP_IVSEC_TRAILER_SIZE);
     uint64_t tbits;
     memcpy(&tbits, &h->p.threshold, 8);
     hp_put_u32(&w, h->stream), hp_put_u32(&w, h->flags);
@@ -16,6 +17,9 @@ void hp_ivsec_put_head(uint8_t out[HP_IVSEC_HEAD_SIZE], const hp_ivsec_head *h)
     hp_put_u64(&w, h->intervals), hp_put_u64(&w, h->dropped), hp_put_u64(&w, h->events);
     hp_put_u64(&w, h->tail_events), hp_put_u64(&w, h->span);
     hp_put_u32(&w, h->nslots), hp_put_u32(&w, h->nentries), hp_put_u32(&w, h->nnames), hp_put_u32(&w, (uint32_t)h->p.fast_hash);
+    if (!(h->flags & HP_IVSEC_VARIANT)) return HP_IVSEC_HEAD_SIZE;
+    hp_put_u32(&w, (uint32_t)h->p.variant), hp_put_u32(&w, h->acc_entries), hp_put_u32(&w, h->counters_used), hp_put_u32(&w, 0);
+    return HP_IVSEC_HEAD_SIZE + HP_IVSEC_TRAILER_SIZE;
 }
 
 void hp_ivsec_put_slot(uint8_t out[HP_IVSEC_SLOT_SIZE], const hp_ivt_slot *s)
@@ -40,6 +44,27 @@ void hp_ivsec_put_name(uint8_t out[HP_IVSEC_NAME_SIZE], const hp_ivsec_name *n)
 
 static int fail(const char **why, const char *text) { return *why = text, -1; }
 
+/* The trailer (or the paper's variant without one), checked against the head's design. */
+static int get_variant(const uint8_t *p, size_t len, hp_ivsec_head *h, const char **why)
+{
+    uint32_t acc = 0, used = 0, zero = 0;
+    h->head_len = HP_IVSEC_HEAD_SIZE, h->p.variant = HP_MH_VARIANT_PAPER;
+    if (h->flags & HP_IVSEC_VARIANT) {
+        if (len < HP_IVSEC_HEAD_SIZE + HP_IVSEC_TRAILER_SIZE) return fail(why, "shorter than its variant trailer");
+        hp_rbuf r = hp_rbuf_make(p + HP_IVSEC_HEAD_SIZE, HP_IVSEC_TRAILER_SIZE);
+        uint32_t v = hp_get_u32(&r);
+        acc = hp_get_u32(&r), used = hp_get_u32(&r), zero = hp_get_u32(&r);
+        if (v == HP_MH_VARIANT_PAPER || !hp_iv_variant_name((int)v) || zero) return fail(why, "bad variant");
+        h->p.variant = (int)v, h->head_len += HP_IVSEC_TRAILER_SIZE;
+    }
+    hp_multihash_params mp;
+    if (hp_iv_multihash_params(&h->p, 0, &mp)) return fail(why, "the variant leaves no room for the counters");
+    h->acc_entries = hp_multihash_acc_entries(&mp), h->counters_used = mp.total_counters;
+    if ((h->flags & HP_IVSEC_VARIANT) && (acc != h->acc_entries || used != h->counters_used))
+        return fail(why, "the variant's sizes do not match its design");
+    return 0;
+}
+
 int hp_ivsec_get_head(const uint8_t *p, size_t len, hp_ivsec_head *h, const char **why)
 {
     if (len < HP_IVSEC_HEAD_SIZE) return fail(why, "shorter than its head");
@@ -59,7 +84,8 @@ int hp_ivsec_get_head(const uint8_t *p, size_t len, hp_ivsec_head *h, const char
     if (hash > 1) return fail(why, "bad hash");
     h->p.fast_hash = (int)hash;
     h->p.enabled = 1, h->p.exact = (h->flags & HP_IVSEC_EXACT) != 0;
-    if (h->stream >= HP_IV_NSTREAMS || (h->flags & ~(HP_IVSEC_EXACT | HP_IVSEC_BURSTY))) return fail(why, "bad stream or flags");
+    if (h->stream >= HP_IV_NSTREAMS || (h->flags & ~(HP_IVSEC_EXACT | HP_IVSEC_BURSTY | HP_IVSEC_VARIANT | HP_IVSEC_PATCH)) ||
+        ((h->flags & HP_IVSEC_PATCH) && !(h->flags & HP_IVSEC_BURSTY))) return fail(why, "bad stream or flags");
     if (!h->p.n_tables || h->p.n_tables > 64 || !h->p.total_counters || h->p.total_counters % h->p.n_tables ||
         !h->p.counter_bits || h->p.counter_bits > 32 || h->p.conservative > 1 || h->p.reset > 1 || h->p.retain > 1 ||
         h->p.shield > 1 || !h->p.interval || h->p.interval > (1ull << 40) || !(h->p.threshold > 0 && h->p.threshold <= 1))
@@ -67,7 +93,8 @@ int hp_ivsec_get_head(const uint8_t *p, size_t len, hp_ivsec_head *h, const char
     if (h->T != hp_iv_threshold_count(&h->p) || (h->p.counter_bits < 32 && h->T > (1ull << h->p.counter_bits) - 1))
         return fail(why, "threshold does not match the configuration");
     if (!h->span || h->dropped > h->intervals || h->nslots > h->intervals) return fail(why, "bad interval counts");
-    uint64_t need = HP_IVSEC_HEAD_SIZE + (uint64_t)h->nslots * HP_IVSEC_SLOT_SIZE +
+    if (get_variant(p, len, h, why)) return -1;
+    uint64_t need = h->head_len + (uint64_t)h->nslots * HP_IVSEC_SLOT_SIZE +
                     (uint64_t)h->nentries * HP_IVSEC_ENTRY_SIZE + (uint64_t)h->nnames * HP_IVSEC_NAME_SIZE;
     if (need != len) return fail(why, "length does not match its counts");
     return 0;
@@ -92,7 +119,7 @@ int hp_ivsec_get_body(const uint8_t *p, size_t len, const hp_ivsec_head *h, hp_i
                       hp_ivsec_name *names, const char **why)
 {
     hp_rbuf r = hp_rbuf_make(p, len);
-    (void)hp_get_bytes(&r, HP_IVSEC_HEAD_SIZE);
+    (void)hp_get_bytes(&r, h->head_len);
     if (get_slots(&r, h, slots, why)) return -1;
     for (uint32_t i = 0; i < h->nslots; i++)
         for (uint32_t j = 0; j < slots[i].n; j++) {

@@ -14,8 +14,10 @@
 static hp_iv_params g_iv[HP_IV_NSTREAMS];
 static hp_multihash_params g_mh[HP_IV_NSTREAMS];
 static uint64_t g_seed;
-static int g_bursty; /* the run is bursty: intervals count sampled tuples */
+static int g_how; /* HP_RT_IV_*: bursty runs' intervals count sampled tuples */
 static char g_info[HP_IV_NSTREAMS][320];
+static uint64_t g_most[HP_IV_NSTREAMS]; /* the most complete intervals of a thread written (writer lock) */
+static int g_written[HP_IV_NSTREAMS], g_warned;
 
 typedef struct iv_exact { uint64_t key, a, b, count; } iv_exact;
 
@@ -36,17 +38,14 @@ static HP_NOINST uint64_t mix(uint64_t x)
     return x;
 }
 
-HP_NOINST void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed, int bursty)
+HP_NOINST void hp_rt_iv_start(const hp_iv_params iv[HP_IV_NSTREAMS], uint64_t seed, int how)
 {
     uint32_t on = 0;
-    g_seed = seed, g_bursty = bursty;
+    g_seed = seed, g_how = how;
     for (int s = 0; s < HP_IV_NSTREAMS; s++) {
         g_iv[s] = iv[s];
         if (!iv[s].enabled) continue;
-        g_mh[s] = (hp_multihash_params){iv[s].n_tables, iv[s].total_counters, hp_iv_counter_bits(&iv[s]),
-                                        iv[s].threshold, iv[s].interval, iv[s].shield, iv[s].retain, iv[s].reset,
-                                        iv[s].conservative, seed, iv[s].fast_hash, 0};
-        if (!hp_multihash_bytes(&g_mh[s])) continue;
+        if (hp_iv_multihash_params(&iv[s], seed, &g_mh[s]) || !hp_multihash_bytes(&g_mh[s])) continue;
         hp_iv_params_format(g_info[s], sizeof g_info[s], s, &iv[s]);
         on |= 1u << s;
     }
@@ -222,15 +221,19 @@ static HP_NOINST void write_stream(const hp_iv_state *st, int s, const hp_pt_sin
     uint32_t nslots = HP_LOAD_ACQ(&tl->nslots), nentries = 0;
     if (nslots > tl->max_slots) nslots = tl->max_slots;
     for (uint32_t i = 0; i < nslots; i++) nentries += slot_at(tl, i).n;
-    hp_ivsec_head h = {.stream = (uint32_t)s, .flags = (st->ex ? HP_IVSEC_EXACT : 0) | (g_bursty ? HP_IVSEC_BURSTY : 0), .p = g_iv[s],
+    hp_ivsec_head h = {.stream = (uint32_t)s, .flags = (st->ex ? HP_IVSEC_EXACT : 0) | (g_how != HP_RT_IV_EXHAUSTIVE ? HP_IVSEC_BURSTY : 0) |
+                                 (g_how == HP_RT_IV_PATCH ? HP_IVSEC_PATCH : 0), .p = g_iv[s],
                        .T = hp_multihash_threshold_count(&g_mh[s]), .seed = g_seed, .intervals = tl->intervals,
                        .dropped = tl->dropped, .events = st->events, .tail_events = st->in_interval, .span = tl->span,
                        .nslots = nslots, .nentries = nentries, .nnames = put_names(st, NULL)};
     h.p.counter_bits = g_mh[s].counter_bits;
-    uint8_t head[HP_IVSEC_HEAD_SIZE], rec[HP_IVSEC_SLOT_SIZE];
-    hp_ivsec_put_head(head, &h);
+    g_written[s] = 1;
+    if (tl->intervals > g_most[s]) g_most[s] = tl->intervals;
+    h.acc_entries = hp_multihash_acc_entries(&g_mh[s]), h.counters_used = g_mh[s].total_counters;
+    if (h.p.variant != HP_MH_VARIANT_PAPER) h.flags |= HP_IVSEC_VARIANT;
+    uint8_t head[HP_IVSEC_HEAD_SIZE + HP_IVSEC_TRAILER_SIZE], rec[HP_IVSEC_SLOT_SIZE];
     o->begin(HP_SEC_INTERVALS);
-    o->put(head, sizeof head);
+    o->put(head, hp_ivsec_put_head(head, &h));
     for (uint32_t i = 0; i < nslots; i++) {
         hp_ivt_slot sl = slot_at(tl, i);
         hp_ivsec_put_slot(rec, &sl), o->put(rec, sizeof rec);
@@ -248,6 +251,23 @@ static HP_NOINST void write_thread(const hp_thread *t, const hp_pt_sink *o)
     for (int s = 0; s < HP_IV_NSTREAMS; s++) {
         const hp_iv_state *st = HP_LOAD_ACQ(&t->iv[s]);
         if (st) write_stream(st, s, o);
+    }
+}
+
+HP_NOINST void hp_rt_iv_warn_sparse(void)
+{
+    if (g_how == HP_RT_IV_EXHAUSTIVE || g_warned) return;
+    for (int s = 0; s < HP_IV_NSTREAMS; s++) {
+        if (!g_written[s] || g_most[s] >= HP_IVSEC_FEW_INTERVALS) continue;
+        char n[24], len[24];
+        n[hp_fmt_u64(n, g_most[s])] = 0;
+        len[hp_fmt_u64(len, g_iv[s].interval)] = 0;
+        const char *parts[] = {"hotprof: warning: the ", hp_iv_stream_name(s), " interval profile has only ", n,
+                               " complete intervals of ", len,
+                               g_how == HP_RT_IV_PATCH ? " events seen in patched windows" : " events seen in bursts",
+                               ": too few to show phases; sample more (a larger burst or smaller period) or use a smaller interval="};
+        hp_say(parts, sizeof parts / sizeof parts[0]);
+        g_warned = 1;
     }
 }
 

@@ -85,13 +85,32 @@ HP_NOINST void hp_rt_trace_slow(hp_thread *t, uint64_t a, uint64_t b)
     buf->n = 1;
 }
 
-HP_NOINST void hp_rt_trace_finish(void)
+static HP_NOINST void flush_all(void)
 {
-    if (g_trace_fd < 0 || __atomic_exchange_n(&g_trace_finished, 1, __ATOMIC_ACQ_REL)) return; /* once: exit or a signal */
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         hp_trace_buf *buf = HP_LOAD_ACQ(&t->trace);
         if (buf) flush(buf, t->tid);
     }
+}
+
+HP_NOINST void hp_rt_trace_exec(void)
+{
+    if (g_trace_fd < 0 || HP_LOAD_ACQ(&g_trace_finished)) return;
+    flush_all();
+    special(HP_RAW_EXEC, __atomic_load_n(&g_trace_flags, __ATOMIC_RELAXED));
+}
+
+HP_NOINST const char *hp_rt_trace_kind_name(void)
+{
+    static const char *const names[] = {"", "values", "edges", "calls"}; /* HP_RT_TRACE_* */
+    uint32_t k = HP_LOAD_RLX(&hp_g.trace_kind);
+    return k < 4 ? names[k] : "";
+}
+
+HP_NOINST void hp_rt_trace_finish(void)
+{
+    if (g_trace_fd < 0 || __atomic_exchange_n(&g_trace_finished, 1, __ATOMIC_ACQ_REL)) return; /* once: exit or a signal */
+    flush_all();
     special(HP_RAW_END, __atomic_load_n(&g_trace_flags, __ATOMIC_RELAXED));
     close(g_trace_fd);
     g_trace_fd = -1;

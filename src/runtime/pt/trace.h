@@ -13,10 +13,16 @@
  * (so libhotprof_rt needs no zstd, and writes from many threads never interleave). At normal exit
  * (and in the runtime's fatal-signal handler) every thread's buffer is flushed and an end record
  * carrying the flags (cut at HOTPROF_TRACE_LIMIT events) appended; a run that dies without it
- * (SIGKILL, exec) is marked lost by `hotprof run`.
+ * (SIGKILL) is marked lost by `hotprof run`. Exec: before the image is replaced every buffer is
+ * flushed and an exec record (flags) appended; the new image, if it traces (init.c: the same pid,
+ * HOTPROF_TRACE_PID), opens the same file and appends its own kind record (the same kind:
+ * HOTPROF_TRACE_KIND is set to the one in use) and tuples; its main thread keeps the tid, so its
+ * tuples continue the same thread's stream. Each image has the whole budget; `hotprof run` cuts
+ * the sum at the limit. A trace whose last record is an exec record ended in an image that does
+ * not trace: complete, not lost.
  *
  * Raw records: u64 tid, u64 n, then n pairs of u64 (a, b); special tids: HP_RAW_KIND (n = the
- * kind recorded), HP_RAW_END (n = flags). Native byte order (same machine).
+ * kind recorded), HP_RAW_END (n = flags), HP_RAW_EXEC (n = flags). Native byte order (same machine).
  *
  * Invariants: only the owning thread appends to its buffer; at most HOTPROF_TRACE_LIMIT tuples
  * are ever written (a shared atomic budget); a thread state that holds a trace buffer is never
@@ -29,6 +35,7 @@
 
 #define HP_RAW_KIND (UINT64_MAX - 1)
 #define HP_RAW_END UINT64_MAX
+#define HP_RAW_EXEC (UINT64_MAX - 2)
 #define HP_RT_TRACE_VALUES 1u /* = sim/trace.h's HP_TRACE_* kinds */
 #define HP_RT_TRACE_EDGES 2u
 #define HP_RT_TRACE_CALLS 3u
@@ -46,6 +53,11 @@ int hp_rt_trace_start(const char *path, uint32_t kind, uint64_t limit);
 void hp_rt_trace_slow(hp_thread *t, uint64_t a, uint64_t b);
 /* Exit: flushes every thread's buffer and writes the end record. */
 void hp_rt_trace_finish(void);
+/* Before exec: flushes every thread's buffer and writes an exec record (the fd closes on exec;
+ * if the exec fails, tracing goes on). */
+void hp_rt_trace_exec(void);
+/* "values", "edges" or "calls": the kind in use (HOTPROF_TRACE_KIND's words), "" if none. */
+const char *hp_rt_trace_kind_name(void);
 
 static inline HP_NOINST void hp_rt_trace(hp_thread *t, uint64_t a, uint64_t b)
 {
