@@ -101,6 +101,7 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     if (!tlimit || hp_spec_u64(tlimit, 1, UINT64_MAX, &c->trace_limit)) c->trace_limit = HP_TRACE_DEFAULT_LIMIT;
 
     hp_iv_defaults(c->iv);
+    hp_pv_defaults(&c->pv);
     hp_timer_spec_default(&c->timer);
     if (c->mode == HP_RUN_OFF) return 0;
     const char *timer = var(get, arg, "HOTPROF_TIMER");
@@ -108,6 +109,9 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
         return bad(c, "HOTPROF_TIMER", err);
     const char *iv = var(get, arg, "HOTPROF_INTERVALS");
     if (iv && hp_iv_spec_parse(iv, c->iv, err, sizeof err)) return bad(c, "HOTPROF_INTERVALS", err);
+    const char *pv = var(get, arg, "HOTPROF_PATHVAL");
+    hp_pv_defaults(&c->pv);
+    if (pv && hp_pv_spec_parse(pv, &c->pv, err, sizeof err)) return bad(c, "HOTPROF_PATHVAL", err);
     hp_osp_params_default(&c->osp);
     if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse_osp(spec, c->sample, &c->osp, err, sizeof err))
         return bad(c, "HOTPROF_SAMPLE", err);

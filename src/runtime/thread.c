@@ -273,6 +273,13 @@ static HP_NOINST hp_thread *thread_reuse(void)
 
 /* ---------------------------------------------------------------- thread list */
 
+HP_NOINST void hp_rt_pathval_thread_setup(hp_thread *t)
+{
+    uint32_t pv = HP_LOAD_ACQ(&hp_g.pathval);
+    if ((pv & HP_PV_RT_PATH) && !(t->blockflags & (HP_BLOCK_BURSTY | HP_BLOCK_TRACE))) t->blockflags |= HP_BLOCK_PATH;
+    if ((pv & HP_PV_RT_VALUES) && !t->bursty) t->bursty = HP_THREAD_VALUES;
+}
+
 static HP_NOINST hp_thread *thread_create(void)
 {
     hp_thread *t = thread_reuse();
@@ -297,6 +304,7 @@ static HP_NOINST hp_thread *thread_create(void)
     t->blockflags = (t->bursty == HP_THREAD_BURSTY ? HP_BLOCK_BURSTY : 0u) | /* patched sites: subpaths in patch_block */
                     (t->bursty == HP_THREAD_TRACING ? HP_BLOCK_TRACE : 0u) |
                     (HP_LOAD_ACQ(&hp_g.osp) && !HP_LOAD_ACQ(&hp_g.patch) ? HP_BLOCK_OSP : 0u);
+    hp_rt_pathval_thread_setup(t);
     install_altstack(t);
     pthread_once(&g_exit_once, exit_key_create);
     if (g_exit_key_ok) pthread_setspecific(g_exit_key, t);

@@ -55,7 +55,7 @@ static int check_record(hp_reader *r, size_t index, const hp_section_ref *s, uin
     const uint8_t *in = hp_rd_payload(r, s) + off;
     if (s->length - off < HP_REC_VALUE_FIXED) return bad(r, index, s, off, "cut short");
     hp_fmt_get_value(in, rec);
-    if (rec->kind < HP_VK_REG || rec->kind > HP_VK_XMM) return bad(r, index, s, off, "unknown value kind");
+    if (rec->kind < HP_VK_REG || rec->kind > HP_VK_CMP) return bad(r, index, s, off, "unknown value kind");
     if (!isfinite(rec->tau) || !(rec->tau >= 1)) return bad(r, index, s, off, "tau not finite and >= 1");
     if (rec->nvalues > HP_VALUE_MAX_ENTRIES) return bad(r, index, s, off, "more than 64 values");
     if (get_u32(in + 28) != 0) return bad(r, index, s, off, "reserved field not 0");
@@ -214,4 +214,5 @@ const hp_aptype hp_aptype_value = {
     .text_totals = hp_value_text_totals,
     .merge_add = hp_value_merge_add,
     .merge_write = hp_value_merge_write,
+    .compare_extra = hp_value_compare,
 };
