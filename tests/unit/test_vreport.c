@@ -183,7 +183,7 @@ TEST(corrupt_values_are_refused_with_one_message)
     CHECK(refused(HP_SEC_VALUES, good, len - 1, "its values run past the section"));
     static const struct { vg_value v; const char *why; } cases[] = {
         {{0x10, 10, 1, 0, 0, 1, {{7, 1}}}, "unknown value kind"},
-        {{0x10, 10, 1, HP_VK_XMM + 1, 0, 1, {{7, 1}}}, "unknown value kind"},
+        {{0x10, 10, 1, HP_VK_CMP + 1, 0, 1, {{7, 1}}}, "unknown value kind"},
         {{0x10, 10, 0.5, HP_VK_REG, 0, 1, {{7, 1}}}, "tau not finite and >= 1"},
         {{0x10, 10, NAN, HP_VK_REG, 0, 1, {{7, 1}}}, "tau not finite and >= 1"},
         {{0x10, 10, INFINITY, HP_VK_REG, 0, 1, {{7, 1}}}, "tau not finite and >= 1"},
