@@ -340,6 +340,7 @@ HP_NOINST void hp_threads_reset_counts(void)
         hp_tab_zero_counts(t->pairs);
         hp_tab_zero_counts(t->edges);
         if (t->methods) hp_tab_zero_counts(t->methods);
+        t->path = NULL, t->vals = NULL; /* paths, values: fresh state at the next event (pt/pathval.h) */
         if (t->bursty == HP_THREAD_BURSTY) { /* a fresh phase and seed, so the child's samples are its own */
             t->seed ^= 0x5bd1e995ull;
             hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);

@@ -9,6 +9,7 @@
 #     the share the program counted, and the report says which summary was used;
 #   - `hotprof compare` of two runs: Wall accuracy 100%, Diff-Top 0; `hotprof merge` adds paths;
 #   - an exhaustive run without the clauses writes no paths and no values;
+#   - a --follow-fork child's profile holds its own paths and values only, not its parent's;
 #   - bad clauses and a bad HOTPROF_PATHVAL: one clear message each.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -89,6 +90,20 @@ PY
 
 check "exhaustive run without the clauses: no paths, no values" bash -c '"$0" run -q -o e.data -- ./pv 1000 >/dev/null &&
     "$0" report --format json "$1" | python3 -c "import json,sys; d=json.load(sys.stdin); assert \"paths\" not in d and \"values\" not in d and d[\"totals\"][\"blocks\"] > 0, list(d)"' "$HP" e.data
+
+check "run with --follow-fork, a child running its own loop" bash -c '"$0" run -q --follow-fork -o f.data --sample path --sample value:summary=gm -- ./pv 3000 500 >f.out' "$HP"
+check "the child's profile holds only the child's paths and values" python3 - f.data "$HP" <<'PY'
+import glob, json, subprocess, sys
+kids = [f for f in glob.glob(sys.argv[1] + ".*")]
+assert len(kids) == 1, kids
+def rep(f, t):
+    return json.loads(subprocess.run([sys.argv[2], "report", "--format", "json", "--type", t, f],
+                                     capture_output=True, text=True, check=True).stdout)
+kid, parent = rep(kids[0], "path")["paths"], rep(sys.argv[1], "path")["paths"]
+assert kid["completed"] <= 500 and parent["completed"] >= 2999, (kid["completed"], parent["completed"])
+caps = max(l["captures"] for i in rep(kids[0], "value")["values"] for l in i["lists"])
+assert caps <= 500 + 1, caps
+PY
 
 check_fails_cleanly "path:maxlen=1 refused" "maxlen must be 2..1024" "$HP" run -o x.data --sample path:maxlen=1 -- ./pv 10
 check_fails_cleanly "unknown path key refused" "unknown path key" "$HP" run -o x.data --sample path:len=4 -- ./pv 10

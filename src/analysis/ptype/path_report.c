@@ -30,7 +30,9 @@ int hp_path_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repo
     hp_rt_heading(out, o, "Hot paths: %zu of %zu, by count", n, p->npaths);
     fprintf(out, "  %" PRIu64 " paths completed (blocks between taken back-edges, across calls; %s)", total,
             spec ? spec : "path");
+    const char *dropped = hp_profile_info(p, HP_INFO_PATH_DROPPED);
     if (unkept && strcmp(unkept, "0")) fprintf(out, ", %s without their blocks (arena full)", unkept);
+    if (dropped && strcmp(dropped, "0")) fprintf(out, ", %s completions of paths past the cap not counted", dropped);
     fputc('\n', out);
     fprintf(out, "%4s %12s %7s %5s  %s\n", "rank", "count", "share", "len", "path");
     for (size_t i = 0; i < n; i++) {

@@ -129,6 +129,8 @@
 #define HP_INFO_PATH_PATHS "path.paths"             /* paths completed, all threads */
 #define HP_INFO_PATH_UNKEPT "path.unkept"           /* distinct paths whose block sequence was not kept
                                                      * (a thread's sequence arena was full) */
+#define HP_INFO_PATH_DROPPED "path.dropped"         /* completions of new paths not counted: a thread
+                                                     * already held its cap of distinct paths (2^20) */
 #define HP_INFO_PATH_MAXLEN "path.maxlen"           /* the length cap in blocks */
 #define HP_INFO_VALUES_SUMMARY "values.summary"     /* tnv | gm (exhaustive hooks) | concise (value sampling,
                                                      * the default when absent) */

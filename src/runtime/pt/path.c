@@ -6,6 +6,8 @@
  * completed paths (tab.h: k1 = key, k2 = length, v1 = count, v2 = 1 + arena offset or 0) and the
  * sequence arena: HP_PATH_ARENA guard ids mapped once (MAP_NORESERVE: pages are touched as
  * they fill), never grown; a new key whose sequence does not fit is counted without it (unkept).
+ * The table holds at most HP_PATH_MAX_KEYS distinct paths; completions of further new paths are
+ * counted in `dropped` only (INFO path.dropped).
  * A path still in progress when the profile is written is not counted (docs/paths.md).
  *
  * Async-signal-safety: memory and mmap (table growth); `busy` drops a signal handler's blocks
@@ -18,6 +20,7 @@
 #include "core/ptype/ptype.h"
 
 #define HP_PATH_ARENA (1u << 22) /* guard ids of kept sequences per thread (16 MiB virtual) */
+#define HP_PATH_MAX_KEYS (1u << 20) /* distinct paths per thread (a 64 MiB table at most) */
 
 typedef struct hp_path_thread {
     uint32_t len, maxlen;
@@ -25,6 +28,7 @@ typedef struct hp_path_thread {
     uint64_t h;           /* running key of ids[0..len) */
     uint64_t paths;       /* completed */
     uint64_t unkept;      /* distinct paths counted without their sequence */
+    uint64_t dropped;     /* completions of new paths past HP_PATH_MAX_KEYS (not counted) */
     hp_tab *counts;
     uint32_t *arena;
     uint64_t arena_used;
@@ -45,12 +49,28 @@ static HP_NOINST __attribute__((cold)) hp_path_thread *path_state(hp_thread *t)
     return p;
 }
 
+/* The slot of (key, len) if the table holds it, else NULL (no insertion). */
+static HP_NOINST hp_slot *path_find(hp_tab *t, uint64_t key, uint64_t len)
+{
+    for (uint64_t i = hp_tab_hash(t, key, len);; i = (i + 1) & t->mask) {
+        hp_slot *s = &t->s[i];
+        if (s->k1 == key && s->k2 == len) return s;
+        if (!s->k1) return NULL;
+    }
+}
+
 /* Counts the path in progress and starts an empty one. */
 static HP_NOINST void path_end(hp_path_thread *p)
 {
     uint32_t len = p->len;
     uint64_t key = hp_path_final(p->h, len);
-    hp_slot *s = hp_tab_get(&p->counts, key, len);
+    p->len = 0;
+    p->h = HP_PATH_SEED;
+    hp_slot *s = p->counts->used < HP_PATH_MAX_KEYS ? hp_tab_get(&p->counts, key, len) : path_find(p->counts, key, len);
+    if (!s) {
+        HP_BUMP(&p->dropped);
+        return;
+    }
     if (!s->v1 && !s->v2) { /* first time: keep the sequence if the arena has room */
         if (p->arena && p->arena_used + len <= HP_PATH_ARENA) {
             for (uint32_t i = 0; i < len; i++) p->arena[p->arena_used + i] = p->ids[i];
@@ -61,8 +81,6 @@ static HP_NOINST void path_end(hp_path_thread *p)
     }
     HP_BUMP(&s->v1);
     HP_BUMP(&p->paths);
-    p->len = 0;
-    p->h = HP_PATH_SEED;
 }
 
 HP_NOINST void hp_rt_path_block(hp_thread *t, uint32_t id, int backedge)
@@ -78,12 +96,12 @@ HP_NOINST void hp_rt_path_block(hp_thread *t, uint32_t id, int backedge)
     p->busy = 0;
 }
 
-void hp_rt_path_totals(uint64_t *paths, uint64_t *unkept)
+void hp_rt_path_totals(uint64_t *paths, uint64_t *unkept, uint64_t *dropped)
 {
-    *paths = *unkept = 0;
+    *paths = *unkept = *dropped = 0;
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         const hp_path_thread *p = HP_LOAD_ACQ(&t->path);
-        if (p) *paths += HP_LOAD_RLX(&p->paths), *unkept += HP_LOAD_RLX(&p->unkept);
+        if (p) *paths += HP_LOAD_RLX(&p->paths), *unkept += HP_LOAD_RLX(&p->unkept), *dropped += HP_LOAD_RLX(&p->dropped);
     }
 }
 

@@ -26,11 +26,12 @@ HP_NOINST size_t hp_rt_pathval_info(char *out, size_t cap)
     hp_pv_format(spec, sizeof spec, &g_pv);
     n = hp_info_str(out, n, cap, HP_INFO_PATHVAL_SPEC, NULL, spec);
     if (bits & HP_PV_RT_PATH) {
-        uint64_t paths, unkept;
-        hp_rt_path_totals(&paths, &unkept);
+        uint64_t paths, unkept, dropped;
+        hp_rt_path_totals(&paths, &unkept, &dropped);
         n = hp_info_u64(out, n, cap, HP_INFO_PATH_MAXLEN, NULL, g_pv.maxlen);
         n = hp_info_u64(out, n, cap, HP_INFO_PATH_PATHS, NULL, paths);
         n = hp_info_u64(out, n, cap, HP_INFO_PATH_UNKEPT, NULL, unkept);
+        n = hp_info_u64(out, n, cap, HP_INFO_PATH_DROPPED, NULL, dropped);
     }
     if (bits & HP_PV_RT_VALUES) {
         uint64_t sites, dropped;

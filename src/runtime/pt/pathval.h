@@ -51,7 +51,7 @@ uint32_t hp_rt_vals_each(const hp_thread *t, hp_rt_val_fn *fn, void *arg);
 /* The group INFO lines of both profiles (pathval.*, path.*, values.*; hp_pt.group_info contract). */
 size_t hp_rt_pathval_info(char *out, size_t cap);
 /* Totals over every thread, for INFO. */
-void hp_rt_path_totals(uint64_t *paths, uint64_t *unkept);
+void hp_rt_path_totals(uint64_t *paths, uint64_t *unkept, uint64_t *dropped);
 void hp_rt_vals_totals(uint64_t *sites, uint64_t *dropped);
 
 #endif

@@ -5,16 +5,21 @@
  * four paths, A7, A-, B7, B-. The program prints how many iterations took each, and which combination
  * the first and the last iteration took (the first one's path starts at main's entry, the last one's
  * is cut by the loop exit: neither is a completed loop path), and how often v was 7.
+ * With a second argument M the process then forks; the child runs the loop M more times (printing
+ * its own line) and exits, the parent waits (a --follow-fork child's profile must hold only its own
+ * paths).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static long __attribute__((noinline)) small(long x) { return x * 3 + 1; }
 static long __attribute__((noinline)) rare(int v) { return v * 5 + 2; }
 
-int main(int argc, char **argv)
+static void run(long n)
 {
-    long n = argc > 1 ? atol(argv[1]) : 100000, sum = 0, sevens = 0, combo[4] = {0};
+    long sum = 0, sevens = 0, combo[4] = {0};
     int first = -1, last = -1;
     unsigned s = 12345;
     volatile int vv;
@@ -34,5 +39,19 @@ int main(int argc, char **argv)
     }
     printf("n=%ld A7=%ld A-=%ld B7=%ld B-=%ld first=%d last=%d sevens=%ld sum=%ld\n", n, combo[0], combo[1], combo[2],
            combo[3], first, last, sevens, sum);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    run(argc > 1 ? atol(argv[1]) : 100000);
+    if (argc > 2) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            run(atol(argv[2]));
+            exit(0);
+        }
+        if (pid < 0 || waitpid(pid, NULL, 0) != pid) return 1;
+    }
     return 0;
 }
