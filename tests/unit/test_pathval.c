@@ -139,6 +139,73 @@ TEST(runtime_counts_paths_between_backedges_and_at_maxlen)
     free(t);
 }
 
+static size_t g_records;
+static void count_put(const void *p, size_t n)
+{
+    (void)p;
+    g_records += n == HP_REC_PATH_FIXED;
+}
+
+TEST(runtime_caps_distinct_paths_and_keeps_counting_known_ones)
+{
+    hp_pv_params pv;
+    hp_pv_defaults(&pv);
+    pv.path = 1, pv.maxlen = 2; /* every two blocks end a path */
+    hp_rt_pathval_start(&pv);
+    hp_thread *t = calloc(1, sizeof *t);
+    REQUIRE(t != NULL);
+    const uint32_t cap = 1u << 20, extra = 1000;
+    for (uint32_t i = 0; i < cap + extra; i++) { /* cap + extra distinct paths (2i+1, 2i+2) */
+        hp_rt_path_block(t, 2 * i + 1, 0);
+        hp_rt_path_block(t, 2 * i + 2, 0);
+    }
+    hp_rt_path_block(t, 1, 0); /* the first path again: still counted past the cap */
+    hp_rt_path_block(t, 2, 0);
+    CHECK_EQ_U64(hp_pt_path.thread_events(t), (uint64_t)cap + 1); /* the extra ones were dropped */
+    hp_pt_sink sink = {sink_begin, count_put, sink_end};
+    g_records = g_sections = 0;
+    hp_pt_path.write_thread(t, &sink);
+    CHECK_EQ_U64(g_records, cap);
+    free(t);
+}
+
+typedef struct val_seen { uint32_t sites, bad; uint64_t top7_count, top7_captures; } val_seen;
+
+/* Checks each record the way the reader will (counts > 0, highest first, sum <= captures). */
+static void see_value(void *arg, const hp_rec_value *r, const uint64_t *pairs)
+{
+    val_seen *v = arg;
+    uint64_t sum = 0;
+    v->sites++;
+    for (uint32_t i = 0; i < r->nvalues; i++) {
+        sum += pairs[2 * i + 1];
+        v->bad += pairs[2 * i + 1] == 0 || (i && pairs[2 * i + 1] > pairs[2 * i - 1]);
+    }
+    v->bad += sum > r->captures || r->nvalues > HP_VALUE_MAX_ENTRIES || !(r->tau >= 1) || r->kind != HP_VK_CMP;
+    if (r->pc == 0x1000 && r->nvalues && pairs[0] == 7) v->top7_count = pairs[1], v->top7_captures = r->captures;
+}
+
+TEST(runtime_value_sites_are_capped_and_written_by_the_rules)
+{
+    for (int summary = HP_PV_TNV; summary <= HP_PV_GM; summary++) {
+        hp_pv_params pv;
+        hp_pv_defaults(&pv);
+        pv.values = summary, pv.entries = 4, pv.sites = 16;
+        hp_rt_pathval_start(&pv);
+        hp_thread *t = calloc(1, sizeof *t);
+        REQUIRE(t != NULL);
+        for (int i = 0; i < 100; i++) hp_rt_val_add(t, 0x1000, HP_VK_CMP, 1, i % 10 ? 7 : (uint64_t)i); /* 7 in 90% */
+        for (uint64_t pc = 0x2000; pc < 0x2000 + 20; pc++) hp_rt_val_add(t, pc, HP_VK_CMP, 0, pc); /* 15 fit */
+        val_seen v = {0};
+        CHECK_EQ_U64(hp_rt_vals_each(t, see_value, &v), 16);
+        CHECK_EQ_U64(v.sites, 16);
+        CHECK_EQ_U64(v.bad, 0);
+        CHECK_EQ_U64(v.top7_captures, 100);
+        CHECK_EQ_U64(v.top7_count, 90); /* TNV: exact while no clear; GM: tau 1, nothing thinned */
+        free(t);
+    }
+}
+
 /* ---- the reader and the table ---- */
 
 /* A PATHS payload of n records {key of ids, count} (keep: with blocks) into out; its length. */
@@ -307,6 +374,8 @@ int main(void)
     RUN(pathval_clauses_parse_check_and_format);
     RUN(path_record_codec_round_trips);
     RUN(runtime_counts_paths_between_backedges_and_at_maxlen);
+    RUN(runtime_caps_distinct_paths_and_keeps_counting_known_ones);
+    RUN(runtime_value_sites_are_capped_and_written_by_the_rules);
     RUN(paths_merge_over_threads_and_print_ranked);
     RUN(corrupt_path_records_are_refused);
     RUN(path_compare_is_wall_weight_matching);
