@@ -152,6 +152,9 @@ typedef struct hp_profile {
     hp_value_stat *values; size_t nvalues; /* by (pc, kind, operand) ascending (ptype/value.c) */
     hp_value_entry *value_entries; /* their values (owned) */
     size_t nvalue_sections;/* VALUES sections in the group */
+    hp_subpath_stat *paths; size_t npaths; /* interprocedural paths (ptype/path.c): count = estimate =
+                                               * ranked = completions, highest first, ties by key */
+    uint32_t *path_guards; uint64_t *path_pcs; /* the paths' blocks (owned) */
 
     int bursty;        /* INFO mode=bursty: the counts above are sampled */
     hp_sample_stat sample[HP_BURSTY_NTYPES]; /* per hp_bursty_type; zero unless bursty */

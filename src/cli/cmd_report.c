@@ -55,6 +55,10 @@ static const hp_command_desc report_desc = {
     "Chernoff bounds, the one-sided 95% lower bound, samples, length and the path as\n"
     "`function file:line → file:line → …`; --threshold PCT keeps the subpaths whose one-sided\n"
     "95% lower bound is at least PCT% of the blocks executed.\n"
+    "--type path (exhaustive runs with --sample path, docs/paths.md) lists interprocedural paths:\n"
+    "rank, count, share of the completed paths, length and the path as above; --type value of a\n"
+    "run with --sample value:summary=tnv|gm lists compare operands (cmp op0/op1) and loaded values\n"
+    "(load) per instruction, and says which summary kept them.\n"
     "\n"
     "Timer profiles (`hotprof run --mode timer`): --type samples lists hot functions by samples,\n"
     "self (the interrupted pc) and total (anywhere on the stack), with percentages; --type value\n"
@@ -82,7 +86,7 @@ static void init_options(hp_option *opts, report_args *a)
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json|folded|pprof|html (default text)"},
         {HP_OPT_STRING, 0, "type", &a->type, "TYPE",
          "text, json: print only this profile type's table (methods|callpairs|blocks|edges|datastream|"
-         "subpath|intervals, samples|value); --format folded or pprof: the type to fold or export, "
+         "subpath|intervals, samples|value|path); --format folded or pprof: the type to fold or export, "
          "callpairs|methods|blocks|samples (default samples if the profile has stack samples, else "
          "callpairs if it has call pairs, else methods)"},
         {HP_OPT_STRING, 0, "threshold", &a->threshold, "PCT",

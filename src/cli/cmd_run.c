@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/run_child.h"
 #include "cli/sample_spec.h"
+#include "core/control/pathval_spec.h"
 #include "cli/run_trace.h"
 #include "cli/run_timer.h"
 #include "core/control/spec.h"
@@ -60,6 +61,13 @@ static const hp_command_desc run_desc = {
     "docs/osp.md) records one subpath per patched window, weighted by the blocks it stood for.\n"
     "With --mode exhaustive, --sample subpath counts every subpath of length 2^n <= maxlen exactly\n"
     "(the ground truth of 'hotprof compare'); other types cannot be named then.\n"
+    "Paths and values (docs/paths.md, docs/value-reports.md), exhaustive mode: --sample path[:maxlen=64]\n"
+    "counts interprocedural paths (the blocks between two taken back-edges, across calls and returns,\n"
+    "at most maxlen 2..1024 blocks; needs --hooks=blocks); --sample value:summary=tnv[,entries=50,\n"
+    "clear=2000,sites=4096] keeps per compare/load instruction a TNV table of its values (entries\n"
+    "2..64, lower half cleared every `clear` updates), value:summary=gm a Gibbons-Matias list of 16\n"
+    "(needs --hooks=compares, memory or all).\n"
+    "Example: hotprof run --sample path --sample value:summary=tnv -- ./prog\n"
     "Timer mode (--mode timer, docs/timer.md) profiles an UNMODIFIED dynamically linked program\n"
     "(no hotprof cc): libhotprof_rt.so is preloaded (LD_PRELOAD), every thread gets a CPU-time\n"
     "timer (--freq interrupts per CPU second, randomized intervals; --clock perf|posix|auto: a\n"
@@ -73,6 +81,7 @@ static const hp_command_desc run_desc = {
     "Example: hotprof run --mode timer --values 4/2 -- gzip -9 -k file\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
     "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_INTERVALS (interval profiles),\n"
+    "HOTPROF_PATHVAL (path and value clauses),\n"
     "HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet), HOTPROF_FOLLOW_FORK (with\n"
     "--follow-fork), and in timer mode HOTPROF_TIMER and LD_PRELOAD (the runtime prepended);\n"
     "HOTPROF_CLAIMED is removed.\n"};
@@ -88,6 +97,7 @@ typedef struct run_args {
     uint64_t seed;
     char sample_spec[SPEC_MAX]; /* HOTPROF_SAMPLE; "" unless bursty */
     char iv_spec[2 * 320];      /* HOTPROF_INTERVALS: the --sample clauses with summary= (docs/intervals.md) */
+    char pv_spec[160];          /* HOTPROF_PATHVAL: the path and value:summary=tnv|gm clauses (docs/paths.md) */
     hp_run_trace trace;         /* --record-trace (run_trace.h) */
     hp_run_timer timer;         /* --mode timer's options and HOTPROF_TIMER (run_timer.h) */
     int follow_fork;            /* --follow-fork: HOTPROF_FOLLOW_FORK=1 */
@@ -104,7 +114,8 @@ static void init_options(hp_option *opts, run_args *a)
          "samples hot subpaths (keys below; with --mode exhaustive: exact counts); or "
          "STREAM:summary=multihash[,KEY=V...]: an interval profile of the value or edges stream (exhaustive, or bursty: sampled events) "
          "(keys tables, counters, bits, conservative, reset, retain, shield, interval, threshold, exact, "
-         "budget, hash, variant=paper|rebalanced|half (default rebalanced); docs/intervals.md)"},
+         "budget, hash, variant=paper|rebalanced|half (default rebalanced); docs/intervals.md); or path[:maxlen=N] / "
+         "value:summary=tnv|gm[,KEY=V...]: path and value profiles in exhaustive mode (docs/paths.md)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
@@ -211,6 +222,25 @@ static int split_interval_clauses(run_args *a)
     return 0;
 }
 
+/* Moves the path and value clauses (path[:...], value:summary=tnv|gm...) out of --sample into
+ * a->pv_spec (canonical form, core/control/pathval_spec.h). 0, or HP_PARSE_ERROR after a message. */
+static int split_pathval_clauses(run_args *a)
+{
+    hp_pv_params pv;
+    char err[256];
+    int kept = 0;
+    hp_pv_defaults(&pv);
+    for (int i = 0; i < a->samples.n; i++) {
+        const char *clause = a->samples.items[i];
+        if (!hp_pv_clause_is(clause, strlen(clause))) { a->samples.items[kept++] = clause; continue; }
+        if (hp_pv_clause_parse(clause, strlen(clause), &pv, err, sizeof err))
+            return hp_usage_error(&run_desc, "option '--sample %s': %s", clause, err);
+    }
+    a->samples.n = kept;
+    hp_pv_format(a->pv_spec, sizeof a->pv_spec, &pv);
+    return 0;
+}
+
 /* --mode (default: bursty with --sample, else exhaustive) and --bursts, checked together. */
 static int resolve_mode(run_args *a)
 {
@@ -235,11 +265,15 @@ static int resolve_mode(run_args *a)
 static int resolve_settings(run_args *a)
 {
     char err[256];
-    if (split_interval_clauses(a) || resolve_mode(a) || hp_run_timer_resolve(&run_desc, &a->timer, a->timer_mode))
+    if (split_interval_clauses(a) || split_pathval_clauses(a) || resolve_mode(a) || hp_run_timer_resolve(&run_desc, &a->timer, a->timer_mode))
         return HP_PARSE_ERROR;
     if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0 && strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) != 0)
         return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive or bursty, not '%s'", a->mode);
     int exhaustive = strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) == 0;
+    if (a->pv_spec[0] && !exhaustive && strcmp(a->mode, "shadow") != 0)
+        return hp_usage_error(&run_desc, "path and value profiles (--sample path, --sample value:summary=tnv|gm) need --mode exhaustive (or shadow), not '%s'", a->mode);
+    if (a->pv_spec[0] && (a->iv_spec[0] || a->trace.file))
+        return hp_usage_error(&run_desc, "path and value profiles cannot be combined with %s", a->trace.file ? "--record-trace" : "interval profiles (STREAM:summary=multihash)");
     if (strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) == 0 || (exhaustive && a->samples.n)) {
         if (hp_cli_sample_spec(&run_desc, &a->samples, exhaustive, a->sample_spec, sizeof a->sample_spec))
             return HP_PARSE_ERROR;
@@ -263,6 +297,7 @@ static int set_environment(const run_args *a, const char *output)
     if (a->sample_spec[0] && setenv("HOTPROF_SAMPLE", a->sample_spec, 1)) return -1;
     if (!a->sample_spec[0]) unsetenv("HOTPROF_SAMPLE");
     if (a->iv_spec[0] ? setenv("HOTPROF_INTERVALS", a->iv_spec, 1) : unsetenv("HOTPROF_INTERVALS")) return -1;
+    if (a->pv_spec[0] ? setenv("HOTPROF_PATHVAL", a->pv_spec, 1) : unsetenv("HOTPROF_PATHVAL")) return -1;
     if (a->bursts && setenv("HOTPROF_BURSTS", a->bursts, 1)) return -1;
     if (a->follow_fork && setenv("HOTPROF_FOLLOW_FORK", "1", 1)) return -1;
     if (!a->timer_mode) unsetenv("HOTPROF_TIMER");

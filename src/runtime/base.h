@@ -43,6 +43,9 @@ static inline __attribute__((no_instrument_function)) void hp_bump(uint64_t *p)
 }
 #define HP_BUMP(p) hp_bump(p)
 
+/* hp_g.pathval bits (pt/pathval.h). */
+enum { HP_PV_RT_PATH = 1, HP_PV_RT_VALUES = 2 };
+
 /* hp_g.xray: how XRay sleds are used (ctl/xray.c). */
 enum { HP_XRAY_NONE = 0, HP_XRAY_BURSTS = 1, HP_XRAY_ALL = 2 };
 
@@ -61,6 +64,7 @@ typedef struct hp_process {
     uint32_t guards;          /* highest coverage guard id assigned so far (blockmap.c) */
     uint32_t trace_kind;      /* pt/trace.c: the kind of tuple traced (--record-trace), 0: none */
     uint32_t iv_streams;      /* pt/intervals.c: bit per interval-profiled stream (value 1, edges 2) */
+    uint32_t pathval;         /* pt/pathval.h: HP_PV_RT_* bits, the path / value profiles recorded */
     struct hp_bmap *bmap;     /* guard id -> {pc, flags, fn} (blockmap.c; release/acquire) */
     struct hp_thread *threads;/* every thread's state (thread.c: lock-free push, never popped) */
     uint64_t seed;            /* the run seed (HOTPROF_SEED or clock and pid; file header, INFO) */

@@ -104,6 +104,7 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     if (tpid && hp_spec_u64(tpid, 0, UINT64_MAX, &c->trace_pid)) c->trace_pid = 0;
 
     hp_iv_defaults(c->iv);
+    hp_pv_defaults(&c->pv);
     hp_timer_spec_default(&c->timer);
     if (c->mode == HP_RUN_OFF) return 0;
     const char *timer = var(get, arg, "HOTPROF_TIMER");
@@ -113,6 +114,9 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
     if (c->mode == HP_RUN_TIMER && module && *module) c->timer.module = module;
     const char *iv = var(get, arg, "HOTPROF_INTERVALS");
     if (iv && hp_iv_spec_parse(iv, c->iv, err, sizeof err)) return bad(c, "HOTPROF_INTERVALS", err);
+    const char *pv = var(get, arg, "HOTPROF_PATHVAL");
+    hp_pv_defaults(&c->pv);
+    if (pv && hp_pv_spec_parse(pv, &c->pv, err, sizeof err)) return bad(c, "HOTPROF_PATHVAL", err);
     hp_osp_params_default(&c->osp);
     if (c->mode == HP_RUN_BURSTY && spec && hp_sample_spec_parse_osp(spec, c->sample, &c->osp, err, sizeof err))
         return bad(c, "HOTPROF_SAMPLE", err);

@@ -16,6 +16,8 @@
  *   HOTPROF_RUN_FD                "<fd>:<inode>"; anything else: ignored (run_fd -1).
  *   HOTPROF_INTERVALS             interval profiles (hp_iv_spec_parse; `hotprof run --sample
  *                                 value:summary=multihash,...`): bad -> `error`, not profiling.
+ *   HOTPROF_PATHVAL               path and value profiles (core/control/pathval_spec.h; `hotprof run
+ *                                 --sample path` / `value:summary=tnv|gm`): bad -> `error`, not profiling.
  *   HOTPROF_TIMER                 timer mode's settings (core/control/timer_spec.h), read only when
  *                                 HOTPROF_MODE=timer: bad -> `error`, not profiling.
  *   HOTPROF_VALUE_MODULE          timer mode with values: a customization module's path
@@ -37,6 +39,7 @@
 #define HOTPROF_RUNTIME_CONFIG_H
 #include <stdint.h>
 #include "core/control/bursty.h"
+#include "core/control/pathval_spec.h"
 #include "core/control/osp.h"
 #include "core/control/spec.h"
 #include "core/control/timer_spec.h"
@@ -72,6 +75,7 @@ typedef struct hp_rt_config {
     int trace_pid_given;      /* HOTPROF_TRACE_PID set: an image up the exec/process chain traces */
     uint64_t trace_pid;       /* its pid (0 if not a number) */
     hp_iv_params iv[HP_IV_NSTREAMS]; /* HOTPROF_INTERVALS (exhaustive mode only; default: none) */
+    hp_pv_params pv;          /* HOTPROF_PATHVAL (default: neither profile) */
     hp_timer_spec timer;      /* HOTPROF_TIMER (timer mode only; default: hp_timer_spec_default) */
     char error[384];          /* "" or the one message of a setting that stops profiling */
 } hp_rt_config;

@@ -9,6 +9,10 @@
  *                       blockflags say so (the block hook tests blockflags where it tested bursty)
  *   hooks_trace.h       exhaustive with a trace (--record-trace): t->bursty == HP_THREAD_TRACING
  *                       (the block hook: blockflags has HP_BLOCK_TRACE)
+ *   pt/pathval.h        exhaustive with paths (blockflags HP_BLOCK_PATH: the block hook calls
+ *                       hp_rt_path_block after exhaustive_block) and/or values (t->bursty ==
+ *                       HP_THREAD_VALUES: the exhaustive bodies, and the compare and load hooks
+ *                       hand their values to hp_rt_val_add), on the branches those tests take
  * (shared pieces in hooks_common.h). The mode is chosen by two predictable branches on the
  * thread's fixed `bursty` flag and hp_g.patch — exactly the tests the hooks made before the
  * bodies moved out — never by a function pointer; no body adds work to another mode's path.
@@ -34,6 +38,8 @@
 #include "runtime/hooks_osp.h"
 #include "runtime/hooks_trace.h"
 #include "runtime/modules.h"
+#include "runtime/pt/pathval.h"
+#include "core/format/format.h"
 
 /* ---------------------------------------------------------------- calls */
 
@@ -43,6 +49,7 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
     uint64_t fn = (uint64_t)(uintptr_t)this_fn, site = (uint64_t)(uintptr_t)call_site;
     if (HP_UNLIKELY(t->bursty)) {
         if (t->bursty == HP_THREAD_TRACING) trace_enter(t, fn, site);
+        else if (t->bursty == HP_THREAD_VALUES) exhaustive_enter(t, fn, site);
         else if (HP_LOAD_RLX(&hp_g.patch))
             patch_enter(t, fn, site, (uint64_t)(uintptr_t)__builtin_return_address(0),
                         (uint64_t)(uintptr_t)&__cyg_profile_func_enter);
@@ -72,6 +79,7 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
         if (t->blockflags & HP_BLOCK_OSP) osp_block(t, id);
         if (!(t->blockflags & HP_BLOCK_BURSTY)) {
             if (t->blockflags & HP_BLOCK_TRACE) trace_block(t, id); /* counts as exhaustive_block, and traces */
+            else if (t->blockflags & HP_BLOCK_PATH) hp_rt_path_block(t, id, exhaustive_block(t, id));
             else exhaustive_block(t, id);
             return;
         }
@@ -118,6 +126,11 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
                 HP_BUMP(&t->tot.field);                                                            \
                 return;                                                                            \
             }                                                                                      \
+            if (t->bursty == HP_THREAD_VALUES) {                                                   \
+                if (!(is_store)) hp_rt_val_add(t, ret_, HP_VK_LOAD, 0, (uint64_t)*addr);           \
+                HP_BUMP(&t->tot.field);                                                            \
+                return;                                                                            \
+            }                                                                                      \
             uint32_t on_ = HP_LOAD_RLX(&hp_g.patch) ? patch_mask(t, ret_, (uint64_t)(uintptr_t)&name) \
                                                     : hp_bursty_on(&t->bs);                        \
             if (HP_UNLIKELY(on_ & BIT_STREAMS)) hp_rt_ds_sample(t, addr, ret_, is_store);          \
@@ -128,14 +141,22 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
         HP_BUMP(&t->tot.field);                                                                    \
     }
 
-/* Compare hooks count in exhaustive mode only; in bursty mode with a value interval profile, their
- * values during bursts (live hooks) or in a patched window go to pt/intervals.c; in patch mode
- * they hand their call site to sites.c outside windows, to be turned off. */
-#define COUNT_HOOK(name, field, params, traced)                                                    \
+/* Compare hooks count in exhaustive mode only; with value profiles (HP_THREAD_VALUES) they also
+ * hand their operands to pt/values_hook.c (`valued`: compares and switch values, kind HP_VK_CMP);
+ * in bursty mode with a value interval profile, their values during bursts (live hooks) or in a
+ * patched window go to pt/intervals.c; in patch mode they hand their call site to sites.c outside
+ * windows, to be turned off. */
+#define COUNT_HOOK(name, field, params, traced, valued)                                            \
     HP_API HP_NO_ICF void name params                                                              \
     {                                                                                              \
         FAST_THREAD(t);                                                                            \
         if (HP_UNLIKELY(t->bursty)) {                                                              \
+            if (t->bursty == HP_THREAD_VALUES) { /* exhaustive with value profiles */              \
+                uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                   \
+                valued;                                                                            \
+                HP_BUMP(&t->tot.field);                                                            \
+                return;                                                                            \
+            }                                                                                      \
             if (t->bursty == HP_THREAD_TRACING) {                                                  \
                 uint64_t pc_ = (uint64_t)(uintptr_t)__builtin_return_address(0);                   \
                 traced;                                                                            \
@@ -170,15 +191,15 @@ MEM_HOOK(__sanitizer_cov_store2, stores, 1, uint16_t)
 MEM_HOOK(__sanitizer_cov_store4, stores, 1, uint32_t)
 MEM_HOOK(__sanitizer_cov_store8, stores, 1, uint64_t)
 MEM_HOOK(__sanitizer_cov_store16, stores, 1, __int128)
-COUNT_HOOK(__sanitizer_cov_trace_cmp1, cmps, (uint8_t a, uint8_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
-COUNT_HOOK(__sanitizer_cov_trace_cmp2, cmps, (uint16_t a, uint16_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
-COUNT_HOOK(__sanitizer_cov_trace_cmp4, cmps, (uint32_t a, uint32_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
-COUNT_HOOK(__sanitizer_cov_trace_cmp8, cmps, (uint64_t a, uint64_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp1, cmps, (uint8_t a, uint8_t b), trace_value(t, pc_, b))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp2, cmps, (uint16_t a, uint16_t b), trace_value(t, pc_, b))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp4, cmps, (uint32_t a, uint32_t b), trace_value(t, pc_, b))
-COUNT_HOOK(__sanitizer_cov_trace_const_cmp8, cmps, (uint64_t a, uint64_t b), trace_value(t, pc_, b))
-COUNT_HOOK(__sanitizer_cov_trace_switch, cmps, (uint64_t val, uint64_t *cases), trace_value(t, pc_, val))
-COUNT_HOOK(__sanitizer_cov_trace_div4, cmps, (uint32_t val), trace_value(t, pc_, val))
-COUNT_HOOK(__sanitizer_cov_trace_div8, cmps, (uint64_t val), trace_value(t, pc_, val))
-COUNT_HOOK(__sanitizer_cov_trace_gep, cmps, (uintptr_t idx), trace_value(t, pc_, idx))
+COUNT_HOOK(__sanitizer_cov_trace_cmp1, cmps, (uint8_t a, uint8_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)), (hp_rt_val_add(t, pc_, HP_VK_CMP, 0, a), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b)))
+COUNT_HOOK(__sanitizer_cov_trace_cmp2, cmps, (uint16_t a, uint16_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)), (hp_rt_val_add(t, pc_, HP_VK_CMP, 0, a), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b)))
+COUNT_HOOK(__sanitizer_cov_trace_cmp4, cmps, (uint32_t a, uint32_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)), (hp_rt_val_add(t, pc_, HP_VK_CMP, 0, a), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b)))
+COUNT_HOOK(__sanitizer_cov_trace_cmp8, cmps, (uint64_t a, uint64_t b), (trace_value(t, pc_, a), trace_value(t, pc_, b)), (hp_rt_val_add(t, pc_, HP_VK_CMP, 0, a), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b)))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp1, cmps, (uint8_t a, uint8_t b), trace_value(t, pc_, b), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp2, cmps, (uint16_t a, uint16_t b), trace_value(t, pc_, b), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp4, cmps, (uint32_t a, uint32_t b), trace_value(t, pc_, b), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b))
+COUNT_HOOK(__sanitizer_cov_trace_const_cmp8, cmps, (uint64_t a, uint64_t b), trace_value(t, pc_, b), hp_rt_val_add(t, pc_, HP_VK_CMP, 1, b))
+COUNT_HOOK(__sanitizer_cov_trace_switch, cmps, (uint64_t val, uint64_t *cases), trace_value(t, pc_, val), hp_rt_val_add(t, pc_, HP_VK_CMP, 0, val))
+COUNT_HOOK(__sanitizer_cov_trace_div4, cmps, (uint32_t val), trace_value(t, pc_, val), (void)pc_)
+COUNT_HOOK(__sanitizer_cov_trace_div8, cmps, (uint64_t val), trace_value(t, pc_, val), (void)pc_)
+COUNT_HOOK(__sanitizer_cov_trace_gep, cmps, (uintptr_t idx), trace_value(t, pc_, idx), (void)pc_)

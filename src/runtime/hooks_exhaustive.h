@@ -43,16 +43,18 @@ static inline HP_NOINST void exit_pop(hp_thread *t, uint64_t fn)
     if (d) func_exit_search(t, fn);
 }
 
-static inline HP_NOINST void exhaustive_block(hp_thread *t, uint32_t id)
+/* Returns 1 if the block was a taken back-edge (the path profile ends a path there). */
+static inline HP_NOINST int exhaustive_block(hp_thread *t, uint32_t id)
 {
     uint32_t prev = t->prev_guard;
-    if (!count_block(t, prev, id)) return;
+    if (!count_block(t, prev, id)) return 0;
     t->prev_guard = id;
     hp_frame *fr = backedge_frame(t, id);
     if (fr) {
         HP_BUMP(fr->backedges);
         HP_BUMP(&t->tot.backedges);
     }
+    return fr != NULL;
 }
 
 #endif

@@ -59,6 +59,7 @@
 #include "runtime/pt/datastream.h"
 #include "runtime/pt/trace.h"
 #include "runtime/pt/intervals.h"
+#include "runtime/pt/pathval.h"
 #include "runtime/writer.h"
 #include "runtime/live.h"
 #include "core/base/bytes.h"
@@ -513,6 +514,8 @@ static HP_NOINST void do_init(void)
     }
     if (c->mode == HP_RUN_EXHAUSTIVE || c->mode == HP_RUN_BURSTY) /* interval profiles (pt/intervals.h) */
         hp_rt_iv_start(c->iv, hp_g.seed, c->mode != HP_RUN_BURSTY ? HP_RT_IV_EXHAUSTIVE : HP_LOAD_ACQ(&hp_g.patch) ? HP_RT_IV_PATCH : HP_RT_IV_LIVE);
+    if (c->mode == HP_RUN_EXHAUSTIVE) /* path and value profiles (pt/pathval.h): before any thread is created */
+        HP_STORE_REL(&hp_g.pathval, hp_rt_pathval_start(&c->pv));
     if (c->mode == HP_RUN_TIMER) {
         char err[384];
         if (hp_timer_start(&c->timer, hp_g.seed, err, sizeof err)) {

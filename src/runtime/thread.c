@@ -276,6 +276,13 @@ static HP_NOINST hp_thread *thread_reuse(void)
 
 /* ---------------------------------------------------------------- thread list */
 
+HP_NOINST void hp_rt_pathval_thread_setup(hp_thread *t)
+{
+    uint32_t pv = HP_LOAD_ACQ(&hp_g.pathval);
+    if ((pv & HP_PV_RT_PATH) && !(t->blockflags & (HP_BLOCK_BURSTY | HP_BLOCK_TRACE))) t->blockflags |= HP_BLOCK_PATH;
+    if ((pv & HP_PV_RT_VALUES) && !t->bursty) t->bursty = HP_THREAD_VALUES;
+}
+
 static HP_NOINST hp_thread *thread_create(void)
 {
     hp_thread *t = thread_reuse();
@@ -300,6 +307,7 @@ static HP_NOINST hp_thread *thread_create(void)
     t->blockflags = (t->bursty == HP_THREAD_BURSTY ? HP_BLOCK_BURSTY : 0u) | /* patched sites: subpaths in patch_block */
                     (t->bursty == HP_THREAD_TRACING ? HP_BLOCK_TRACE : 0u) |
                     (HP_LOAD_ACQ(&hp_g.osp) && !HP_LOAD_ACQ(&hp_g.patch) ? HP_BLOCK_OSP : 0u);
+    hp_rt_pathval_thread_setup(t);
     install_altstack(t);
     pthread_once(&g_exit_once, exit_key_create);
     if (g_exit_key_ok) pthread_setspecific(g_exit_key, t);
@@ -335,6 +343,7 @@ HP_NOINST void hp_threads_reset_counts(void)
         hp_tab_zero_counts(t->pairs);
         hp_tab_zero_counts(t->edges);
         if (t->methods) hp_tab_zero_counts(t->methods);
+        t->path = NULL, t->vals = NULL; /* paths, values: fresh state at the next event (pt/pathval.h) */
         if (t->bursty == HP_THREAD_BURSTY) { /* a fresh phase and seed, so the child's samples are its own */
             t->seed ^= 0x5bd1e995ull;
             hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);

@@ -132,6 +132,8 @@ typedef struct hp_thread {
     uint32_t iv_busy;           /* inside hp_rt_iv_add: a signal handler's tuples are dropped */
     struct hp_timer_thread *timer;   /* --mode timer: this thread's timer and stack samples (ctl/timer.h) */
     struct hp_interp_thread *interp; /* --values L/K: the interpreter's state and value hot-lists (ctl/interp.h) */
+    struct hp_path_thread *path;     /* paths (pt/pathval.h): mmap'd at the first path block; NULL until then */
+    struct hp_vals_thread *vals;     /* exhaustive values (pt/pathval.h): mmap'd at the first value */
     uint64_t tid;
     struct hp_thread *next; /* global list link, immutable once published */
     /* recycling (thread.c): none of these is read by a hook */
@@ -143,6 +145,7 @@ typedef struct hp_thread {
 /* hp_thread.bursty: the mode branch the hooks take (hooks.c). */
 #define HP_THREAD_BURSTY 1u
 #define HP_THREAD_TRACING 2u
+#define HP_THREAD_VALUES 3u  /* exhaustive with value profiles: compare/load hooks call pt/pathval.h */
 
 /* Exited threads that keep their own state (and THREAD record); the counts of later ones are
  * merged into one record (tid 0) and their state is reused by new threads (thread.c). */
@@ -152,6 +155,7 @@ typedef struct hp_thread {
 #define HP_BLOCK_BURSTY 1u
 #define HP_BLOCK_OSP 2u
 #define HP_BLOCK_TRACE 4u
+#define HP_BLOCK_PATH 8u     /* exhaustive with paths: the block hook calls hp_rt_path_block */
 
 /* The calling thread's state: NULL before its first event, then its hp_thread or a shared
  * inactive one (thread.c; initial-exec TLS). */
@@ -170,6 +174,11 @@ void hp_threads_reset_counts(void);
 int hp_threads_lock(void);
 void hp_threads_unlock(void);
 void hp_threads_lock_reset(void); /* fork child: the holder did not survive */
+/* The path / value flags thread t needs for the profiles hp_g.pathval enables: HP_BLOCK_PATH in
+ * blockflags, and bursty = HP_THREAD_VALUES for an exhaustive thread (bursty 0; a tracing or bursty
+ * thread is left alone). Called by thread creation after the mode flags are set, and by a shadow
+ * child after it made its thread exhaustive. Memory only; the state itself is mapped lazily. */
+void hp_rt_pathval_thread_setup(hp_thread *t);
 /* Bursty mode: one type's boundary events (pending ones included) and sampled events of t, read
  * from any thread. */
 void hp_thread_bursty_counts(const hp_thread *t, int type, uint64_t *events, uint64_t *sampled);

@@ -187,11 +187,11 @@ TEST(each_type_prints_its_own_table_and_member)
     static const char *const heads[HP_PT_COUNT] = {"Hot methods", "Hot call pairs", "Hot blocks", "Hot edges",
                                                    "Hot data streams", "Hot subpaths",
                                                    NULL /* intervals: nothing without sections */,
-                                                   NULL /* samples */, NULL /* values */};
+                                                   NULL /* samples */, NULL /* values */, "Hot paths"};
     static const char *const members[HP_PT_COUNT] = {"  \"methods\": [", "  \"call_pairs\": [", "  \"blocks\": [",
                                                      "  \"edges\": [", "  \"datastream\": {",
                                                      "  \"subpaths\": {", "  \"intervals\": [",
-                                                     "  \"samples\": [", "  \"values\": ["};
+                                                     "  \"samples\": [", "  \"values\": [", "  \"paths\": {"};
     hp_profile *p = small_profile();
     REQUIRE(p != NULL);
     hp_symbolizer *s = hp_sym_open(p->modules, p->nmodules);

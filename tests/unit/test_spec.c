@@ -185,7 +185,10 @@ TEST(interval_clauses)
     CHECK(iv_bad("value:summary=multihash,tables=3", "not divisible"));
     CHECK(iv_bad("value:summary=multihash,threshold=0%", "threshold"));
     CHECK(iv_bad("value:summary=multihash,threshold=101%", "threshold"));
-    CHECK(iv_bad("value:summary=tnv", "only interval summary"));
+    CHECK(iv_bad("value:summary=concise", "only interval summary"));
+    /* the value profile's summaries are not interval clauses (core/control/pathval_spec.h) */
+    CHECK(!hp_iv_clause_is("value:summary=tnv", 17) && !hp_iv_clause_is("value:summary=gm,sites=64", 25));
+    CHECK(hp_iv_clause_is("value:summary=tnvx", 18) && hp_iv_clause_is("value:tables=4,summary=multihash", 32));
     CHECK(iv_bad("methods:summary=multihash", "value or edges"));
     CHECK(iv_bad("value:summary=multihash,", "ends with a comma"));
     CHECK(iv_bad("value:summary=multihash,exact=2", "0 or 1"));

@@ -8,7 +8,8 @@
 #include <string.h>
 
 extern const hp_aptype hp_aptype_methods, hp_aptype_callpairs, hp_aptype_blocks, hp_aptype_edges,
-    hp_aptype_datastream, hp_aptype_subpath, hp_aptype_intervals, hp_aptype_samples, hp_aptype_value;
+    hp_aptype_datastream, hp_aptype_subpath, hp_aptype_intervals, hp_aptype_samples, hp_aptype_value,
+    hp_aptype_path;
 
 const hp_aptype *const hp_aptypes[HP_PT_COUNT + 1] = {
     [HP_PT_METHODS] = &hp_aptype_methods,
@@ -20,6 +21,7 @@ const hp_aptype *const hp_aptypes[HP_PT_COUNT + 1] = {
     [HP_PT_INTERVALS] = &hp_aptype_intervals,
     [HP_PT_SAMPLES] = &hp_aptype_samples,
     [HP_PT_VALUE] = &hp_aptype_value,
+    [HP_PT_PATH] = &hp_aptype_path,
     [HP_PT_COUNT] = NULL,
 };
 

@@ -214,4 +214,5 @@ const hp_aptype hp_aptype_value = {
     .text_totals = hp_value_text_totals,
     .merge_add = hp_value_merge_add,
     .merge_write = hp_value_merge_write,
+    .compare_extra = hp_value_compare,
 };

@@ -9,9 +9,10 @@
 #include "analysis/ptype/aptype.h"
 #include "hotprof/module.h"
 
-/* "reg", "addr", "load", "store", "flags", "retaddr", "xmm", "?" */
+/* "reg", "addr", "load", "store", "flags", "retaddr", "xmm", "cmp", "?" */
 const char *hp_value_kind_name(uint8_t kind);
-/* The operand as shown: "rax".."r15" (REG), "xmm0".."xmm15" (XMM), "mem0" (memory kinds), "" else. */
+/* The operand as shown: "rax".."r15" (REG), "xmm0".."xmm15" (XMM), "mem0" (memory kinds), "op0"/"op1"
+ * (CMP: left / right operand), "" else. */
 void hp_value_operand_name(uint8_t kind, uint8_t operand, char *buf, size_t n);
 /* The value as shown: "0x2a (42)", an xmm "0x3ff8000000000000 (double 1.5)", addresses and flags "0x246";
  * a customization module's format first, when one is set (and returns non-zero). The operand is
@@ -34,5 +35,9 @@ struct hp_merge;
 struct hp_pbuild;
 int hp_value_merge_add(struct hp_merge *m, hp_apt_acc *acc, size_t i);
 int hp_value_merge_write(struct hp_merge *m, struct hp_pbuild *b, const hp_apt_acc *acc);
+/* compare hook (value_compare.c): Diff-Top, A the estimate, B the reference. */
+int hp_value_compare(const hp_profile *a, const hp_profile *b, hp_cmp_extra *x, char *refusal, size_t len);
+/* The summary the hot-lists were kept in: INFO values.summary (tnv, gm), else "concise" (value sampling). */
+const char *hp_value_summary(const hp_profile *p);
 
 #endif

@@ -6,10 +6,11 @@
  */
 #define _GNU_SOURCE
 #include "analysis/ptype/value.h"
+#include "core/format/info_keys.h"
 #include <inttypes.h>
 #include <string.h>
 
-static const char *const kinds[] = {"?", "reg", "addr", "load", "store", "flags", "retaddr", "xmm", "?", "module"};
+static const char *const kinds[] = {"?", "reg", "addr", "load", "store", "flags", "retaddr", "xmm", "cmp", "module"};
 static const char *const regs[HP_VREG_COUNT] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                                 "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 
@@ -19,12 +20,19 @@ const char *hp_value_kind_name(uint8_t kind) { return kind < sizeof kinds / size
 
 void hp_value_set_formatter(hotprof_format_fn *fn) { g_module_format = fn; }
 
+const char *hp_value_summary(const hp_profile *p)
+{
+    const char *s = hp_profile_info(p, HP_INFO_VALUES_SUMMARY);
+    return s ? s : "concise";
+}
+
 void hp_value_operand_name(uint8_t kind, uint8_t operand, char *buf, size_t n)
 {
     if (kind == HP_VK_REG) snprintf(buf, n, "%s", operand < HP_VREG_COUNT ? regs[operand] : "reg?");
     else if (kind == HP_VK_XMM) snprintf(buf, n, "xmm%u", operand);
     else if (kind == HP_VK_ADDR || kind == HP_VK_LOAD || kind == HP_VK_STORE) snprintf(buf, n, "mem%u", operand);
     else if (kind == HP_VK_MODULE) snprintf(buf, n, "m%u", operand);
+    else if (kind == HP_VK_CMP) snprintf(buf, n, "op%u", operand);
     else snprintf(buf, n, "%s", "");
 }
 

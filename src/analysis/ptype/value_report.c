@@ -12,6 +12,7 @@
 #include "analysis/ptype/samples.h"
 #include "analysis/ptype/value.h"
 #include "analysis/rtable.h"
+#include "core/format/info_keys.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,12 @@ int hp_value_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
     fputc('\n', out);
     hp_rt_heading(out, o, "Values of hot instructions (by %s): %zu of %zu; share = count x tau / captures",
                   p->nstacks ? "samples" : "captures", n, nh);
+    if (strcmp(hp_value_summary(p), "concise")) /* exhaustive hooks: pc = the hook's return address */
+        fprintf(out, "  summary %s%s; pc = the instruction after the compare/load hook's call\n", hp_value_summary(p),
+                strcmp(hp_value_summary(p), "tnv") ? "" : " (tau = 1: counts are lower bounds, lower half cleared periodically)");
+    const char *dropped = hp_profile_info(p, HP_INFO_VALUES_DROPPED);
+    if (dropped && strcmp(dropped, "0") && strcmp(hp_value_summary(p), "concise"))
+        fprintf(out, "  %s values not recorded: a thread's site table was full (value:summary=...,sites=N)\n", dropped);
     for (size_t i = 0; i < n; i++) text_block(out, p, s, &c, &h[i], hp_samples_total(p));
     if (!nh) fprintf(out, "  (no value hot-lists in this profile)\n");
     free(c.insns);
@@ -160,6 +167,8 @@ int hp_value_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_rep
         fputs("]}", out);
     }
     fputs(n ? "\n  ]" : "]", out);
+    fputs(", \"values_summary\": ", out);
+    hp_json_string(out, hp_value_summary(p));
     free(c.insns);
     free(h);
     return 0;

@@ -3,6 +3,7 @@
  * Every parser walks explicit (pointer, length) ranges, so a spec need not be NUL-terminated
  * inside a clause and nothing is copied. */
 #include "core/control/spec.h"
+#include "core/control/pathval_spec.h"
 #include "core/ptype/ptype.h"
 #include "core/summary/multihash.h"
 #include <stdio.h>
@@ -383,7 +384,11 @@ int hp_iv_clause_is(const char *text, size_t len)
     const char *colon = memchr(text, ':', len);
     if (!colon) return 0;
     for (const char *k = colon + 1; k + 8 <= text + len; k++)
-        if ((k[-1] == ':' || k[-1] == ',') && memcmp(k, "summary=", 8) == 0) return 1;
+        if ((k[-1] == ':' || k[-1] == ',') && memcmp(k, "summary=", 8) == 0) {
+            const char *v = k + 8, *e = v;
+            while (e < text + len && *e != ',') e++;
+            return !hp_pv_summary_word(v, (size_t)(e - v)); /* tnv, gm: pathval_spec.h */
+        }
     return 0;
 }
 

@@ -138,7 +138,8 @@ typedef struct hp_iv_params {
 
 const char *hp_iv_stream_name(int stream); /* "value", "edges"; NULL for a bad stream */
 void hp_iv_defaults(hp_iv_params iv[HP_IV_NSTREAMS]);
-/* 1 if the clause (len bytes) is an interval clause: a "summary=" key after the colon. */
+/* 1 if the clause (len bytes) is an interval clause: a "summary=" key after the colon whose value
+ * is not a summary of the value profile (tnv, gm: core/control/pathval_spec.h). */
 int hp_iv_clause_is(const char *text, size_t len);
 /* One clause into iv[its stream] (enabled). 0, or -1 and err. */
 int hp_iv_clause_parse(const char *text, size_t len, hp_iv_params iv[HP_IV_NSTREAMS], char *err, size_t errlen);

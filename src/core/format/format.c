@@ -153,6 +153,24 @@ void hp_fmt_get_value(const uint8_t *in, hp_rec_value *r)
     r->nvalues = (uint16_t)(k >> 16);
 }
 
+void hp_fmt_put_path(uint8_t *out, const hp_rec_path *r)
+{
+    hp_wbuf w = hp_wbuf_make(out, HP_REC_PATH_FIXED);
+    hp_put_u64(&w, r->key);
+    hp_put_u64(&w, r->count);
+    hp_put_u32(&w, r->length);
+    hp_put_u32(&w, r->nblocks);
+}
+
+void hp_fmt_get_path(const uint8_t *in, hp_rec_path *r)
+{
+    hp_rbuf b = hp_rbuf_make(in, HP_REC_PATH_FIXED);
+    r->key = hp_get_u64(&b);
+    r->count = hp_get_u64(&b);
+    r->length = hp_get_u32(&b);
+    r->nblocks = hp_get_u32(&b);
+}
+
 const char *hp_fmt_parse_file_header(const uint8_t *in, size_t len, hp_fmt_file_info *out)
 {
     if (len < HP_FMT_FILE_HEADER_SIZE) return "file is too short to be a hotprof profile";
@@ -190,6 +208,6 @@ const char *hp_section_type_name(uint32_t type)
 {
     static const char *const names[] = {"?",      "info",    "modules", "funcs",   "callpairs", "blockmap",
                                         "blocks", "edges",   "summary", "thread",  "group_end", "subpaths",
-                                        "intervals", "stacks", "values"};
+                                        "intervals", "stacks", "values", "paths"};
     return type < sizeof names / sizeof names[0] ? names[type] : "unknown";
 }

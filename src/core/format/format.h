@@ -46,6 +46,7 @@ enum hp_section_type {
     HP_SEC_INTERVALS = 12, /* one thread's interval timeline of one stream (docs/format.md, core/format/ivsec.h) */
     HP_SEC_STACKS = 13,    /* hp_rec_stack records (variable size): one thread's timer stack samples */
     HP_SEC_VALUES = 14,    /* hp_rec_value records (variable size): one thread's value hot-lists */
+    HP_SEC_PATHS = 15,     /* hp_rec_path records (variable size): one thread's interprocedural paths */
 };
 
 /* The profile type (first u32 of a SUMMARY payload): what the serialized summary after the 8-byte
@@ -125,8 +126,22 @@ enum hp_value_kind {
     HP_VK_FLAGS = 5,   /* rflags after the instruction (arithmetic flags only) */
     HP_VK_RETADDR = 6, /* the return-address context (the current function's return address) */
     HP_VK_XMM = 7,     /* low 64 bits written to an xmm register (operand = 0..15) */
+    HP_VK_CMP = 8,     /* a compare operand (trace-cmp; operand 0 = left, 1 = right; a compare
+                        * against a constant records only its variable side, operand 1) */
     HP_VK_MODULE = 9,  /* a customization module's own tuples (include/hotprof/module.h; operand: its own) */
 };
+/* One interprocedural path (docs/paths.md): the blocks between two taken back-edges (or maxlen
+ * blocks), crossing calls and returns. Encoded: u64 key, u64 count, u32 length, u32 nblocks, then
+ * nblocks u32 guard ids (first block first; nblocks is length, or 0 when the sequence was not kept). */
+typedef struct hp_rec_path {
+    uint64_t key;     /* core/ptype/path.h: a hash of the guard sequence and its length, never 0 */
+    uint64_t count;   /* times the path was completed */
+    uint32_t length;  /* blocks, 1..HP_PATH_MAX_LENGTH */
+    uint32_t nblocks; /* guard ids that follow the fixed part */
+} hp_rec_path;
+#define HP_REC_PATH_FIXED 24u
+#define HP_PATH_MAX_LENGTH 1024u
+
 /* Register numbers of HP_VK_REG (x86-64 encoding order). */
 enum hp_vreg { HP_VREG_RAX, HP_VREG_RCX, HP_VREG_RDX, HP_VREG_RBX, HP_VREG_RSP, HP_VREG_RBP, HP_VREG_RSI,
                HP_VREG_RDI, HP_VREG_R8, HP_VREG_R9, HP_VREG_R10, HP_VREG_R11, HP_VREG_R12, HP_VREG_R13,
@@ -163,6 +178,9 @@ void hp_fmt_put_stack(uint8_t *out, const hp_rec_stack *r);
 void hp_fmt_get_stack(const uint8_t *in, hp_rec_stack *r);
 void hp_fmt_put_value(uint8_t *out, const hp_rec_value *r);
 void hp_fmt_get_value(const uint8_t *in, hp_rec_value *r);
+/* The fixed part only (HP_REC_PATH_FIXED bytes); the guard ids follow as u32 LE. */
+void hp_fmt_put_path(uint8_t *out, const hp_rec_path *r);
+void hp_fmt_get_path(const uint8_t *in, hp_rec_path *r);
 
 typedef struct hp_fmt_file_info { uint16_t major, minor; uint64_t seed; uint32_t flags; } hp_fmt_file_info;
 typedef struct hp_fmt_section { uint32_t type; uint64_t length; uint32_t payload_crc; } hp_fmt_section;

@@ -128,4 +128,17 @@
                                                      * HOTPROF_MODULE_MAX_TUPLES in one interpretation) */
 #define HP_INFO_VALUES_SKIP "values.debias"         /* values.debias=N: 0, or max random steps before capture */
 
+/* ---- path and value profiles of exhaustive (and shadow) runs: group INFO, pt/pathval.c ---- */
+#define HP_INFO_PATHVAL_SPEC "pathval.spec"         /* canonical clauses (core/control/pathval_spec.h) */
+#define HP_INFO_PATH_PATHS "path.paths"             /* paths completed, all threads */
+#define HP_INFO_PATH_UNKEPT "path.unkept"           /* distinct paths whose block sequence was not kept
+                                                     * (a thread's sequence arena was full) */
+#define HP_INFO_PATH_DROPPED "path.dropped"         /* completions of new paths not counted: a thread
+                                                     * already held its cap of distinct paths (2^20) */
+#define HP_INFO_PATH_MAXLEN "path.maxlen"           /* the length cap in blocks */
+#define HP_INFO_VALUES_SUMMARY "values.summary"     /* tnv | gm (exhaustive hooks) | concise (value sampling,
+                                                     * the default when absent) */
+#define HP_INFO_VALUES_SITES "values.sites"         /* value sites held, all threads */
+#define HP_INFO_VALUES_DROPPED "values.dropped"     /* values not recorded: a thread's site table was full */
+
 #endif

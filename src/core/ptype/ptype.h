@@ -23,6 +23,7 @@ enum hp_ptype_id {
     HP_PT_INTERVALS = 6,  /* interval multi-hash profiles of the value and edges streams (INTERVALS) */
     HP_PT_SAMPLES = 7,    /* timer PC and stack samples (STACKS): --mode timer */
     HP_PT_VALUE = 8,      /* per-(pc, value kind) hot-lists of interpreted instructions (VALUES) */
+    HP_PT_PATH = 9,       /* interprocedural paths between taken back-edges (PATHS) */
     HP_PT_COUNT
 };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 extern const hp_ptype hp_ptype_methods, hp_ptype_callpairs, hp_ptype_blocks, hp_ptype_edges, hp_ptype_datastream,
-    hp_ptype_subpath, hp_ptype_intervals, hp_ptype_samples, hp_ptype_value;
+    hp_ptype_subpath, hp_ptype_intervals, hp_ptype_samples, hp_ptype_value, hp_ptype_path;
 
 const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_METHODS] = &hp_ptype_methods,
@@ -17,6 +17,7 @@ const hp_ptype *const hp_ptypes[HP_PT_COUNT + 1] = {
     [HP_PT_INTERVALS] = &hp_ptype_intervals,
     [HP_PT_SAMPLES] = &hp_ptype_samples,
     [HP_PT_VALUE] = &hp_ptype_value,
+    [HP_PT_PATH] = &hp_ptype_path,
     [HP_PT_COUNT] = NULL,
 };
 

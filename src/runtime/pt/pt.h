@@ -60,7 +60,7 @@ typedef struct hp_pt {
 } hp_pt;
 
 extern const hp_pt hp_pt_methods, hp_pt_callpairs, hp_pt_blocks, hp_pt_edges, hp_pt_datastream,
-    hp_pt_subpath, hp_pt_intervals, hp_pt_samples, hp_pt_value;
+    hp_pt_subpath, hp_pt_intervals, hp_pt_samples, hp_pt_value, hp_pt_path;
 /* Every runtime profile type, in core/ptype id order, NULL-terminated. */
 extern const hp_pt *const hp_rt_ptypes[];
 

@@ -3,7 +3,7 @@
 
 const hp_pt *const hp_rt_ptypes[] = {&hp_pt_methods, &hp_pt_callpairs, &hp_pt_blocks, &hp_pt_edges,
                                      &hp_pt_datastream, &hp_pt_subpath, &hp_pt_intervals,
-                                     &hp_pt_samples, &hp_pt_value, NULL};
+                                     &hp_pt_samples, &hp_pt_value, &hp_pt_path, NULL};
 
 /* Each live slot of a table read through its published pointer (tab.h): a reader that sees a
  * slot's k1 sees its key and counts. */

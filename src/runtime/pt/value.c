@@ -7,9 +7,12 @@
  * The interpreter (ctl/interp*.c) exists only in the preloaded libhotprof_rt.so; this file is also in
  * the static runtime linked into `hotprof cc` programs, so it reaches the interpreter through a weak
  * reference (NULL there, where no thread has an interpreter state).
+ * The value profiles of exhaustive runs (`--sample value:summary=tnv|gm`, pt/values_hook.c) are
+ * written into the same section, after the interpreter's lists (a thread has one or the other).
  */
 #include "runtime/pt/pt.h"
 #include "runtime/ctl/interp.h"
+#include "runtime/pt/pathval.h"
 #include "core/base/bytes.h"
 #include "core/format/format.h"
 #include "core/ptype/ptype.h"
@@ -42,14 +45,16 @@ static HP_NOINST uint64_t thread_events(const hp_thread *t)
 {
     uint64_t n = 0;
     if (t->interp && hp_interp_each_value) hp_interp_each_value(t->interp, count_one, &n);
+    hp_rt_vals_each(t, count_one, &n); /* exhaustive value profiles (pt/values_hook.c) */
     return n;
 }
 
 static HP_NOINST void write_thread(const hp_thread *t, const hp_pt_sink *o)
 {
-    if (!t->interp || !hp_interp_each_value || thread_events(t) == 0) return;
+    if (thread_events(t) == 0) return;
     o->begin(HP_SEC_VALUES);
-    hp_interp_each_value(t->interp, put_one, (void *)o);
+    if (t->interp && hp_interp_each_value) hp_interp_each_value(t->interp, put_one, (void *)o);
+    hp_rt_vals_each(t, put_one, (void *)o);
     o->end();
 }
 

@@ -1,0 +1,151 @@
+/* path.c — the path profile type (core/ptype: HP_PT_PATH) in the runtime: recording (pathval.h,
+ * hp_rt_path_block) and writing (one PATHS section per thread that completed a path, one
+ * hp_rec_path per distinct (key, length), its guard ids when kept; the group INFO of pathval.c).
+ *
+ * State (hp_path_thread): the path in progress (ids[0..len), its running key h), the table of
+ * completed paths (tab.h: k1 = key, k2 = length, v1 = count, v2 = 1 + arena offset or 0) and the
+ * sequence arena: HP_PATH_ARENA guard ids mapped once (MAP_NORESERVE: pages are touched as
+ * they fill), never grown; a new key whose sequence does not fit is counted without it (unkept).
+ * The table holds at most HP_PATH_MAX_KEYS distinct paths; completions of further new paths are
+ * counted in `dropped` only (INFO path.dropped).
+ * A path still in progress when the profile is written is not counted (docs/paths.md).
+ *
+ * Async-signal-safety: memory and mmap (table growth); `busy` drops a signal handler's blocks
+ * that interrupt an update on the same thread.
+ */
+#include "runtime/pt/pathval.h"
+#include "runtime/pt/pt.h"
+#include "core/format/format.h"
+#include "core/ptype/path.h"
+#include "core/ptype/ptype.h"
+
+#define HP_PATH_ARENA (1u << 22) /* guard ids of kept sequences per thread (16 MiB virtual) */
+#define HP_PATH_MAX_KEYS (1u << 20) /* distinct paths per thread (a 64 MiB table at most) */
+
+typedef struct hp_path_thread {
+    uint32_t len, maxlen;
+    uint32_t busy, failed;
+    uint64_t h;           /* running key of ids[0..len) */
+    uint64_t paths;       /* completed */
+    uint64_t unkept;      /* distinct paths counted without their sequence */
+    uint64_t dropped;     /* completions of new paths past HP_PATH_MAX_KEYS (not counted) */
+    hp_tab *counts;
+    uint32_t *arena;
+    uint64_t arena_used;
+    uint32_t ids[];       /* maxlen */
+} hp_path_thread;
+
+static HP_NOINST __attribute__((cold)) hp_path_thread *path_state(hp_thread *t)
+{
+    uint32_t maxlen = hp_rt_pathval_params()->maxlen;
+    hp_path_thread *p = hp_map(sizeof *p + maxlen * sizeof(uint32_t));
+    if (!p) return NULL;
+    p->maxlen = maxlen;
+    p->h = HP_PATH_SEED;
+    p->counts = hp_tab_new(HP_TAB_INITIAL * 16);
+    p->arena = hp_map(HP_PATH_ARENA * sizeof(uint32_t));
+    if (!p->counts) return NULL; /* (leaks the small state: mmap already failing) */
+    HP_STORE_REL(&t->path, p);
+    return p;
+}
+
+/* The slot of (key, len) if the table holds it, else NULL (no insertion). */
+static HP_NOINST hp_slot *path_find(hp_tab *t, uint64_t key, uint64_t len)
+{
+    for (uint64_t i = hp_tab_hash(t, key, len);; i = (i + 1) & t->mask) {
+        hp_slot *s = &t->s[i];
+        if (s->k1 == key && s->k2 == len) return s;
+        if (!s->k1) return NULL;
+    }
+}
+
+/* Counts the path in progress and starts an empty one. */
+static HP_NOINST void path_end(hp_path_thread *p)
+{
+    uint32_t len = p->len;
+    uint64_t key = hp_path_final(p->h, len);
+    p->len = 0;
+    p->h = HP_PATH_SEED;
+    hp_slot *s = p->counts->used < HP_PATH_MAX_KEYS ? hp_tab_get(&p->counts, key, len) : path_find(p->counts, key, len);
+    if (!s) {
+        HP_BUMP(&p->dropped);
+        return;
+    }
+    if (!s->v1 && !s->v2) { /* first time: keep the sequence if the arena has room */
+        if (p->arena && p->arena_used + len <= HP_PATH_ARENA) {
+            for (uint32_t i = 0; i < len; i++) p->arena[p->arena_used + i] = p->ids[i];
+            HP_STORE_REL(&s->v2, p->arena_used + 1);
+            p->arena_used += len;
+        } else
+            HP_BUMP(&p->unkept);
+    }
+    HP_BUMP(&s->v1);
+    HP_BUMP(&p->paths);
+}
+
+HP_NOINST void hp_rt_path_block(hp_thread *t, uint32_t id, int backedge)
+{
+    hp_path_thread *p = t->path;
+    if (HP_UNLIKELY(!p) && !(p = path_state(t))) return;
+    if (HP_UNLIKELY(p->busy)) return;
+    p->busy = 1;
+    if (backedge && p->len) path_end(p);
+    p->ids[p->len++] = id;
+    p->h = hp_path_step(p->h, id);
+    if (p->len >= p->maxlen) path_end(p);
+    p->busy = 0;
+}
+
+void hp_rt_path_totals(uint64_t *paths, uint64_t *unkept, uint64_t *dropped)
+{
+    *paths = *unkept = *dropped = 0;
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
+        const hp_path_thread *p = HP_LOAD_ACQ(&t->path);
+        if (p) *paths += HP_LOAD_RLX(&p->paths), *unkept += HP_LOAD_RLX(&p->unkept), *dropped += HP_LOAD_RLX(&p->dropped);
+    }
+}
+
+/* ---- writing ---- */
+
+static HP_NOINST void put_path(const hp_slot *s, uint64_t k1, const hp_pt_sink *o, const hp_path_thread *p)
+{
+    uint64_t count = HP_LOAD_RLX(&s->v1), off = HP_LOAD_ACQ(&s->v2);
+    uint32_t len = (uint32_t)s->k2;
+    if (!count || len < 1 || len > HP_PATH_MAX_LENGTH) return;
+    const uint32_t *seq = off && off - 1 + len <= HP_PATH_ARENA ? p->arena + off - 1 : NULL;
+    uint8_t rec[HP_REC_PATH_FIXED], ids[4 * 64];
+    hp_rec_path r = {k1, count, len, seq ? len : 0};
+    hp_fmt_put_path(rec, &r);
+    o->put(rec, sizeof rec);
+    for (uint32_t i = 0; seq && i < len; i += 64) { /* u32 LE, in chunks */
+        uint32_t n = len - i < 64 ? len - i : 64;
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t v = seq[i + j];
+            ids[4 * j] = (uint8_t)v, ids[4 * j + 1] = (uint8_t)(v >> 8);
+            ids[4 * j + 2] = (uint8_t)(v >> 16), ids[4 * j + 3] = (uint8_t)(v >> 24);
+        }
+        o->put(ids, 4 * n);
+    }
+}
+
+static HP_NOINST uint64_t thread_events(const hp_thread *t)
+{
+    const hp_path_thread *p = HP_LOAD_ACQ(&t->path);
+    return p ? HP_LOAD_RLX(&p->paths) : 0;
+}
+
+static HP_NOINST void write_thread(const hp_thread *t, const hp_pt_sink *o)
+{
+    const hp_path_thread *p = HP_LOAD_ACQ(&t->path);
+    if (!p || !HP_LOAD_RLX(&p->paths)) return;
+    const hp_tab *c = HP_LOAD_ACQ(&p->counts);
+    o->begin(HP_SEC_PATHS);
+    for (uint64_t i = 0; i <= c->mask; i++) {
+        uint64_t k1 = HP_LOAD_ACQ(&c->s[i].k1);
+        if (k1) put_path(&c->s[i], k1, o, p);
+    }
+    o->end();
+}
+
+const hp_pt hp_pt_path = {.ptype = HP_PT_PATH, .write_thread = write_thread, .thread_events = thread_events,
+                          .group_info = hp_rt_pathval_info};
