@@ -53,7 +53,23 @@ RT_LIBS       := -lpthread -ldl -lm
 RT_SO_LIBS    :=
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
-all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1
+all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1 dual-plugin
+
+# The two-version pass plugin (plugin/, docs/dual.md): C++ against LLVM 14, built only where
+# llvm-config-14 exists (Debian llvm-14-dev); everything else builds without it, and
+# `hotprof cc --hooks=dual-*` then says the plugin is missing.
+LLVM_CONFIG ?= $(shell command -v llvm-config-14 2>/dev/null)
+DUAL_PLUGIN := $(B)/lib/hotprof_dual.so
+.PHONY: dual-plugin
+ifneq ($(LLVM_CONFIG),)
+dual-plugin: $(DUAL_PLUGIN)
+$(DUAL_PLUGIN): plugin/hotprof_dual.cpp
+	@mkdir -p $(dir $@)
+	clang++ -O2 -fPIC -shared $(subst -I,-isystem ,$(shell $(LLVM_CONFIG) --cxxflags)) -fno-rtti $(WARN) -o $@ $<
+else
+dual-plugin:
+	@echo "note: llvm-config-14 not found (install llvm-14-dev): the --hooks=dual-* plugin is not built"
+endif
 
 # The runtime is never built with sanitizers: it is linked into profiled programs.
 $(B)/src/runtime/%.o: src/runtime/%.c
