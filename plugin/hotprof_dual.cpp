@@ -31,6 +31,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
@@ -99,9 +100,14 @@ struct DualFunction {
     Module &M;
     const Hooks &H;
     int level;
+    bool cold = false; // hook calls marked cold: the clean copy gets the fall-through layout
     SmallVector<BasicBlock *, 32> blocks;        // the hooked blocks (instrumented copy), pc order
     SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> backedges; // (latch, header), original
 
+    void mark(CallInst *CI)
+    {
+        if (cold) CI->addFnAttr(Attribute::Cold);
+    }
     Value *fnArg(IRBuilder<> &B) { return B.CreateBitCast(&F, H.i8p); }
     Value *retAddr(IRBuilder<> &B)
     {
@@ -113,7 +119,7 @@ struct DualFunction {
         BasicBlock::iterator ip = entry->getFirstInsertionPt();
         while (isa<AllocaInst>(*ip)) ++ip;
         IRBuilder<> B(&*ip);
-        B.CreateCall(H.enter, {fnArg(B), retAddr(B)});
+        mark(B.CreateCall(H.enter, {fnArg(B), retAddr(B)}));
     }
 
     void hookReturns(ArrayRef<BasicBlock *> bbs)
@@ -124,7 +130,7 @@ struct DualFunction {
             Instruction *at = ret;
             if (CallInst *ci = BB->getTerminatingMustTailCall()) at = ci;
             IRBuilder<> B(at);
-            B.CreateCall(H.exit, {fnArg(B), retAddr(B)});
+            mark(B.CreateCall(H.exit, {fnArg(B), retAddr(B)}));
         }
     }
 
@@ -145,7 +151,7 @@ struct DualFunction {
                 IRBuilder<> B(I);
                 FunctionCallee cb = st ? H.store[idx] : H.load[idx];
                 Type *PT = cb.getFunctionType()->getParamType(0);
-                B.CreateCall(cb, {B.CreatePointerCast(P, PT)});
+                mark(B.CreateCall(cb, {B.CreatePointerCast(P, PT)}));
             }
         }
     }
@@ -183,7 +189,7 @@ struct DualFunction {
             while (BB == entry && isa<AllocaInst>(*ip)) ++ip; /* keep static allocas first */
             IRBuilder<> B(&*ip);
             Value *g = B.CreateConstInBoundsGEP2_64(GT, guards, 0, i);
-            B.CreateCall(H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))});
+            mark(B.CreateCall(H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
         }
     }
 
@@ -206,7 +212,7 @@ struct DualFunction {
         for (BasicBlock &BB : F) {
             if (&BB == E0) continue;
             for (Instruction &I : BB) {
-                if (auto *P = dyn_cast<PHINode>(&I)) { phis.push_back(P); continue; }
+                if (auto *P = dyn_cast<PHINode>(&I)) phis.push_back(P); /* and its escaping value first */
                 for (User *U : I.users()) {
                     auto *UI = cast<Instruction>(U);
                     if (UI->getParent() != &BB || isa<PHINode>(UI)) { regs.push_back(&I); break; }
@@ -222,6 +228,7 @@ struct DualFunction {
     {
         SplitAllCriticalEdges(F, CriticalEdgeSplittingOptions().setIgnoreUnreachableDests());
         if (!clone) return runSingle();
+        cold = true;
         findBackedges();
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock::iterator split = E->begin();
@@ -280,7 +287,8 @@ struct DualFunction {
         emitSite(sc, hd, bi, KBackedge, H.i8p);
         IRBuilder<> B(bi);
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        Value *stay = B.CreateCall(H.backedge, {fnArg(B)});
+        CallInst *stay = B.CreateCall(H.backedge, {fnArg(B)});
+        mark(stay);
         B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
     }
 
@@ -330,7 +338,7 @@ GlobalVariable *sectionBound(Module &M, Type *T, const char *name)
 }
 
 // The module's constructor: guards and pc-table to the runtime (as sanitizer coverage's does),
-// and the sites section to __hotprof_dual_init.
+// and the sites section to __hotprof_dual_init (and to __hotprof_dual_fini at unload).
 void addCtor(Module &M, const Hooks &H, bool blocks)
 {
     LLVMContext &C = M.getContext();
@@ -349,6 +357,14 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
     B.CreateCall(di, {sectionBound(M, H.i32, "__start___hotprof_dual"), sectionBound(M, H.i32, "__stop___hotprof_dual")});
     B.CreateRetVoid();
     appendToGlobalCtors(M, ctor, 2);
+    // and its destructor: a dlclose'd module's sites must be forgotten before its pages go
+    Function *dtor = Function::Create(FunctionType::get(V, false), GlobalValue::InternalLinkage,
+                                      "hotprof.dual.module_dtor", &M);
+    IRBuilder<> D(BasicBlock::Create(C, "", dtor));
+    FunctionCallee df = M.getOrInsertFunction("__hotprof_dual_fini", V, i32p, i32p);
+    D.CreateCall(df, {M.getNamedGlobal("__start___hotprof_dual"), M.getNamedGlobal("__stop___hotprof_dual")});
+    D.CreateRetVoid();
+    appendToGlobalDtors(M, dtor, 2);
 }
 
 struct DualPass : PassInfoMixin<DualPass> {
@@ -369,8 +385,10 @@ struct DualPass : PassInfoMixin<DualPass> {
         }
         if (work.empty()) return PreservedAnalyses::all();
         for (Function *F : work) {
-            DualFunction D{*F, M, H, level, {}, {}};
+            DualFunction D{*F, M, H, level, false, {}, {}};
             D.run(!cannotClone(*F));
+            if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
+                report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
         }
         addCtor(M, H, level >= LBlocks);
         return PreservedAnalyses::none();

@@ -105,6 +105,12 @@ HP_API void __hotprof_dual_init(const hp_dual_rec *start, const hp_dual_rec *sto
     hp_dual_register(start, stop);
 }
 
+/* A module's destructor (dlclose or exit): its sites are never written again. */
+HP_API void __hotprof_dual_fini(const hp_dual_rec *start, const hp_dual_rec *stop)
+{
+    hp_dual_unregister(start, stop);
+}
+
 /* A taken loop back-edge in an instrumented copy: count it; non-zero: stay instrumented. */
 HP_API int __hotprof_dual_backedge(void *fn)
 {

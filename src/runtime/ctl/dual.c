@@ -14,6 +14,9 @@
  * Pages holding sites are made read-write-execute once, when their first site is written, and
  * stay so (as sites.c does). A page that cannot be made writable keeps its sites as they are.
  *
+ * A module's destructor (dlclose, exit) unregisters it: its records are dropped and its pages
+ * forgotten, so a module mapped there later is made writable again before it is written.
+ *
  * State (file-static): the module table (up to MODS_CAP modules: ranges of records), the page set,
  * g_all (every site on from now on: exhaustive mode), counters; g_lock serializes writers.
  * Async-signal-safety: hp_dual_info only.
@@ -52,13 +55,15 @@ uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t targe
     return word;
 }
 
+static uint64_t rec_site(const hp_dual_rec *r) { return (uint64_t)(uintptr_t)&r->site + (uint64_t)(int64_t)r->site; }
+
 /* Make the page of addr writable (once). 0 if it cannot be. */
 static int page_writable(uint64_t addr)
 {
     uint64_t page = addr & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
     for (uint32_t i = 0; i < g_npages; i++)
         if (g_pages[i] == page) return 1;
-    if (g_npages == PAGES_CAP) return 0;
+    if (g_npages == PAGES_CAP) return 0; /* (slots freed by unregister are not reused) */
     if (mprotect((void *)(uintptr_t)page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
         return 0;
     g_pages[g_npages++] = page;
@@ -67,7 +72,7 @@ static int page_writable(uint64_t addr)
 
 static int write_site(const hp_dual_rec *r, int on)
 {
-    uint64_t site = (uint64_t)(uintptr_t)&r->site + (uint64_t)(int64_t)r->site;
+    uint64_t site = rec_site(r);
     uint64_t target = (uint64_t)(uintptr_t)&r->target + (uint64_t)(int64_t)r->target;
     unsigned off = (unsigned)(site & 7);
     if (off > 3 || !page_writable(site)) return 0;
@@ -98,6 +103,23 @@ void hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
         HP_STORE_REL(&g_nmods, m + 1);
         if (g_all) g_skipped += (uint64_t)(stop - start) - switch_module(m, 1);
     }
+    unlock();
+}
+
+void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
+{
+    if (!start || start >= stop) return;
+    uint64_t lo = UINT64_MAX, hi = 0, mask = ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+    for (const hp_dual_rec *r = start; r < stop; r++) {
+        uint64_t a = rec_site(r) & mask;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+    }
+    lock();
+    for (uint32_t i = 0; i < g_nmods; i++)
+        if (g_mods[i].start == start) g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
+    for (uint32_t i = 0; i < g_npages; i++)
+        if (g_pages[i] >= lo && g_pages[i] <= hi) g_pages[i] = 0; /* another module may map there */
     unlock();
 }
 

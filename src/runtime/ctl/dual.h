@@ -22,6 +22,8 @@ typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, pad; } hp_dual
 
 /* A module's records (its constructor, or dlopen): kept; switched on at once if every site is on. */
 void hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop);
+/* A module going away (its destructor: dlclose or exit): its sites and pages are forgotten. */
+void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop);
 int hp_dual_present(void);          /* a module with dual sites registered */
 /* Every site of every module, now and later, on (exhaustive mode). Returns sites switched. */
 uint64_t hp_dual_all_on(void);
