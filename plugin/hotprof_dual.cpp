@@ -17,7 +17,8 @@
 //   5. the slots are promoted back to registers (mem2reg).
 // A nop never crosses an 8-byte boundary (.p2align 3,,4 before it), so the runtime switches it with
 // one aligned 8-byte store. Functions that cannot be cloned safely (indirectbr, callbr, blockaddress
-// users, returns_twice calls, token values across blocks) get one copy with live hooks instead.
+// users, returns_twice calls, token values across blocks) get one copy with live hooks instead
+// (latch hooks included, whose answer they ignore).
 // Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
 // hook, not the address rule) on every block of a cloned function.
@@ -297,15 +298,22 @@ struct DualFunction {
     {
         SmallVector<BasicBlock *, 64> all, hooked;
         for (BasicBlock &BB : F) all.push_back(&BB);
+        findBackedges();
         if (level >= LBlocks) {
             for (BasicBlock *BB : all)
                 if (sancovBlock(*BB)) hooked.push_back(BB);
             BasicBlock *E = &F.getEntryBlock();
-            hookBlocks(hooked, E, 0);
+            hookBlocks(hooked, E, kFlagDual);
         }
         if (level >= LMemory) hookMemory(all);
         hookEntry(&F.getEntryBlock());
         hookReturns(all);
+        for (auto &be : backedges) { // a block on each latch -> header edge counts the back-edge
+            BasicBlock *on = SplitEdge(be.first, be.second);
+            IRBuilder<> B(on->getTerminator());
+            if (DILocation *dl = be.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
+            B.CreateCall(H.backedge, {fnArg(B)});
+        }
     }
 };
 
@@ -379,13 +387,15 @@ struct DualPass : PassInfoMixin<DualPass> {
             F.removeFnAttr("instrument-function-entry-inlined");
             F.removeFnAttr("instrument-function-exit-inlined");
             if (F.hasFnAttribute(Attribute::Naked) || F.getName().startswith("__sanitizer_") ||
-                F.getName().startswith("__hotprof") || isa<UnreachableInst>(F.getEntryBlock().getTerminator()))
+                F.getName().startswith("__hotprof"))
                 continue;
             work.push_back(&F);
         }
         if (work.empty()) return PreservedAnalyses::all();
         for (Function *F : work) {
-            DualFunction D{*F, M, H, level, false, {}, {}};
+            // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
+            int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
+            DualFunction D{*F, M, H, fl, false, {}, {}};
             D.run(!cannotClone(*F));
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
                 report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());

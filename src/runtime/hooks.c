@@ -102,7 +102,7 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
 /* A module's __hotprof_dual section (its constructor, before ours: priority 2). */
 HP_API void __hotprof_dual_init(const hp_dual_rec *start, const hp_dual_rec *stop)
 {
-    hp_dual_register(start, stop);
+    if (hp_dual_register(start, stop)) hp_modules_refresh(); /* a new module (dual-functions has no guards) */
 }
 
 /* A module's destructor (dlclose or exit): its sites are never written again. */

@@ -89,12 +89,12 @@ static uint64_t switch_module(uint32_t m, int on)
     return n;
 }
 
-void hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
+int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
 {
-    if (!start || start >= stop) return;
+    if (!start || start >= stop) return 0;
     lock();
     for (uint32_t i = 0; i < g_nmods; i++)
-        if (g_mods[i].start == start) { unlock(); return; } /* the same module again */
+        if (g_mods[i].start == start) { unlock(); return 0; } /* the same module again */
     if (g_nmods < MODS_CAP) {
         uint32_t m = g_nmods;
         g_mods[m].start = start;
@@ -104,6 +104,7 @@ void hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
         if (g_all) g_skipped += (uint64_t)(stop - start) - switch_module(m, 1);
     }
     unlock();
+    return 1;
 }
 
 void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)

@@ -20,8 +20,9 @@ enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1 };
 
 typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, pad; } hp_dual_rec;
 
-/* A module's records (its constructor, or dlopen): kept; switched on at once if every site is on. */
-void hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop);
+/* A module's records (its constructor, or dlopen): kept; switched on at once if every site is on.
+ * 1 if the module is new (the caller refreshes the module list). */
+int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop);
 /* A module going away (its destructor: dlclose or exit): its sites and pages are forgotten. */
 void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop);
 int hp_dual_present(void);          /* a module with dual sites registered */
