@@ -118,7 +118,10 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
     }
     lock();
     for (uint32_t i = 0; i < g_nmods; i++)
-        if (g_mods[i].start == start) g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
+        if (g_mods[i].start == start) {
+            g_sites -= (uint64_t)(stop - start);
+            g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
+        }
     for (uint32_t i = 0; i < g_npages; i++)
         if (g_pages[i] >= lo && g_pages[i] <= hi) g_pages[i] = 0; /* another module may map there */
     unlock();
