@@ -116,8 +116,13 @@ HP_API int __hotprof_dual_backedge(void *fn)
 {
     hp_thread *t = hp_tls;
     if (HP_UNLIKELY(!t) ? !(t = hp_thread_slow()) : HP_UNLIKELY(!t->active)) return 0;
-    if (HP_UNLIKELY(t->bursty)) return 0; /* bursts over dual sites: not built yet (docs/dual.md) */
-    dual_backedge(t, (uint64_t)(uintptr_t)fn);
+    uint64_t f = (uint64_t)(uintptr_t)fn;
+    if (HP_UNLIKELY(t->bursty == HP_THREAD_BURSTY)) {
+        if (HP_LOAD_RLX(&hp_g.patch)) return dual_patch_backedge(t, f) != 0;
+        dual_live_backedge(t, f);
+    } else {
+        dual_backedge(t, f); /* exhaustive, or exhaustive with a trace */
+    }
     return HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_ALL;
 }
 

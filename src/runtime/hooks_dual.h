@@ -7,13 +7,17 @@
  * were left by a throw or longjmp without exit hooks: dropped), else the top frame (fn was
  * entered through its clean copy: no frame of its own). The return value tells the copy whether
  * to stay instrumented (non-zero) or go back to the clean copy at this back-edge: stay while
- * hp_g.dual says every site is on (exhaustive mode).
+ * hp_g.dual says every site is on (exhaustive mode, and bursty mode with live hooks, where the
+ * back-edge is a boundary event of the thread's HPS counters and methods record it for fn).
+ * Patched bursts (hp_g.dual == HP_DUAL_BURSTS): stay while a window is open; a back-edge in a
+ * window takes a unit and methods record it for fn. This hook never hands its call site to
+ * sites.c: its return value is its answer, and `mov eax, imm32` there would forge one.
  *
  * Static inline, memory only: async-signal-safe like the other bodies.
  */
 #ifndef HOTPROF_RUNTIME_HOOKS_DUAL_H
 #define HOTPROF_RUNTIME_HOOKS_DUAL_H
-#include "runtime/hooks_common.h"
+#include "runtime/hooks_patch.h"
 #include "runtime/ctl/dual.h"
 
 static HP_NOINST __attribute__((noinline, cold)) hp_frame *dual_frame(hp_thread *t, uint64_t fn)
@@ -35,6 +39,31 @@ static inline HP_NOINST void dual_backedge(hp_thread *t, uint64_t fn)
     if (HP_UNLIKELY(fr->fn != fn)) fr = dual_frame(t, fn);
     HP_BUMP(fr->backedges);
     HP_BUMP(&t->tot.backedges);
+}
+
+/* Patched bursts: 0 (leave) outside a window; in one, a unit and the window's mask. */
+static inline HP_NOINST uint32_t dual_patch_backedge(hp_thread *t, uint64_t fn)
+{
+    uint32_t mask = HP_LOAD_ACQ(&hp_g.pb.mask);
+    if (HP_LIKELY(!mask)) return 0;
+    if (HP_UNLIKELY(t->win.epoch != HP_LOAD_RLX(&hp_g.pb.epoch))) window_reset(t);
+    HP_BUMP(&t->win.hooks);
+    uint64_t t0 = tsc_start(t); /* the hooks' time comes out of the window's time per unit */
+    if (hp_pb_take()) {
+        if (mask & BIT_METHODS) HP_BUMP(&hp_tab_get(&t->methods, fn, 0)->v2);
+        HP_BUMP(&t->tot.backedges);
+    }
+    tsc_add(t, t0);
+    return mask;
+}
+
+/* Live bursty hooks: a boundary event of the HPS counters; methods record it while on. */
+static inline HP_NOINST void dual_live_backedge(hp_thread *t, uint64_t fn)
+{
+    if (HP_UNLIKELY(bursty_boundary(t) & BIT_METHODS)) {
+        HP_BUMP(&hp_tab_get(&t->methods, fn, 0)->v2);
+        HP_BUMP(&t->tot.backedges);
+    }
 }
 
 #endif

@@ -543,8 +543,11 @@ static HP_NOINST void do_init(void)
     }
     HP_STORE_REL(&hp_g.recording, 1);
     hp_xray_start();  /* XRay (ctl/xray.c): only when a probe found sleds */
-    hp_sites_start(); /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them */
-    if (c->mode == HP_RUN_EXHAUSTIVE) { /* two-version code (ctl/dual.c): every instrumented copy, always */
+    /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them; with two-version
+     * code, the dual sites and the call sites switch together (ctl/dual.c) */
+    if (hp_dual_start(c->window) != 0) hp_sites_start();
+    if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && !HP_LOAD_ACQ(&hp_g.patch) && !hp_g.xray)) {
+        /* two-version code (ctl/dual.c) with exhaustive or live hooks: every instrumented copy, always */
         HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL);
         hp_dual_all_on();
     }

@@ -17,12 +17,22 @@
  * A module's destructor (dlclose, exit) unregisters it: its records are dropped and its pages
  * forgotten, so a module mapped there later is made writable again before it is written.
  *
+ * Bursts (hp_dual_start): the backend's on switches every dual site to its instrumented block and
+ * the call sites of sites.c on; off the dual sites back to nops and the call sites off; tick and
+ * off_now are sites.c's (the dual sites are switched by the control thread only: switching takes
+ * g_lock, which a hook must never wait for). A thread in an instrumented copy goes back to the
+ * clean copy at its next loop back-edge once the window's mask is down (hooks_dual.h), or
+ * returns. Known race: a hook call site of sites.c whose opcode byte shares an aligned word with
+ * a dual nop can have its toggle undone by our read-modify-write (sites_off_now runs in a program
+ * thread); both forms are valid instructions, so it costs at most a stale call or mov there.
+ *
  * State (file-static): the module table (up to MODS_CAP modules: ranges of records), the page set,
  * g_all (every site on from now on: exhaustive mode), counters; g_lock serializes writers.
  * Async-signal-safety: hp_dual_info only.
  */
 #define _GNU_SOURCE
 #include "runtime/ctl/dual.h"
+#include "runtime/ctl/ctl.h"
 #include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -157,4 +167,36 @@ size_t hp_dual_info(char *out, size_t cap)
     at = hp_info_u64(out, at, cap, "dual", "unpatchable", HP_LOAD_RLX(&g_skipped));
     at = hp_info_u64(out, at, cap, "dual", "switches", HP_LOAD_RLX(&g_switches));
     return at;
+}
+
+static void dual_on(void)
+{
+    hp_sites_backend()->on();
+    hp_dual_switch(1);
+}
+
+static void dual_off(void)
+{
+    hp_dual_switch(0);
+    hp_sites_backend()->off();
+}
+
+static void dual_tick(void) { hp_sites_backend()->tick(); }
+static void dual_off_now(void) { hp_sites_backend()->off_now(); }
+
+static size_t dual_backend_info(char *out, size_t cap)
+{
+    size_t n = hp_sites_backend()->info(out, cap);
+    return n + hp_dual_info(out + n, cap - n);
+}
+
+static const hp_pb_backend g_dual_backend = {
+    .prefix = "patch", .on = dual_on, .off = dual_off, .tick = dual_tick, .off_now = dual_off_now,
+    .info = dual_backend_info};
+
+int hp_dual_start(uint32_t min_window)
+{
+    if (!HP_LOAD_ACQ(&hp_g.patch) || !hp_dual_present()) return -1;
+    HP_STORE_REL(&hp_g.dual, HP_DUAL_BURSTS);
+    return hp_pb_start(&g_dual_backend, min_window, HP_BURSTY_ALL) == 0 ? 0 : -1;
 }

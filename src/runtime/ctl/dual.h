@@ -12,6 +12,7 @@
 #ifndef HOTPROF_RUNTIME_CTL_DUAL_H
 #define HOTPROF_RUNTIME_CTL_DUAL_H
 #include <stdint.h>
+#include <stddef.h>
 #include "runtime/base.h"
 
 /* hp_g.dual: what the instrumented copies do. */
@@ -33,6 +34,10 @@ void hp_dual_switch(int on);
 /* The 8 bytes at the aligned word holding a 5-byte site at byte offset off (0..3), with the site's
  * bytes replaced by jmp rel32 to target (on) or the nop (off). Pure: unit-tested. */
 uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on);
+/* Init, bursty mode over patched sites (hp_g.patch set by hp_sites_probe) in a program with dual
+ * sites: hp_g.dual = HP_DUAL_BURSTS and the control thread over a backend that switches the dual
+ * sites and the call sites of sites.c (functions built with one copy) together. 0 if started. */
+int hp_dual_start(uint32_t min_window);
 size_t hp_dual_info(char *out, size_t cap); /* dual.* INFO lines (async-signal-safe) */
 
 #endif
