@@ -23,6 +23,7 @@
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
 // hook, not the address rule) on every block of a cloned function.
 // Level: -mllvm -hotprof-dual=functions|blocks|memory (the plugin is also loaded with -load).
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -47,6 +48,11 @@ using namespace llvm;
 
 static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory"),
                                       cl::init("blocks"));
+// Which loop back-edges get a site (docs/dual.md): all (default), outer (outermost loops only:
+// inner loops are reached at their outer loop's next iteration), none (function entries only).
+// Back-edges without a site are still counted in the instrumented copy.
+static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: all|outer|none"),
+                                       cl::init("all"));
 
 namespace {
 
@@ -194,6 +200,8 @@ struct DualFunction {
         }
     }
 
+    SmallPtrSet<BasicBlock *, 8> outerHeaders;
+
     void findBackedges()
     {
         DominatorTree DT(F);
@@ -202,7 +210,13 @@ struct DualFunction {
             SmallVector<BasicBlock *, 4> latches;
             L->getLoopLatches(latches);
             for (BasicBlock *lt : latches) backedges.push_back({lt, L->getHeader()});
+            if (L->getLoopDepth() == 1) outerHeaders.insert(L->getHeader());
         }
+    }
+
+    bool siteOn(BasicBlock *header)
+    {
+        return LatchSites == "all" || (LatchSites == "outer" && outerHeaders.count(header));
     }
 
     // Values used outside their block go through stack slots in E0 (reg2mem).
@@ -283,9 +297,13 @@ struct DualFunction {
         BasicBlock *lti = cast<BasicBlock>(VM[lt]), *hdi = cast<BasicBlock>(VM[hd]);
         BasicBlock *bi = BasicBlock::Create(C, "hp.backedge", &F);
         BasicBlock *sc = BasicBlock::Create(C, "hp.site", &F);
-        lt->getTerminator()->replaceSuccessorWith(hd, sc);
         lti->getTerminator()->replaceSuccessorWith(hdi, bi);
-        emitSite(sc, hd, bi, KBackedge, H.i8p);
+        if (siteOn(hd)) {
+            lt->getTerminator()->replaceSuccessorWith(hd, sc);
+            emitSite(sc, hd, bi, KBackedge, H.i8p);
+        } else {
+            sc->eraseFromParent();
+        }
         IRBuilder<> B(bi);
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
         CallInst *stay = B.CreateCall(H.backedge, {fnArg(B)});
@@ -395,7 +413,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         for (Function *F : work) {
             // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
             int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
-            DualFunction D{*F, M, H, fl, false, {}, {}};
+            DualFunction D{*F, M, H, fl, false, {}, {}, {}};
             D.run(!cannotClone(*F));
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
                 report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());

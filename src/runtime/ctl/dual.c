@@ -33,6 +33,7 @@
 #define _GNU_SOURCE
 #include "runtime/ctl/dual.h"
 #include "runtime/ctl/ctl.h"
+#include "core/format/info_keys.h"
 #include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -162,10 +163,10 @@ size_t hp_dual_info(char *out, size_t cap)
 {
     size_t at = 0;
     if (cap) out[0] = 0;
-    at = hp_info_u64(out, at, cap, "dual", "sites", HP_LOAD_RLX(&g_sites));
-    at = hp_info_u64(out, at, cap, "dual", "modules", HP_LOAD_RLX(&g_nmods));
-    at = hp_info_u64(out, at, cap, "dual", "unpatchable", HP_LOAD_RLX(&g_skipped));
-    at = hp_info_u64(out, at, cap, "dual", "switches", HP_LOAD_RLX(&g_switches));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_SITES, HP_LOAD_RLX(&g_sites));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_MODULES, HP_LOAD_RLX(&g_nmods));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_UNPATCHABLE, HP_LOAD_RLX(&g_skipped));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_SWITCHES, HP_LOAD_RLX(&g_switches));
     return at;
 }
 
