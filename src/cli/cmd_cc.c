@@ -46,10 +46,12 @@ static void cc_usage(FILE *out, int cplusplus)
             "Compiles and links like the compiler, adding hotprof's hooks and runtime.\n"
             "Use as CC=\"hotprof cc\" make. Hook sets (default %s, or $HOTPROF_HOOKS):\n",
             cplusplus ? "c++" : "cc", hp_hookset_default);
-    for (const hp_hookset *h = hp_hooksets; h->name; h++) fprintf(out, "  %-10s %s\n", h->name, h->about);
+    for (const hp_hookset *h = hp_hooksets; h->name; h++) fprintf(out, "  %-14s %s\n", h->name, h->about);
     fprintf(out, "--calls=optimized (default) hooks the calls the optimized program makes;\n"
                  "--calls=source also counts calls the compiler inlined (gcc always does this).\n"
-                 "The compiler is clang%s when found, else gcc%s ($HOTPROF_COMPILER overrides).\n",
+                 "The compiler is clang%s when found, else gcc%s ($HOTPROF_COMPILER overrides).\n"
+                 "dual-* sets need clang 14 and the pass plugin hotprof_dual.so next to the runtime\n"
+                 "(built by 'make' when llvm-14-dev is installed; see docs/dual.md).\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
 
