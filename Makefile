@@ -57,11 +57,27 @@ VMOD_SRC := $(wildcard examples/value-modules/*.c)
 VMOD_SO  := $(patsubst examples/value-modules/%.c,$(B)/lib/modules/%.so,$(VMOD_SRC))
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
-all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1 $(VMOD_SO)
+all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1 $(VMOD_SO) dual-plugin
 
 $(B)/lib/modules/%.so: examples/value-modules/%.c include/hotprof/module.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -Iinclude $< -o $@
+
+# The two-version pass plugin (plugin/, docs/dual.md): C++ against LLVM 14, built only where
+# llvm-config-14 exists (Debian llvm-14-dev); everything else builds without it, and
+# `hotprof cc --hooks=dual-*` then says the plugin is missing.
+LLVM_CONFIG ?= $(shell command -v llvm-config-14 2>/dev/null)
+DUAL_PLUGIN := $(B)/lib/hotprof_dual.so
+.PHONY: dual-plugin
+ifneq ($(LLVM_CONFIG),)
+dual-plugin: $(DUAL_PLUGIN)
+$(DUAL_PLUGIN): plugin/hotprof_dual.cpp
+	@mkdir -p $(dir $@)
+	clang++ -O2 -fPIC -shared $(subst -I,-isystem ,$(shell $(LLVM_CONFIG) --cxxflags)) -fno-rtti $(WARN) -o $@ $<
+else
+dual-plugin:
+	@echo "note: llvm-config-14 not found (install llvm-14-dev): the --hooks=dual-* plugin is not built"
+endif
 
 # The runtime is never built with sanitizers: it is linked into profiled programs.
 $(B)/src/runtime/%.o: src/runtime/%.c
@@ -155,6 +171,7 @@ install: all
 	install -m 644 $(B)/lib/libhotprof_rt.a $(IDIR)/lib/
 	install -m 755 $(B)/lib/libhotprof_rt.so $(IDIR)/lib/
 	install -m 644 include/hotprof/*.h $(IDIR)/include/hotprof/
+	if [ -f $(DUAL_PLUGIN) ]; then install -m 755 $(DUAL_PLUGIN) $(IDIR)/lib/; fi
 	install -d $(IDIR)/lib/hotprof/modules
 	install -m 755 $(VMOD_SO) $(IDIR)/lib/hotprof/modules/
 	install -m 644 $(B)/man/*.1 $(IDIR)/share/man/man1/
@@ -167,7 +184,7 @@ install: all
 # (bin, lib, share/man/man1, ...) stay.
 uninstall:
 	rm -f $(IDIR)/bin/hotprof $(IDIR)/bin/hotprof-cc $(IDIR)/bin/hotprof-c++
-	rm -f $(IDIR)/lib/libhotprof_rt.a $(IDIR)/lib/libhotprof_rt.so
+	rm -f $(IDIR)/lib/libhotprof_rt.a $(IDIR)/lib/libhotprof_rt.so $(IDIR)/lib/hotprof_dual.so
 	rm -f $(addprefix $(IDIR)/include/hotprof/,$(notdir $(wildcard include/hotprof/*.h)))
 	rm -f $(IDIR)/share/man/man1/hotprof.1 $(IDIR)/share/man/man1/hotprof-*.1 $(IDIR)/share/man/man5/hotprof-format.5
 	rm -f $(IDIR)/lib/pkgconfig/hotprof.pc $(IDIR)/share/bash-completion/completions/hotprof

@@ -1,7 +1,8 @@
 /* cc_hooksets.c — the table of hook sets (see cc_hooksets.h). Function hooks are listed as a
  * placeholder "@calls" that cmd_cc.c replaces by the chosen call-hook flavour:
  * -finstrument-functions-after-inlining (default: the calls the optimized program really makes,
- * same inlining as a native build) or -finstrument-functions (source-level calls, inlined ones too). */
+ * same inlining as a native build) or -finstrument-functions (source-level calls, inlined ones too).
+ * "@dual:LEVEL" stands for the two-version pass plugin's flags at LEVEL (cmd_cc.c: dual_flags). */
 #include "cli/cc_hooksets.h"
 #include <string.h>
 
@@ -26,6 +27,15 @@ const hp_hookset hp_hooksets[] = {
     {"xray", "XRay sleds, patched per burst (every sled when exhaustive): hot methods",
      {"-fxray-instrument", "-fxray-instruction-threshold=1", NULL}, {NULL}, "-fxray-instrument (XRay)",
      {"-fxray-instrument", NULL}},
+    /* Two-version code (plugin/hotprof_dual.cpp, docs/dual.md): "@dual:LEVEL" becomes the plugin's
+     * flags (cmd_cc.c); "@calls" marks the functions (the plugin takes the attribute off and
+     * emits the hooks itself, in the instrumented copy only). */
+    {"dual-functions", "two-version code (LLVM plugin): entry/exit, loop back-edges",
+     {"@calls", "@dual:functions", NULL}, {NULL}, "the LLVM pass plugin (clang 14)", {NULL}},
+    {"dual-blocks", "two-version code: + basic blocks, edges (true loop back-edges)",
+     {"@calls", "@dual:blocks", NULL}, {NULL}, "the LLVM pass plugin (clang 14)", {NULL}},
+    {"dual-memory", "two-version code: + every load and store",
+     {"@calls", "@dual:memory", NULL}, {NULL}, "the LLVM pass plugin (clang 14)", {NULL}},
     {NULL, NULL, {NULL}, {NULL}, NULL, {NULL}},
 };
 

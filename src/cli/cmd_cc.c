@@ -46,10 +46,12 @@ static void cc_usage(FILE *out, int cplusplus)
             "Compiles and links like the compiler, adding hotprof's hooks and runtime.\n"
             "Use as CC=\"hotprof cc\" make. Hook sets (default %s, or $HOTPROF_HOOKS):\n",
             cplusplus ? "c++" : "cc", hp_hookset_default);
-    for (const hp_hookset *h = hp_hooksets; h->name; h++) fprintf(out, "  %-10s %s\n", h->name, h->about);
+    for (const hp_hookset *h = hp_hooksets; h->name; h++) fprintf(out, "  %-14s %s\n", h->name, h->about);
     fprintf(out, "--calls=optimized (default) hooks the calls the optimized program makes;\n"
                  "--calls=source also counts calls the compiler inlined (gcc always does this).\n"
-                 "The compiler is clang%s when found, else gcc%s ($HOTPROF_COMPILER overrides).\n",
+                 "The compiler is clang%s when found, else gcc%s ($HOTPROF_COMPILER overrides).\n"
+                 "dual-* sets need clang 14 and the pass plugin hotprof_dual.so next to the runtime\n"
+                 "(built by 'make' when llvm-14-dev is installed; see docs/dual.md).\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
 
@@ -162,6 +164,33 @@ static void push(argv_builder *b, const char *s)
     b->v[b->n] = NULL;
 }
 
+/* "@dual:LEVEL": load the two-version plugin (plugin/hotprof_dual.cpp) for the new pass manager
+ * (-fpass-plugin) and as a plain plugin (-load: its -hotprof-dual option must exist when -mllvm
+ * options are parsed). */
+static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
+{
+    static char plugin[PATH_MAX + 16], opt[64];
+    char dir[PATH_MAX];
+    if (o->calls_source) {
+        fprintf(stderr, "hotprof cc: --hooks=%s hooks the optimized program's calls only; drop --calls=source\n",
+                o->hooks->name);
+        return -1;
+    }
+    if (runtime_libdir(dir, sizeof dir) != 0 ||
+        snprintf(plugin, sizeof plugin, "%s/hotprof_dual.so", dir) >= (int)sizeof plugin || access(plugin, R_OK) != 0) {
+        fprintf(stderr, "hotprof cc: --hooks=%s needs the LLVM pass plugin hotprof_dual.so (looked in %s);\n"
+                        "  install llvm-14-dev (scripts/setup.sh) and run 'make', or set HOTPROF_LIBDIR\n",
+                o->hooks->name, dir);
+        return -1;
+    }
+    static char pass[PATH_MAX + 32];
+    snprintf(pass, sizeof pass, "-fpass-plugin=%s", plugin);
+    snprintf(opt, sizeof opt, "-hotprof-dual=%s", level);
+    const char *flags[] = {pass, "-Xclang", "-load", "-Xclang", plugin, "-mllvm", opt, NULL};
+    for (int i = 0; flags[i]; i++) push(b, flags[i]);
+    return 0;
+}
+
 static int add_hook_flags(argv_builder *b, const cc_options *o, const char *compiler)
 {
     if (!is_clang(compiler)) {
@@ -179,6 +208,10 @@ static int add_hook_flags(argv_builder *b, const cc_options *o, const char *comp
         const char *f = o->hooks->clang_flags[i];
         if (!strcmp(f, "@calls"))
             f = o->calls_source ? "-finstrument-functions" : "-finstrument-functions-after-inlining";
+        if (!strncmp(f, "@dual:", 6)) {
+            if (dual_flags(b, o, f + 6) != 0) return -1;
+            continue;
+        }
         push(b, f);
     }
     return 0;

@@ -60,6 +60,7 @@ typedef struct hp_process {
     int stopped;              /* final group written, or fork child: hooks record nothing */
     int patch;                /* bursty over patched hook call sites (ctl/sites.c; INFO mode=patch) */
     int xray;                 /* HP_XRAY_*: sleds drive bursts (INFO mode=xray) or record every call */
+    int dual;                 /* HP_DUAL_*: what two-version code's instrumented copies do (ctl/dual.h) */
     int osp;                  /* subpaths: HP_OSP_RT_* (pt/subpath.h; set by init before recording) */
     uint32_t guards;          /* highest coverage guard id assigned so far (blockmap.c) */
     uint32_t trace_kind;      /* pt/trace.c: the kind of tuple traced (--record-trace), 0: none */

@@ -7,6 +7,7 @@
  *   hooks_patch.h       bursty over patched call sites (hooks run only in windows)
  *   hooks_osp.h         subpaths (OSP), before the mode's own block body, when the thread's
  *                       blockflags say so (the block hook tests blockflags where it tested bursty)
+ *   hooks_dual.h        the back-edge hook of two-version code (plugin/, ctl/dual.c)
  *   hooks_trace.h       exhaustive with a trace (--record-trace): t->bursty == HP_THREAD_TRACING
  *                       (the block hook: blockflags has HP_BLOCK_TRACE)
  *   pt/pathval.h        exhaustive with paths (blockflags HP_BLOCK_PATH: the block hook calls
@@ -37,6 +38,7 @@
 #include "runtime/hooks_patch.h"
 #include "runtime/hooks_osp.h"
 #include "runtime/hooks_trace.h"
+#include "runtime/hooks_dual.h"
 #include "runtime/modules.h"
 #include "runtime/pt/pathval.h"
 #include "core/format/format.h"
@@ -101,6 +103,35 @@ HP_API void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
 HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *pcs_end)
 {
     hp_blockmap_pcs_init(pcs_beg, pcs_end);
+}
+
+/* ---------------------------------------------------------------- two-version code (docs/dual.md) */
+
+/* A module's __hotprof_dual section (its constructor, before ours: priority 2). */
+HP_API void __hotprof_dual_init(const hp_dual_rec *start, const hp_dual_rec *stop)
+{
+    if (hp_dual_register(start, stop)) hp_modules_refresh(); /* a new module (dual-functions has no guards) */
+}
+
+/* A module's destructor (dlclose or exit): its sites are never written again. */
+HP_API void __hotprof_dual_fini(const hp_dual_rec *start, const hp_dual_rec *stop)
+{
+    hp_dual_unregister(start, stop);
+}
+
+/* A taken loop back-edge in an instrumented copy: count it; non-zero: stay instrumented. */
+HP_API int __hotprof_dual_backedge(void *fn)
+{
+    hp_thread *t = hp_tls;
+    if (HP_UNLIKELY(!t) ? !(t = hp_thread_slow()) : HP_UNLIKELY(!t->active)) return 0;
+    uint64_t f = (uint64_t)(uintptr_t)fn;
+    if (HP_UNLIKELY(t->bursty == HP_THREAD_BURSTY)) {
+        if (HP_LOAD_RLX(&hp_g.patch)) return dual_patch_backedge(t, f) != 0;
+        dual_live_backedge(t, f);
+    } else {
+        dual_backedge(t, f); /* exhaustive, or exhaustive with a trace */
+    }
+    return HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_ALL;
 }
 
 /* ---------------------------------------------------------------- memory and compare hooks */

@@ -10,6 +10,10 @@
  * back-edge (an out-of-line landing pad gets a landing frame until its handler rejoins the body:
  * resync_frame).
  *
+ * Blocks of two-version code (pc-table flag 2, HP_BLOCK_FLAG_DUAL, plugin/hotprof_dual.cpp) keep the
+ * frame bookkeeping but never count a back-edge here: their loop latches call
+ * __hotprof_dual_backedge (hooks_dual.h), so back-edges are the compiler's, not the address rule's.
+ *
  * Everything here is static inline (or a static noinline cold path): no function pointers and
  * no calls on a fast path. Async-signal-safe: memory only (mmap on growth).
  */
@@ -89,6 +93,8 @@ static HP_NOINST __attribute__((noinline, cold)) hp_frame *resync_frame(hp_threa
 
 /* The back-edge rule: updates the top frame's last block pc and returns the frame if this block
  * is a taken back-edge in it, else NULL. */
+#define HP_BLOCK_FLAG_DUAL 2u /* pc-table flag: a block of two-version code */
+
 static inline HP_NOINST hp_frame *backedge_frame(hp_thread *t, uint32_t id)
 {
     hp_bmap *m = HP_LOAD_ACQ(&hp_g.bmap);
@@ -101,6 +107,7 @@ static inline HP_NOINST hp_frame *backedge_frame(hp_thread *t, uint32_t id)
         return NULL; /* landed in a frame below after a longjmp or throw */
     uint64_t last = fr->last_pc;
     fr->last_pc = pc;
+    if (e->flags & HP_BLOCK_FLAG_DUAL) return NULL; /* two-version code: the latch hook counts back-edges */
     return pc <= last ? fr : NULL; /* back to its own start or below: a taken back-edge */
 }
 

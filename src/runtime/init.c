@@ -56,6 +56,7 @@
 #include "runtime/blockmap.h"
 #include "runtime/modules.h"
 #include "runtime/ctl/ctl.h"
+#include "runtime/ctl/dual.h"
 #include "runtime/pt/datastream.h"
 #include "runtime/pt/trace.h"
 #include "runtime/pt/intervals.h"
@@ -551,7 +552,14 @@ static HP_NOINST void do_init(void)
     }
     HP_STORE_REL(&hp_g.recording, 1);
     hp_xray_start();  /* XRay (ctl/xray.c): only when a probe found sleds */
-    hp_sites_start(); /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them */
+    /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them; with two-version
+     * code, the dual sites and the call sites switch together (ctl/dual.c) */
+    if (hp_dual_start(c->window) != 0) hp_sites_start();
+    if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && !HP_LOAD_ACQ(&hp_g.patch) && !hp_g.xray)) {
+        /* two-version code (ctl/dual.c) with exhaustive or live hooks: every instrumented copy, always */
+        HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL);
+        hp_dual_all_on();
+    }
     if (g_cfg.live) hp_live_start(); /* the live segment for `hotprof top` (live.c) */
 }
 
@@ -584,7 +592,7 @@ __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 {
     exec_resolve(); /* libc's exec functions, while no fork child can be calling them yet */
     /* instrumented (coverage guards or XRay sleds): start before main */
-    if (HP_LOAD_ACQ(&hp_g.guards) > 0 || hp_xray_present()) hp_rt_ensure_init();
+    if (HP_LOAD_ACQ(&hp_g.guards) > 0 || hp_xray_present() || hp_dual_present()) hp_rt_ensure_init();
     if (hp_timer_thread_begin && timer_mode_wanted()) { /* preloaded, --mode timer: init, then the main thread's timer */
         hp_rt_ensure_init();
         hp_timer_thread_begin();

@@ -76,6 +76,13 @@
 #define HP_INFO_PB_SITE_WRITES "site_writes"
 #define HP_INFO_PB_FUNCTIONS "functions"
 
+/* ---- two-version code: "dual.<stat>" in patched-burst profiles (ctl/dual.c; docs/dual.md) ---- */
+#define HP_INFO_DUAL "dual"
+#define HP_INFO_DUAL_SITES "sites"             /* patchable nops registered (modules loaded now) */
+#define HP_INFO_DUAL_MODULES "modules"         /* modules registered, unloaded ones included */
+#define HP_INFO_DUAL_UNPATCHABLE "unpatchable" /* sites never written (across a word, page not writable) */
+#define HP_INFO_DUAL_SWITCHES "switches"       /* passes over every site (on or off) */
+
 /* ---- subpaths (OSP; group INFO, pt/subpath.c; docs/format.md) ---- */
 #define HP_INFO_SUBPATH_SUMMARY "subpath.summary"       /* sampled | exact */
 #define HP_INFO_SUBPATH_PARAMS "subpath.params"         /* canonical clause (core/control/spec.h) */

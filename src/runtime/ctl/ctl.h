@@ -73,5 +73,7 @@ void hp_sites_start(void);   /* init, output open: the control thread */
 /* A hook ran outside a window: remember its call site (the 5 bytes before ret, if they are a
  * direct call to hook or to a PLT stub of it) so the control thread turns it off. Signal-safe. */
 void hp_sites_note(uint64_t ret, uint64_t hook);
+/* The call-site backend itself, for a backend that switches call sites and more (ctl/dual.c). */
+const hp_pb_backend *hp_sites_backend(void);
 
 #endif

@@ -209,6 +209,8 @@ static HP_NOINST size_t sites_info(char *out, size_t cap)
 static const hp_pb_backend g_sites_backend = {
     .prefix = "patch", .on = sites_on, .off = sites_off, .tick = sites_tick, .off_now = sites_off_now, .info = sites_info};
 
+HP_NOINST const hp_pb_backend *hp_sites_backend(void) { return &g_sites_backend; }
+
 /* ---------------------------------------------------------------- init */
 
 static HP_NOINST void say1(const char *msg)

@@ -1,0 +1,434 @@
+// hotprof_dual.cpp — the LLVM 14 pass plugin of `hotprof cc --hooks=dual-*` (docs/dual.md): two
+// versions of every function in one body (Arnold–Ryder's checking and instrumented copies, one frame).
+//
+// Per function that clang marked for -finstrument-functions-after-inlining (the attribute is taken
+// off, so the codegen instrumenter does nothing and no_instrument_function is respected):
+//   1. critical edges are split as sanitizer coverage splits them (so the blocks are its blocks);
+//   2. the static allocas stay in a new entry block E0; every value live across blocks is demoted
+//      to a stack slot there (reg2mem), so both copies share the frame;
+//   3. every other block is cloned: the originals are the clean copy (no hook), the clones the
+//      instrumented copy (hooks: entry/exit, back-edges, blocks, loads/stores by level);
+//   4. E0 ends in a patchable 5-byte nop (`callbr` asm goto) whose label is the instrumented entry;
+//      each loop back-edge (LoopInfo latch -> header) of the clean copy goes through another such
+//      nop whose label is the instrumented copy's back-edge block; that block calls
+//      __hotprof_dual_backedge(fn) and goes on in the instrumented copy if it returns non-zero,
+//      else back to the clean header. Each nop records {site, target, kind} (pc-relative) into the
+//      section __hotprof_dual, read by the runtime (ctl/dual.c) through __start_/__stop_;
+//   5. the slots are promoted back to registers (mem2reg).
+// A nop never crosses an 8-byte boundary (.p2align 3,,4 before it), so the runtime switches it with
+// one aligned 8-byte store. Functions that cannot be cloned safely (indirectbr, callbr, blockaddress
+// users, returns_twice calls, token values across blocks) get one copy with live hooks instead
+// (latch hooks included, whose answer they ignore).
+// Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
+// (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
+// hook, not the address rule) on every block of a cloned function.
+// Level: -mllvm -hotprof-dual=functions|blocks|memory (the plugin is also loaded with -load).
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory"),
+                                      cl::init("blocks"));
+// Which loop back-edges get a site (docs/dual.md): all (default), outer (outermost loops only:
+// inner loops are reached at their outer loop's next iteration), none (function entries only).
+// Back-edges without a site are still counted in the instrumented copy.
+static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: all|outer|none"),
+                                       cl::init("all"));
+
+namespace {
+
+enum Level { LFunctions = 0, LBlocks = 1, LMemory = 2 };
+enum SiteKind { KEntry = 0, KBackedge = 1 };
+constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
+
+struct Hooks {
+    FunctionCallee enter, exit, backedge, guard, load[5], store[5];
+    Type *i8p, *i32, *i64;
+};
+
+// Sanitizer coverage's block rule (no-prune): every block except unreachable-only ones and
+// those without an insertion point.
+bool sancovBlock(BasicBlock &BB)
+{
+    if (isa<UnreachableInst>(BB.getFirstNonPHIOrDbgOrLifetime())) return false;
+    return BB.getFirstInsertionPt() != BB.end();
+}
+
+bool cannotClone(Function &F)
+{
+    for (BasicBlock &BB : F) {
+        if (BB.hasAddressTaken()) return true;
+        for (Instruction &I : BB) {
+            if (isa<IndirectBrInst>(I) || isa<CallBrInst>(I)) return true;
+            if (auto *CB = dyn_cast<CallBase>(&I))
+                if (CB->hasFnAttr(Attribute::ReturnsTwice) || CB->cannotDuplicate()) return true;
+            if (I.getType()->isTokenTy()) return true;
+            if (isa<CatchSwitchInst>(I) || isa<CleanupPadInst>(I) || isa<CatchPadInst>(I)) return true;
+        }
+    }
+    return false;
+}
+
+// The patchable nop: 5 bytes not crossing an 8-byte boundary, and its record.
+CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, SiteKind kind, Type *i8p)
+{
+    LLVMContext &C = at->getContext();
+    std::string text = std::string(".p2align 3,,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n"
+                                   ".pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n"
+                                   ".long 1b - .\n.long ${0:l} - .\n.long ") +
+                       std::to_string((int)kind) + "\n.long 0\n.popsection";
+    FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {i8p}, false);
+    InlineAsm *IA = InlineAsm::get(FT, text, "X,~{dirflag},~{fpsr},~{flags}", /*sideeffect*/ true);
+    Constant *ba = BlockAddress::get(at->getParent(), target);
+    return CallBrInst::Create(FT, IA, normal, {target}, {ConstantExpr::getBitCast(ba, i8p)}, "", at);
+}
+
+struct DualFunction {
+    Function &F;
+    Module &M;
+    const Hooks &H;
+    int level;
+    bool cold = false; // hook calls marked cold: the clean copy gets the fall-through layout
+    SmallVector<BasicBlock *, 32> blocks;        // the hooked blocks (instrumented copy), pc order
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> backedges; // (latch, header), original
+
+    void mark(CallInst *CI)
+    {
+        if (cold) CI->addFnAttr(Attribute::Cold);
+    }
+    Value *fnArg(IRBuilder<> &B) { return B.CreateBitCast(&F, H.i8p); }
+    Value *retAddr(IRBuilder<> &B)
+    {
+        return B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)});
+    }
+
+    void hookEntry(BasicBlock *entry)
+    {
+        BasicBlock::iterator ip = entry->getFirstInsertionPt();
+        while (isa<AllocaInst>(*ip)) ++ip;
+        IRBuilder<> B(&*ip);
+        mark(B.CreateCall(H.enter, {fnArg(B), retAddr(B)}));
+    }
+
+    void hookReturns(ArrayRef<BasicBlock *> bbs)
+    {
+        for (BasicBlock *BB : bbs) {
+            auto *ret = dyn_cast<ReturnInst>(BB->getTerminator());
+            if (!ret) continue;
+            Instruction *at = ret;
+            if (CallInst *ci = BB->getTerminatingMustTailCall()) at = ci;
+            IRBuilder<> B(at);
+            mark(B.CreateCall(H.exit, {fnArg(B), retAddr(B)}));
+        }
+    }
+
+    void hookMemory(ArrayRef<BasicBlock *> bbs)
+    {
+        const DataLayout &DL = M.getDataLayout();
+        for (BasicBlock *BB : bbs) {
+            SmallVector<Instruction *, 16> mem;
+            for (Instruction &I : *BB)
+                if (isa<LoadInst>(I) || isa<StoreInst>(I)) mem.push_back(&I);
+            for (Instruction *I : mem) {
+                bool st = isa<StoreInst>(I);
+                Type *T = st ? cast<StoreInst>(I)->getValueOperand()->getType() : I->getType();
+                Value *P = st ? cast<StoreInst>(I)->getPointerOperand() : cast<LoadInst>(I)->getPointerOperand();
+                uint64_t bits = DL.getTypeStoreSizeInBits(T);
+                int idx = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : bits == 64 ? 3 : bits == 128 ? 4 : -1;
+                if (idx < 0 || P->getType()->getPointerAddressSpace() != 0) continue;
+                IRBuilder<> B(I);
+                FunctionCallee cb = st ? H.store[idx] : H.load[idx];
+                Type *PT = cb.getFunctionType()->getParamType(0);
+                mark(B.CreateCall(cb, {B.CreatePointerCast(P, PT)}));
+            }
+        }
+    }
+
+    // Guards and pc-table, as sanitizer coverage lays them out (one array each per function).
+    void hookBlocks(ArrayRef<BasicBlock *> bbs, BasicBlock *entry, uint64_t extraFlags)
+    {
+        if (bbs.empty()) return;
+        auto *GT = ArrayType::get(H.i32, bbs.size());
+        auto *guards = new GlobalVariable(M, GT, false, GlobalValue::PrivateLinkage, Constant::getNullValue(GT),
+                                          "__hotprof_dual_guards");
+        guards->setSection("__sancov_guards");
+        guards->setAlignment(Align(4));
+        SmallVector<Constant *, 64> pcs;
+        for (BasicBlock *BB : bbs) {
+            bool isEntry = BB == entry;
+            Constant *pc = isEntry ? ConstantExpr::getPtrToInt(&F, H.i64)
+                                   : ConstantExpr::getPtrToInt(BlockAddress::get(&F, BB), H.i64);
+            pcs.push_back(pc);
+            pcs.push_back(ConstantInt::get(H.i64, (isEntry ? kFlagEntry : 0) | extraFlags));
+        }
+        auto *PTy = ArrayType::get(H.i64, pcs.size());
+        auto *table = new GlobalVariable(M, PTy, true, GlobalValue::PrivateLinkage, ConstantArray::get(PTy, pcs),
+                                         "__hotprof_dual_pcs");
+        table->setSection("__sancov_pcs");
+        table->setAlignment(Align(8));
+        if (Comdat *cd = F.getComdat()) {
+            guards->setComdat(cd);
+            table->setComdat(cd);
+        }
+        appendToCompilerUsed(M, {guards, table});
+        for (size_t i = 0; i < bbs.size(); i++) {
+            BasicBlock *BB = bbs[i];
+            BasicBlock::iterator ip = BB->getFirstInsertionPt();
+            while (BB == entry && isa<AllocaInst>(*ip)) ++ip; /* keep static allocas first */
+            IRBuilder<> B(&*ip);
+            Value *g = B.CreateConstInBoundsGEP2_64(GT, guards, 0, i);
+            mark(B.CreateCall(H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
+        }
+    }
+
+    SmallPtrSet<BasicBlock *, 8> outerHeaders;
+
+    void findBackedges()
+    {
+        DominatorTree DT(F);
+        LoopInfo LI(DT);
+        for (Loop *L : LI.getLoopsInPreorder()) {
+            SmallVector<BasicBlock *, 4> latches;
+            L->getLoopLatches(latches);
+            for (BasicBlock *lt : latches) backedges.push_back({lt, L->getHeader()});
+            if (L->getLoopDepth() == 1) outerHeaders.insert(L->getHeader());
+        }
+    }
+
+    bool siteOn(BasicBlock *header)
+    {
+        return LatchSites == "all" || (LatchSites == "outer" && outerHeaders.count(header));
+    }
+
+    // Values used outside their block go through stack slots in E0 (reg2mem).
+    void demote(BasicBlock *E0)
+    {
+        SmallVector<PHINode *, 16> phis;
+        SmallVector<Instruction *, 64> regs;
+        for (BasicBlock &BB : F) {
+            if (&BB == E0) continue;
+            for (Instruction &I : BB) {
+                if (auto *P = dyn_cast<PHINode>(&I)) phis.push_back(P); /* and its escaping value first */
+                for (User *U : I.users()) {
+                    auto *UI = cast<Instruction>(U);
+                    if (UI->getParent() != &BB || isa<PHINode>(UI)) { regs.push_back(&I); break; }
+                }
+            }
+        }
+        Instruction *ip = E0->getTerminator();
+        for (Instruction *I : regs) DemoteRegToStack(*I, false, ip);
+        for (PHINode *P : phis) DemotePHIToStack(P, ip);
+    }
+
+    void run(bool clone)
+    {
+        SplitAllCriticalEdges(F, CriticalEdgeSplittingOptions().setIgnoreUnreachableDests());
+        if (!clone) return runSingle();
+        cold = true;
+        findBackedges();
+        BasicBlock *E = &F.getEntryBlock();
+        BasicBlock::iterator split = E->begin();
+        while (isa<AllocaInst>(*split) && cast<AllocaInst>(*split).isStaticAlloca()) ++split;
+        BasicBlock *E1 = E->splitBasicBlock(split, "hp.clean.entry");
+        BasicBlock *E0 = E;
+        demote(E0);
+
+        SmallVector<BasicBlock *, 64> orig;
+        for (BasicBlock &BB : F)
+            if (&BB != E0) orig.push_back(&BB);
+        ValueToValueMapTy VM;
+        SmallVector<BasicBlock *, 64> copy;
+        for (BasicBlock *BB : orig) {
+            BasicBlock *C = CloneBasicBlock(BB, VM, ".hp", &F);
+            VM[BB] = C;
+            copy.push_back(C);
+        }
+        for (BasicBlock *C : copy)
+            for (Instruction &I : *C) RemapInstruction(&I, VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+        BasicBlock *E1i = cast<BasicBlock>(VM[E1]);
+
+        // hooks in the instrumented copy, before its back-edge blocks exist
+        if (level >= LBlocks) {
+            SmallVector<BasicBlock *, 64> hooked;
+            for (size_t i = 0; i < orig.size(); i++)
+                if (sancovBlock(*orig[i])) hooked.push_back(copy[i]);
+            hookBlocks(hooked, E1i, kFlagDual);
+        }
+        if (level >= LMemory) hookMemory(copy);
+        hookEntry(E1i);
+        hookReturns(copy);
+
+        E0->getTerminator()->eraseFromParent();
+        emitSite(E0, E1, E1i, KEntry, H.i8p);
+        for (auto &be : backedges) linkBackedge(be.first, be.second, VM);
+
+        DominatorTree DT(F);
+        SmallVector<AllocaInst *, 32> slots;
+        for (Instruction &I : *E0)
+            if (auto *AI = dyn_cast<AllocaInst>(&I))
+                if (isAllocaPromotable(AI)) slots.push_back(AI);
+        if (!slots.empty()) PromoteMemToReg(slots, DT);
+    }
+
+    // clean: latch -> [nop: header | instr back-edge block]; instr: latch' -> back-edge block ->
+    // (hook says stay) header' | header.
+    void linkBackedge(BasicBlock *lt, BasicBlock *hd, ValueToValueMapTy &VM)
+    {
+        LLVMContext &C = F.getContext();
+        BasicBlock *lti = cast<BasicBlock>(VM[lt]), *hdi = cast<BasicBlock>(VM[hd]);
+        BasicBlock *bi = BasicBlock::Create(C, "hp.backedge", &F);
+        BasicBlock *sc = BasicBlock::Create(C, "hp.site", &F);
+        lti->getTerminator()->replaceSuccessorWith(hdi, bi);
+        if (siteOn(hd)) {
+            lt->getTerminator()->replaceSuccessorWith(hd, sc);
+            emitSite(sc, hd, bi, KBackedge, H.i8p);
+        } else {
+            sc->eraseFromParent();
+        }
+        IRBuilder<> B(bi);
+        if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
+        CallInst *stay = B.CreateCall(H.backedge, {fnArg(B)});
+        mark(stay);
+        B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
+    }
+
+    // One copy, hooks always live (functions that cannot be cloned).
+    void runSingle()
+    {
+        SmallVector<BasicBlock *, 64> all, hooked;
+        for (BasicBlock &BB : F) all.push_back(&BB);
+        findBackedges();
+        if (level >= LBlocks) {
+            for (BasicBlock *BB : all)
+                if (sancovBlock(*BB)) hooked.push_back(BB);
+            BasicBlock *E = &F.getEntryBlock();
+            hookBlocks(hooked, E, kFlagDual);
+        }
+        if (level >= LMemory) hookMemory(all);
+        hookEntry(&F.getEntryBlock());
+        hookReturns(all);
+        for (auto &be : backedges) { // a block on each latch -> header edge counts the back-edge
+            BasicBlock *on = SplitEdge(be.first, be.second);
+            IRBuilder<> B(on->getTerminator());
+            if (DILocation *dl = be.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
+            B.CreateCall(H.backedge, {fnArg(B)});
+        }
+    }
+};
+
+Hooks declareHooks(Module &M)
+{
+    LLVMContext &C = M.getContext();
+    Hooks H;
+    H.i8p = Type::getInt8PtrTy(C);
+    H.i32 = Type::getInt32Ty(C);
+    H.i64 = Type::getInt64Ty(C);
+    Type *V = Type::getVoidTy(C);
+    H.enter = M.getOrInsertFunction("__cyg_profile_func_enter", V, H.i8p, H.i8p);
+    H.exit = M.getOrInsertFunction("__cyg_profile_func_exit", V, H.i8p, H.i8p);
+    H.backedge = M.getOrInsertFunction("__hotprof_dual_backedge", H.i32, H.i8p);
+    H.guard = M.getOrInsertFunction("__sanitizer_cov_trace_pc_guard", V, PointerType::getUnqual(H.i32));
+    const char *sizes[5] = {"1", "2", "4", "8", "16"};
+    for (int i = 0; i < 5; i++) {
+        Type *T = IntegerType::get(C, 8u << i);
+        H.load[i] = M.getOrInsertFunction(std::string("__sanitizer_cov_load") + sizes[i], V, PointerType::getUnqual(T));
+        H.store[i] = M.getOrInsertFunction(std::string("__sanitizer_cov_store") + sizes[i], V, PointerType::getUnqual(T));
+    }
+    return H;
+}
+
+GlobalVariable *sectionBound(Module &M, Type *T, const char *name)
+{
+    auto *G = new GlobalVariable(M, T, false, GlobalValue::ExternalWeakLinkage, nullptr, name);
+    G->setVisibility(GlobalValue::HiddenVisibility);
+    return G;
+}
+
+// The module's constructor: guards and pc-table to the runtime (as sanitizer coverage's does),
+// and the sites section to __hotprof_dual_init (and to __hotprof_dual_fini at unload).
+void addCtor(Module &M, const Hooks &H, bool blocks)
+{
+    LLVMContext &C = M.getContext();
+    Type *V = Type::getVoidTy(C);
+    Function *ctor = Function::Create(FunctionType::get(V, false), GlobalValue::InternalLinkage,
+                                      "hotprof.dual.module_ctor", &M);
+    IRBuilder<> B(BasicBlock::Create(C, "", ctor));
+    Type *i32p = PointerType::getUnqual(H.i32), *i64p = PointerType::getUnqual(H.i64);
+    if (blocks) {
+        FunctionCallee gi = M.getOrInsertFunction("__sanitizer_cov_trace_pc_guard_init", V, i32p, i32p);
+        FunctionCallee pi = M.getOrInsertFunction("__sanitizer_cov_pcs_init", V, i64p, i64p);
+        B.CreateCall(gi, {sectionBound(M, H.i32, "__start___sancov_guards"), sectionBound(M, H.i32, "__stop___sancov_guards")});
+        B.CreateCall(pi, {sectionBound(M, H.i64, "__start___sancov_pcs"), sectionBound(M, H.i64, "__stop___sancov_pcs")});
+    }
+    FunctionCallee di = M.getOrInsertFunction("__hotprof_dual_init", V, i32p, i32p);
+    B.CreateCall(di, {sectionBound(M, H.i32, "__start___hotprof_dual"), sectionBound(M, H.i32, "__stop___hotprof_dual")});
+    B.CreateRetVoid();
+    appendToGlobalCtors(M, ctor, 2);
+    // and its destructor: a dlclose'd module's sites must be forgotten before its pages go
+    Function *dtor = Function::Create(FunctionType::get(V, false), GlobalValue::InternalLinkage,
+                                      "hotprof.dual.module_dtor", &M);
+    IRBuilder<> D(BasicBlock::Create(C, "", dtor));
+    FunctionCallee df = M.getOrInsertFunction("__hotprof_dual_fini", V, i32p, i32p);
+    D.CreateCall(df, {M.getNamedGlobal("__start___hotprof_dual"), M.getNamedGlobal("__stop___hotprof_dual")});
+    D.CreateRetVoid();
+    appendToGlobalDtors(M, dtor, 2);
+}
+
+struct DualPass : PassInfoMixin<DualPass> {
+    PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
+    {
+        int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory : LBlocks;
+        Hooks H = declareHooks(M);
+        SmallVector<Function *, 64> work;
+        for (Function &F : M) {
+            if (F.isDeclaration() || F.hasAvailableExternallyLinkage()) continue;
+            if (!F.hasFnAttribute("instrument-function-entry-inlined")) continue;
+            F.removeFnAttr("instrument-function-entry-inlined");
+            F.removeFnAttr("instrument-function-exit-inlined");
+            if (F.hasFnAttribute(Attribute::Naked) || F.getName().startswith("__sanitizer_") ||
+                F.getName().startswith("__hotprof"))
+                continue;
+            work.push_back(&F);
+        }
+        if (work.empty()) return PreservedAnalyses::all();
+        for (Function *F : work) {
+            // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
+            int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
+            DualFunction D{*F, M, H, fl, false, {}, {}, {}};
+            D.run(!cannotClone(*F));
+            if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
+                report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
+        }
+        addCtor(M, H, level >= LBlocks);
+        return PreservedAnalyses::none();
+    }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
+{
+    return {LLVM_PLUGIN_API_VERSION, "hotprof-dual", "0.1", [](PassBuilder &PB) {
+                PB.registerOptimizerLastEPCallback(
+                    [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(DualPass()); });
+            }};
+}

@@ -1,0 +1,203 @@
+/* dual.c — switching the patchable sites of two-version code (dual.h, docs/dual.md).
+ *
+ * How a site is written: the plugin aligns every 5-byte nop so that it lies inside one aligned
+ * 8-byte word (byte offset 0..3). Switching reads that word, replaces the site's five bytes (nop
+ * <-> jmp rel32) and writes the word back with ONE aligned 8-byte store, so a core fetching the
+ * instruction sees either the whole old or the whole new five bytes, never a mix: no int3, no
+ * SIGTRAP handler, no membarrier (the one-byte toggle of sites.c is not possible here: a nop and a
+ * jmp share no tail). The other three bytes of the word are written back unchanged; they belong
+ * to neighbouring instructions nobody else writes (code is written only here, under g_lock). A
+ * core may run the stale five bytes for a short while after the store (cross-modifying code is
+ * coherent on x86 but not instantaneous): one event more or fewer at a window's edge. A site at
+ * offset 4..7 (a module not built by our plugin) is never written (counted in g_skipped).
+ *
+ * Pages holding sites are made read-write-execute once, when their first site is written, and
+ * stay so (as sites.c does). A page that cannot be made writable keeps its sites as they are.
+ *
+ * A module's destructor (dlclose, exit) unregisters it: its records are dropped and its pages
+ * forgotten, so a module mapped there later is made writable again before it is written.
+ *
+ * Bursts (hp_dual_start): the backend's on switches every dual site to its instrumented block and
+ * the call sites of sites.c on; off the dual sites back to nops and the call sites off; tick and
+ * off_now are sites.c's (the dual sites are switched by the control thread only: switching takes
+ * g_lock, which a hook must never wait for). A thread in an instrumented copy goes back to the
+ * clean copy at its next loop back-edge once the window's mask is down (hooks_dual.h), or
+ * returns. Known race: a hook call site of sites.c whose opcode byte shares an aligned word with
+ * a dual nop can have its toggle undone by our read-modify-write (sites_off_now runs in a program
+ * thread); both forms are valid instructions, so it costs at most a stale call or mov there.
+ *
+ * State (file-static): the module table (up to MODS_CAP modules: ranges of records), the page set,
+ * g_all (every site on from now on: exhaustive mode), counters; g_lock serializes writers.
+ * Async-signal-safety: hp_dual_info only.
+ */
+#define _GNU_SOURCE
+#include "runtime/ctl/dual.h"
+#include "runtime/ctl/ctl.h"
+#include "core/format/info_keys.h"
+#include <sched.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MODS_CAP 1024u
+#define PAGES_CAP 4096u
+
+static struct { const hp_dual_rec *start, *stop; } g_mods[MODS_CAP];
+static uint32_t g_nmods;
+static uint64_t g_pages[PAGES_CAP]; /* pages made writable (0: empty slot) */
+static uint32_t g_npages;
+static int g_all, g_lock;
+static uint64_t g_sites, g_skipped, g_switches;
+
+static void lock(void) { while (__atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE)) sched_yield(); }
+static void unlock(void) { __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE); }
+
+uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on)
+{
+    uint8_t b[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+    if (on) {
+        uint32_t rel = (uint32_t)(target - (site + 5));
+        b[0] = 0xe9;
+        for (int i = 0; i < 4; i++) b[1 + i] = (uint8_t)(rel >> (8 * i));
+    }
+    for (unsigned i = 0; i < 5; i++) {
+        word &= ~((uint64_t)0xff << (8 * (off + i)));
+        word |= (uint64_t)b[i] << (8 * (off + i));
+    }
+    return word;
+}
+
+static uint64_t rec_site(const hp_dual_rec *r) { return (uint64_t)(uintptr_t)&r->site + (uint64_t)(int64_t)r->site; }
+
+/* Make the page of addr writable (once). 0 if it cannot be. */
+static int page_writable(uint64_t addr)
+{
+    uint64_t page = addr & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+    for (uint32_t i = 0; i < g_npages; i++)
+        if (g_pages[i] == page) return 1;
+    if (g_npages == PAGES_CAP) return 0; /* (slots freed by unregister are not reused) */
+    if (mprotect((void *)(uintptr_t)page, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
+        return 0;
+    g_pages[g_npages++] = page;
+    return 1;
+}
+
+static int write_site(const hp_dual_rec *r, int on)
+{
+    uint64_t site = rec_site(r);
+    uint64_t target = (uint64_t)(uintptr_t)&r->target + (uint64_t)(int64_t)r->target;
+    unsigned off = (unsigned)(site & 7);
+    if (off > 3 || !page_writable(site)) return 0;
+    uint64_t *w = (uint64_t *)(uintptr_t)(site & ~(uint64_t)7);
+    uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
+    __atomic_store_n(w, hp_dual_word(old, off, site, target, on), __ATOMIC_RELEASE);
+    return 1;
+}
+
+static uint64_t switch_module(uint32_t m, int on)
+{
+    uint64_t n = 0;
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++) n += (uint64_t)write_site(r, on);
+    return n;
+}
+
+int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
+{
+    if (!start || start >= stop) return 0;
+    lock();
+    for (uint32_t i = 0; i < g_nmods; i++)
+        if (g_mods[i].start == start) { unlock(); return 0; } /* the same module again */
+    if (g_nmods < MODS_CAP) {
+        uint32_t m = g_nmods;
+        g_mods[m].start = start;
+        g_mods[m].stop = stop;
+        g_sites += (uint64_t)(stop - start);
+        HP_STORE_REL(&g_nmods, m + 1);
+        if (g_all) g_skipped += (uint64_t)(stop - start) - switch_module(m, 1);
+    }
+    unlock();
+    return 1;
+}
+
+void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
+{
+    if (!start || start >= stop) return;
+    uint64_t lo = UINT64_MAX, hi = 0, mask = ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+    for (const hp_dual_rec *r = start; r < stop; r++) {
+        uint64_t a = rec_site(r) & mask;
+        lo = a < lo ? a : lo;
+        hi = a > hi ? a : hi;
+    }
+    lock();
+    for (uint32_t i = 0; i < g_nmods; i++)
+        if (g_mods[i].start == start) {
+            g_sites -= (uint64_t)(stop - start);
+            g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
+        }
+    for (uint32_t i = 0; i < g_npages; i++)
+        if (g_pages[i] >= lo && g_pages[i] <= hi) g_pages[i] = 0; /* another module may map there */
+    unlock();
+}
+
+int hp_dual_present(void) { return HP_LOAD_ACQ(&g_nmods) > 0; }
+
+uint64_t hp_dual_all_on(void)
+{
+    uint64_t n = 0;
+    lock();
+    g_all = 1;
+    for (uint32_t m = 0; m < g_nmods; m++) n += switch_module(m, 1);
+    g_skipped = g_sites - n;
+    unlock();
+    return n;
+}
+
+void hp_dual_switch(int on)
+{
+    lock();
+    for (uint32_t m = 0; m < g_nmods; m++) switch_module(m, on);
+    g_switches++;
+    unlock();
+}
+
+size_t hp_dual_info(char *out, size_t cap)
+{
+    size_t at = 0;
+    if (cap) out[0] = 0;
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_SITES, HP_LOAD_RLX(&g_sites));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_MODULES, HP_LOAD_RLX(&g_nmods));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_UNPATCHABLE, HP_LOAD_RLX(&g_skipped));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_SWITCHES, HP_LOAD_RLX(&g_switches));
+    return at;
+}
+
+static void dual_on(void)
+{
+    hp_sites_backend()->on();
+    hp_dual_switch(1);
+}
+
+static void dual_off(void)
+{
+    hp_dual_switch(0);
+    hp_sites_backend()->off();
+}
+
+static void dual_tick(void) { hp_sites_backend()->tick(); }
+static void dual_off_now(void) { hp_sites_backend()->off_now(); }
+
+static size_t dual_backend_info(char *out, size_t cap)
+{
+    size_t n = hp_sites_backend()->info(out, cap);
+    return n + hp_dual_info(out + n, cap - n);
+}
+
+static const hp_pb_backend g_dual_backend = {
+    .prefix = "patch", .on = dual_on, .off = dual_off, .tick = dual_tick, .off_now = dual_off_now,
+    .info = dual_backend_info};
+
+int hp_dual_start(uint32_t min_window)
+{
+    if (!HP_LOAD_ACQ(&hp_g.patch) || !hp_dual_present()) return -1;
+    HP_STORE_REL(&hp_g.dual, HP_DUAL_BURSTS);
+    return hp_pb_start(&g_dual_backend, min_window, HP_BURSTY_ALL) == 0 ? 0 : -1;
+}

@@ -1,0 +1,43 @@
+/* dual.h — two-version code (`hotprof cc --hooks=dual-*`, plugin/hotprof_dual.cpp, docs/dual.md):
+ * the patchable sites of the clean copies and how the runtime switches them.
+ *
+ * Each instrumented module's constructor hands its __hotprof_dual section to hp_dual_register:
+ * records {int32 site - &site, int32 target - &target, u32 kind, u32 0} (pc-relative). A site is
+ * a 5-byte nop (0f 1f 44 00 00) that never crosses an 8-byte boundary; "on" is `jmp rel32` (e9)
+ * to its target, the matching block of the function's instrumented copy.
+ *
+ * State: hp_g.dual (base.h: what the instrumented copy's back-edge hook answers) and this file's
+ * own module table and page set (file-static in dual.c). Layering: ctl/ (base only).
+ */
+#ifndef HOTPROF_RUNTIME_CTL_DUAL_H
+#define HOTPROF_RUNTIME_CTL_DUAL_H
+#include <stdint.h>
+#include <stddef.h>
+#include "runtime/base.h"
+
+/* hp_g.dual: what the instrumented copies do. */
+enum { HP_DUAL_NONE = 0, HP_DUAL_ALL = 1, HP_DUAL_BURSTS = 2 };
+enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1 };
+
+typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, pad; } hp_dual_rec;
+
+/* A module's records (its constructor, or dlopen): kept; switched on at once if every site is on.
+ * 1 if the module is new (the caller refreshes the module list). */
+int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop);
+/* A module going away (its destructor: dlclose or exit): its sites and pages are forgotten. */
+void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop);
+int hp_dual_present(void);          /* a module with dual sites registered */
+/* Every site of every module, now and later, on (exhaustive mode). Returns sites switched. */
+uint64_t hp_dual_all_on(void);
+/* Switch every registered site on (1) or off (0); sites that cannot be written stay as they are. */
+void hp_dual_switch(int on);
+/* The 8 bytes at the aligned word holding a 5-byte site at byte offset off (0..3), with the site's
+ * bytes replaced by jmp rel32 to target (on) or the nop (off). Pure: unit-tested. */
+uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on);
+/* Init, bursty mode over patched sites (hp_g.patch set by hp_sites_probe) in a program with dual
+ * sites: hp_g.dual = HP_DUAL_BURSTS and the control thread over a backend that switches the dual
+ * sites and the call sites of sites.c (functions built with one copy) together. 0 if started. */
+int hp_dual_start(uint32_t min_window);
+size_t hp_dual_info(char *out, size_t cap); /* dual.* INFO lines (async-signal-safe) */
+
+#endif

@@ -1,0 +1,105 @@
+/* test_dual.c — switching the sites of two-version code (src/runtime/ctl/dual.c):
+ *   - hp_dual_word puts `jmp rel32` (e9, target - site - 5) or the 5-byte nop at byte offsets 0..3
+ *     of an aligned word and leaves the other three bytes as they were; on then off gives back
+ *     the original word;
+ *   - registered sites in a page of our own switch on and off as whole 5-byte instructions, a
+ *     site at an offset that crosses an 8-byte boundary is never written, a module registered
+ *     after hp_dual_all_on is switched at once, and an unregistered module is not written again.
+ */
+#include <string.h>
+#include <sys/mman.h>
+#include "runtime/ctl/dual.h"
+#include "test.h"
+
+static const uint8_t NOP5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+
+TEST(word_round_trip_at_every_offset)
+{
+    for (unsigned off = 0; off < 4; off++) {
+        uint8_t bytes[8] = {0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7};
+        memcpy(bytes + off, NOP5, 5);
+        uint64_t w0;
+        memcpy(&w0, bytes, 8);
+        uint64_t site = 0x401000 + off, target = 0x400f00; /* backward: negative rel32 */
+        uint64_t on = hp_dual_word(w0, off, site, target, 1);
+        uint8_t b[8];
+        memcpy(b, &on, 8);
+        CHECK_EQ_U64(b[off], 0xe9);
+        int32_t rel;
+        memcpy(&rel, b + off + 1, 4);
+        CHECK_EQ_U64((uint64_t)(site + 5 + (int64_t)rel), target);
+        for (unsigned i = 0; i < 8; i++)
+            if (i < off || i >= off + 5) CHECK_EQ_U64(b[i], bytes[i]);
+        CHECK_EQ_U64(hp_dual_word(on, off, site, target, 0), w0);
+    }
+}
+
+/* A page with sites at byte 8 (offset 0), 19 (offset 3) and 45 (offset 5: crosses a word), and
+ * their records after them (pc-relative, as the plugin writes them). */
+typedef struct fake { uint8_t *code; hp_dual_rec *rec; } fake;
+
+static fake make_page(void)
+{
+    fake f;
+    f.code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    memset(f.code, 0xcc, 4096);
+    f.rec = (hp_dual_rec *)(f.code + 2048);
+    const unsigned sites[3] = {8, 19, 45};
+    for (int i = 0; i < 3; i++) {
+        memcpy(f.code + sites[i], NOP5, 5);
+        f.rec[i].site = (int32_t)((f.code + sites[i]) - (uint8_t *)&f.rec[i].site);
+        f.rec[i].target = (int32_t)((f.code + 1024 + 16 * i) - (uint8_t *)&f.rec[i].target);
+        f.rec[i].kind = (uint32_t)i % 2;
+    }
+    mprotect(f.code, 4096, PROT_READ | PROT_EXEC); /* code pages are not writable */
+    return f;
+}
+
+static int is_jmp_to(const uint8_t *site, const uint8_t *target)
+{
+    int32_t rel;
+    memcpy(&rel, site + 1, 4);
+    return site[0] == 0xe9 && site + 5 + rel == target;
+}
+
+TEST(sites_switch_whole_and_never_across_a_word)
+{
+    fake f = make_page();
+    REQUIRE(f.code != MAP_FAILED);
+    CHECK(hp_dual_register(f.rec, f.rec + 3) == 1);
+    CHECK(hp_dual_register(f.rec, f.rec + 3) == 0); /* the same module twice */
+    CHECK(hp_dual_present());
+    hp_dual_switch(1);
+    CHECK(is_jmp_to(f.code + 8, f.code + 1024));
+    CHECK(is_jmp_to(f.code + 19, f.code + 1040));
+    CHECK(memcmp(f.code + 45, NOP5, 5) == 0); /* offset 5: left alone */
+    CHECK_EQ_U64(f.code[7], 0xcc);
+    CHECK_EQ_U64(f.code[13], 0xcc);
+    hp_dual_switch(0);
+    CHECK(memcmp(f.code + 8, NOP5, 5) == 0);
+    CHECK(memcmp(f.code + 19, NOP5, 5) == 0);
+    hp_dual_unregister(f.rec, f.rec + 3);
+    hp_dual_switch(1);
+    CHECK(memcmp(f.code + 8, NOP5, 5) == 0); /* gone: never written again */
+}
+
+TEST(module_registered_after_all_on_is_switched_at_once)
+{
+    CHECK_EQ_U64(hp_dual_all_on(), 0); /* the one registered module above is gone */
+    fake f = make_page();
+    REQUIRE(f.code != MAP_FAILED);
+    CHECK(hp_dual_register(f.rec, f.rec + 3) == 1);
+    CHECK(is_jmp_to(f.code + 8, f.code + 1024));
+    CHECK(is_jmp_to(f.code + 19, f.code + 1040));
+    char info[512];
+    hp_dual_info(info, sizeof info);
+    CHECK(strstr(info, "dual.unpatchable=1\n") != NULL);
+}
+
+int main(void)
+{
+    RUN(word_round_trip_at_every_offset);
+    RUN(sites_switch_whole_and_never_across_a_word);
+    RUN(module_registered_after_all_on_is_switched_at_once);
+    return test_main_end();
+}
