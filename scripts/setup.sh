@@ -2,7 +2,7 @@
 # setup.sh — installs the Debian packages hotprof needs to build, test and benchmark, only those
 # that are missing (a no-op when all are present). Needs root (or sudo) when something is missing.
 set -eu
-packages=(make gcc clang libclang-rt-14-dev libdw-dev libelf-dev zlib1g-dev libzstd-dev libcapstone-dev
+packages=(make gcc clang libclang-rt-14-dev libdw-dev libelf-dev zlib1g-dev libzstd-dev libcapstone-dev libseccomp-dev
           libseccomp-dev libprotobuf-c-dev protobuf-c-compiler valgrind python3 hyperfine cmake
           man-db groff-base pkg-config bash-completion libncurses-dev tmux libunwind-dev
           chromium golang-go bzip2 xz-utils sqlite3 linux-perf libgoogle-perftools4)

@@ -7,7 +7,8 @@
  * Group INFO: group, group_flags, exit_status, threads=1 (one merged thread, tid 0; 0 if no input
  * has a thread); total.* and
  * thread.0 = the inputs' sums; in a bursty merge thread.0.events.TYPE / thread.0.sampled.TYPE =
- * the inputs' events seen / sampled per type, so that `report` scales by the pooled frequency.
+ * the inputs' events seen / sampled per type, so that `report` scales by the pooled frequency;
+ * then the caller's extra lines (hp_merge_opts.extra_info), if any.
  * Every key is spelled through core/format/info_keys.h. Counts saturate.
  */
 #define _GNU_SOURCE
@@ -125,6 +126,7 @@ static void group_info(const hp_merge *m, FILE *f)
             hp_merge_all_final(m) ? HP_GROUP_FINAL : 0, hp_merge_threads(m));
     group_totals(m, f);
     group_sampling(m, f);
+    if (m->opts.extra_info) fputs(m->opts.extra_info, f);
 }
 
 int hp_merge_write_info(hp_merge *m, hp_pbuild *b, int group)

@@ -28,6 +28,8 @@
 
 typedef struct hp_merge_opts {
     int force; /* merge different builds of one path (kept as separate modules) */
+    const char *extra_info; /* NULL, or "key=value\n" lines appended to the group INFO (`hotprof run
+                             * --mode shadow`: the parent's shadow.* summary, docs/shadow.md) */
 } hp_merge_opts;
 
 typedef struct hp_merge {

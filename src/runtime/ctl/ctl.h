@@ -73,5 +73,11 @@ void hp_sites_start(void);   /* init, output open: the control thread */
 /* A hook ran outside a window: remember its call site (the 5 bytes before ret, if they are a
  * direct call to hook or to a PLT stub of it) so the control thread turns it off. Signal-safe. */
 void hp_sites_note(uint64_t ret, uint64_t hook);
+/* Shadow mode (shadow.c): the parent's sites off for good, no windows (1 if usable); the monitor
+ * thread's pass over newly found sites (returns the sites off); a shadow's pass turning every
+ * listed site back on (one thread: no lock). */
+int hp_sites_probe_off(void);
+uint32_t hp_sites_tick_off(void);
+void hp_sites_child_all_on(void);
 
 #endif

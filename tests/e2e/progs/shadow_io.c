@@ -1,0 +1,66 @@
+/* shadow_io.c — a workload for tests/e2e/test_shadow.sh: CPU-bound hot functions interleaved
+ * with output the world must see exactly once: it writes a file, appends to a log, prints to
+ * stdout, sends on a socket pair (read back by the same process and printed), renames a file,
+ * reads an input file a line at a time (its offset must not move under shadows) and exits with
+ * status 3. Usage: shadow_io DIR ROUNDS [MARKER] (MARKER: ignored, for pgrep). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+__attribute__((noinline)) static unsigned long hot_inner(unsigned long x)
+{
+    for (int i = 0; i < 20; i++) x = x * 6364136223846793005ul + 1442695040888963407ul;
+    return x;
+}
+
+__attribute__((noinline)) static unsigned long hot_outer(unsigned long x)
+{
+    for (int i = 0; i < 200000; i++) x ^= hot_inner(x + (unsigned long)i);
+    return x;
+}
+
+__attribute__((noinline)) static unsigned long cold(unsigned long x) { return x * 3 + 1; }
+
+static void path(char *out, size_t cap, const char *dir, const char *name) { snprintf(out, cap, "%s/%s", dir, name); }
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) return 2;
+    const char *dir = argv[1];
+    int rounds = atoi(argv[2]);
+    char p[4096], q[4096], line[256];
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 2;
+    path(p, sizeof p, dir, "input.txt");
+    FILE *in = fopen(p, "r");
+    path(p, sizeof p, dir, "log.txt");
+    FILE *log = fopen(p, "a");
+    if (!in || !log) return 2;
+    unsigned long acc = 1;
+    for (int r = 0; r < rounds; r++) {
+        acc = hot_outer(acc) + cold(acc);
+        if (!fgets(line, sizeof line, in)) strcpy(line, "(eof)\n");
+        fprintf(log, "round %d acc %lu line %s", r, acc % 1000, line);
+        fflush(log);
+        printf("stdout round %d\n", r);
+        fflush(stdout);
+        char msg[64];
+        int n = snprintf(msg, sizeof msg, "sock %d", r);
+        if (write(sv[0], msg, (size_t)n) != n) return 2;
+        char got[64];
+        ssize_t k = read(sv[1], got, sizeof got - 1);
+        if (k > 0) got[k] = 0, printf("%s\n", got);
+        path(p, sizeof p, dir, "out.tmp");
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || write(fd, line, strlen(line)) < 0) return 2;
+        close(fd);
+        snprintf(q, sizeof q, "%s/out.%d", dir, r);
+        if (rename(p, q) != 0) return 2;
+    }
+    fclose(log);
+    printf("acc %lu\n", acc % 1000000);
+    return 3;
+}
