@@ -19,20 +19,21 @@ static int bad(char *err, size_t el, const char *what, const char *want, const c
     return -1;
 }
 
-/* digits[.digits], at most 12 digits in all, into *out. 0 or -1. */
+/* digits[.digits], at most 12 digits in all, into *out (the mantissa divided once by a power of
+ * ten: correctly rounded, so format and parse round-trip). 0 or -1. */
 static int decimal(const char *t, size_t n, double *out)
 {
-    double v = 0, scale = 1;
+    uint64_t mant = 0, scale = 1;
     size_t digits = 0, i = 0;
-    for (; i < n && t[i] >= '0' && t[i] <= '9'; i++, digits++) v = v * 10 + (t[i] - '0');
+    for (; i < n && t[i] >= '0' && t[i] <= '9'; i++, digits++) mant = mant * 10 + (uint64_t)(t[i] - '0');
     if (!digits) return -1;
     if (i < n && t[i] == '.') {
         size_t frac = 0;
-        for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++, frac++, digits++) v += (t[i] - '0') * (scale /= 10);
+        for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++, frac++, digits++) mant = mant * 10 + (uint64_t)(t[i] - '0'), scale *= 10;
         if (!frac) return -1;
     }
     if (i != n || digits > 12) return -1;
-    *out = v;
+    *out = (double)mant / (double)scale;
     return 0;
 }
 
