@@ -244,6 +244,9 @@ HP_NOINST void hp_shadow_start(void)
     sa.sa_sigaction = on_tick;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
+    sigdelset(&sa.sa_mask, SIGSYS); /* a shadow's tick ends it, and its trapped calls need SIGSYS open */
+    sigdelset(&sa.sa_mask, SIGSEGV);
+    sigdelset(&sa.sa_mask, SIGBUS);
     if (sigaction(g_cfg.spec.signal, &sa, NULL) != 0) return;
     sigset_t all, old;
     sigfillset(&all);

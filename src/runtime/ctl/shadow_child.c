@@ -120,6 +120,7 @@ static HP_NOINST void install_handlers(void)
     sa.sa_sigaction = end_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigfillset(&sa.sa_mask);
+    sigdelset(&sa.sa_mask, SIGSYS); /* the end writes the profile: trapped calls need SIGSYS open */
     sigaction(SIGSEGV, &sa, NULL);
     sigaction(SIGBUS, &sa, NULL);
     hp_shadow_sys_install();
@@ -185,7 +186,10 @@ HP_NOINST void hp_shadow_child_tick(void)
 HP_NOINST void hp_shadow_child_end(int reason)
 {
     const hp_shadow_cfg *c = hp_shadow_cfg_get();
-    uint64_t cookie = c->cookie;
+    uint64_t cookie = c->cookie, all = ~((1ull << (SIGSYS - 1)) | (1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)));
+    /* no tick may end the shadow again while its profile is written (the program's exit path
+     * runs with signals open); SIGSYS stays open: a trapped call with it blocked kills the process */
+    hp_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (uint64_t)(uintptr_t)&all, 0, sizeof all, 0, cookie);
     if (__atomic_exchange_n(&g_ending, 1, __ATOMIC_ACQ_REL)) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, cookie);
     g_reason = reason;
     hp_shadow_shared *s = c->shared;

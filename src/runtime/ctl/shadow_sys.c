@@ -181,6 +181,8 @@ HP_NOINST void hp_shadow_sys_install(void)
     sa.sa_sigaction = on_sigsys;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigfillset(&sa.sa_mask);
-    sigdelset(&sa.sa_mask, SIGSYS);
+    sigdelset(&sa.sa_mask, SIGSYS); /* blocked, a trap would kill the process */
+    sigdelset(&sa.sa_mask, SIGSEGV);
+    sigdelset(&sa.sa_mask, SIGBUS);
     sigaction(SIGSYS, &sa, NULL);
 }

@@ -1,8 +1,10 @@
 /* shadow_io.c — a workload for tests/e2e/test_shadow.sh: CPU-bound hot functions interleaved
  * with output the world must see exactly once: it writes a file, appends to a log, prints to
  * stdout, sends on a socket pair (read back by the same process and printed), renames a file,
- * reads an input file a line at a time (its offset must not move under shadows) and exits with
- * status 3. Usage: shadow_io DIR ROUNDS [MARKER] (MARKER: ignored, for pgrep). */
+ * reads an input file a line at a time with stdio and 12 bytes at a time with read() (its offset
+ * must not move under shadows) and exits with status 3.
+ * Usage: shadow_io DIR ROUNDS [spin] [MARKER]: "spin" only computes, forever (for the SIGKILL
+ * test); MARKER is ignored (for pgrep). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,21 +33,27 @@ int main(int argc, char **argv)
     if (argc < 3) return 2;
     const char *dir = argv[1];
     int rounds = atoi(argv[2]);
+    if (argc > 3 && strcmp(argv[3], "spin") == 0)
+        for (unsigned long x = 1;;) x = hot_outer(x) + cold(x);
     char p[4096], q[4096], line[256];
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 2;
     path(p, sizeof p, dir, "input.txt");
     FILE *in = fopen(p, "r");
+    int raw = open(p, O_RDONLY);
     path(p, sizeof p, dir, "log.txt");
     FILE *log = fopen(p, "a");
-    if (!in || !log) return 2;
+    if (!in || !log || raw < 0) return 2;
     unsigned long acc = 1;
     for (int r = 0; r < rounds; r++) {
         acc = hot_outer(acc) + cold(acc);
         if (!fgets(line, sizeof line, in)) strcpy(line, "(eof)\n");
         fprintf(log, "round %d acc %lu line %s", r, acc % 1000, line);
         fflush(log);
-        printf("stdout round %d\n", r);
+        char chunk[13] = {0};
+        if (read(raw, chunk, 12) < 0) return 2;
+        for (char *c = chunk; *c; c++) *c = *c == '\n' ? '|' : *c;
+        printf("stdout round %d raw [%s]\n", r, chunk);
         fflush(stdout);
         char msg[64];
         int n = snprintf(msg, sizeof msg, "sock %d", r);
