@@ -2,8 +2,8 @@
 # test_shadow.sh — shadow profiling (hotprof run --mode shadow, docs/shadow.md):
 #   - a workload that writes a file, appends to a log, prints, sends on a socket pair, renames
 #     files and reads a file with read() produces byte-identical files, listing, stdout and exit
-#     status (3) with and without shadows (several forced: --load 2, a small sample size), and its
-#     shadows did try output calls (which therefore never reached the world);
+#     status (3) with and without shadows (several forced: --load 2), its shadows did try output
+#     calls (which therefore never reached the world), and a write to a MAP_SHARED page ended them;
 #   - the merged profile's hottest method is the exhaustive run's; the report has a shadow line;
 #   - a parent killed with SIGKILL leaves no shadow after 1 s;
 #   - the program's own fork/wait(NULL) loop and SIGCHLD handler see exactly their own children,
@@ -21,7 +21,7 @@ fresh_dir() { rm -rf "$1"; mkdir -p "$1"; seq 1 100 | sed 's/^/input line /' >"$
 # ---- the world sees the same thing with and without shadows
 fresh_dir "$T/native"; fresh_dir "$T/shadow"
 (cd "$T" && HOTPROF_MODE=off ./io "$T/native" 40 >"$T/native.out"); native_rc=$?
-(cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 150K -o "$T/sh.data" -- ./io "$T/shadow" 40 >"$T/shadow.out" 2>"$T/run.err"); shadow_rc=$?
+(cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 2M -o "$T/sh.data" -- ./io "$T/shadow" 40 >"$T/shadow.out" 2>"$T/run.err"); shadow_rc=$?
 check_eq shadow_exit_status_passed_through "$shadow_rc" "$native_rc"
 check_eq shadow_exit_status_is_3 "$native_rc" 3
 check shadow_stdout_identical cmp "$T/native.out" "$T/shadow.out"
@@ -32,6 +32,8 @@ started=$(info "$T/sh.json" "['shadow']['started']" 2>/dev/null || echo 0)
 output=$(python3 -c "import sys; print(float(sys.argv[1]))" "$(info "$T/sh.json" "['shadow']['syscalls']['output']" 2>/dev/null || echo 0)")
 check shadow_several_started test "${started:-0}" -ge 2
 check shadow_tried_output_calls python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "$output"
+shared_ends=$("$HP" info "$T/sh.data" | awk '$1 == "shadow.end.shared_write" {print $2}')
+check shadow_shared_write_ends_shadows test "${shared_ends:-0}" -ge 1
 check shadow_dir_removed_after_merge test ! -e "$T/sh.data.shadows"
 check shadow_report_has_shadow_line grep -q '^  shadow ' <("$HP" report "$T/sh.data")
 
@@ -69,7 +71,7 @@ check shadow_signal_death_children_ok grep -q '^fork ok 10' "$T/k.out"
 
 # ---- by hand: the shadows' profiles stay, hotprof merge reads them
 fresh_dir "$T/hand"
-(cd "$T" && HOTPROF_MODE=shadow HOTPROF_SHADOW=load=2,sample=100K HOTPROF_OUTPUT="$T/hand.data" ./io "$T/hand" 20 >/dev/null)
+(cd "$T" && HOTPROF_MODE=shadow HOTPROF_SHADOW=load=2,sample=100K HOTPROF_OUTPUT="$T/hand.data" ./io "$T/hand" 60 >/dev/null)
 n=$(ls "$T/hand.data.shadows" 2>/dev/null | wc -l)
 check shadow_by_hand_leaves_profiles test "$n" -ge 1
 check shadow_by_hand_merge "$HP" merge -o "$T/hand.merged" "$T"/hand.data.shadows/*

@@ -2,13 +2,15 @@
  * with output the world must see exactly once: it writes a file, appends to a log, prints to
  * stdout, sends on a socket pair (read back by the same process and printed), renames a file,
  * reads an input file a line at a time with stdio and 12 bytes at a time with read() (its offset
- * must not move under shadows) and exits with status 3.
+ * must not move under shadows), counts rounds in a MAP_SHARED page (a shadow's write to it must
+ * never reach the parent) and exits with status 3.
  * Usage: shadow_io DIR ROUNDS [spin] [MARKER]: "spin" only computes, forever (for the SIGKILL
  * test); MARKER is ignored (for pgrep). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,7 +45,8 @@ int main(int argc, char **argv)
     int raw = open(p, O_RDONLY);
     path(p, sizeof p, dir, "log.txt");
     FILE *log = fopen(p, "a");
-    if (!in || !log || raw < 0) return 2;
+    unsigned long *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (!in || !log || raw < 0 || shared == MAP_FAILED) return 2;
     unsigned long acc = 1;
     for (int r = 0; r < rounds; r++) {
         acc = hot_outer(acc) + cold(acc);
@@ -58,6 +61,7 @@ int main(int argc, char **argv)
         char msg[64];
         int n = snprintf(msg, sizeof msg, "sock %d", r);
         if (write(sv[0], msg, (size_t)n) != n) return 2;
+        ++*shared; /* a shadow ends here: its copy of the page is read-only */
         char got[64];
         ssize_t k = read(sv[1], got, sizeof got - 1);
         if (k > 0) got[k] = 0, printf("%s\n", got);
@@ -69,6 +73,6 @@ int main(int argc, char **argv)
         if (rename(p, q) != 0) return 2;
     }
     fclose(log);
-    printf("acc %lu\n", acc % 1000000);
+    printf("acc %lu shared %lu\n", acc % 1000000, *shared);
     return 3;
 }
