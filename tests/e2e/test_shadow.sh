@@ -20,8 +20,8 @@ fresh_dir() { rm -rf "$1"; mkdir -p "$1"; seq 1 100 | sed 's/^/input line /' >"$
 
 # ---- the world sees the same thing with and without shadows
 fresh_dir "$T/native"; fresh_dir "$T/shadow"
-(cd "$T" && HOTPROF_MODE=off ./io "$T/native" 40 >"$T/native.out"); native_rc=$?
-(cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 2M -o "$T/sh.data" -- ./io "$T/shadow" 40 >"$T/shadow.out" 2>"$T/run.err"); shadow_rc=$?
+(cd "$T" && HOTPROF_MODE=off ./io "$T/native" 100 >"$T/native.out"); native_rc=$?
+(cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 2M -o "$T/sh.data" -- ./io "$T/shadow" 100 >"$T/shadow.out" 2>"$T/run.err"); shadow_rc=$?
 check_eq shadow_exit_status_passed_through "$shadow_rc" "$native_rc"
 check_eq shadow_exit_status_is_3 "$native_rc" 3
 check shadow_stdout_identical cmp "$T/native.out" "$T/shadow.out"

@@ -47,17 +47,23 @@ static HP_NOINST int load_api(seccomp_api *api)
     return api->init && api->rule_add && api->export_bpf && api->release ? 0 : -1;
 }
 
+/* One argument test (written out: libseccomp's SCMP_A* macros leave datum_b to the compiler). */
+static HP_NOINST struct scmp_arg_cmp arg_cmp(unsigned arg, enum scmp_compare op, uint64_t a, uint64_t b)
+{
+    return (struct scmp_arg_cmp){.arg = arg, .op = op, .datum_a = a, .datum_b = b};
+}
+
 static HP_NOINST int add_rules(const seccomp_api *api, scmp_filter_ctx ctx, uint64_t cookie)
 {
     int rc = 0;
     const int always[] = {SYS_rt_sigreturn, SYS_restart_syscall, SYS_futex, SYS_gettid};
     for (size_t i = 0; i < sizeof always / sizeof always[0]; i++) rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, always[i], 0);
-    rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, SYS_mmap, 1, SCMP_A4(SCMP_CMP_MASKED_EQ, 0xffffffffull, 0xffffffffull));
-    rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, SYS_write, 1, SCMP_A0(SCMP_CMP_EQ, (uint64_t)HP_SHADOW_PROFILE_FD));
-    rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, SYS_pwrite64, 1, SCMP_A0(SCMP_CMP_EQ, (uint64_t)HP_SHADOW_PROFILE_FD));
+    rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, SYS_mmap, 1, arg_cmp(4, SCMP_CMP_MASKED_EQ, 0xffffffffull, 0xffffffffull));
+    rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, SYS_write, 1, arg_cmp(0, SCMP_CMP_EQ, HP_SHADOW_PROFILE_FD, 0));
+    rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, SYS_pwrite64, 1, arg_cmp(0, SCMP_CMP_EQ, HP_SHADOW_PROFILE_FD, 0));
     size_t n;
     const int *run = hp_shadow_run_calls(&n);
-    for (size_t i = 0; i < n; i++) rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, run[i], 1, SCMP_A5(SCMP_CMP_EQ, cookie));
+    for (size_t i = 0; i < n; i++) rc |= api->rule_add(ctx, SCMP_ACT_ALLOW, run[i], 1, arg_cmp(5, SCMP_CMP_EQ, cookie, 0));
     return rc;
 }
 
