@@ -133,11 +133,11 @@ static char *shadow_lines(const hp_profile *p)
     return text;
 }
 
-static int merge_into(const char *output, hp_profile **in, int n, const char *extra)
+static int merge_into(const char *output, hp_profile **in, int n, const char *extra, const hp_profile *parent)
 {
     char err[1024], notes[4096];
     hp_pbuild b = {0};
-    hp_merge_opts o = {.force = 0, .extra_info = extra};
+    hp_merge_opts o = {.force = 0, .extra_info = extra, .status_from = parent};
     if (hp_merge_profiles(in, (size_t)n, &o, &b, err, sizeof err, notes, sizeof notes) != 0) {
         fprintf(stderr, "hotprof: shadow: cannot merge the shadows' profiles: %s\n", err);
         return 1;
@@ -165,7 +165,7 @@ int hp_run_shadow_finish(const char *output, int quiet)
         if ((in[nread] = hp_cli_read_profile(p))) nread++; /* a shadow killed mid-write: skipped (read says why) */
     }
     char *extra = parent ? shadow_lines(parent) : NULL;
-    if (nread) rc = merge_into(output, in, nread, extra);
+    if (nread) rc = merge_into(output, in, nread, extra, parent);
     else if (!quiet) fprintf(stderr, "hotprof: shadow: no shadow wrote a profile; %s holds the parent's counters only\n", output);
     if (!quiet && nread && !rc) fprintf(stderr, "hotprof: shadow: merged %d shadow profile%s into %s\n", nread, nread == 1 ? "" : "s", output);
     for (int i = 0; i < nread; i++) hp_profile_free(in[i]);

@@ -36,6 +36,7 @@ shared_ends=$("$HP" info "$T/sh.data" | awk '$1 == "shadow.end.shared_write" {pr
 check shadow_shared_write_ends_shadows test "${shared_ends:-0}" -ge 1
 check shadow_dir_removed_after_merge test ! -e "$T/sh.data.shadows"
 check shadow_report_has_shadow_line grep -q '^  shadow ' <("$HP" report "$T/sh.data")
+check shadow_merged_keeps_exit_status grep -q 'exited with status 3' <("$HP" report "$T/sh.data")
 
 # ---- shadows profile the program: the same most-called function as an exhaustive run (by calls:
 # back-edges of activations entered before a shadow started are not attributed, docs/shadow.md)
@@ -68,6 +69,7 @@ check shadow_fork_wait_sees_own_children grep -q '^fork ok 30' "$T/f.out"
 (cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 50K -o "$T/k.data" -- ./forker 10 kill >"$T/k.out" 2>/dev/null); krc=$?
 check_eq shadow_signal_death_passed_through "$krc" 143
 check shadow_signal_death_children_ok grep -q '^fork ok 10' "$T/k.out"
+check_eq shadow_signal_death_in_report "$("$HP" report --format json "$T/k.data" | python3 -c "import json,sys; r=json.load(sys.stdin)['run']; print(r['state'], r['signal'])")" "crashed 15"
 
 # ---- by hand: the shadows' profiles stay, hotprof merge reads them
 fresh_dir "$T/hand"
