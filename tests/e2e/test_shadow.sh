@@ -8,6 +8,8 @@
 #   - a parent killed with SIGKILL leaves no shadow after 1 s;
 #   - the program's own fork/wait(NULL) loop and SIGCHLD handler see exactly their own children,
 #     exit status 3 and a death by SIGTERM are passed through unchanged;
+#   - a program that takes the monitor's signal over gets one warning and no more shadows;
+#     --shadow-signal moves it;
 #   - HOTPROF_MODE=shadow without the CLI leaves <output>.shadows/, which `hotprof merge` reads;
 #   - bad input: --load 0, --load 9, --sample-size 0, a program without hotprof's hooks, shadow
 #     options without --mode shadow: one message, non-zero exit.
@@ -70,6 +72,17 @@ check shadow_fork_wait_sees_own_children grep -q '^fork ok 30' "$T/f.out"
 check_eq shadow_signal_death_passed_through "$krc" 143
 check shadow_signal_death_children_ok grep -q '^fork ok 10' "$T/k.out"
 check_eq shadow_signal_death_in_report "$("$HP" report --format json "$T/k.data" | python3 -c "import json,sys; r=json.load(sys.stdin)['run']; print(r['state'], r['signal'])")" "crashed 15"
+
+# ---- the program takes the monitor's signal over: one warning, no more shadows; --shadow-signal
+"$HP" cc -O2 -o "$T/sig" "$P/shadow_sig.c" >"$T/cc.out" 2>&1
+(cd "$T" && env -u HOTPROF_QUIET "$HP" run --mode shadow --load 2 --sample-size 1M -o "$T/sig.data" -- ./sig 40 >"$T/sig.out" 2>"$T/sig.err"); src=$?
+check_eq shadow_signal_taken_exit "$src" 0
+check shadow_signal_taken_output grep -q '^sig ok' "$T/sig.out"
+check_eq shadow_signal_taken_warns_once "$(grep -c 'installed its own handler for the monitor' "$T/sig.err")" 1
+check_eq shadow_signal_lost_in_info "$("$HP" info "$T/sig.data" | awk '$1 == "shadow.signal_lost" {print $2}')" 1
+(cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 1M --shadow-signal USR2 -o "$T/usr2.data" -- ./sig 40 >/dev/null 2>"$T/usr2.err")
+check_eq shadow_other_signal_not_lost "$("$HP" info "$T/usr2.data" | awk '$1 == "shadow.signal_lost" {print $2}')" ""
+check shadow_other_signal_in_spec grep -q 'signal=12' <("$HP" info "$T/usr2.data")
 
 # ---- by hand: the shadows' profiles stay, hotprof merge reads them
 fresh_dir "$T/hand"
