@@ -40,8 +40,8 @@ check shadow_dir_removed_after_merge test ! -e "$T/sh.data.shadows"
 check shadow_report_has_shadow_line grep -q '^  shadow ' <("$HP" report "$T/sh.data")
 check shadow_merged_keeps_exit_status grep -q 'exited with status 3' <("$HP" report "$T/sh.data")
 
-# ---- shadows profile the program: the same most-called function as an exhaustive run (by calls:
-# back-edges of activations entered before a shadow started are not attributed, docs/shadow.md)
+# ---- shadows profile the program: the same most-called function as an exhaustive run, and the
+# loop that was running when a shadow started counts its back-edges (an adopted frame)
 fresh_dir "$T/ex"
 (cd "$T" && "$HP" run -q -o "$T/ex.data" -- ./io "$T/ex" 10 >/dev/null)
 "$HP" report --format json "$T/ex.data" >"$T/ex.json"
@@ -50,6 +50,8 @@ top_ex=$(top_calls "$T/ex.json")
 top_sh=$(top_calls "$T/sh.json" 2>/dev/null)
 check_eq shadow_top_method_is_exhaustive_top "$top_sh" "$top_ex"
 check_eq shadow_top_method_is_hot_inner "$top_ex" hot_inner
+outer_be=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['methods']; print(sum(r['backedges'] for r in m if r['function'] == 'hot_outer'))" "$T/sh.json" 2>/dev/null)
+check shadow_running_loop_counts_backedges test "${outer_be:-0}" -gt 0
 check shadow_no_incomplete_profiles test ! -s "$T/run.err"
 
 # ---- a parent killed with SIGKILL leaves no shadow

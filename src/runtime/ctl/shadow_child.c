@@ -150,7 +150,7 @@ static HP_NOINST void make_exhaustive(void)
     hp_thread *t = hp_tls;
     if (!t || !t->stack) return; /* no state yet: its first event creates an exhaustive one */
     t->bursty = 0;
-    t->blockflags = 0;
+    t->blockflags = HP_BLOCK_ADOPT; /* frames for the activations already running (hooks_exhaustive.h) */
     t->methods = NULL;
     t->depth = 0;
     t->prev_guard = 0;
