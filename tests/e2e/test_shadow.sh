@@ -9,7 +9,7 @@
 #   - the program's own fork/wait(NULL) loop and SIGCHLD handler see exactly their own children,
 #     exit status 3 and a death by SIGTERM are passed through unchanged;
 #   - a program that takes the monitor's signal over gets one warning and no more shadows;
-#     --shadow-signal moves it;
+#     --shadow-signal moves it; shadows that reach the program's exit write their profile;
 #   - HOTPROF_MODE=shadow without the CLI leaves <output>.shadows/, which `hotprof merge` reads;
 #   - bad input: --load 0, --load 9, --sample-size 0, a program without hotprof's hooks, shadow
 #     options without --mode shadow: one message, non-zero exit.
@@ -85,6 +85,12 @@ check_eq shadow_signal_lost_in_info "$("$HP" info "$T/sig.data" | awk '$1 == "sh
 (cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 1M --shadow-signal USR2 -o "$T/usr2.data" -- ./sig 40 >/dev/null 2>"$T/usr2.err")
 check_eq shadow_other_signal_not_lost "$("$HP" info "$T/usr2.data" | awk '$1 == "shadow.signal_lost" {print $2}')" ""
 check shadow_other_signal_in_spec grep -q 'signal=12' <("$HP" info "$T/usr2.data")
+
+# ---- shadows that reach the program's exit end there, profile written (shadow.end.exit)
+(cd "$T" && "$HP" run -q --mode shadow --load 2 --sample-size 1G -o "$T/exit.data" -- ./sig 0 20000000 >/dev/null 2>&1)
+exits=$("$HP" info "$T/exit.data" | awk '$1 == "shadow.end.exit" {print $2}')
+check shadow_program_exit_ends_shadow test "${exits:-0}" -ge 1
+check_eq shadow_program_exit_profile_merged "$("$HP" info "$T/exit.data" | awk '$1 == "shadow.killed" {print $2}')" 0
 
 # ---- by hand: the shadows' profiles stay, hotprof merge reads them
 fresh_dir "$T/hand"
