@@ -10,6 +10,7 @@
 #     exit status 3 and a death by SIGTERM are passed through unchanged;
 #   - a program that takes the monitor's signal over gets one warning and no more shadows;
 #     --shadow-signal moves it; shadows that reach the program's exit write their profile;
+#   - a threaded program: same output, no half-written profile from shadows killed with their thread;
 #   - HOTPROF_MODE=shadow without the CLI leaves <output>.shadows/, which `hotprof merge` reads;
 #   - bad input: --load 0, --load 9, --sample-size 0, a program without hotprof's hooks, shadow
 #     options without --mode shadow: one message, non-zero exit.
@@ -91,6 +92,16 @@ check shadow_other_signal_in_spec grep -q 'signal=12' <("$HP" info "$T/usr2.data
 exits=$("$HP" info "$T/exit.data" | awk '$1 == "shadow.end.exit" {print $2}')
 check shadow_program_exit_ends_shadow test "${exits:-0}" -ge 1
 check_eq shadow_program_exit_profile_merged "$("$HP" info "$T/exit.data" | awk '$1 == "shadow.killed" {print $2}')" 0
+
+# ---- threads: shadows of worker threads (killed when their thread exits: PDEATHSIG) leave no
+# half-written profile, and the program's output is unchanged
+"$HP" cc -O2 -o "$T/mt" "$ROOT/bench/workloads/mt_work.c" -lpthread >"$T/cc.out" 2>&1
+(cd "$T" && HOTPROF_MODE=off ./mt 600000 4 >"$T/mt.native")
+(cd "$T" && "$HP" run -q --mode shadow --load 1 --sample-size 1M -o "$T/mt.data" -- ./mt 600000 4 >"$T/mt.out" 2>"$T/mt.err"); mrc=$?
+check_eq shadow_threads_exit_status "$mrc" 0
+check shadow_threads_output_identical cmp "$T/mt.native" "$T/mt.out"
+check shadow_threads_no_partial_profiles test ! -s "$T/mt.err"
+check shadow_threads_started test "$("$HP" info "$T/mt.data" | awk '$1 == "shadow.started" {print $2}')" -ge 1
 
 # ---- by hand: the shadows' profiles stay, hotprof merge reads them
 fresh_dir "$T/hand"

@@ -19,7 +19,8 @@
  *     handler is still ours (a program that took the signal over: the timer stops, one warning,
  *     no more shadows; INFO shadow.signal_lost=1).
  *   - exit (the destructor): no more shadows; live ones get up to EXIT_WAIT_NS to finish, then
- *     are killed; all reaped, so INFO counts them.
+ *     are killed; all reaped, so INFO counts them. A shadow that died by a signal (killed) has
+ *     its profile file removed: it holds no complete group.
  * State: file-static (configuration, slots, counters, the timer); the counters shadows add are in
  * the shared page (shadow_int.h).
  */
@@ -49,7 +50,8 @@
 #define HOOK_NS 6u                       /* coverage estimate: the hooks' time per event, taken out */
 
 static hp_shadow_cfg g_cfg;
-static struct { int pid; uint64_t start_ns; int deadline_killed; } g_slots[MAX_SLOTS]; /* pid 0: free, -1: claimed */
+static struct { int pid; uint64_t start_ns, n; int deadline_killed; } g_slots[MAX_SLOTS]; /* pid 0: free, -1: claimed */
+static char g_dir[4300];        /* the shadows' profiles: <dir>/shadow.<n> */
 static uint64_t g_started, g_finished, g_killed, g_killed_deadline, g_fork_failed;
 static int64_t g_avg;           /* live shadows x 1024, running average */
 static int64_t g_load;          /* load x 1024 */
@@ -100,6 +102,7 @@ static HP_NOINST void fork_shadow(void)
     if (n == 1) g_minflt_before = minflt_now();
     int parent = (int)hp_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
     g_slots[slot].start_ns = hp_now_ns();
+    g_slots[slot].n = n;
     g_slots[slot].deadline_killed = 0;
     long r = hp_sys6(SYS_clone, 0, 0, 0, 0, 0, 0); /* flags 0: a process, exit signal 0, this stack copied */
     if (r == 0) {
@@ -149,6 +152,19 @@ static HP_NOINST uint64_t deadline_ns(void)
     return d < MIN_DEADLINE_NS ? MIN_DEADLINE_NS : d > 1e13 ? (uint64_t)1e13 : (uint64_t)d;
 }
 
+/* A shadow that died by a signal left at most a header and an incomplete group: its file goes. */
+static HP_NOINST void remove_profile(uint64_t n)
+{
+    char path[4400], num[24];
+    size_t len = strlen(g_dir);
+    memcpy(path, g_dir, len);
+    memcpy(path + len, "/shadow.", 8);
+    size_t k = hp_fmt_u64(num, n);
+    memcpy(path + len + 8, num, k);
+    path[len + 8 + k] = 0;
+    unlink(path);
+}
+
 /* Reaps what has ended; kills what outlived limit_ns (0: no limit). Returns the shadows alive. */
 static HP_NOINST int reap(uint64_t limit_ns)
 {
@@ -161,6 +177,7 @@ static HP_NOINST int reap(uint64_t limit_ns)
             if (WIFEXITED(st)) __atomic_fetch_add(&g_finished, 1, __ATOMIC_RELAXED);
             else __atomic_fetch_add(&g_killed, 1, __ATOMIC_RELAXED);
             if (!WIFEXITED(st) && g_slots[i].deadline_killed) __atomic_fetch_add(&g_killed_deadline, 1, __ATOMIC_RELAXED);
+            if (!WIFEXITED(st)) remove_profile(g_slots[i].n);
             HP_STORE_REL(&g_slots[i].pid, 0);
             continue;
         }
@@ -220,6 +237,8 @@ HP_NOINST int hp_shadow_probe(const hp_shadow_spec *spec, const char *output_dir
 {
     g_cfg.spec = *spec;
     g_cfg.ops = *ops;
+    if (strlen(output_dir) >= sizeof g_dir) return fail(err, errlen, "shadow mode: the output path is too long");
+    memcpy(g_dir, output_dir, strlen(output_dir) + 1);
     g_quiet = quiet;
     g_cfg.cookie = ((hp_splitmix64_mix(seed ^ 0x5ead0b5ull) & 0x00003ffffffff000ull) | 0x100000000000ull);
     g_load = (int64_t)(spec->load * 1024.0);
