@@ -50,6 +50,8 @@ ANALYSIS_LIBS := -ldw -lelf -lz -lcapstone -lprotobuf-c -lzstd
 RT_LIBS       := -lpthread -ldl -lm
 # The .so only. Capstone (ctl/interp_dec.c) and libunwind (ctl/timer_unwind.c) are dlopen'ed, not
 # linked: a program runs in timer mode even where they are missing (say why in those files).
+# Shadow mode (ctl/shadow_filter.c) dlopens libseccomp.so.2 the same way (no new link flag for
+# `hotprof cc` programs); building needs its header, seccomp.h (Debian libseccomp-dev).
 RT_SO_LIBS    :=
 
 # The example value-sampling customization modules (examples/value-modules/*.c, include/hotprof/module.h).

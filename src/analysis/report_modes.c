@@ -8,7 +8,9 @@
  * settings and counters, the value sampling's (values=L/K, engine, interpretations, instructions,
  * stop reasons) and the overhead the run caused: (timer.handler_ns + values.ns) / timer.cpu_ns
  * (text: "sampling timer" lines; JSON: a "timer" object). These lines are printed from
- * hp_report_patched_text/json, which report.c calls for every profile.
+ * hp_report_patched_text/json, which report.c calls for every profile. Shadow profiles (INFO
+ * shadow.*, docs/shadow.md) get a "shadow" line: shadows started/finished/killed, events, the
+ * coverage estimate, the system-call shares and why shadows ended (JSON: a "shadow" object).
  * Exhaustive profiles print nothing here. Every INFO key is spelled through info_keys.h.
  */
 #include "analysis/rtable.h"
@@ -181,10 +183,53 @@ static void timer_json(FILE *out, const hp_profile *p)
     fputs("},\n", out);
 }
 
+/* ---- shadow mode (docs/shadow.md): INFO shadow.* of the parent, kept by the merge ---- */
+
+static int shadow_mode(const hp_profile *p) { return hp_profile_info(p, HP_INFO_SHADOW_STARTED) != NULL; }
+
+/* Share of the trapped system calls in category k (benign output input unsafe), percent. */
+static double shadow_sys_share(const hp_profile *p, int k, double *total)
+{
+    static const char *const keys[4] = {HP_INFO_SHADOW_SYSCALLS ".benign", HP_INFO_SHADOW_SYSCALLS ".output",
+                                        HP_INFO_SHADOW_SYSCALLS ".input", HP_INFO_SHADOW_SYSCALLS ".unsafe"};
+    *total = 0;
+    for (int i = 0; i < 4; i++) *total += info_num(p, keys[i]);
+    return *total > 0 ? 100.0 * info_num(p, keys[k]) / *total : 0.0;
+}
+
+static void shadow_text(FILE *out, const hp_profile *p)
+{
+    double total, b = shadow_sys_share(p, 0, &total), o = shadow_sys_share(p, 1, &total), in = shadow_sys_share(p, 2, &total),
+                  u = shadow_sys_share(p, 3, &total);
+    fprintf(out, "  shadow   %s: started %s, finished %s, killed %s (deadline %s); events %s; coverage ~%.2f%% (an "
+                 "estimate; 'hotprof compare' with an exhaustive run gives the exact one)\n",
+            info_str(p, HP_INFO_SHADOW_SPEC), info_str(p, HP_INFO_SHADOW_STARTED), info_str(p, HP_INFO_SHADOW_FINISHED),
+            info_str(p, HP_INFO_SHADOW_KILLED), info_str(p, HP_INFO_SHADOW_KILLED_DEADLINE), info_str(p, HP_INFO_SHADOW_EVENTS),
+            info_num(p, HP_INFO_SHADOW_COVERAGE_PPM) / 1e4);
+    fprintf(out, "    syscalls %.0f trapped: benign %.1f%%, output %.1f%%, input %.1f%%, unsafe %.1f%%; ends: sample %s, "
+                 "input %s, unsafe %s, shared_write %s, fault %s, exit %s\n",
+            total, b, o, in, u, info_str(p, HP_INFO_SHADOW_END ".sample"), info_str(p, HP_INFO_SHADOW_END ".input"),
+            info_str(p, HP_INFO_SHADOW_END ".unsafe"), info_str(p, HP_INFO_SHADOW_END ".shared_write"),
+            info_str(p, HP_INFO_SHADOW_END ".fault"), info_str(p, HP_INFO_SHADOW_END ".exit"));
+}
+
+static void shadow_json(FILE *out, const hp_profile *p)
+{
+    double total;
+    fprintf(out, "  \"shadow\": {\"started\": %.0f, \"finished\": %.0f, \"killed\": %.0f, \"events\": %.0f, "
+                 "\"coverage_estimate\": %.6f, \"syscalls\": {\"benign\": %.4f, \"output\": %.4f, \"input\": %.4f, "
+                 "\"unsafe\": %.4f}},\n",
+            info_num(p, HP_INFO_SHADOW_STARTED), info_num(p, HP_INFO_SHADOW_FINISHED), info_num(p, HP_INFO_SHADOW_KILLED),
+            info_num(p, HP_INFO_SHADOW_EVENTS), info_num(p, HP_INFO_SHADOW_COVERAGE_PPM) / 1e6,
+            shadow_sys_share(p, 0, &total) / 100, shadow_sys_share(p, 1, &total) / 100, shadow_sys_share(p, 2, &total) / 100,
+            shadow_sys_share(p, 3, &total) / 100);
+}
+
 void hp_report_patched_text(FILE *out, const hp_profile *p)
 {
     const patched_mode *m = patched_mode_of(p);
     if (timer_mode(p)) timer_text(out, p);
+    if (shadow_mode(p)) shadow_text(out, p);
     if (!m) return;
     int xray = xray_mode(p);
     fprintf(out, "  sampling %s (%s): counts are RAW SAMPLED counts, not estimates\n", m->mode, m->how);
@@ -220,6 +265,7 @@ void hp_report_patched_json(FILE *out, const hp_profile *p)
 {
     const patched_mode *m = patched_mode_of(p);
     if (timer_mode(p)) timer_json(out, p);
+    if (shadow_mode(p)) shadow_json(out, p);
     if (!m) return;
     fprintf(out, "  \"%s\": {\"raw_sampled_counts\": true, \"period\": %.0f, \"burst\": %.0f, ", m->mode,
             pb_num(p, m, HP_INFO_PB_PERIOD), pb_num(p, m, HP_INFO_PB_BURST));

@@ -78,7 +78,7 @@ static int merge_files(char **names, int n, const merge_args *a)
     int rc = 1, nread = 0;
     if (!in) return fprintf(stderr, "hotprof: out of memory\n"), 1;
     while (nread < n && (in[nread] = hp_cli_read_profile(names[nread]))) nread++;
-    hp_merge_opts o = {a->force};
+    hp_merge_opts o = {.force = a->force, .extra_info = NULL, .status_from = NULL};
     if (nread == n && hp_merge_profiles(in, (size_t)n, &o, &b, err, sizeof err, notes, sizeof notes) == 0) {
         print_notes(notes);
         rc = write_out(a->output, &b);

@@ -25,6 +25,7 @@
 #include "core/control/pathval_spec.h"
 #include "cli/run_trace.h"
 #include "cli/run_timer.h"
+#include "cli/run_shadow.h"
 #include "core/control/spec.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -79,11 +80,19 @@ static const hp_command_desc run_desc = {
     "RTMIN+5) moves elsewhere if the program installs a handler for it. A statically linked\n"
     "program is refused (exit 2). After the run hotprof prints the samples taken and the overhead.\n"
     "Example: hotprof run --mode timer --values 4/2 -- gzip -9 -k file\n"
+    "Shadow mode (--mode shadow, docs/shadow.md) runs a 'hotprof cc' program at full speed with its\n"
+    "hooks patched out; a CPU-time timer (every 5 ms of CPU; --shadow-signal, default RTMIN+6) forks\n"
+    "copy-on-write shadows while fewer than --load are alive on average, each records --sample-size\n"
+    "events exhaustively under a seccomp filter (its writes, renames, sends change nothing; a read\n"
+    "from a pipe, socket or tty ends it) and writes OUTPUT.shadows/shadow.N; after the run they are\n"
+    "merged into OUTPUT (INFO shadow.*). Shadows need a spare core. A program without hotprof's\n"
+    "hooks is refused (exit 2). Example: hotprof run --mode shadow --load 0.5 --sample-size 1M -- ./prog\n"
     "Environment given to the program: HOTPROF_OUTPUT, HOTPROF_MODE, HOTPROF_SEED,\n"
     "HOTPROF_SAMPLE (bursty, or a subpath clause), HOTPROF_INTERVALS (interval profiles),\n"
     "HOTPROF_PATHVAL (path and value clauses),\n"
     "HOTPROF_BURSTS (with --bursts), HOTPROF_QUIET (with --quiet), HOTPROF_FOLLOW_FORK (with\n"
-    "--follow-fork), and in timer mode HOTPROF_TIMER and LD_PRELOAD (the runtime prepended);\n"
+    "--follow-fork), in timer mode HOTPROF_TIMER and LD_PRELOAD (the runtime prepended), in shadow\n"
+    "mode HOTPROF_SHADOW;\n"
     "HOTPROF_CLAIMED is removed.\n"};
 
 /* A canonical spec: every type "name:period=N,burst=M,jitter=J", joined by ';'. */
@@ -100,6 +109,8 @@ typedef struct run_args {
     char pv_spec[160];          /* HOTPROF_PATHVAL: the path and value:summary=tnv|gm clauses (docs/paths.md) */
     hp_run_trace trace;         /* --record-trace (run_trace.h) */
     hp_run_timer timer;         /* --mode timer's options and HOTPROF_TIMER (run_timer.h) */
+    hp_run_shadow shadow;       /* --mode shadow's options and HOTPROF_SHADOW (run_shadow.h) */
+    int shadow_mode;
     int follow_fork;            /* --follow-fork: HOTPROF_FOLLOW_FORK=1 */
     int timer_mode;
 } run_args;
@@ -108,7 +119,7 @@ static void init_options(hp_option *opts, run_args *a)
 {
     hp_option table[] = {
         {HP_OPT_STRING, 'o', "output", &a->output, "FILE", "write the profile to FILE (default " HP_SPEC_DEFAULT_OUTPUT ")"},
-        {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|timer|off (default exhaustive; bursty with --sample; timer: an unmodified program, docs/timer.md)"},
+        {HP_OPT_STRING, 'm', "mode", &a->mode_text, "MODE", "exhaustive|bursty|timer|shadow|off (default exhaustive; bursty with --sample; timer: an unmodified program, docs/timer.md; shadow: exhaustive profiles taken in forked shadows, docs/shadow.md)"},
         {HP_OPT_LIST, 0, "sample", &a->samples, "TYPE:period=N,burst=M[,jitter=J]",
          "sample TYPE in bursty mode (repeatable; implies --mode bursty); TYPE subpath[:KEY=V,...] "
          "samples hot subpaths (keys below; with --mode exhaustive: exact counts); or "
@@ -124,6 +135,12 @@ static void init_options(hp_option *opts, run_args *a)
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
         {HP_OPT_FLAG, 0, "follow-fork", &a->follow_fork, NULL,
          "a fork()ed child (without exec) is profiled too, into OUTPUT.<pid>"},
+        {HP_OPT_STRING, 0, "load", &a->shadow.load, "X",
+         "shadow mode: the average number of shadows alive to aim at, 0.0625..2 (default 0.25)"},
+        {HP_OPT_STRING, 0, "sample-size", &a->shadow.sample_size, "N",
+         "shadow mode: events (calls + blocks) each shadow records, suffix K, M or G (x1000...; default 10M)"},
+        {HP_OPT_STRING, 0, "shadow-signal", &a->shadow.signal, "SIG",
+         "shadow mode: the monitor's CPU-timer signal, a name or number: USR1, USR2, ALRM, VTALRM, PROF, RTMIN+N (default RTMIN+6)"},
         {HP_OPT_STRING, 0, "freq", &a->timer.freq, "HZ", "timer mode: interrupts per second of each thread's CPU time, 1..100000 (default 1000)"},
         {HP_OPT_STRING, 0, "values", &a->timer.values, "L/K",
          "timer mode: interpret L instructions (1..64) at every K-th interrupt (default: off; 4/2 is DCPI's)"},
@@ -250,7 +267,8 @@ static int resolve_mode(run_args *a)
         return hp_usage_error(&run_desc, "option '--mode': %s", err);
     a->mode = hp_spec_mode_name(mode);
     a->timer_mode = mode == HP_RUN_TIMER;
-    if (a->samples.n && (mode == HP_RUN_OFF || mode == HP_RUN_TIMER))
+    a->shadow_mode = mode == HP_RUN_SHADOW;
+    if (a->samples.n && (mode == HP_RUN_OFF || mode == HP_RUN_TIMER || mode == HP_RUN_SHADOW))
         return hp_usage_error(&run_desc, "option '--sample' needs --mode bursty (or exhaustive for subpath), not '%s'",
                               a->mode);
     if (a->bursts_text && hp_spec_bursts(a->bursts_text, &bursts, err, sizeof err))
@@ -265,7 +283,8 @@ static int resolve_mode(run_args *a)
 static int resolve_settings(run_args *a)
 {
     char err[256];
-    if (split_interval_clauses(a) || split_pathval_clauses(a) || resolve_mode(a) || hp_run_timer_resolve(&run_desc, &a->timer, a->timer_mode))
+    if (split_interval_clauses(a) || split_pathval_clauses(a) || resolve_mode(a) ||
+        hp_run_timer_resolve(&run_desc, &a->timer, a->timer_mode) || hp_run_shadow_resolve(&run_desc, &a->shadow, a->shadow_mode))
         return HP_PARSE_ERROR;
     if (a->iv_spec[0] && strcmp(a->mode, hp_spec_mode_name(HP_RUN_EXHAUSTIVE)) != 0 && strcmp(a->mode, hp_spec_mode_name(HP_RUN_BURSTY)) != 0)
         return hp_usage_error(&run_desc, "interval profiles (--sample STREAM:summary=multihash) need --mode exhaustive or bursty, not '%s'", a->mode);
@@ -301,6 +320,7 @@ static int set_environment(const run_args *a, const char *output)
     if (a->bursts && setenv("HOTPROF_BURSTS", a->bursts, 1)) return -1;
     if (a->follow_fork && setenv("HOTPROF_FOLLOW_FORK", "1", 1)) return -1;
     if (!a->timer_mode) unsetenv("HOTPROF_TIMER");
+    if (!a->shadow_mode) unsetenv("HOTPROF_SHADOW");
     return setenv("HOTPROF_OUTPUT", output, 1) | setenv("HOTPROF_MODE", a->mode, 1) | setenv("HOTPROF_SEED", seed, 1);
 }
 
@@ -467,6 +487,10 @@ static int run_with(run_args *a, char **pos, int npos)
         free(output);
         return rc;
     }
+    if (a->shadow_mode && (rc = hp_run_shadow_prepare(&a->shadow, pos[0], output)) != 0) {
+        free(output);
+        return rc;
+    }
     file_stamp before = stamp_of(output);
     pos[npos] = NULL;
     run_reports rep = {0};
@@ -480,6 +504,7 @@ static int run_with(run_args *a, char **pos, int npos)
     int written = profile_written(&before, output);
     rc = finish(a, pos[0], status, written, a->output, &rep);
     if (a->timer_mode && written && !a->quiet) hp_run_timer_summary(output);
+    if (a->shadow_mode && written && hp_run_shadow_finish(output, a->quiet) && !rc) rc = 1;
     if (a->trace.file && hp_run_trace_finish(&a->trace, pos[0], a->quiet) && !rc) rc = 1;
     free(output);
     return rc;

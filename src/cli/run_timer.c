@@ -54,8 +54,8 @@ int hp_run_timer_resolve(const hp_command_desc *d, hp_run_timer *t, int timer_mo
 
 /* ---------------------------------------------------------------- the program */
 
-/* argv[0] as exec would find it: a path with '/', else the first executable in PATH. */
-static int find_program(const char *prog, char *out, size_t cap)
+/* argv[0] as exec would find it: a path with '/', else the first executable in PATH (run_timer.h). */
+int hp_run_find_program(const char *prog, char *out, size_t cap)
 {
     if (strchr(prog, '/')) return snprintf(out, cap, "%s", prog) < (int)cap && access(out, X_OK) == 0 ? 0 : -1;
     const char *path = getenv("PATH");
@@ -112,7 +112,7 @@ static int find_runtime(char *out, size_t cap)
 int hp_run_timer_prepare(const hp_run_timer *t, const char *program)
 {
     char path[PATH_MAX], rt[PATH_MAX];
-    if (find_program(program, path, sizeof path)) {
+    if (hp_run_find_program(program, path, sizeof path)) {
         fprintf(stderr, "hotprof: cannot run '%s': %s\n", program, strerror(errno ? errno : ENOENT));
         return 127;
     }

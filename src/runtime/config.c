@@ -112,6 +112,9 @@ HP_NOINST int hp_rt_config_parse(hp_rt_config *c, hp_getenv_fn get, void *arg)
         return bad(c, "HOTPROF_TIMER", err);
     const char *module = var(get, arg, "HOTPROF_VALUE_MODULE");
     if (c->mode == HP_RUN_TIMER && module && *module) c->timer.module = module;
+    hp_shadow_spec_default(&c->shadow);
+    if (c->mode == HP_RUN_SHADOW && hp_shadow_spec_parse(var(get, arg, "HOTPROF_SHADOW"), &c->shadow, err, sizeof err))
+        return bad(c, "HOTPROF_SHADOW", err);
     const char *iv = var(get, arg, "HOTPROF_INTERVALS");
     if (iv && hp_iv_spec_parse(iv, c->iv, err, sizeof err)) return bad(c, "HOTPROF_INTERVALS", err);
     const char *pv = var(get, arg, "HOTPROF_PATHVAL");

@@ -22,6 +22,8 @@
  *                                 HOTPROF_MODE=timer: bad -> `error`, not profiling.
  *   HOTPROF_VALUE_MODULE          timer mode with values: a customization module's path
  *                                 (include/hotprof/module.h), into timer.module; loaded by ctl/interp_mod.c.
+ *   HOTPROF_SHADOW                shadow mode's settings (core/control/shadow_spec.h), read only when
+ *                                 HOTPROF_MODE=shadow: bad -> `error`, not profiling.
  *   HOTPROF_TRACE, _TRACE_KIND, _TRACE_LIMIT  the raw trace file `hotprof run --record-trace`
  *                                 reads back (pt/trace.h); kind values|edges|calls (else: edges if
  *                                 blocks are compiled in, else calls); limit: bad -> the default.
@@ -43,6 +45,7 @@
 #include "core/control/osp.h"
 #include "core/control/spec.h"
 #include "core/control/timer_spec.h"
+#include "core/control/shadow_spec.h"
 
 #define HP_TRACE_DEFAULT_LIMIT 100000000ull /* --trace-limit default (cli/cmd_run.c says the same) */
 
@@ -77,6 +80,7 @@ typedef struct hp_rt_config {
     hp_iv_params iv[HP_IV_NSTREAMS]; /* HOTPROF_INTERVALS (exhaustive mode only; default: none) */
     hp_pv_params pv;          /* HOTPROF_PATHVAL (default: neither profile) */
     hp_timer_spec timer;      /* HOTPROF_TIMER (timer mode only; default: hp_timer_spec_default) */
+    hp_shadow_spec shadow;    /* HOTPROF_SHADOW (shadow mode only; default: hp_shadow_spec_default) */
     char error[384];          /* "" or the one message of a setting that stops profiling */
 } hp_rt_config;
 

@@ -80,6 +80,7 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
     if (HP_UNLIKELY(t->blockflags)) { /* bursty, subpaths and/or a trace (one test, as `bursty` was) */
         if (t->blockflags & HP_BLOCK_OSP) osp_block(t, id);
         if (!(t->blockflags & HP_BLOCK_BURSTY)) {
+            if (t->blockflags & HP_BLOCK_ADOPT) adopt_frame(t, id); /* a shadow (ctl/shadow_child.c) */
             if (t->blockflags & HP_BLOCK_TRACE) trace_block(t, id); /* counts as exhaustive_block, and traces */
             else if (t->blockflags & HP_BLOCK_PATH) hp_rt_path_block(t, id, exhaustive_block(t, id));
             else exhaustive_block(t, id);

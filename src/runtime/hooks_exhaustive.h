@@ -6,6 +6,7 @@
  *                  (Shared by every mode that runs exit hooks: exit_pop.)
  *   trace_pc_guard(g): blocks[*g]++, edge(prev, *g)++, and the back-edge rule (hooks_common.h).
  *   load/store/cmp/switch/div/gep hooks: count into the thread totals.
+ *   adopt_frame (shadows only, blockflags HP_BLOCK_ADOPT): a frame for a block met with none.
  * Static inline: no call on the fast path. Async-signal-safe: memory only (mmap on growth).
  */
 #ifndef HOTPROF_RUNTIME_HOOKS_EXHAUSTIVE_H
@@ -55,6 +56,27 @@ static inline HP_NOINST int exhaustive_block(hp_thread *t, uint32_t id)
         HP_BUMP(&t->tot.backedges);
     }
     return fr != NULL;
+}
+
+/* A shadow (shadow mode, ctl/shadow_child.c) starts inside activations whose func_enter it never
+ * saw: a non-entry block met with no frame at all adopts a frame for its function, whose
+ * back-edges count in the call pair (fn, 0) (v1 stays 0: no call is invented), so that loops
+ * already running when the shadow started count for their function. Only shadows set
+ * HP_BLOCK_ADOPT: normal exhaustive threads never come here. */
+static HP_NOINST __attribute__((noinline, cold)) void adopt_frame_slow(hp_thread *t, uint32_t id)
+{
+    hp_bmap *m = HP_LOAD_ACQ(&hp_g.bmap);
+    if (!m || id >= m->cap || !m->e[id].fn || (m->e[id].flags & 1)) return;
+    uint64_t fn = m->e[id].fn;
+    hp_tab *before = t->pairs;
+    hp_slot *pair = hp_tab_get(&t->pairs, fn, 0);
+    if (HP_UNLIKELY(t->pairs != before)) hp_frames_rebind(t);
+    push_frame(t, fn, 0, &pair->v2);
+}
+
+static inline HP_NOINST void adopt_frame(hp_thread *t, uint32_t id)
+{
+    if (HP_UNLIKELY(t->depth == 0)) adopt_frame_slow(t, id);
 }
 
 #endif

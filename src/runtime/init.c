@@ -57,6 +57,7 @@
 #include "runtime/modules.h"
 #include "runtime/ctl/ctl.h"
 #include "runtime/ctl/dual.h"
+#include "runtime/ctl/shadow.h"
 #include "runtime/pt/datastream.h"
 #include "runtime/pt/trace.h"
 #include "runtime/pt/intervals.h"
@@ -212,7 +213,7 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_kv_dec(&w, HP_INFO_PPID, (uint64_t)getppid());
     if (parent_pid) put_kv_dec(&w, HP_INFO_FORKED_FROM, parent_pid);
     put_str(&w, HP_INFO_MODE "=");
-    put_str(&w, g_cfg.mode == HP_RUN_TIMER ? HP_MODE_TIMER "\n" : hp_g.xray == HP_XRAY_BURSTS ? HP_MODE_XRAY "\n" : hp_g.patch ? HP_MODE_PATCH "\n" : hp_g.bursty ? HP_MODE_BURSTY "\n" : HP_MODE_EXHAUSTIVE "\n");
+    put_str(&w, g_cfg.mode == HP_RUN_SHADOW ? HP_MODE_SHADOW "\n" : g_cfg.mode == HP_RUN_TIMER ? HP_MODE_TIMER "\n" : hp_g.xray == HP_XRAY_BURSTS ? HP_MODE_XRAY "\n" : hp_g.patch ? HP_MODE_PATCH "\n" : hp_g.bursty ? HP_MODE_BURSTY "\n" : HP_MODE_EXHAUSTIVE "\n");
     put_kv_dec(&w, HP_INFO_SEED, hp_g.seed);
     for (int s = 0; s < HP_IV_NSTREAMS; s++)
         if (*hp_rt_iv_info(s)) { /* intervals.value=summary=multihash,... */
@@ -230,7 +231,7 @@ static HP_NOINST size_t build_info(uint64_t parent_pid)
     put_str(&w, HP_INFO_RUNTIME "=libhotprof_rt\n");
     put_str(&w, g_cfg.mode == HP_RUN_TIMER ? HP_INFO_RECORDS "=stacks,values\n"
                                            : HP_INFO_RECORDS "=funcs,callpairs,blocks,edges,backedges,loads,stores,compares\n");
-    if (hp_g.bursty) {
+    if (hp_g.bursty && g_cfg.mode != HP_RUN_SHADOW) {
         char sample[1024];
         hp_put_bytes(&w, sample, hp_sample_info(sample, sizeof sample));
     }
@@ -477,6 +478,50 @@ static HP_NOINST void output_path(const hp_rt_config *c, uint64_t pid)
         path_with_pid_suffix(g_path, sizeof g_path, g_base, pid);
 }
 
+/* ---------------------------------------------------------------- shadow mode (ctl/shadow.h) */
+
+static char g_shadow_dir[4300]; /* <output>.shadows: every shadow's profile, shadow.<n> */
+
+/* In a shadow (ctl/shadow_child.c, before its filter): <output>.shadows/shadow.<n>, opened as any
+ * profile (header, INFO with forked_from, MODULES), then moved to descriptor fd. 0 or -1. */
+static HP_NOINST int shadow_open_output(uint64_t n, int fd)
+{
+    char num[24];
+    num[hp_fmt_u64(num, n)] = 0;
+    append(g_path, append(g_path, append(g_path, 0, sizeof g_path, g_shadow_dir), sizeof g_path, "/shadow."), sizeof g_path, num);
+    if (g_fd >= 0) close(g_fd); /* the parent's profile (its lock stays the parent's) */
+    g_fd = -1;
+    g_pid = (uint64_t)getpid();
+    hp_writer_reset_after_fork(-1);
+    if (!open_output((uint64_t)getppid(), 0)) return -1;
+    if (dup3(g_fd, fd, O_CLOEXEC) < 0) return -1;
+    close(g_fd);
+    g_fd = fd;
+    hp_writer_reset_after_fork(fd);
+    return 0;
+}
+
+/* In a shadow: its final group (no module refresh: the loader's lock may be held by a thread
+ * that does not exist here). */
+static HP_NOINST void shadow_write_final(void) { hp_write_group(HP_GROUP_FINAL, 0, 1, NULL); }
+
+/* Shadow mode: the monitor's probe (the parent runs patched off, as bursty mode over call sites
+ * with no windows: hp_g.bursty and hp_g.patch). 0 (after one message) if shadows cannot run. */
+static HP_NOINST int setup_shadow(const hp_rt_config *c)
+{
+    static const hp_shadow_ops ops = {shadow_open_output, shadow_write_final};
+    char err[384];
+    append(g_shadow_dir, append(g_shadow_dir, 0, sizeof g_shadow_dir, g_path), sizeof g_shadow_dir, ".shadows");
+    if (hp_shadow_probe(&c->shadow, g_shadow_dir, &ops, hp_g.seed, c->quiet, err, sizeof err)) {
+        const char *parts[] = {"hotprof: ", err, " (not profiling)"};
+        hp_say(parts, 3);
+        return 0;
+    }
+    hp_bursty_config_init(&hp_g.bcfg);
+    HP_STORE_REL(&hp_g.bursty, 1);
+    return 1;
+}
+
 static HP_NOINST void do_init(void)
 {
     uint64_t pid = (uint64_t)getpid();
@@ -528,6 +573,7 @@ static HP_NOINST void do_init(void)
     g_pid = pid;
     run_channel_open(c);
     output_path(c, pid);
+    if (c->mode == HP_RUN_SHADOW && !setup_shadow(c)) return;
     hp_modules_refresh();
     if (!(g_output_exec ? open_output_exec() : open_output(0, 0))) {
         say_cannot_write();
@@ -552,13 +598,18 @@ static HP_NOINST void do_init(void)
     }
     HP_STORE_REL(&hp_g.recording, 1);
     hp_xray_start();  /* XRay (ctl/xray.c): only when a probe found sleds */
-    /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them; with two-version
-     * code, the dual sites and the call sites switch together (ctl/dual.c) */
-    if (hp_dual_start(c->window) != 0) hp_sites_start();
-    if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && !HP_LOAD_ACQ(&hp_g.patch) && !hp_g.xray)) {
-        /* two-version code (ctl/dual.c) with exhaustive or live hooks: every instrumented copy, always */
-        HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL);
-        hp_dual_all_on();
+    if (c->mode == HP_RUN_SHADOW) { /* the parent's sites off for good; the monitor (ctl/shadow.c) */
+        hp_sites_start();
+        hp_shadow_start();
+    } else {
+        /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them; with two-version
+         * code, the dual sites and the call sites switch together (ctl/dual.c) */
+        if (hp_dual_start(c->window) != 0) hp_sites_start();
+        if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && !HP_LOAD_ACQ(&hp_g.patch) && !hp_g.xray)) {
+            /* two-version code (ctl/dual.c) with exhaustive or live hooks: every instrumented copy, always */
+            HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL);
+            hp_dual_all_on();
+        }
     }
     if (g_cfg.live) hp_live_start(); /* the live segment for `hotprof top` (live.c) */
 }
@@ -602,6 +653,7 @@ __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
 {
     if (HP_LOAD_ACQ(&g_init_state) != 2 || !hp_g.recording || HP_LOAD_ACQ(&hp_g.stopped)) return;
+    if (g_cfg.mode == HP_RUN_SHADOW) hp_shadow_exit(); /* a shadow ends here; the parent reaps its shadows */
     hp_live_stop();
     hp_rt_ds_flush_self(); /* patch mode: this thread's last window of references */
     hp_modules_refresh();

@@ -105,7 +105,8 @@ typedef struct hp_thread {
                            * trace (pt/trace.h); 0: exhaustive (fixed at creation) */
     uint32_t in_slow;     /* bursty: inside the controller's slow path (re-entry guard) */
     uint32_t blockflags;  /* what the block hook does besides exhaustive counting (fixed at creation):
-                           * bursty (HP_BLOCK_BURSTY), subpaths (HP_BLOCK_OSP), a trace (HP_BLOCK_TRACE);
+                           * bursty (HP_BLOCK_BURSTY), subpaths (HP_BLOCK_OSP), a trace (HP_BLOCK_TRACE),
+                           * a shadow's frame adoption (HP_BLOCK_ADOPT, set when the shadow starts);
                            * 0: exhaustive only */
     uint32_t pad_;
     uint64_t depth;       /* real frames on the shadow stack (may exceed HP_STACK_FRAMES-1) */
@@ -156,6 +157,7 @@ typedef struct hp_thread {
 #define HP_BLOCK_OSP 2u
 #define HP_BLOCK_TRACE 4u
 #define HP_BLOCK_PATH 8u     /* exhaustive with paths: the block hook calls hp_rt_path_block */
+#define HP_BLOCK_ADOPT 16u /* a shadow (ctl/shadow_child.c): a block met with no frame adopts one (hooks_exhaustive.h) */
 
 /* The calling thread's state: NULL before its first event, then its hp_thread or a shared
  * inactive one (thread.c; initial-exec TLS). */

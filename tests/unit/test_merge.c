@@ -192,7 +192,7 @@ static hp_profile *merge_and_read(hp_profile **in, size_t n, int force, char *er
 {
     hp_pbuild out;
     char notes[4096], rerr[256];
-    hp_merge_opts o = {force};
+    hp_merge_opts o = {.force = force, .extra_info = NULL, .status_from = NULL};
     if (hp_merge_profiles(in, n, &o, &out, err, errlen, notes, sizeof notes)) return NULL;
     hp_profile *p = hp_profile_read_mem(out.buf, out.len, "merged", rerr, sizeof rerr);
     if (!p) fprintf(stderr, "  merged: %s\n", rerr);

@@ -4,10 +4,11 @@
  * mode, sample.*, version, ...; pid, args, start_time usually differ and are dropped), except
  * the per-group keys recomputed below and earlier merge.* keys; then merge.inputs=N and per input
  * i (1..N) merge.input.<i>=FILE, .program, .pid and .threads.
- * Group INFO: group, group_flags, exit_status, threads=1 (one merged thread, tid 0; 0 if no input
+ * Group INFO: group, group_flags, exit_status (0, or hp_merge_opts.status_from's), threads=1 (one merged thread, tid 0; 0 if no input
  * has a thread); total.* and
  * thread.0 = the inputs' sums; in a bursty merge thread.0.events.TYPE / thread.0.sampled.TYPE =
- * the inputs' events seen / sampled per type, so that `report` scales by the pooled frequency.
+ * the inputs' events seen / sampled per type, so that `report` scales by the pooled frequency;
+ * then the caller's extra lines (hp_merge_opts.extra_info), if any.
  * Every key is spelled through core/format/info_keys.h. Counts saturate.
  */
 #define _GNU_SOURCE
@@ -119,12 +120,21 @@ int hp_merge_all_final(const hp_merge *m)
     return 1;
 }
 
+uint64_t hp_merge_group_flags(const hp_merge *m)
+{
+    const hp_profile *s = m->opts.status_from;
+    return (hp_merge_all_final(m) ? HP_GROUP_FINAL : 0) | (s ? s->group_flags & HP_GROUP_CRASH : 0);
+}
+
+int64_t hp_merge_status(const hp_merge *m) { return m->opts.status_from ? m->opts.status_from->exit_status : 0; }
+
 static void group_info(const hp_merge *m, FILE *f)
 {
-    fprintf(f, HP_INFO_GROUP "=0\n" HP_INFO_GROUP_FLAGS "=%d\n" HP_INFO_EXIT_STATUS "=0\n" HP_INFO_THREADS "=%d\n",
-            hp_merge_all_final(m) ? HP_GROUP_FINAL : 0, hp_merge_threads(m));
+    fprintf(f, HP_INFO_GROUP "=0\n" HP_INFO_GROUP_FLAGS "=%" PRIu64 "\n" HP_INFO_EXIT_STATUS "=%" PRId64 "\n" HP_INFO_THREADS "=%d\n",
+            hp_merge_group_flags(m), hp_merge_status(m), hp_merge_threads(m));
     group_totals(m, f);
     group_sampling(m, f);
+    if (m->opts.extra_info) fputs(m->opts.extra_info, f);
 }
 
 int hp_merge_write_info(hp_merge *m, hp_pbuild *b, int group)

@@ -83,7 +83,7 @@ static int write_all(hp_merge *m, hp_pbuild *b)
     for (int t = 0; t < HP_PT_COUNT; t++)
         if (hp_aptypes[t]->merge_write && hp_aptypes[t]->merge_write(m, b, &m->acc[t])) return -1;
     if (hp_merge_write_info(m, b, 1)) return -1;
-    hp_pbuild_group_end(b, 0, hp_merge_all_final(m) ? HP_GROUP_FINAL : 0, 0);
+    hp_pbuild_group_end(b, 0, hp_merge_group_flags(m), hp_merge_status(m));
     return b->ok ? 0 : hp_merge_fail(m, "out of memory");
 }
 

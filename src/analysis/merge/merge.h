@@ -28,6 +28,10 @@
 
 typedef struct hp_merge_opts {
     int force; /* merge different builds of one path (kept as separate modules) */
+    const char *extra_info; /* NULL, or "key=value\n" lines appended to the group INFO (`hotprof run
+                             * --mode shadow`: the parent's shadow.* summary, docs/shadow.md) */
+    const struct hp_profile *status_from; /* NULL (exit status 0), or the profile whose exit status
+                                           * and CRASH flag the merged group takes (shadow mode: the parent) */
 } hp_merge_opts;
 
 typedef struct hp_merge {
@@ -86,6 +90,8 @@ int hp_merge_write_info(hp_merge *m, hp_pbuild *b, int group); /* info.c: file (
 /* The merged group's THREAD events (every input thread's) and whether every input ended FINAL. */
 uint64_t hp_merge_thread_events(const hp_merge *m);
 int hp_merge_all_final(const hp_merge *m);
+uint64_t hp_merge_group_flags(const hp_merge *m); /* FINAL if every input is, CRASH from status_from */
+int64_t hp_merge_status(const hp_merge *m);       /* status_from's exit status, else 0 */
 /* 1 if some input has a thread (then the merged group has THREAD 0), else 0. */
 int hp_merge_threads(const hp_merge *m);
 /* The value of key in input i, or NULL (a shorthand of hp_profile_info). */

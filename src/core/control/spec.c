@@ -338,7 +338,7 @@ int hp_spec_flag(const char *text, int *out, char *err, size_t errlen)
     return say_word(err, errlen, "a flag", text, "0 or 1");
 }
 
-static const char *const mode_names[] = {"exhaustive", "off", "bursty", "timer"};
+static const char *const mode_names[] = {"exhaustive", "off", "bursty", "timer", "shadow"};
 static const char *const bursts_names[] = {"auto", "live", "patch"};
 
 static int word_index(const char *text, const char *const *names, int n)
@@ -350,8 +350,8 @@ static int word_index(const char *text, const char *const *names, int n)
 
 int hp_spec_mode(const char *text, int *out, char *err, size_t errlen)
 {
-    int i = word_index(text, mode_names, 4);
-    if (i < 0) return say_word(err, errlen, "the mode", text, "exhaustive, bursty, timer or off");
+    int i = word_index(text, mode_names, 5);
+    if (i < 0) return say_word(err, errlen, "the mode", text, "exhaustive, bursty, timer, shadow or off");
     return *out = i, 0;
 }
 
@@ -362,7 +362,7 @@ int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen)
     return *out = i, 0;
 }
 
-const char *hp_spec_mode_name(int mode) { return mode >= 0 && mode < 4 ? mode_names[mode] : "?"; }
+const char *hp_spec_mode_name(int mode) { return mode >= 0 && mode < 5 ? mode_names[mode] : "?"; }
 const char *hp_spec_bursts_name(int mode) { return mode >= 0 && mode < 3 ? bursts_names[mode] : "?"; }
 
 /* ---------------------------------------------------------------- interval profiles */

@@ -50,14 +50,15 @@
 
 /* ---- scalar settings: each returns 0 and sets *out, or -1 with one sentence in err ---- */
 
-enum hp_run_mode { HP_RUN_EXHAUSTIVE = 0, HP_RUN_OFF = 1, HP_RUN_BURSTY = 2, HP_RUN_TIMER = 3 };
+enum hp_run_mode { HP_RUN_EXHAUSTIVE = 0, HP_RUN_OFF = 1, HP_RUN_BURSTY = 2, HP_RUN_TIMER = 3, HP_RUN_SHADOW = 4 };
 enum hp_bursts_mode { HP_BURSTS_AUTO = 0, HP_BURSTS_LIVE = 1, HP_BURSTS_PATCH = 2 };
 
 /* An unsigned number in [lo, hi]: decimal, or hex with 0x; no sign, no spaces, no overflow. */
 int hp_spec_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 /* A seed: any 64-bit unsigned number (decimal or 0x hex). */
 int hp_spec_seed(const char *text, uint64_t *out, char *err, size_t errlen);
-/* exhaustive | off | bursty | timer (HP_RUN_TIMER: core/control/timer_spec.h has its settings). */
+/* exhaustive | off | bursty | timer | shadow (HP_RUN_TIMER: core/control/timer_spec.h has its settings;
+ * HP_RUN_SHADOW: core/control/shadow_spec.h). */
 int hp_spec_mode(const char *text, int *out, char *err, size_t errlen);
 /* auto | live | patch. */
 int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen);
@@ -65,7 +66,7 @@ int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen);
 int hp_spec_window(const char *text, uint32_t *out, char *err, size_t errlen);
 /* A flag: "" or "0" is off, "1" is on; anything else is an error. */
 int hp_spec_flag(const char *text, int *out, char *err, size_t errlen);
-const char *hp_spec_mode_name(int mode);   /* "exhaustive", "off", "bursty", "timer" */
+const char *hp_spec_mode_name(int mode);   /* "exhaustive", "off", "bursty", "timer", "shadow" */
 const char *hp_spec_bursts_name(int mode); /* "auto", "live", "patch" */
 
 /* ---- the bursty-sampling spec ---- */

@@ -148,4 +148,23 @@
 #define HP_INFO_VALUES_SITES "values.sites"         /* value sites held, all threads */
 #define HP_INFO_VALUES_DROPPED "values.dropped"     /* values not recorded: a thread's site table was full */
 
+/* ---- shadow mode (docs/shadow.md): the parent's group INFO sums over its shadows; a shadow's
+ * own profile carries shadow.end and shadow.syscalls.* for itself ---- */
+#define HP_MODE_SHADOW "shadow"
+#define HP_INFO_SHADOW "shadow"                       /* prefix of every key below */
+#define HP_INFO_SHADOW_SPEC "shadow.spec"             /* load=X,sample=N,signal=S (shadow_spec.h) */
+#define HP_INFO_SHADOW_STARTED "shadow.started"       /* shadows forked */
+#define HP_INFO_SHADOW_FINISHED "shadow.finished"     /* shadows that wrote their profile and exited */
+#define HP_INFO_SHADOW_KILLED "shadow.killed"         /* shadows that died without a profile (all reasons) */
+#define HP_INFO_SHADOW_KILLED_DEADLINE "shadow.killed.deadline" /* ... killed by the monitor's wall-clock deadline */
+#define HP_INFO_SHADOW_END "shadow.end"               /* shadow.end.<reason>=N: sample input unsafe shared_write fault exit setup */
+#define HP_INFO_SHADOW_SYSCALLS "shadow.syscalls"     /* shadow.syscalls.<benign|output|input|unsafe>=N: trapped calls */
+#define HP_INFO_SHADOW_EVENTS "shadow.events"         /* calls + blocks recorded by the shadows that wrote a profile */
+#define HP_INFO_SHADOW_CPU_NS "shadow.cpu_ns"         /* their CPU time */
+#define HP_INFO_SHADOW_PARENT_CPU_NS "shadow.parent_cpu_ns" /* the parent's CPU time at the write (all its threads) */
+#define HP_INFO_SHADOW_MINFLT "shadow.minflt"         /* the parent's minor page faults (getrusage) at the write */
+#define HP_INFO_SHADOW_MINFLT_BEFORE "shadow.minflt_before" /* ... when the first shadow was forked (the baseline) */
+#define HP_INFO_SHADOW_COVERAGE_PPM "shadow.coverage_ppm"   /* estimated share of the run's events profiled (ppm) */
+#define HP_INFO_SHADOW_SIGNAL_LOST "shadow.signal_lost"     /* 1: the program took the signal over; no more shadows */
+
 #endif

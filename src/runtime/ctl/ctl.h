@@ -75,5 +75,11 @@ void hp_sites_start(void);   /* init, output open: the control thread */
 void hp_sites_note(uint64_t ret, uint64_t hook);
 /* The call-site backend itself, for a backend that switches call sites and more (ctl/dual.c). */
 const hp_pb_backend *hp_sites_backend(void);
+/* Shadow mode (shadow.c): the parent's sites off for good, no windows (1 if usable); the monitor
+ * thread's pass over newly found sites (returns the sites off); a shadow's pass turning every
+ * listed site back on (one thread: no lock). */
+int hp_sites_probe_off(void);
+uint32_t hp_sites_tick_off(void);
+void hp_sites_child_all_on(void);
 
 #endif

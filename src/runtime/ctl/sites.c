@@ -247,3 +247,33 @@ HP_NOINST void hp_sites_start(void)
     if (!HP_LOAD_ACQ(&hp_g.patch)) return;
     hp_pb_start(&g_sites_backend, g_min_window, HP_BURSTY_ALL);
 }
+
+/* ---------------------------------------------------------------- shadow mode (ctl/shadow.c) */
+
+/* Shadow mode's parent: patch mode with no windows ever (hp_g.pb.mask stays 0), so every hook
+ * only hands its site over and the monitor turns it off for good (hp_sites_tick_off). 1 if the
+ * tables are mapped (hp_g.patch set). */
+HP_NOINST int hp_sites_probe_off(void)
+{
+    g_set = hp_map(SET_CAP * sizeof *g_set);
+    g_list = hp_map(SITES_CAP * sizeof *g_list);
+    g_pages = hp_map(PAGES_CAP * sizeof *g_pages);
+    if (!g_set || !g_list || !g_pages) return 0;
+    HP_STORE_REL(&hp_g.patch, 1);
+    return 1;
+}
+
+/* The monitor thread: turn off the sites found since the last call; returns how many are off. */
+HP_NOINST uint32_t hp_sites_tick_off(void)
+{
+    sites_tick();
+    return HP_LOAD_RLX(&g_done);
+}
+
+/* A shadow (one thread, after clone): every listed site back on, in its own copy-on-write text.
+ * The parent's monitor may have held the pass lock at the clone: it is not in this process. */
+HP_NOINST void hp_sites_child_all_on(void)
+{
+    g_pass_lock = 0;
+    pass(0, listed(), 1);
+}

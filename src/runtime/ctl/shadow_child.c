@@ -1,0 +1,218 @@
+/* shadow_child.c — a shadow's life, in the process the monitor's clone made (one thread: the one
+ * the timer signal interrupted), from inside that signal handler:
+ *   begin: PR_SET_PDEATHSIG(SIGKILL), and _exit if the parent died before the prctl; the runtime's
+ *          locks reset; this thread's state made exhaustive and zeroed (every thread's counts
+ *          zeroed), hp_g.patch and hp_g.bursty off; every known hook site back on (sites.c: only
+ *          this process's copy-on-write text changes); the profile <output>.shadows/<n> opened at
+ *          HP_SHADOW_PROFILE_FD and /dev/null at HP_SHADOW_NULL_FD (init's callback); writable
+ *          shared mappings made read-only (from /proc/self/maps, read with raw calls into a static
+ *          buffer), except the counters page; SIGSYS, SIGSEGV and SIGBUS handlers; a CPU-time
+ *          timer (1 ms, the monitor's signal) that ends the shadow after `sample` events; then the
+ *          seccomp filter (shadow_filter.c). The handler returns and the program goes on, recorded.
+ *   end:   (sample size reached, an input or unsafe call, a write to a protected mapping, a fault,
+ *          the program's exit) the counts added into the shared page, the profile's final group
+ *          written (init's callback: the writer), exit_group with the cookie.
+ * Nothing here allocates or takes a lock the program could hold: system calls and memory only.
+ * A shadow whose program blocks (a lock held by a thread that does not exist here, a read that
+ * never comes) is killed by the monitor's deadline.
+ *
+ * State: file-static (this shadow's number, start time, end guard, protected ranges, the maps
+ * buffer); in the parent it is all unused.
+ */
+#define _GNU_SOURCE
+#include "runtime/ctl/shadow_int.h"
+#include "runtime/ctl/ctl.h"
+#include "runtime/thread.h"
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_PROTECTED 256
+#define CHILD_TICK_NS 1000000L /* the sample-size check: every ms of the shadow's CPU time */
+
+static int g_is_child, g_ending;
+static uint64_t g_start_cpu_ns;
+static struct { uint64_t lo, hi; } g_prot[MAX_PROTECTED];
+static int g_nprot;
+static char g_maps[16384];
+static int g_reason = -1;
+
+int hp_shadow_in_child(void) { return HP_LOAD_RLX(&g_is_child); }
+
+static HP_NOINST uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static HP_NOINST uint64_t events_now(void)
+{
+    hp_thread *t = hp_tls;
+    return t && t->active ? HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) : 0;
+}
+
+HP_NOINST int hp_shadow_protected(uint64_t addr, uint64_t len)
+{
+    for (int i = 0; i < g_nprot; i++)
+        if (addr < g_prot[i].hi && addr + len > g_prot[i].lo) return 1;
+    return 0;
+}
+
+static HP_NOINST uint64_t hex_field(const char **p)
+{
+    uint64_t v = 0;
+    for (;; (*p)++) {
+        char c = **p;
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0) return v;
+        v = v * 16 + (uint64_t)d;
+    }
+}
+
+/* One /proc/self/maps line: "lo-hi perms ...". A writable shared mapping becomes read-only. */
+static HP_NOINST void protect_line(const char *line, uint64_t skip)
+{
+    const char *p = line;
+    uint64_t lo = hex_field(&p);
+    if (*p++ != '-') return;
+    uint64_t hi = hex_field(&p);
+    if (*p++ != ' ' || p[1] != 'w' || p[3] != 's' || lo == skip || g_nprot == MAX_PROTECTED) return;
+    int prot = PROT_READ | (p[2] == 'x' ? PROT_EXEC : 0);
+    if (mprotect((void *)(uintptr_t)lo, hi - lo, prot) == 0) g_prot[g_nprot].lo = lo, g_prot[g_nprot++].hi = hi;
+}
+
+/* Every rw?s mapping but the counters page, read-only. Lines longer than the buffer are skipped. */
+static HP_NOINST void protect_shared(uint64_t skip)
+{
+    int fd = (int)hp_sys6(SYS_open, (uint64_t)(uintptr_t)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0, 0, 0, 0);
+    if (fd < 0) return;
+    size_t have = 0;
+    for (;;) {
+        long n = hp_sys6(SYS_read, (uint64_t)fd, (uint64_t)(uintptr_t)(g_maps + have), sizeof g_maps - 1 - have, 0, 0, 0);
+        if (n <= 0) break;
+        have += (size_t)n;
+        g_maps[have] = 0;
+        char *start = g_maps, *nl;
+        while ((nl = strchr(start, '\n'))) *nl = 0, protect_line(start, skip), start = nl + 1;
+        have = (size_t)(g_maps + have - start);
+        memmove(g_maps, start, have);
+        if (have == sizeof g_maps - 1) have = 0; /* a line too long: dropped */
+    }
+    hp_sys6(SYS_close, (uint64_t)fd, 0, 0, 0, 0, 0);
+}
+
+static HP_NOINST void end_handler(int signo, siginfo_t *si, void *uc)
+{
+    uint64_t a = (uint64_t)(uintptr_t)si->si_addr;
+    hp_shadow_child_end(hp_shadow_protected(a, 1) ? HP_END_SHARED_WRITE : HP_END_FAULT);
+}
+
+static HP_NOINST void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = end_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigfillset(&sa.sa_mask);
+    sigdelset(&sa.sa_mask, SIGSYS); /* the end writes the profile: trapped calls need SIGSYS open */
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    hp_shadow_sys_install();
+}
+
+/* The CPU-time timer that checks the sample size (timers are not inherited: this is the shadow's). */
+static HP_NOINST int start_end_timer(int sig)
+{
+    struct sigevent ev;
+    timer_t id;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_SIGNAL;
+    ev.sigev_signo = sig;
+    ev.sigev_value.sival_int = HP_SHADOW_TICK_CHILD;
+    if (timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &id) != 0) return -1;
+    struct itimerspec its = {{0, CHILD_TICK_NS}, {0, CHILD_TICK_NS}};
+    return timer_settime(id, 0, &its, NULL);
+}
+
+/* This thread exhaustive from now on, every count zero. */
+static HP_NOINST void make_exhaustive(void)
+{
+    HP_STORE_REL(&hp_g.patch, 0);
+    HP_STORE_REL(&hp_g.bursty, 0);
+    hp_threads_reset_counts();
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) HP_STORE_RLX(&t->active, t == hp_tls);
+    hp_thread *t = hp_tls;
+    if (!t || !t->stack) return; /* no state yet: its first event creates an exhaustive one */
+    t->bursty = 0;
+    t->blockflags = HP_BLOCK_ADOPT; /* frames for the activations already running (hooks_exhaustive.h) */
+    t->methods = NULL;
+    t->depth = 0;
+    t->prev_guard = 0;
+    t->stack[0].last_pc = 0;
+}
+
+HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
+{
+    const hp_shadow_cfg *c = hp_shadow_cfg_get();
+    HP_STORE_RLX(&g_is_child, 1);
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != parent_pid) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+    g_start_cpu_ns = cpu_ns();
+    hp_threads_lock_reset();
+    make_exhaustive();
+    hp_sites_child_all_on();
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup3(null, HP_SHADOW_NULL_FD, O_CLOEXEC) < 0 || c->ops.open_output(n, HP_SHADOW_PROFILE_FD) != 0) {
+        __atomic_fetch_add(&c->shared->end[HP_END_SETUP], 1, __ATOMIC_RELAXED);
+        hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+    }
+    close(null);
+    protect_shared((uint64_t)(uintptr_t)c->shared);
+    install_handlers();
+    if (start_end_timer(c->spec.signal) != 0 || hp_shadow_filter_install() != 0) hp_shadow_child_end(HP_END_SETUP);
+}
+
+HP_NOINST void hp_shadow_child_tick(void)
+{
+    if (events_now() >= hp_shadow_cfg_get()->spec.sample) hp_shadow_child_end(HP_END_SAMPLE);
+}
+
+HP_NOINST void hp_shadow_child_end(int reason)
+{
+    const hp_shadow_cfg *c = hp_shadow_cfg_get();
+    uint64_t cookie = c->cookie, all = ~((1ull << (SIGSYS - 1)) | (1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)));
+    /* no tick may end the shadow again while its profile is written (the program's exit path
+     * runs with signals open); SIGSYS stays open: a trapped call with it blocked kills the process */
+    hp_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (uint64_t)(uintptr_t)&all, 0, sizeof all, 0, cookie);
+    if (__atomic_exchange_n(&g_ending, 1, __ATOMIC_ACQ_REL)) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, cookie);
+    g_reason = reason;
+    hp_shadow_shared *s = c->shared;
+    uint64_t ev = events_now(), cpu = cpu_ns() - g_start_cpu_ns;
+    for (int k = 0; k < HP_SYS_NCAT; k++) __atomic_fetch_add(&s->sys[k], hp_shadow_sys_count(k), __ATOMIC_RELAXED);
+    c->ops.write_final();
+    __atomic_fetch_add(&s->events, ev, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->cpu_ns, cpu, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->written, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->end[reason], 1, __ATOMIC_RELAXED);
+    hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, cookie);
+    __builtin_unreachable();
+}
+
+/* This shadow's INFO lines (its group INFO): why it ended and its trapped calls. */
+HP_NOINST size_t hp_shadow_child_info(char *out, size_t cap)
+{
+    static const char *const cats[HP_SYS_NCAT] = {"benign", "output", "input", "unsafe"};
+    size_t n = hp_info_str(out, 0, cap, "shadow", "end", g_reason >= 0 ? hp_shadow_end_name(g_reason) : "running");
+    for (int k = 0; k < HP_SYS_NCAT; k++) {
+        char key[32] = "syscalls.";
+        memcpy(key + 9, cats[k], strlen(cats[k]) + 1);
+        n = hp_info_u64(out, n, cap, "shadow", key, hp_shadow_sys_count(k));
+    }
+    return n;
+}
