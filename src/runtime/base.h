@@ -66,6 +66,8 @@ typedef struct hp_process {
     uint32_t trace_kind;      /* pt/trace.c: the kind of tuple traced (--record-trace), 0: none */
     uint32_t iv_streams;      /* pt/intervals.c: bit per interval-profiled stream (value 1, edges 2) */
     uint32_t pathval;         /* pt/pathval.h: HP_PV_RT_* bits, the path / value profiles recorded */
+    uint32_t shadow_pathval;  /* shadow mode: the bits a shadow sets in pathval when it starts (init;
+                               * the parent itself records none: ctl/shadow_child.c) */
     struct hp_bmap *bmap;     /* guard id -> {pc, flags, fn} (blockmap.c; release/acquire) */
     struct hp_thread *threads;/* every thread's state (thread.c: lock-free push, never popped) */
     uint64_t seed;            /* the run seed (HOTPROF_SEED or clock and pid; file header, INFO) */

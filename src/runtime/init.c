@@ -562,6 +562,8 @@ static HP_NOINST void do_init(void)
         hp_rt_iv_start(c->iv, hp_g.seed, c->mode != HP_RUN_BURSTY ? HP_RT_IV_EXHAUSTIVE : HP_LOAD_ACQ(&hp_g.patch) ? HP_RT_IV_PATCH : HP_RT_IV_LIVE);
     if (c->mode == HP_RUN_EXHAUSTIVE) /* path and value profiles (pt/pathval.h): before any thread is created */
         HP_STORE_REL(&hp_g.pathval, hp_rt_pathval_start(&c->pv));
+    if (c->mode == HP_RUN_SHADOW) /* ... in shadows only (ctl/shadow_child.c sets them in the shadow) */
+        HP_STORE_REL(&hp_g.shadow_pathval, hp_rt_pathval_start(&c->pv));
     if (c->mode == HP_RUN_TIMER) {
         char err[384];
         if (hp_timer_start(&c->timer, hp_g.seed, err, sizeof err)) {

@@ -55,6 +55,21 @@ outer_be=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['methods'
 check shadow_running_loop_counts_backedges test "${outer_be:-0}" -gt 0
 check shadow_no_incomplete_profiles test ! -s "$T/run.err"
 
+# ---- paths and values taken in shadows (--sample path --sample value:summary=tnv): the merged
+# profile has both, and its hottest path is one of the exhaustive run's five hottest
+"$HP" cc --hooks=all -O2 -o "$T/gta" "$ROOT/bench/workloads/gametree.c" >"$T/cc.out" 2>&1 || fail shadow_build_gametree_all
+"$HP" run -q --sample path --sample value:summary=tnv -o "$T/pv_ex.data" -- "$T/gta" 6 >/dev/null 2>&1
+"$HP" run -q --mode shadow --load 1 --sample-size 1M --sample path --sample value:summary=tnv -o "$T/pv_sh.data" -- "$T/gta" 6 >/dev/null 2>&1
+toppaths() { "$HP" report --type path --format json --top "$2" "$1" | python3 -c '
+import json, sys
+print(" ".join(r["key"] for r in json.load(sys.stdin)["paths"]["rows"]))'; }
+sh_top=$(toppaths "$T/pv_sh.data" 1)
+ex_top5=$(toppaths "$T/pv_ex.data" 5)
+check shadow_paths_recorded test -n "$sh_top"
+check shadow_top_path_in_exhaustive_top5 sh -c "echo ' $ex_top5 ' | grep -q ' $sh_top '"
+nval=$("$HP" report --type value --format json --top 100000 "$T/pv_sh.data" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["values"]))')
+check shadow_values_recorded test "${nval:-0}" -gt 0
+
 # ---- a parent killed with SIGKILL leaves no shadow
 marker="hp-shadow-kill-$$"
 fresh_dir "$T/kill"

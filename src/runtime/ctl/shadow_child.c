@@ -145,12 +145,14 @@ static HP_NOINST void make_exhaustive(void)
 {
     HP_STORE_REL(&hp_g.patch, 0);
     HP_STORE_REL(&hp_g.bursty, 0);
+    HP_STORE_REL(&hp_g.pathval, HP_LOAD_ACQ(&hp_g.shadow_pathval)); /* a thread state made now gets them too */
     hp_threads_reset_counts();
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) HP_STORE_RLX(&t->active, t == hp_tls);
     hp_thread *t = hp_tls;
     if (!t || !t->stack) return; /* no state yet: its first event creates an exhaustive one */
     t->bursty = 0;
     t->blockflags = HP_BLOCK_ADOPT; /* frames for the activations already running (hooks_exhaustive.h) */
+    hp_rt_pathval_thread_setup(t); /* --sample path / value:summary=... */
     t->methods = NULL;
     t->depth = 0;
     t->prev_guard = 0;
