@@ -585,6 +585,7 @@ __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
 {
     if (HP_LOAD_ACQ(&g_init_state) != 2 || !hp_g.recording || HP_LOAD_ACQ(&hp_g.stopped)) return;
+    hp_in_runtime++; /* this thread runs only the runtime from here (base.h); never lowered: the process exits */
     hp_live_stop();
     hp_rt_ds_flush_self(); /* patch mode: this thread's last window of references */
     hp_modules_refresh();
