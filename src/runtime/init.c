@@ -656,6 +656,7 @@ __attribute__((destructor(101))) static HP_NOINST void hp_rt_destructor(void)
 {
     if (HP_LOAD_ACQ(&g_init_state) != 2 || !hp_g.recording || HP_LOAD_ACQ(&hp_g.stopped)) return;
     if (g_cfg.mode == HP_RUN_SHADOW) hp_shadow_exit(); /* a shadow ends here; the parent reaps its shadows */
+    hp_in_runtime++; /* this thread runs only the runtime from here (thread.h); never lowered: the process exits */
     hp_live_stop();
     hp_rt_ds_flush_self(); /* patch mode: this thread's last window of references */
     hp_modules_refresh();

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 __thread hp_thread *hp_tls;
+__thread int hp_in_runtime;
 static hp_thread hp_inactive_thread; /* active == 0: what hp_tls points to when not recording */
 
 #define HP_ALTSTACK_BYTES (64u * 1024u)

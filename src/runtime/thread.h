@@ -162,6 +162,10 @@ typedef struct hp_thread {
 /* The calling thread's state: NULL before its first event, then its hp_thread or a shared
  * inactive one (thread.c; initial-exec TLS). */
 extern __thread hp_thread *hp_tls;
+/* > 0 while this thread runs the runtime's own slow work (the profile writer, the exit destructor):
+ * timer mode counts an interrupt there as its own (timer.own), not as a sample of the program.
+ * Thread-local, next to hp_tls (thread.c). */
+extern __thread int hp_in_runtime;
 
 /* Slow path of every hook: the thread's state if it should record, else NULL. The one place
  * below init that calls hp_rt_ensure_init (init.h). */

@@ -351,7 +351,18 @@ static HP_NOINST void add_totals(hp_totals *sum, const hp_thread *t)
     sum->cmps += HP_LOAD_RLX(&t->tot.cmps);
 }
 
+static HP_NOINST int write_group(uint64_t flags, int64_t status, int final, hp_group_stats *st);
+
+/* The writer runs with hp_in_runtime raised: an interrupt of timer mode in it, or in libc under it, is ours. */
 HP_NOINST int hp_write_group(uint64_t flags, int64_t status, int final, hp_group_stats *st)
+{
+    hp_in_runtime++;
+    int rc = write_group(flags, status, final, st);
+    hp_in_runtime--;
+    return rc;
+}
+
+static HP_NOINST int write_group(uint64_t flags, int64_t status, int final, hp_group_stats *st)
 {
     if (g_fd < 0 || HP_LOAD_ACQ(&g_done)) return HP_WRITE_DONE;
     if (!writer_acquire()) return HP_WRITE_BUSY;

@@ -80,7 +80,7 @@ for src in $(find . -name '*.c' | sed 's|^\./||' | sort); do
     [ -f "$o" ] || { globals="$globals $src(not built)"; continue; }
     for s in $(nm "$o" | awk '$2 ~ /^[BDCGSV]$/ {print $3}'); do
         case "$(basename "$o"):$s" in
-            base.o:hp_g | thread.o:hp_tls | registry.o:hp_rt_ptypes | *.o:hp_pt_*) ;;
+            base.o:hp_g | thread.o:hp_tls | thread.o:hp_in_runtime | registry.o:hp_rt_ptypes | *.o:hp_pt_*) ;;
             *) globals="$globals $(basename "$o"):$s" ;;
         esac
     done

@@ -288,10 +288,7 @@ static HP_NOINST int own_range(struct dl_phdr_info *info, size_t size, void *arg
     return 0;
 }
 
-/* Records the interrupted pc and its stack; 0 (nothing recorded) when a return address on the stack is
- * in our own text: the interrupt landed in code our runtime called (libc under the profile writer
- * at exit, dl_iterate_phdr from the module refresh), which is ours as much as our own text is. */
-static HP_NOINST int sample(hp_timer_thread *tt, ucontext_t *uc)
+static HP_NOINST void sample(hp_timer_thread *tt, ucontext_t *uc)
 {
     uint64_t pcs[HP_STACK_MAX_DEPTH];
     uint16_t flags = 0;
@@ -299,10 +296,7 @@ static HP_NOINST int sample(hp_timer_thread *tt, ucontext_t *uc)
     uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
     uint64_t tos = sp && !(sp & 7) ? *(const uint64_t *)sp : 0; /* the thread's own stack, mapped */
     uint32_t depth = hp_unwind(tt, uc, pcs, tt->depth, &flags);
-    for (uint32_t i = 1; i < depth; i++)
-        if (pcs[i] - 1 >= g_own_lo && pcs[i] - 1 < g_own_hi) return 0;
     record(tt, pcs, depth, tos, flags);
-    return 1;
 }
 
 static HP_NOINST void on_timer(int signo, siginfo_t *si, void *ucv)
@@ -316,9 +310,9 @@ static HP_NOINST void on_timer(int signo, siginfo_t *si, void *ucv)
         return; /* not a timer of ours for this thread (a stale one after a move, a kill, a stopped run) */
     }
     uint64_t t0 = hp_now_ns(), pc = (uint64_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
-    if (pc >= g_own_lo && pc < g_own_hi) HP_STORE_RLX(&tt->own, tt->own + 1);
-    else if (sample(tt, ucv)) HP_STORE_RLX(&tt->samples, tt->samples + 1);
-    else HP_STORE_RLX(&tt->own, tt->own + 1);
+    /* ours: our own text, or libc called by the writer or the exit destructor (hp_in_runtime) */
+    if ((pc >= g_own_lo && pc < g_own_hi) || hp_in_runtime) HP_STORE_RLX(&tt->own, tt->own + 1);
+    else sample(tt, ucv), HP_STORE_RLX(&tt->samples, tt->samples + 1);
     uint64_t t1 = hp_now_ns(), t2 = t1;
     if (g_spec.len && t->interp && --tt->interrupts_to_interp == 0) {
         tt->interrupts_to_interp = g_spec.every;
