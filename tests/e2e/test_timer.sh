@@ -176,7 +176,9 @@ if gcc -o perfprobe perfprobe.c 2>/dev/null && ./perfprobe 2>perfprobe.err; then
     run_timer -o rate.data -- ./vs_split 150 >/dev/null
     stacks rate.data vs_split >rate.txt
     rate=$(awk '$1=="info" && $2=="timer.samples" {s=$3} $1=="info" && $2=="timer.cpu_ns" {c=$3} END {if (c > 0) printf "%.0f", s * 1e9 / c}' rate.txt)
-    check "timer_perf_clock_rate_1000_per_cpu_second (${rate:-none})" test "${rate:-0}" -ge 850 -a "${rate:-0}" -le 1150
+    # the perf clock gives the full rate, far above the ~250/s of the kernel tick; under load (make
+    # check -j2 with other tests) it measured 810-840, alone 940-1060: the band is 700..1150
+    check "timer_perf_clock_rate_1000_per_cpu_second (${rate:-none})" test "${rate:-0}" -ge 700 -a "${rate:-0}" -le 1150
     check_eq "timer_perf_clock_info" "$(getinfo timer.clock rate.txt)" "perf"
     check "timer_perf_clock_report_header" sh -c "'$HP' report --type samples rate.data | grep -q 'clock perf'"
 else
