@@ -52,24 +52,6 @@ int hp_path_text_totals(char *buf, size_t len, const hp_profile *p)
     return snprintf(buf, len, "%zu paths (%" PRIu64 " completed)", p->npaths, hp_path_total(p));
 }
 
-static void json_blocks(FILE *out, hp_symbolizer *s, const hp_subpath_stat *sp)
-{
-    fputs("\"blocks\": [", out);
-    for (uint32_t i = 0; i < sp->nblocks; i++) {
-        hp_rt_sym r = {.name = "", .where = ""};
-        fprintf(out, "%s{\"guard\": %" PRIu32 ", \"pc\": ", i ? ", " : "", sp->guards[i]);
-        if (!sp->pcs[i]) { fputs("null, \"function\": null, \"file\": null, \"line\": 0}", out); continue; }
-        hp_rt_describe(s, sp->pcs[i], &r);
-        fprintf(out, "\"0x%" PRIx64 "\", \"function\": ", sp->pcs[i]);
-        hp_json_string(out, r.name);
-        fputs(", \"file\": ", out);
-        if (r.sym && r.sym->file) hp_json_string(out, r.sym->file);
-        else fputs("null", out);
-        fprintf(out, ", \"line\": %d}", r.sym ? r.sym->line : 0);
-    }
-    fputs("]", out);
-}
-
 int hp_path_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_report_opts *o)
 {
     size_t n = hp_rt_rows(p->npaths, o);
@@ -84,7 +66,7 @@ int hp_path_json(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_repo
         if (!path) return -1;
         fprintf(out, "%s\n    {\"rank\": %zu, \"key\": \"0x%016" PRIx64 "\", \"count\": %" PRIu64 ", \"share\": %.6g, "
                 "\"length\": %" PRIu32 ", ", i ? "," : "", i + 1, sp->key, sp->count, share(sp, total) / 100, sp->length);
-        json_blocks(out, s, sp);
+        hp_subpath_json_blocks(out, s, sp);
         fputs(", \"text\": ", out);
         hp_json_string(out, path);
         fputs("}", out);

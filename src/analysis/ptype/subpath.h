@@ -40,6 +40,8 @@ int hp_subpath_passes(const hp_profile *p, const hp_subpath_stat *sp, double pct
  * collapsed, the function printed where it changes; a block the map does not know: "guard N";
  * one without a line: its pc). Returns a malloc'd string, NULL out of memory. */
 char *hp_subpath_path_text(hp_symbolizer *s, const hp_subpath_stat *sp);
+/* The JSON array "blocks": [{guard, pc, function, file, line}, ...] of one subpath (or path). */
+void hp_subpath_json_blocks(FILE *out, hp_symbolizer *s, const hp_subpath_stat *sp);
 
 /* report hooks (subpath_report.c) */
 int hp_subpath_shown(const hp_profile *p, const hp_report_opts *o);

@@ -216,7 +216,7 @@ static void json_pair(FILE *out, const char *key, double lo, double hi)
     fputs("]", out);
 }
 
-static void json_blocks(FILE *out, hp_symbolizer *s, const hp_subpath_stat *sp)
+void hp_subpath_json_blocks(FILE *out, hp_symbolizer *s, const hp_subpath_stat *sp)
 {
     fputs("\"blocks\": [", out);
     for (uint32_t i = 0; i < sp->nblocks; i++) {
@@ -259,7 +259,7 @@ static int json_row(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_s
     fputs(", \"error_95\": ", out);
     json_num(out, b.error95);
     fputs("}, ", out);
-    json_blocks(out, s, sp);
+    hp_subpath_json_blocks(out, s, sp);
     fputs(", \"text\": ", out);
     hp_json_string(out, path);
     fputs("}", out);
