@@ -41,7 +41,7 @@ done
 case "$RUNS" in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive integer" >&2; exit 2 ;; esac
 log() { echo "[shadow $(date +%H:%M:%S)] $*" >&2; }
 [ -x "$HOTPROF" ] || { log "building hotprof"; make -s -C "$ROOT" >&2; }
-"$HOTPROF" help run 2>&1 | grep -q -- '--sample-size' || { echo "run.sh: this hotprof has no --mode shadow" >&2; exit 1; }
+"$HOTPROF" help run 2>&1 | grep -- '--sample-size' >/dev/null || { echo "run.sh: this hotprof has no --mode shadow" >&2; exit 1; }
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/hotprof-shadow.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 log "building the workloads (native clang -O2, and hotprof cc --hooks=all -O2)"

@@ -287,6 +287,7 @@ HP_NOINST void hp_shadow_exit(void)
 {
     if (hp_shadow_in_child()) hp_shadow_child_end(HP_END_EXIT);
     HP_STORE_REL(&g_stop, 1);
+    if (g_cfg.shared) HP_STORE_REL(&g_cfg.shared->parent_exiting, 1); /* live shadows write what they have and end */
     if (g_timer_ok) timer_delete(g_timer), g_timer_ok = 0;
     uint64_t until = hp_now_ns() + EXIT_WAIT_NS;
     while (reap(0) && hp_now_ns() < until) {

@@ -180,9 +180,13 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     if (start_end_timer(c->spec.signal) != 0 || hp_shadow_filter_install() != 0) hp_shadow_child_end(HP_END_SETUP);
 }
 
+/* Every ms of the shadow's CPU: its sample is full, or the parent is exiting (its profile so far is
+ * kept: the parent waits for it instead of killing it). */
 HP_NOINST void hp_shadow_child_tick(void)
 {
-    if (events_now() >= hp_shadow_cfg_get()->spec.sample) hp_shadow_child_end(HP_END_SAMPLE);
+    const hp_shadow_cfg *c = hp_shadow_cfg_get();
+    if (events_now() >= c->spec.sample) hp_shadow_child_end(HP_END_SAMPLE);
+    if (HP_LOAD_ACQ(&c->shared->parent_exiting)) hp_shadow_child_end(HP_END_PARENT_EXIT);
 }
 
 HP_NOINST void hp_shadow_child_end(int reason)
