@@ -6,8 +6,10 @@
  *   - start (init, output open): the handler, a CPU-time timer of the process
  *     (timer_create(CLOCK_PROCESS_CPUTIME_ID), every PARENT_TICK_NS of CPU; the program's own
  *     timers are separate timers), and the monitor thread.
- *   - the tick (signal handler, in whatever program thread the kernel picked): a running average
- *     of the live shadows (weight 1/8 per tick, fixed point); below `load` and with fewer than
+ *   - the tick (signal handler, in whatever program thread the kernel picked): the average of the
+ *     live shadows over every tick since the start (the shadows alive per unit of the parent's CPU
+ *     time: a shadow of 0.5 s at load 0.0625 is followed by the next after ~8 s of the parent's CPU);
+ *     below `load` and with fewer than
  *     ceil(load) alive, clone() with exit signal 0 — a process, not a thread, that is NOBODY's
  *     SIGCHLD and that wait(NULL) / waitpid(-1) never see (only __WCLONE / __WALL waits do) — and
  *     the child becomes the shadow (shadow_child.c) of the interrupted thread. No lock, no
@@ -53,7 +55,7 @@ static hp_shadow_cfg g_cfg;
 static struct { int pid; uint64_t start_ns, n; int deadline_killed; } g_slots[MAX_SLOTS]; /* pid 0: free, -1: claimed */
 static char g_dir[4300];        /* the shadows' profiles: <dir>/shadow.<n> */
 static uint64_t g_started, g_finished, g_killed, g_killed_deadline, g_fork_failed;
-static int64_t g_avg;           /* live shadows x 1024, running average */
+static uint64_t g_ticks, g_live_sum; /* ticks so far, and the live shadows summed over them */
 static int64_t g_load;          /* load x 1024 */
 static int g_cap;               /* ceil(load): shadows alive at most */
 static int g_stop, g_lost, g_quiet;
@@ -122,9 +124,10 @@ static HP_NOINST void parent_tick(void)
 {
     if (HP_LOAD_ACQ(&g_stop)) return;
     int live = live_shadows();
-    int64_t avg = HP_LOAD_RLX(&g_avg);
-    avg += ((int64_t)live * 1024 - avg) / 8;
-    HP_STORE_RLX(&g_avg, avg);
+    uint64_t ticks = HP_LOAD_RLX(&g_ticks) + 1, sum = HP_LOAD_RLX(&g_live_sum) + (uint64_t)live;
+    HP_STORE_RLX(&g_ticks, ticks);
+    HP_STORE_RLX(&g_live_sum, sum);
+    int64_t avg = (int64_t)(sum * 1024 / ticks); /* live shadows x 1024, averaged over the run */
     if (avg < g_load && live < g_cap) fork_shadow();
 }
 
