@@ -113,19 +113,11 @@ static HP_NOINST void put_path(const hp_slot *s, uint64_t k1, const hp_pt_sink *
     uint32_t len = (uint32_t)s->k2;
     if (!count || len < 1 || len > HP_PATH_MAX_LENGTH) return;
     const uint32_t *seq = off && off - 1 + len <= HP_PATH_ARENA ? p->arena + off - 1 : NULL;
-    uint8_t rec[HP_REC_PATH_FIXED], ids[4 * 64];
+    uint8_t rec[HP_REC_PATH_FIXED];
     hp_rec_path r = {k1, count, len, seq ? len : 0};
     hp_fmt_put_path(rec, &r);
     o->put(rec, sizeof rec);
-    for (uint32_t i = 0; seq && i < len; i += 64) { /* u32 LE, in chunks */
-        uint32_t n = len - i < 64 ? len - i : 64;
-        for (uint32_t j = 0; j < n; j++) {
-            uint32_t v = seq[i + j];
-            ids[4 * j] = (uint8_t)v, ids[4 * j + 1] = (uint8_t)(v >> 8);
-            ids[4 * j + 2] = (uint8_t)(v >> 16), ids[4 * j + 3] = (uint8_t)(v >> 24);
-        }
-        o->put(ids, 4 * n);
-    }
+    if (seq) hp_pt_put_u32s(o, seq, len);
 }
 
 static HP_NOINST uint64_t thread_events(const hp_thread *t)

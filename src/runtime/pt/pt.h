@@ -27,6 +27,22 @@ typedef struct hp_pt_sink {
     void (*end)(void);
 } hp_pt_sink;
 
+/* n u32 values into the sink as little-endian bytes, in chunks (block sequences of subpaths and paths). */
+static inline __attribute__((no_instrument_function)) void hp_pt_put_u32s(const hp_pt_sink *o, const uint32_t *v,
+                                                                          uint32_t n)
+{
+    uint8_t buf[4 * 64];
+    for (uint32_t i = 0; i < n; i += 64) {
+        uint32_t k = n - i < 64 ? n - i : 64;
+        for (uint32_t j = 0; j < k; j++) {
+            uint32_t x = v[i + j];
+            buf[4 * j] = (uint8_t)x, buf[4 * j + 1] = (uint8_t)(x >> 8);
+            buf[4 * j + 2] = (uint8_t)(x >> 16), buf[4 * j + 3] = (uint8_t)(x >> 24);
+        }
+        o->put(buf, 4 * k);
+    }
+}
+
 /* One row of a type's live top list (the shared-memory view `hotprof top` reads, and
  * hotprof_snapshot_topk): the key, a second key where the type has one, the count (sampled,
  * exact or estimated: the type says which) and, for types whose members are code sequences, the

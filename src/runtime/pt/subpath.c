@@ -26,16 +26,7 @@ static HP_NOINST void put_record(const hp_pt_sink *o, uint64_t key, uint64_t cou
     hp_rec_subpath r = {key, count, weight, p, length, seq ? length : 0};
     hp_fmt_put_subpath(rec, &r);
     o->put(rec, sizeof rec);
-    uint8_t ids[4 * 64];
-    for (uint32_t i = 0; seq && i < length; i += 64) { /* u32 LE, in chunks */
-        uint32_t n = length - i < 64 ? length - i : 64;
-        for (uint32_t j = 0; j < n; j++) {
-            uint32_t v = seq[i + j];
-            ids[4 * j] = (uint8_t)v, ids[4 * j + 1] = (uint8_t)(v >> 8);
-            ids[4 * j + 2] = (uint8_t)(v >> 16), ids[4 * j + 3] = (uint8_t)(v >> 24);
-        }
-        o->put(ids, 4 * n);
-    }
+    if (seq) hp_pt_put_u32s(o, seq, length);
 }
 
 /* The sequence of a thread's exact slot, or NULL. */
