@@ -7,7 +7,8 @@
  *   hooks_patch.h       bursty over patched call sites (hooks run only in windows)
  *   hooks_osp.h         subpaths (OSP), before the mode's own block body, when the thread's
  *                       blockflags say so (the block hook tests blockflags where it tested bursty)
- *   hooks_dual.h        the back-edge hook of two-version code (plugin/, ctl/dual.c)
+ *   hooks_dual.h        the back-edge hook of two-version code (plugin/, ctl/dual.c), and the
+ *                       bodies of count-triggered bursts on it (hp_g.dual == HP_DUAL_COUNT)
  *   hooks_trace.h       exhaustive with a trace (--record-trace): t->bursty == HP_THREAD_TRACING
  *                       (the block hook: blockflags has HP_BLOCK_TRACE)
  *   pt/pathval.h        exhaustive with paths (blockflags HP_BLOCK_PATH: the block hook calls
@@ -55,6 +56,8 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
         else if (HP_LOAD_RLX(&hp_g.patch))
             patch_enter(t, fn, site, (uint64_t)(uintptr_t)__builtin_return_address(0),
                         (uint64_t)(uintptr_t)&__cyg_profile_func_enter);
+        else if (HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT)
+            dual_count_enter(t, fn, site);
         else
             bursty_enter(t, fn, site);
         return;
@@ -89,6 +92,8 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
         if (HP_LOAD_RLX(&hp_g.patch))
             patch_block(t, id, (uint64_t)(uintptr_t)__builtin_return_address(0),
                         (uint64_t)(uintptr_t)&__sanitizer_cov_trace_pc_guard);
+        else if (HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT)
+            dual_count_block(t, id);
         else
             bursty_block(t, id);
         return;
@@ -124,10 +129,14 @@ HP_API void __hotprof_dual_fini(const hp_dual_rec *start, const hp_dual_rec *sto
 HP_API int __hotprof_dual_backedge(void *fn)
 {
     hp_thread *t = hp_tls;
-    if (HP_UNLIKELY(!t) ? !(t = hp_thread_slow()) : HP_UNLIKELY(!t->active)) return 0;
+    if (HP_UNLIKELY(!t) ? !(t = hp_thread_slow()) : HP_UNLIKELY(!t->active)) {
+        dual_count_inactive();
+        return 0;
+    }
     uint64_t f = (uint64_t)(uintptr_t)fn;
     if (HP_UNLIKELY(t->bursty == HP_THREAD_BURSTY)) {
         if (HP_LOAD_RLX(&hp_g.patch)) return dual_patch_backedge(t, f) != 0;
+        if (HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT) return dual_count_backedge(t, f);
         dual_live_backedge(t, f);
     } else {
         dual_backedge(t, f); /* exhaustive, or exhaustive with a trace */

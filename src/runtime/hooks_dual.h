@@ -13,6 +13,19 @@
  * window takes a unit and methods record it for fn. This hook never hands its call site to
  * sites.c: its return value is its answer, and `mov eax, imm32` there would forge one.
  *
+ * Count-triggered bursts (hp_g.dual == HP_DUAL_COUNT, `--bursts count`, ctl/dual.h): every
+ * site jumps to a trampoline that decrements the thread's hp_dual_countdown and enters the
+ * instrumented copy when it reaches 0. The hooks there run the thread's HPS controller
+ * (t->bs, core/control/bursty.h) as live bursty hooks do, with the countdown in place of
+ * t->bs.countdown: an event a trampoline did not count (the countdown still > 0: a back-edge in an
+ * instrumented copy, a function with one copy) is decremented here; at 0 the slow path runs and
+ * re-arms: 0 while any type is in a burst (every site then enters the instrumented copy), else the
+ * controller's next arming. So the controller sees exactly the events of live mode, in clean code
+ * at the cost of the trampoline. The back-edge hook answers "stay" while a burst is on. A thread's
+ * first count hook loads the countdown from its controller (hp_dual_synced); a burst's start drops
+ * the shadow stack (stale: clean copies keep none). An inactive thread (stopped, forked child)
+ * gets a countdown that never runs out: it stays in the clean copies.
+ *
  * Static inline, memory only: async-signal-safe like the other bodies.
  */
 #ifndef HOTPROF_RUNTIME_HOOKS_DUAL_H
@@ -64,6 +77,74 @@ static inline HP_NOINST void dual_live_backedge(hp_thread *t, uint64_t fn)
         HP_BUMP(&hp_tab_get(&t->methods, fn, 0)->v2);
         HP_BUMP(&t->tot.backedges);
     }
+}
+
+/* ---- count-triggered bursts ---- */
+
+#define DUAL_COUNT_NEVER (INT64_MAX / 2) /* a countdown an inactive thread never runs out of */
+
+/* The event reached the slow path: the controller's transitions, then the countdown re-armed. */
+static HP_NOINST __attribute__((noinline)) uint32_t dual_count_slow(hp_thread *t)
+{
+    if (t->in_slow) return 0; /* a signal handler inside our own slow path: the event is lost */
+    uint32_t was = t->bs.on_mask;
+    uint32_t on = bursty_slow(t);
+    if (!was && t->bs.on_mask) { /* a burst begins with the next event: fresh call state */
+        t->depth = 0;
+        t->prev_guard = 0;
+        t->stack[0].last_pc = 0;
+        hp_dual_count_burst();
+    }
+    hp_dual_countdown = t->bs.on_mask ? 0 : (int64_t)t->bs.countdown;
+    return on;
+}
+
+/* One boundary event seen by a hook; the types whose flag was on at it (0 on the fast path). */
+static inline HP_NOINST uint32_t dual_count_event(hp_thread *t)
+{
+    int64_t cd = hp_dual_countdown;
+    if (HP_UNLIKELY(!hp_dual_synced)) { /* the thread's first event: its controller's first arming */
+        hp_dual_synced = 1;
+        cd = (int64_t)t->bs.countdown;
+    }
+    if (cd > 0) cd--; /* no trampoline counted this one */
+    hp_dual_countdown = cd;
+    if (HP_LIKELY(cd > 0)) return 0;
+    return dual_count_slow(t);
+}
+
+static inline HP_NOINST void dual_count_enter(hp_thread *t, uint64_t fn, uint64_t site)
+{
+    uint32_t on = dual_count_event(t) & (BIT_METHODS | BIT_PAIRS);
+    push_frame(t, fn, site, NULL);
+    if (HP_UNLIKELY(on)) bursty_record_call(t, fn, site, on);
+}
+
+/* Non-zero: stay in the instrumented copy (a burst is on). */
+static inline HP_NOINST int dual_count_backedge(hp_thread *t, uint64_t fn)
+{
+    if (HP_UNLIKELY(dual_count_event(t) & BIT_METHODS)) {
+        HP_BUMP(&hp_tab_get(&t->methods, fn, 0)->v2);
+        HP_BUMP(&t->tot.backedges);
+    }
+    return hp_dual_countdown <= 0;
+}
+
+/* A block: in a cloned function never a boundary event (its latch hook counts back-edges); in a
+ * function with one copy the address rule's back-edges are (bursty_block with the countdown). */
+static inline HP_NOINST void dual_count_block(hp_thread *t, uint32_t id)
+{
+    uint32_t prev = t->prev_guard;
+    t->prev_guard = id;
+    hp_frame *fr = backedge_frame(t, id);
+    uint32_t on = fr ? dual_count_event(t) & (BIT_METHODS | BIT_EDGES) : hp_bursty_on(&t->bs) & BIT_EDGES;
+    if (HP_UNLIKELY(on)) bursty_record_block(t, prev, id, on, fr);
+}
+
+/* A hook of an inactive thread in count mode: never enter the instrumented copies again. */
+static inline HP_NOINST void dual_count_inactive(void)
+{
+    if (HP_UNLIKELY(HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT) && hp_tls) hp_dual_countdown = DUAL_COUNT_NEVER;
 }
 
 #endif

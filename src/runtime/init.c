@@ -98,6 +98,7 @@ static char g_path[4200]; /* the file this process writes */
 static char g_info[16384];
 static uint64_t g_pid;       /* the process whose profile g_path is (a vfork child is another) */
 static int g_run_fd = -1;    /* `hotprof run`'s socket (HOTPROF_RUN_FD), a private dup; -1: none */
+static int g_count;          /* --bursts count with its trampolines ready (count_probe) */
 static int g_output_special; /* the output exists and is no regular file (/dev/null, a directory) */
 static int g_output_exec;    /* an exec'd image of a process that had claimed the output */
 static int g_open_errno;     /* why open_output failed (EWOULDBLOCK: another process holds the lock) */
@@ -522,6 +523,26 @@ static HP_NOINST int setup_shadow(const hp_rt_config *c)
     return 1;
 }
 
+/* --bursts count (ctl/dual.h): HP_BURSTS_COUNT if the trampolines are ready; HP_BURSTS_PATCH when
+ * they cannot be made or subpaths are on (one message); -1 when the program has no two-version
+ * code (one message even when quiet: the runtime disables itself, as for a bad HOTPROF_SAMPLE). */
+static HP_NOINST int count_probe(const hp_rt_config *c)
+{
+    const char *why = "subpaths need live or patched block hooks";
+    if (!hp_dual_present()) {
+        const char *parts[] = {"hotprof: --bursts count (HOTPROF_BURSTS=count) needs a program built with "
+                               "`hotprof cc --hooks=dual-functions|dual-blocks|dual-memory` (not profiling)"};
+        hp_say(parts, 1);
+        return -1;
+    }
+    if (!c->osp.enabled && hp_dual_count_probe(&why) == 0) return HP_BURSTS_COUNT;
+    if (!c->quiet) {
+        const char *parts[] = {"hotprof: count: ", why, "; patched bursts instead"};
+        hp_say(parts, 3);
+    }
+    return HP_BURSTS_PATCH;
+}
+
 static HP_NOINST void do_init(void)
 {
     uint64_t pid = (uint64_t)getpid();
@@ -547,8 +568,11 @@ static HP_NOINST void do_init(void)
         /* subpaths: live skips by default (accurate); patched windows (pt/subpath_win.c) only with
          * an explicit --bursts patch, since their block weights are not calibrated yet (docs/osp.md) */
         int bursts = c->osp.enabled && c->bursts == HP_BURSTS_AUTO ? HP_BURSTS_LIVE : c->bursts;
+        if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c)) < 0) return; /* not a dual build */
+        g_count = bursts == HP_BURSTS_COUNT;
         if (c->osp.enabled && bursts == HP_BURSTS_PATCH) hp_pb_set_subpath(hp_rt_osp_window_open, hp_rt_osp_window_end);
-        if (!hp_xray_probe(c->quiet, c->xray)) hp_sites_probe(c->quiet, bursts, c->bursts_unknown, c->window);
+        if (bursts != HP_BURSTS_COUNT && !hp_xray_probe(c->quiet, c->xray))
+            hp_sites_probe(c->quiet, bursts, c->bursts_unknown, c->window);
     } else {
         hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
@@ -606,8 +630,9 @@ static HP_NOINST void do_init(void)
     } else {
         /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them; with two-version
          * code, the dual sites and the call sites switch together (ctl/dual.c) */
-        if (hp_dual_start(c->window) != 0) hp_sites_start();
-        if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && !HP_LOAD_ACQ(&hp_g.patch) && !hp_g.xray)) {
+        if (g_count) hp_dual_count_start(); /* --bursts count: every site to its trampoline */
+        else if (hp_dual_start(c->window) != 0) hp_sites_start();
+        if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && !HP_LOAD_ACQ(&hp_g.patch) && !hp_g.xray && !g_count)) {
             /* two-version code (ctl/dual.c) with exhaustive or live hooks: every instrumented copy, always */
             HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL);
             hp_dual_all_on();

@@ -45,6 +45,8 @@
 
 __thread hp_thread *hp_tls;
 __thread int hp_in_runtime;
+__thread int64_t hp_dual_countdown; /* --bursts count (ctl/dual.h): read and decremented by the trampolines */
+__thread uint32_t hp_dual_synced;   /* --bursts count: this thread's countdown follows its controller */
 static hp_thread hp_inactive_thread; /* active == 0: what hp_tls points to when not recording */
 
 #define HP_ALTSTACK_BYTES (64u * 1024u)

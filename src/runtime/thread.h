@@ -166,6 +166,13 @@ extern __thread hp_thread *hp_tls;
  * timer mode counts an interrupt there as its own (timer.own), not as a sample of the program.
  * Thread-local, next to hp_tls (thread.c). */
 extern __thread int hp_in_runtime;
+/* --bursts count on two-version code (ctl/dual.h, docs/dual.md): boundary events until this thread's
+ * next controller slow path, decremented by the per-site trampolines (`subq $1, %fs:OFF`: initial-exec
+ * TLS at a fixed %fs offset) and by the count-mode hooks; <= 0 sends every site into the instrumented
+ * copy (a burst, or a thread's first event). hp_dual_synced: 0 until the thread's first count-mode
+ * hook loaded it from the thread's controller. Thread-local, next to hp_tls (thread.c). */
+extern __thread int64_t hp_dual_countdown;
+extern __thread uint32_t hp_dual_synced;
 
 /* Slow path of every hook: the thread's state if it should record, else NULL. The one place
  * below init that calls hp_rt_ensure_init (init.h). */

@@ -32,6 +32,7 @@
 #include "runtime/pt/pt.h"
 #include "runtime/ctl/ctl.h"
 #include "runtime/ctl/shadow.h"
+#include "runtime/ctl/dual.h"
 #include "runtime/modules.h"
 #include "core/format/info_keys.h"
 #include "core/base/bytes.h"
@@ -325,6 +326,7 @@ static HP_NOINST void write_group_info(uint64_t seq, uint64_t flags, int64_t sta
     if (HP_LOAD_ACQ(&hp_g.bursty)) info_bursty();
     char pb[2048]; /* timer mode: timer.* and values.* lines */
     sec_put(pb, hp_pb_info(pb, sizeof pb)); /* patched bursts (XRay or call sites), if any */
+    sec_put(pb, hp_dual_count_info(pb, sizeof pb)); /* --bursts count: dual.count.* and dual.* */
     sec_put(pb, hp_shadow_info(pb, sizeof pb)); /* shadow mode: shadow.* (ctl/shadow.h) */
     for (const hp_pt *const *pt = hp_rt_ptypes; *pt; pt++)
         if ((*pt)->group_info) sec_put(pb, (*pt)->group_info(pb, sizeof pb));

@@ -10,7 +10,7 @@
 #     own level or below, base < config < tab, thread, blockmap, modules < ctl/ < pt/ < writer, live <
 #     init, api < hooks; the one exception is thread.c -> init.h (hp_rt_ensure_init on a thread's
 #     first event); only init.c, api.c and thread.c include init.h; only base.o defines a writable
-#     process global (hp_g; thread.o's hp_tls is per thread, pt/'s descriptors are const tables);
+#     process global (hp_g; thread.o's hp_tls, hp_dual_countdown and hp_dual_synced are per thread, pt/'s descriptors are const tables);
 #   - every source and header file opens with a comment saying what it holds.
 # A rule that is broken prints each offending line.
 . "$(dirname "$0")/lib.sh"
@@ -80,7 +80,7 @@ for src in $(find . -name '*.c' | sed 's|^\./||' | sort); do
     [ -f "$o" ] || { globals="$globals $src(not built)"; continue; }
     for s in $(nm "$o" | awk '$2 ~ /^[BDCGSV]$/ {print $3}'); do
         case "$(basename "$o"):$s" in
-            base.o:hp_g | thread.o:hp_tls | thread.o:hp_in_runtime | registry.o:hp_rt_ptypes | *.o:hp_pt_*) ;;
+            base.o:hp_g | thread.o:hp_tls | thread.o:hp_in_runtime | thread.o:hp_dual_countdown | thread.o:hp_dual_synced | registry.o:hp_rt_ptypes | *.o:hp_pt_*) ;;
             *) globals="$globals $(basename "$o"):$s" ;;
         esac
     done

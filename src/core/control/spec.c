@@ -339,7 +339,7 @@ int hp_spec_flag(const char *text, int *out, char *err, size_t errlen)
 }
 
 static const char *const mode_names[] = {"exhaustive", "off", "bursty", "timer", "shadow"};
-static const char *const bursts_names[] = {"auto", "live", "patch"};
+static const char *const bursts_names[] = {"auto", "live", "patch", "count"};
 
 static int word_index(const char *text, const char *const *names, int n)
 {
@@ -357,13 +357,13 @@ int hp_spec_mode(const char *text, int *out, char *err, size_t errlen)
 
 int hp_spec_bursts(const char *text, int *out, char *err, size_t errlen)
 {
-    int i = word_index(text, bursts_names, 3);
-    if (i < 0) return say_word(err, errlen, "bursts", text, "live, patch or auto");
+    int i = word_index(text, bursts_names, 4);
+    if (i < 0) return say_word(err, errlen, "bursts", text, "live, patch, count or auto");
     return *out = i, 0;
 }
 
 const char *hp_spec_mode_name(int mode) { return mode >= 0 && mode < 5 ? mode_names[mode] : "?"; }
-const char *hp_spec_bursts_name(int mode) { return mode >= 0 && mode < 3 ? bursts_names[mode] : "?"; }
+const char *hp_spec_bursts_name(int mode) { return mode >= 0 && mode < 4 ? bursts_names[mode] : "?"; }
 
 /* ---------------------------------------------------------------- interval profiles */
 

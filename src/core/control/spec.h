@@ -51,7 +51,8 @@
 /* ---- scalar settings: each returns 0 and sets *out, or -1 with one sentence in err ---- */
 
 enum hp_run_mode { HP_RUN_EXHAUSTIVE = 0, HP_RUN_OFF = 1, HP_RUN_BURSTY = 2, HP_RUN_TIMER = 3, HP_RUN_SHADOW = 4 };
-enum hp_bursts_mode { HP_BURSTS_AUTO = 0, HP_BURSTS_LIVE = 1, HP_BURSTS_PATCH = 2 };
+/* count: count-triggered bursts on two-version code (runtime/ctl/dual.h, docs/dual.md) */
+enum hp_bursts_mode { HP_BURSTS_AUTO = 0, HP_BURSTS_LIVE = 1, HP_BURSTS_PATCH = 2, HP_BURSTS_COUNT = 3 };
 
 /* An unsigned number in [lo, hi]: decimal, or hex with 0x; no sign, no spaces, no overflow. */
 int hp_spec_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);

@@ -82,6 +82,13 @@
 #define HP_INFO_DUAL_MODULES "modules"         /* modules registered, unloaded ones included */
 #define HP_INFO_DUAL_UNPATCHABLE "unpatchable" /* sites never written (across a word, page not writable) */
 #define HP_INFO_DUAL_SWITCHES "switches"       /* passes over every site (on or off) */
+/* "dual.count.<stat>": count-triggered bursts (--bursts count; group INFO of bursty profiles) */
+#define HP_INFO_DUAL_COUNT "dual.count"
+#define HP_INFO_DUAL_COUNT_TRAMPOLINES "trampolines" /* sites that jump to a trampoline of their own */
+#define HP_INFO_DUAL_COUNT_DIRECT "direct"           /* sites no trampoline reaches: straight into the instrumented copy */
+#define HP_INFO_DUAL_COUNT_BURSTS "bursts"           /* bursts begun, all threads */
+#define HP_INFO_DUAL_COUNT_EVENTS "events"           /* boundary events counted (calls + loop back-edges), all threads */
+#define HP_INFO_DUAL_COUNT_SAMPLED "sampled"         /* of those, recorded units (in a burst of some type) */
 
 /* ---- subpaths (OSP; group INFO, pt/subpath.c; docs/format.md) ---- */
 #define HP_INFO_SUBPATH_SUMMARY "subpath.summary"       /* sampled | exact */

@@ -33,6 +33,8 @@
 #define _GNU_SOURCE
 #include "runtime/ctl/dual.h"
 #include "runtime/ctl/ctl.h"
+#include "runtime/ctl/dual_tramp.h"
+#include "runtime/thread.h"
 #include "core/format/info_keys.h"
 #include <sched.h>
 #include <sys/mman.h>
@@ -41,12 +43,18 @@
 #define MODS_CAP 1024u
 #define PAGES_CAP 4096u
 
-static struct { const hp_dual_rec *start, *stop; } g_mods[MODS_CAP];
+static struct {
+    const hp_dual_rec *start, *stop;
+    uint8_t *tramp; /* count mode: the module's trampolines, one slot per record (NULL: none) */
+} g_mods[MODS_CAP];
 static uint32_t g_nmods;
 static uint64_t g_pages[PAGES_CAP]; /* pages made writable (0: empty slot) */
 static uint32_t g_npages;
 static int g_all, g_lock;
 static uint64_t g_sites, g_skipped, g_switches;
+static int g_count;           /* count mode: every site to its trampoline, now and for later modules */
+static int32_t g_fs_off;      /* %fs offset of hp_dual_countdown (the same in every thread) */
+static uint64_t g_tramps, g_direct, g_bursts;
 
 static void lock(void) { while (__atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE)) sched_yield(); }
 static void unlock(void) { __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE); }
@@ -81,10 +89,12 @@ static int page_writable(uint64_t addr)
     return 1;
 }
 
-static int write_site(const hp_dual_rec *r, int on)
+static uint64_t rec_target(const hp_dual_rec *r) { return (uint64_t)(uintptr_t)&r->target + (uint64_t)(int64_t)r->target; }
+
+/* The site of r as jmp rel32 to `target` (on) or the nop (off). 0 if it cannot be written. */
+static int write_site_to(const hp_dual_rec *r, uint64_t target, int on)
 {
     uint64_t site = rec_site(r);
-    uint64_t target = (uint64_t)(uintptr_t)&r->target + (uint64_t)(int64_t)r->target;
     unsigned off = (unsigned)(site & 7);
     if (off > 3 || !page_writable(site)) return 0;
     uint64_t *w = (uint64_t *)(uintptr_t)(site & ~(uint64_t)7);
@@ -93,10 +103,56 @@ static int write_site(const hp_dual_rec *r, int on)
     return 1;
 }
 
+static int write_site(const hp_dual_rec *r, int on) { return write_site_to(r, rec_target(r), on); }
+
 static uint64_t switch_module(uint32_t m, int on)
 {
     uint64_t n = 0;
     for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++) n += (uint64_t)write_site(r, on);
+    return n;
+}
+
+/* ---- count mode: trampolines (dual_tramp.h) ---- */
+
+/* Maps and fills module m's trampolines, one slot per record (under g_lock). 1 if made. */
+static int make_tramps(uint32_t m)
+{
+    const hp_dual_rec *a = g_mods[m].start, *z = g_mods[m].stop;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const hp_dual_rec *r = a; r < z; r++) {
+        uint64_t s = rec_site(r), t = rec_target(r);
+        lo = s < lo ? s : lo, lo = t < lo ? t : lo;
+        hi = s + 5 > hi ? s + 5 : hi, hi = t > hi ? t : hi;
+    }
+    size_t len = (size_t)(z - a) * HP_TRAMP_SLOT;
+    uint8_t *p = hp_tramp_map_near(lo, hi, len);
+    if (!p) return 0;
+    for (size_t i = 0; i < (size_t)(z - a); i++) {
+        uint8_t *at = p + i * HP_TRAMP_SLOT;
+        if (!hp_tramp_encode(at, (uint64_t)(uintptr_t)at, rec_target(&a[i]), rec_site(&a[i]) + 5, g_fs_off)) {
+            munmap(p, len);
+            return 0;
+        }
+    }
+    if (mprotect(p, len, PROT_READ | PROT_EXEC) != 0) {
+        munmap(p, len);
+        return 0;
+    }
+    g_mods[m].tramp = p;
+    g_tramps += (uint64_t)(z - a);
+    return 1;
+}
+
+/* Every site of module m to its trampoline (or straight to its target without one). Sites written. */
+static uint64_t switch_module_count(uint32_t m)
+{
+    uint64_t n = 0;
+    uint8_t *tr = g_mods[m].tramp;
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++) {
+        size_t i = (size_t)(r - g_mods[m].start);
+        n += (uint64_t)write_site_to(r, tr ? (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT) : rec_target(r), 1);
+    }
+    if (!tr) g_direct += (uint64_t)(g_mods[m].stop - g_mods[m].start);
     return n;
 }
 
@@ -113,6 +169,10 @@ int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
         g_sites += (uint64_t)(stop - start);
         HP_STORE_REL(&g_nmods, m + 1);
         if (g_all) g_skipped += (uint64_t)(stop - start) - switch_module(m, 1);
+        if (g_count) {
+            make_tramps(m);
+            g_skipped += (uint64_t)(stop - start) - switch_module_count(m);
+        }
     }
     unlock();
     return 1;
@@ -200,4 +260,72 @@ int hp_dual_start(uint32_t min_window)
     if (!HP_LOAD_ACQ(&hp_g.patch) || !hp_dual_present()) return -1;
     HP_STORE_REL(&hp_g.dual, HP_DUAL_BURSTS);
     return hp_pb_start(&g_dual_backend, min_window, HP_BURSTY_ALL) == 0 ? 0 : -1;
+}
+
+/* ---- count mode: init and INFO ---- */
+
+int hp_dual_count_probe(const char **why)
+{
+    if (!hp_dual_present()) {
+        *why = "needs a program built with `hotprof cc --hooks=dual-functions|dual-blocks|dual-memory`";
+        return -1;
+    }
+    if (!hp_tramp_fs_offset(&hp_dual_countdown, &g_fs_off)) {
+        *why = "the thread countdown is not at a 32-bit %fs offset";
+        return -1;
+    }
+    uint32_t made = 0;
+    lock();
+    for (uint32_t m = 0; m < g_nmods; m++)
+        if (g_mods[m].start && !g_mods[m].tramp) made += (uint32_t)make_tramps(m);
+    unlock();
+    if (made) return 0;
+    *why = "cannot map trampolines within 2 GB of the program's code";
+    return -1;
+}
+
+void hp_dual_count_start(void)
+{
+    HP_STORE_REL(&hp_g.dual, HP_DUAL_COUNT);
+    uint64_t n = 0;
+    lock();
+    g_count = 1;
+    for (uint32_t m = 0; m < g_nmods; m++)
+        if (g_mods[m].start) n += switch_module_count(m);
+    g_skipped = g_sites - n;
+    unlock();
+}
+
+void hp_dual_count_burst(void) { __atomic_fetch_add(&g_bursts, 1, __ATOMIC_RELAXED); }
+
+/* Per thread, the most boundary events and recorded units of any type (each type sees every event). */
+static void count_totals(uint64_t *events, uint64_t *sampled)
+{
+    *events = *sampled = 0;
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
+        uint64_t e_max = 0, s_max = 0;
+        for (int type = 0; t->bursty == HP_THREAD_BURSTY && type < HP_BURSTY_NTYPES; type++) {
+            uint64_t e, s;
+            hp_thread_bursty_counts(t, type, &e, &s);
+            e_max = e > e_max ? e : e_max;
+            s_max = s > s_max ? s : s_max;
+        }
+        *events += e_max;
+        *sampled += s_max;
+    }
+}
+
+size_t hp_dual_count_info(char *out, size_t cap)
+{
+    size_t at = 0;
+    if (cap) out[0] = 0;
+    if (HP_LOAD_RLX(&hp_g.dual) != HP_DUAL_COUNT) return 0;
+    uint64_t events, sampled;
+    count_totals(&events, &sampled);
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_TRAMPOLINES, HP_LOAD_RLX(&g_tramps));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_DIRECT, HP_LOAD_RLX(&g_direct));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_BURSTS, HP_LOAD_RLX(&g_bursts));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_EVENTS, events);
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_SAMPLED, sampled);
+    return at + hp_dual_info(out + at, cap - at);
 }

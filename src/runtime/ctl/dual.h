@@ -16,7 +16,7 @@
 #include "runtime/base.h"
 
 /* hp_g.dual: what the instrumented copies do. */
-enum { HP_DUAL_NONE = 0, HP_DUAL_ALL = 1, HP_DUAL_BURSTS = 2 };
+enum { HP_DUAL_NONE = 0, HP_DUAL_ALL = 1, HP_DUAL_BURSTS = 2, HP_DUAL_COUNT = 3 };
 enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1 };
 
 typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, pad; } hp_dual_rec;
@@ -39,5 +39,23 @@ uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t targe
  * sites and the call sites of sites.c (functions built with one copy) together. 0 if started. */
 int hp_dual_start(uint32_t min_window);
 size_t hp_dual_info(char *out, size_t cap); /* dual.* INFO lines (async-signal-safe) */
+
+/* ---- count-triggered bursts (`--bursts count`, HOTPROF_BURSTS=count; dual_tramp.h, docs/dual.md)
+ * Every site jumps, for the whole run, to a trampoline of its own that decrements the thread's
+ * hp_dual_countdown (thread.h) and enters the instrumented copy when it reaches 0; the hooks
+ * there run the thread's HPS controller (core/control/bursty.h) and keep the countdown <= 0
+ * through a burst. A site no trampoline can reach jumps straight to its instrumented target
+ * (correct: the hooks then count its events; only slower). */
+/* Init, bursty mode, before the output opens: the %fs offset of the countdown and a trampoline
+ * for every site of every registered module. 0, or -1 with *why (a sentence) if count mode is
+ * impossible: no module with dual sites, the offset does not fit, or no module's trampolines
+ * could be mapped near it. */
+int hp_dual_count_probe(const char **why);
+/* Init, output open, after a successful probe: hp_g.dual = HP_DUAL_COUNT and every site (of
+ * modules registered now and later) switched to its trampoline. */
+void hp_dual_count_start(void);
+void hp_dual_count_burst(void); /* a hook: a thread's burst begins (counted for INFO) */
+/* dual.count.* INFO lines (async-signal-safe; nothing unless count mode started). */
+size_t hp_dual_count_info(char *out, size_t cap);
 
 #endif

@@ -1,0 +1,37 @@
+/* dual_tramp.h — the per-site trampolines of count-triggered bursts on two-version code
+ * (`--bursts count`, ctl/dual.c, docs/dual.md): their encoding, the executable pages near a module
+ * that hold them, and the %fs offset of the thread's countdown they decrement.
+ *
+ * One trampoline (HP_TRAMP_SLOT bytes, HP_TRAMP_LEN used, the rest int3):
+ *     64 48 83 2c 25 <off32> 01    subq $1, %fs:OFF      (OFF: hp_dual_countdown, thread.h)
+ *     0f 8e <rel32>                jle  <the site's instrumented target>
+ *     e9 <rel32>                   jmp  <site + 5>       (back into the clean copy)
+ * No stack use (the red zone stays intact); it clobbers the flags only, which the plugin's nops
+ * declare clobbered (~{flags}). Both jumps are rel32: a trampoline must lie within +-2 GB of its
+ * targets, hence pages mapped near the module (hp_tramp_map_near).
+ *
+ * Pure encoders (hp_tramp_rel32, hp_tramp_encode) are unit-tested; the others make system calls.
+ * No state. Layering: ctl/ (base only).
+ */
+#ifndef HOTPROF_RUNTIME_CTL_DUAL_TRAMP_H
+#define HOTPROF_RUNTIME_CTL_DUAL_TRAMP_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_TRAMP_SLOT 32u /* bytes per trampoline (32-byte aligned slots) */
+#define HP_TRAMP_LEN 21u  /* bytes of code in a slot */
+
+/* The rel32 of a jump whose next instruction is at `next` to `to`: 1 (and *rel) if it fits. */
+int hp_tramp_rel32(uint64_t next, uint64_t to, int32_t *rel);
+/* Writes the trampoline that will live at address `at` into out[HP_TRAMP_SLOT]: jle to target,
+ * else jmp to resume, after decrementing the 64-bit word at %fs:fs_off. HP_TRAMP_LEN, or 0 when
+ * target or resume is out of rel32 reach from at (out is then unspecified). */
+size_t hp_tramp_encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off);
+/* len bytes of fresh read-write memory mapped so that every byte of it reaches every address in
+ * [lo, hi] with a rel32 jump; NULL if no such place could be mapped. */
+void *hp_tramp_map_near(uint64_t lo, uint64_t hi, size_t len);
+/* The %fs-relative offset of a variable of this thread's static (initial-exec) TLS block:
+ * (char *)var - %fs:0. 1 (and *off) if it fits in 32 bits. The same in every thread. */
+int hp_tramp_fs_offset(const void *tls_var, int32_t *off);
+
+#endif
