@@ -129,7 +129,9 @@ static void init_options(hp_option *opts, run_args *a)
          "value:summary=tnv|gm[,KEY=V...]: path and value profiles in exhaustive mode (docs/paths.md)"},
         {HP_OPT_STRING, 0, "bursts", &a->bursts_text, "HOW",
          "bursty mode: patch (hooks cost nothing between bursts: call sites or XRay sleds "
-         "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), or "
+         "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), "
+         "count (two-version code, hotprof cc --hooks=dual-*: bursts triggered by a per-thread count of "
+         "calls and loop back-edges kept by trampolines in the clean code; estimates), or "
          "auto (default: patch when possible)"},
         {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
@@ -434,6 +436,11 @@ static int finish(const run_args *a, char *program, int status, int written, con
     if (!written && a->timer_mode) {
         fprintf(stderr, "hotprof: '%s' finished but wrote no profile to %s: the preloaded runtime did not start "
                 "(a setuid program, or LD_PRELOAD cleared by the program)\n", program, output);
+        return code ? code : 1;
+    }
+    if (!written && a->bursts && strcmp(a->bursts, "count") == 0) { /* the runtime refused (init.c count_probe) */
+        fprintf(stderr, "hotprof: '%s' wrote no profile to %s: --bursts count needs a program built with "
+                "'hotprof cc --hooks=dual-functions|dual-blocks|dual-memory'\n", program, output);
         return code ? code : 1;
     }
     if (!written && strcmp(a->mode, "off") != 0) {

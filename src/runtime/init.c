@@ -525,14 +525,15 @@ static HP_NOINST int setup_shadow(const hp_rt_config *c)
 
 /* --bursts count (ctl/dual.h): HP_BURSTS_COUNT if the trampolines are ready; HP_BURSTS_PATCH when
  * they cannot be made or subpaths are on (one message); -1 when the program has no two-version
- * code (one message even when quiet: the runtime disables itself, as for a bad HOTPROF_SAMPLE). */
+ * code (one message even when quiet, unless under `hotprof run`, which says it: the runtime
+ * disables itself, as for a bad HOTPROF_SAMPLE). */
 static HP_NOINST int count_probe(const hp_rt_config *c)
 {
     const char *why = "subpaths need live or patched block hooks";
-    if (!hp_dual_present()) {
-        const char *parts[] = {"hotprof: --bursts count (HOTPROF_BURSTS=count) needs a program built with "
+    if (!hp_dual_present()) { /* (`hotprof run` says it itself, for programs without hooks too) */
+        const char *parts[] = {"hotprof: HOTPROF_BURSTS=count needs a program built with "
                                "`hotprof cc --hooks=dual-functions|dual-blocks|dual-memory` (not profiling)"};
-        hp_say(parts, 1);
+        if (c->run_fd < 0) hp_say(parts, 1);
         return -1;
     }
     if (!c->osp.enabled && hp_dual_count_probe(&why) == 0) return HP_BURSTS_COUNT;

@@ -89,10 +89,10 @@ check_eq "defect 17: help run lines fit in 100 columns" "$wide" ""
 "$HP" run -q -o env.data --sample calls:burst=2 --sample=edges:period=50 --sample methods:period=7 \
     -- sh -c 'printf "%s\n" "$HOTPROF_SAMPLE" > sample.env' 2>/dev/null
 check_eq "run: HOTPROF_SAMPLE is the canonical spec (later clause of a type wins)" "$(cat sample.env)" \
-    "methods:period=7,burst=1,jitter=0;edges:period=50,burst=1,jitter=0"
+    "methods:period=7,burst=1,jitter=50;edges:period=50,burst=1,jitter=50"
 "$HP" run -q -o env.data --mode bursty -- sh -c 'printf "%s\n" "$HOTPROF_SAMPLE" > sample.env' 2>/dev/null
 check_eq "run: --mode bursty alone gives spec.h's default types" "$(cat sample.env)" \
-    "methods:period=1000,burst=1,jitter=0;callpairs:period=1000,burst=1,jitter=0"
+    "methods:period=1000,burst=1,jitter=50;callpairs:period=1000,burst=1,jitter=50"
 check_fails_cleanly "run: a bad --mode gets the runtime's message" "the mode wants exhaustive, bursty, timer, shadow or off" \
     "$HP" run --mode fast -- ./work
 check_fails_cleanly "run: a bad --seed gets the runtime's message" "the seed wants a number" "$HP" run --seed -5 -- ./work

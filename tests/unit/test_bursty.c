@@ -556,7 +556,7 @@ TEST(config_validation_and_generations)
     hp_bursty_config_init(&cfg);
     hp_bursty_params q;
     CHECK(hp_bursty_config_get(&cfg, HP_BURSTY_DATA_STREAMS, &q) == 0);
-    CHECK(q.period == 9900 && q.burst == 100 && q.jitter_pct == 0 && q.enabled == 0);
+    CHECK(q.period == 9900 && q.burst == 100 && q.jitter_pct == HP_BURSTY_DEFAULT_JITTER && q.enabled == 0);
     CHECK(hp_bursty_config_get(&cfg, HP_BURSTY_METHODS, &q) == 0);
     CHECK(q.period == 99 && q.burst == 1);
     hp_bursty_params badp[] = {params(99, 0, 0, 1), params(99, 1, 100, 1), params(HP_BURSTY_MAX_COUNT + 1, 1, 0, 1),

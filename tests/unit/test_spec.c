@@ -32,7 +32,7 @@ TEST(good_specs)
     CHECK(p[HP_BURSTY_DATA_STREAMS].enabled);
     CHECK_EQ_U64(p[HP_BURSTY_DATA_STREAMS].period, HP_SAMPLE_DEFAULT_PERIOD);
     CHECK_EQ_U64(p[HP_BURSTY_METHODS].burst, 3); /* the later clause wins as a whole */
-    CHECK_EQ_U64(p[HP_BURSTY_METHODS].jitter_pct, 0);
+    CHECK_EQ_U64(p[HP_BURSTY_METHODS].jitter_pct, HP_SAMPLE_DEFAULT_JITTER); /* the default, not the earlier clause's 5 */
     REQUIRE(hp_sample_spec_parse("methods:period=0,burst=1073741824,jitter=99", p, err, sizeof err) == 0);
     CHECK_EQ_U64(p[HP_BURSTY_METHODS].burst, HP_BURSTY_MAX_COUNT);
     CHECK_EQ_U64(hp_sample_type_parse("callpairs", 9), HP_BURSTY_CALL_PAIRS);

@@ -23,10 +23,10 @@
 /* ---- configuration: writers ----------------------------------------------------------------- */
 
 static const hp_bursty_params default_params[HP_BURSTY_NTYPES] = {
-    [HP_BURSTY_METHODS] = {99, 1, 0, 0},
-    [HP_BURSTY_CALL_PAIRS] = {99, 1, 0, 0},
-    [HP_BURSTY_EDGES] = {99, 1, 0, 0},
-    [HP_BURSTY_DATA_STREAMS] = {9900, 100, 0, 0},
+    [HP_BURSTY_METHODS] = {99, 1, HP_BURSTY_DEFAULT_JITTER, 0},
+    [HP_BURSTY_CALL_PAIRS] = {99, 1, HP_BURSTY_DEFAULT_JITTER, 0},
+    [HP_BURSTY_EDGES] = {99, 1, HP_BURSTY_DEFAULT_JITTER, 0},
+    [HP_BURSTY_DATA_STREAMS] = {9900, 100, HP_BURSTY_DEFAULT_JITTER, 0},
 };
 
 static int valid_type(int type) { return type >= 0 && type < HP_BURSTY_NTYPES; }

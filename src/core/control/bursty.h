@@ -63,6 +63,12 @@ enum hp_bursty_kind { HP_BURSTY_CALL = 0, HP_BURSTY_BACKEDGE = 1, HP_BURSTY_EDGE
 #define HP_BURSTY_MAX_COUNT 0x40000000u
 #define HP_BURSTY_MAX_JITTER 99u
 #define HP_BURSTY_DEFAULT_POLL 4096u
+/* Default jitter (percent): each off phase S' is uniform in [S/2, 3S/2], so a fixed period cannot
+ * alias with a periodic call pattern (issue 14: on a benchmark program live HPS at 1/1000 gave
+ * methods / call pairs overlap 89.9% / 78.6% with jitter 0, the same for two seeds, and 95.4% /
+ * 92.3% with 50, against 95.5% / 92.7% for the exhaustive profile against itself). The mean off
+ * phase stays S, so the frequency stays B/(B+S). Set jitter=0 for exact, repeatable phases. */
+#define HP_BURSTY_DEFAULT_JITTER 50u
 
 typedef struct hp_bursty_params {
     uint32_t period;     /* S: boundary events with the flag off between two bursts (sparsity) */
@@ -108,7 +114,7 @@ typedef struct hp_bursty_state {
 
 /* ---- shared configuration (any thread; writers are serialized by the generation) ---- */
 /* Defaults (HPS Section 6): methods, call pairs, edges B=1, S=99; data streams B=100, S=9900
- * (frequency 1/100 each); no jitter; every type disabled; poll HP_BURSTY_DEFAULT_POLL. */
+ * (frequency 1/100 each); jitter HP_BURSTY_DEFAULT_JITTER; every type disabled; poll HP_BURSTY_DEFAULT_POLL. */
 void hp_bursty_config_init(hp_bursty_config *cfg);
 /* 0 if the values are valid (burst 1..MAX_COUNT, period 0..MAX_COUNT, jitter 0..99). */
 int hp_bursty_params_check(const hp_bursty_params *p);

@@ -34,7 +34,7 @@ int hp_sample_type_parse(const char *word, size_t len)
 void hp_sample_defaults(hp_bursty_params p[HP_BURSTY_NTYPES])
 {
     for (int t = 0; t < HP_BURSTY_NTYPES; t++)
-        p[t] = (hp_bursty_params){HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, 0, 0};
+        p[t] = (hp_bursty_params){HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, HP_SAMPLE_DEFAULT_JITTER, 0};
 }
 
 static int say(char *err, size_t errlen, const char *fmt, const char *a, size_t alen)
@@ -124,7 +124,7 @@ int hp_sample_clause_parse_osp(const char *text, size_t len, hp_bursty_params p[
     if (type < 0)
         return say(err, errlen, "unknown sample type '%.*s' (methods, callpairs, edges, datastream, subpath)", text,
                    tlen);
-    hp_bursty_params q = {HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, 0, 1};
+    hp_bursty_params q = {HP_SAMPLE_DEFAULT_PERIOD, HP_SAMPLE_DEFAULT_BURST, HP_SAMPLE_DEFAULT_JITTER, 1};
     if (colon && hp_sample_params_parse(colon + 1, len - tlen - 1, &q, err, errlen)) return -1;
     p[type] = q;
     return 0;

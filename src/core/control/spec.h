@@ -43,6 +43,7 @@
 
 #define HP_SAMPLE_DEFAULT_PERIOD 1000u
 #define HP_SAMPLE_DEFAULT_BURST 1u
+#define HP_SAMPLE_DEFAULT_JITTER HP_BURSTY_DEFAULT_JITTER /* percent (bursty.h says why 50) */
 /* Types sampled when bursty mode is asked for without a spec: methods and call pairs. */
 #define HP_SAMPLE_DEFAULT_TYPES ((1u << HP_BURSTY_METHODS) | (1u << HP_BURSTY_CALL_PAIRS))
 #define HP_SPEC_DEFAULT_WINDOW 100u /* units per patched-burst window at least (HOTPROF_WINDOW) */
@@ -78,7 +79,7 @@ const char *hp_sample_word(int i);
 const char *hp_sample_type_name(int type);
 /* The type named by the len bytes at word (a name or a registry synonym), or -1. */
 int hp_sample_type_parse(const char *word, size_t len);
-/* Every type disabled, with the default period, burst and no jitter. */
+/* Every type disabled, with the default period, burst and jitter. */
 void hp_sample_defaults(hp_bursty_params p[HP_BURSTY_NTYPES]);
 /* One clause (len bytes at text): enables its type in p with its values. 0, or -1 and err. */
 int hp_sample_clause_parse(const char *text, size_t len, hp_bursty_params p[HP_BURSTY_NTYPES], char *err,
