@@ -49,7 +49,7 @@ static const hp_command_desc run_desc = {
     "hotprof are passed on to the program, and hotprof waits for it.\n"
     "Bursty mode (HPS) samples each profile type in bursts: after every S calls and loop\n"
     "back-edges (period), B of them (burst) are recorded, so the frequency is B/(B+S); jitter J\n"
-    "varies each period by up to J percent. TYPE is methods (or calls), callpairs, edges or\n"
+    "varies each period by up to J percent (default 50). TYPE is methods (or calls), callpairs, edges or\n"
     "datastream; types not named are off. --mode bursty alone samples methods and callpairs with\n"
     "period=1000,burst=1. Example: --sample methods:period=99,burst=1 --sample edges:period=5000,burst=10\n"
     "Subpaths (online subpath profiling, docs/osp.md): --sample subpath[:mem=64K,len=pow2,maxlen=32,\n"

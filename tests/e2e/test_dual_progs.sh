@@ -3,7 +3,9 @@
 # exceptions (rt_throw), setjmp/longjmp (rt_longjmp), threads (rt_threads), a signal handler
 # (patch_sigtrap: int3 to the program's own SIGTRAP handler), and shared libraries (dso_main with a
 # linked and a dlopen'ed/dlclose'd instrumented library) print the same as their native build in
-# every dual hook set, exhaustive, bursty (patched windows at 1/100) and with HOTPROF_MODE=off; exhaustive runs also report the
+# every dual hook set, exhaustive, bursty (patched windows at 1/100), count-triggered bursts
+# (HOTPROF_BURSTS=count: trampolines; the dlopen'ed library gets its own when it registers) and
+# with HOTPROF_MODE=off; exhaustive runs also report the
 # programs' own expected counts ("expect F N" lines, check_expect.py) where they print them.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -15,9 +17,9 @@ same_output() {
     local label=$1; shift
     "./$label.native" "$@" 2>&1 | grep -v '^rss_kb' >"$label.want"
     for hs in dual-functions dual-blocks dual-memory; do
-        for mode in exhaustive off bursty; do
-            HOTPROF_SAMPLE="methods:period=99,burst=1;callpairs:period=99,burst=1" \
-            HOTPROF_MODE=$mode HOTPROF_OUTPUT="$label.$hs.$mode.data" LD_LIBRARY_PATH="$T/$hs" "./$label.$hs" "$@" 2>&1 |
+        for mode in exhaustive off bursty count; do
+            HOTPROF_SAMPLE="methods:period=99,burst=1;callpairs:period=99,burst=1" HOTPROF_BURSTS=$([ $mode = count ] && echo count || echo auto) \
+            HOTPROF_MODE=${mode/count/bursty} HOTPROF_OUTPUT="$label.$hs.$mode.data" LD_LIBRARY_PATH="$T/$hs" "./$label.$hs" "$@" 2>&1 |
                 grep -v '^rss_kb' >"$label.$hs.$mode.got"
             check_eq "$label $hs $mode: same output as native" "$(cat "$label.$hs.$mode.got")" "$(cat "$label.want")"
         done
@@ -57,6 +59,9 @@ for hs in dual-functions dual-blocks dual-memory; do
     HOTPROF_MODE=bursty HOTPROF_SAMPLE="methods:period=9,burst=1" HOTPROF_OUTPUT="dso.$hs.b.data" \
         LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.b.got" 2>&1
     check_eq "dso $hs bursty: same output as native" "$(cat "dso.$hs.b.got")" "$(cat dso.want)"
+    HOTPROF_MODE=bursty HOTPROF_BURSTS=count HOTPROF_SAMPLE="methods:period=9,burst=1" HOTPROF_OUTPUT="dso.$hs.c.data" \
+        LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.c.got" 2>&1
+    check_eq "dso $hs count: same output as native" "$(cat "dso.$hs.c.got")" "$(cat dso.want)"
     "$HP" report --format json --top 0 "dso.$hs.data" >"dso.$hs.json" &&
         python3 "$ROOT/tests/e2e/check_expect.py" dso.want "dso.$hs.json" "dso $hs"
 done
