@@ -108,7 +108,7 @@ print(next(p["overlap"] for p in r["profiles"] if p["type"] == "methods"))' 2>&1
     check_eq "--bursts=patch: mode patch" "$(ival pat2.data mode)" patch
     HOTPROF_BURSTS=live "$HP" run -q --bursts=auto $SAMPLE -o auto.data -- ./gametree 6 >/dev/null
     check_eq "--bursts=auto overrides HOTPROF_BURSTS=live: mode patch" "$(ival auto.data mode)" patch
-    check_fails_cleanly "--bursts=bogus: usage error" "live, patch or auto" \
+    check_fails_cleanly "--bursts=bogus: usage error" "live, patch, count or auto" \
         "$HP" run -q --bursts=bogus $SAMPLE -o bad.data -- ./gametree 6
     check_fails_cleanly "--bursts=patch with --mode exhaustive: usage error" "needs --mode bursty" \
         "$HP" run -q --bursts=patch --mode exhaustive -o bad.data -- ./gametree 6
@@ -116,7 +116,7 @@ print(next(p["overlap"] for p in r["profiles"] if p["type"] == "methods"))' 2>&1
         HOTPROF_OUTPUT="$T/envbad.data" ./gametree 6 >envbad.out 2>envbad.err
     rc=$?
     check_eq "HOTPROF_BURSTS=bogus: the program runs" "$rc:$(cat envbad.out)" "0:$(./gametree.nat 6)"
-    check_eq "HOTPROF_BURSTS=bogus: one message" "$(grep -c 'HOTPROF_BURSTS is live, patch or auto; using auto' envbad.err)" 1
+    check_eq "HOTPROF_BURSTS=bogus: one message" "$(grep -c 'HOTPROF_BURSTS is live, patch, count or auto; using auto' envbad.err)" 1
     check_eq "HOTPROF_BURSTS=bogus: falls back to patch" "$(ival envbad.data mode)" patch
     HOTPROF_WINDOW=500 "$HP" run -q $SAMPLE -o win.data -- ./gametree 8 >/dev/null
     check_eq "HOTPROF_WINDOW=500: patch.window" "$(ival win.data patch.window)" 500

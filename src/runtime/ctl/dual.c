@@ -26,8 +26,16 @@
  * a dual nop can have its toggle undone by our read-modify-write (sites_off_now runs in a program
  * thread); both forms are valid instructions, so it costs at most a stale call or mov there.
  *
- * State (file-static): the module table (up to MODS_CAP modules: ranges of records), the page set,
- * g_all (every site on from now on: exhaustive mode), counters; g_lock serializes writers.
+ * Count mode (`--bursts count`, hp_dual_count_probe/start): each module gets one trampoline per
+ * record (dual_tramp.h) in a page mapped near it, and every site is switched once, for good, to
+ * `jmp` its trampoline (or straight to its target if the module got none); modules registered
+ * later get theirs at registration. Trampoline pages are never unmapped (a dlclose'd module's
+ * stay mapped: a few bytes per site). The hooks that run the bursts are in hooks_dual.h.
+ *
+ * State (file-static): the module table (up to MODS_CAP modules: ranges of records and their
+ * trampolines), the page set, g_all (every site on from now on: exhaustive mode), g_count (every
+ * site to its trampoline from now on: count mode) and the countdown's %fs offset, counters;
+ * g_lock serializes writers.
  * Async-signal-safety: hp_dual_info only.
  */
 #define _GNU_SOURCE

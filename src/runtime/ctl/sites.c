@@ -225,7 +225,7 @@ HP_NOINST int hp_sites_probe(int quiet, int bursts, int bursts_unknown, uint32_t
 {
     int required = bursts == HP_BURSTS_PATCH;
     if (bursts == HP_BURSTS_LIVE) return 0;
-    if (bursts_unknown && !quiet) say1("HOTPROF_BURSTS is live, patch or auto; using auto");
+    if (bursts_unknown && !quiet) say1("HOTPROF_BURSTS is live, patch, count or auto; using auto");
     g_min_window = window;
     hp_pb_schedule probe;
     if (hp_pb_schedule_from_config(&probe, g_min_window, HP_BURSTY_ALL) != 0) return 0;
