@@ -4,6 +4,8 @@
 #   - the recorded share of calls + loop back-edges is B/(B+S) within +-10% at period 999 burst 1
 #     and at 99/1 (dual-blocks and dual-functions builds), and the events the trampolines and
 #     hooks count equal the exhaustive run's within 1%;
+#   - the same in one long loop entered before any burst (progs/dual_longloop.c: only its latch
+#     trampoline sees it);
 #   - two call sites with exactly equal call counts are sampled equally (4 sigma, binomial);
 #   - a two-phase program (floating-point smoothing, tight integer loop: different event rates)
 #     keeps its exhaustive method shares within 3 points; patched (time) bursts are printed beside;
@@ -62,6 +64,12 @@ if build phases dual-blocks "$P/dual_count_phases.c" && build phases dual-functi
     ev=$(printf '%s\n' "$info" | awk '$1 == "dual.count.events" {print $2}')
     sum=$(printf '%s\n' "$info" | awk '$1 ~ /^thread\.[0-9]+\.events\.methods$/ {s += $2} END {print s + 0}')
     check_eq "phases: INFO dual.count.events = the threads' events" "$ev" "$sum"
+fi
+
+# ---- one long loop entered before any burst: its latch trampoline counts it, bursts reach it there
+if build longloop dual-functions "$P/dual_longloop.c" && exhaustive longloop dual-functions 3000000; then
+    count longloop dual-functions c "$M999" 3000000 &&
+        python3 "$C" share longloop.dual-functions.ex.json longloop.dual-functions.c.json "longloop dual-functions 1/1000"
 fi
 
 # ---- two call sites with equal counts
