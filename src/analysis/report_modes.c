@@ -31,7 +31,10 @@ void hp_report_sampling_text(FILE *out, const hp_profile *p)
         fprintf(out, "  sampling bursty (HPS): no HPS type on\n");
         return;
     }
-    fprintf(out, "  sampling bursty (HPS); est. = sampled count / observed frequency (~: an estimate)\n");
+    /* --bursts count (docs/dual.md): the same controller, triggered by trampolines' counts */
+    int by_count = hp_profile_info(p, HP_INFO_DUAL_COUNT "." HP_INFO_DUAL_COUNT_TRAMPOLINES) != NULL;
+    fprintf(out, "  sampling bursty (HPS%s); est. = sampled count / observed frequency (~: an estimate)\n",
+            by_count ? ", count-triggered" : "");
     for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
         const hp_sample_stat *st = &p->sample[t];
         fprintf(out, "    %-10s %-3s", hp_sample_type_name(t), st->enabled ? "on" : "off");
