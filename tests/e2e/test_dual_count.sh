@@ -13,7 +13,8 @@
 #     run's (1%) and its recorded share is B/(B+S) (+-10%);
 #   - identical program output (native vs count mode), fork children included (progs/patch_fork.c:
 #     each child checks its own sum), with and without --follow-fork;
-#   - INFO dual.count.*: trampolines made, events = the threads' sum;
+#   - INFO dual.count.*: trampolines made, events = the threads' sum; the report's sampling line
+#     says count-triggered;
 #   - --bursts count on a program without two-version code: one clear error, non-zero exit.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -64,6 +65,8 @@ if build phases dual-blocks "$P/dual_count_phases.c" && build phases dual-functi
     ev=$(printf '%s\n' "$info" | awk '$1 == "dual.count.events" {print $2}')
     sum=$(printf '%s\n' "$info" | awk '$1 ~ /^thread\.[0-9]+\.events\.methods$/ {s += $2} END {print s + 0}')
     check_eq "phases: INFO dual.count.events = the threads' events" "$ev" "$sum"
+    check "phases: the report says count-triggered" sh -c "'$HP' report phases.dual-blocks.c999.data | grep -q 'sampling bursty (HPS, count-triggered)'"
+    check "phases: patched report does not" sh -c "! '$HP' report phases.patch.data | grep -q 'count-triggered'"
 fi
 
 # ---- one long loop entered before any burst: its latch trampoline counts it, bursts reach it there
