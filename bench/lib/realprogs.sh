@@ -169,7 +169,7 @@ rp_check() {
     [ -s "$d/$prog.native" ] && [ "$d/$prog.native" -nt "$native" ] && [ "$d/$prog.native" -nt "$in" ] ||
         rp_run "$native" "$prog" "$in" "$d/$prog.native" || rp_die "native $prog failed on $in"
     [ "$bin" = "$native" ] && return 0
-    HOTPROF_QUIET=1 HOTPROF_OUTPUT="$d/check.data" rp_run "$bin" "$prog" "$in" "$d/$prog.hooked" ||
+    HOTPROF_QUIET=1 HOTPROF_OUTPUT="$d/$prog.check.data" rp_run "$bin" "$prog" "$in" "$d/$prog.hooked" ||
         rp_die "$bin failed on $in"
     cmp -s "$d/$prog.native" "$d/$prog.hooked" || rp_die "$bin: output differs from native's ($d/$prog.{native,hooked})"
     if [ "$prog" = brotli ]; then   # the compressed stream must also round-trip
