@@ -20,7 +20,7 @@
 # Builds run with HOTPROF_MODE=off so that a build tool built by hotprof cc (qjsc) records nothing.
 
 RP_ROOT=${RP_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-RP_SRC=${RP_SRC:-/work/shared/realprogs}
+RP_SRC=${HOTPROF_REALPROGS:-$RP_ROOT/../shared/realprogs}   # the pristine copies (never edited)
 RP_HOTPROF="$RP_ROOT/build/bin/hotprof"
 RP_ALL_PROGRAMS="qjs tcc brotli"
 RP_ALL_HOOKS="native functions blocks xray dual-functions dual-blocks"
@@ -62,7 +62,7 @@ rp_ensure_hotprof() {
         rp_log "building hotprof"
         make -s -C "$RP_ROOT" build/bin/hotprof build/lib/libhotprof_rt.a >&2
     fi
-    [ -d "$RP_SRC/quickjs" ] || rp_die "no real programs in $RP_SRC (set RP_SRC)"
+    [ -d "$RP_SRC/quickjs" ] || rp_die "no real programs in $RP_SRC (set HOTPROF_REALPROGS)"
 }
 
 # rp_has_dual: the dual hook sets exist (the LLVM pass plugin was built).
@@ -119,9 +119,9 @@ rp_text_bytes() { size -A "$1" | awk '$1 == ".text" {print $2}'; }
 # qjs: rounds of the script; tcc: functions in the C file; brotli: KB of text.
 rp_size() {
     case "$1:$RP_QUICK" in
-        qjs:0) echo 60 ;;    qjs:1) echo 6 ;;      # rounds
-        tcc:0) echo 10000 ;; tcc:1) echo 800 ;;     # functions
-        brotli:0) echo 3000 ;; brotli:1) echo 300 ;; # KB of text, quality 10
+        qjs:0) echo 100 ;;   qjs:1) echo 6 ;;      # rounds
+        tcc:0) echo 80000 ;; tcc:1) echo 800 ;;     # functions
+        brotli:0) echo 4000 ;; brotli:1) echo 300 ;; # KB of text, quality 10
     esac
 }
 
@@ -250,26 +250,22 @@ struct node { struct node *next; long key; double w; char tag[8]; };
 static long table[256];
 long f0_ptr(long k);
 EOF
-    local i
-    for ((i = 0; i < $1; i++)); do
-        cat <<EOF
-static long f$i(struct node *n, long k, const char *s)
-{
-    long acc = $i, j;
-    for (j = 0; n && j < k; j++, n = n->next) {
-        switch ((n->key + j) & 3) {
-        case 0: acc += MIX(n->key, j) + table[(j + $i) & 255]; break;
-        case 1: acc ^= (long)(n->w * 3.5) + s[j & 7]; break;
-        case 2: acc -= CLAMP(n->key, -$i, $i) * 7; break;
-        default: acc = acc * 13 + n->tag[j & 7];
+    awk -v n="$1" 'BEGIN {
+        for (i = 0; i < n; i++) {
+            prev = i > 0 ? i - 1 : 0
+            printf "static long f%d(struct node *n, long k, const char *s)\n{\n", i
+            printf "    long acc = %d, j;\n", i
+            printf "    for (j = 0; n && j < k; j++, n = n->next) {\n"
+            printf "        switch ((n->key + j) & 3) {\n"
+            printf "        case 0: acc += MIX(n->key, j) + table[(j + %d) & 255]; break;\n", i
+            printf "        case 1: acc ^= (long)(n->w * 3.5) + s[j & 7]; break;\n"
+            printf "        case 2: acc -= CLAMP(n->key, -%d, %d) * 7; break;\n", i, i
+            printf "        default: acc = acc * 13 + n->tag[j & 7];\n        }\n    }\n"
+            printf "    while (acc > 1000000L) acc = (acc >> 1) - %d;\n", i % 97
+            printf "    return acc + (k > 0 ? f%d_ptr(k - 1) : 0);\n}\n", prev
+            printf "long f%d_ptr(long k) { return k * %d; }\n", i, i % 13 + 1
         }
-    }
-    while (acc > 1000000L) acc = (acc >> 1) - $((i % 97));
-    return acc + (k > 0 ? f$(( i > 0 ? i - 1 : 0 ))_ptr(k - 1) : 0);
-}
-long f${i}_ptr(long k) { return k * $((i % 13 + 1)); }
-EOF
-    done
+    }'
 }
 
 # rp_text_input KB FILE: KB kilobytes of text from /usr/share (licenses, docs, Perl
