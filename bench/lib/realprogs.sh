@@ -165,15 +165,16 @@ rp_run() {
 # matters: every hook on).
 rp_check() {
     local prog=$1 bin=$2 native=$3 in; in=$(rp_input "$prog")
-    local d="$RP_BUILD/check"; mkdir -p "$d"
-    [ -s "$d/$prog.native" ] && [ "$d/$prog.native" -nt "$native" ] && [ "$d/$prog.native" -nt "$in" ] ||
-        rp_run "$native" "$prog" "$in" "$d/$prog.native" || rp_die "native $prog failed on $in"
+    local d="$RP_BUILD/check" base; base=$(basename "$in")   # one native output per input
+    mkdir -p "$d"
+    [ -s "$d/$base.native" ] && [ "$d/$base.native" -nt "$native" ] && [ "$d/$base.native" -nt "$in" ] ||
+        rp_run "$native" "$prog" "$in" "$d/$base.native" || rp_die "native $prog failed on $in"
     [ "$bin" = "$native" ] && return 0
-    HOTPROF_QUIET=1 HOTPROF_OUTPUT="$d/$prog.check.data" rp_run "$bin" "$prog" "$in" "$d/$prog.hooked" ||
+    HOTPROF_QUIET=1 HOTPROF_OUTPUT="$d/$base.check.data" rp_run "$bin" "$prog" "$in" "$d/$base.hooked" ||
         rp_die "$bin failed on $in"
-    cmp -s "$d/$prog.native" "$d/$prog.hooked" || rp_die "$bin: output differs from native's ($d/$prog.{native,hooked})"
+    cmp -s "$d/$base.native" "$d/$base.hooked" || rp_die "$bin: output differs from native's ($d/$base.{native,hooked})"
     if [ "$prog" = brotli ]; then   # the compressed stream must also round-trip
-        "$native" -d -c "$d/$prog.hooked" | cmp -s - "$in" || rp_die "$bin: output does not decompress to the input"
+        "$native" -d -c "$d/$base.hooked" | cmp -s - "$in" || rp_die "$bin: output does not decompress to the input"
     fi
 }
 
@@ -292,7 +293,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then   # run as a command
     set -euo pipefail
     RP_TAG=realprogs
     usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
-    [ "${1:-}" = prepare ] || usage 2
+    [ "${1:-}" = prepare ] || usage 2 >&2
     shift
     rp_parse "$@"
     hooks=$RP_ALL_HOOKS
