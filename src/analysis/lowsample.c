@@ -37,9 +37,7 @@ int hp_low_sample_warning(const hp_profile *p, char *buf, size_t len)
     uint64_t n;
     buf[0] = '\0';
     if (!hp_profile_samples(p, &n) || n >= HP_MIN_MEANINGFUL_SAMPLES) return 0;
-    snprintf(buf, len,
-             "only %llu samples (calls + back-edges recorded; fewer than %d): the estimates are not meaningful; "
-             "sample more often (smaller period, longer burst) or run longer",
+    snprintf(buf, len, "only %llu samples (< %d calls + back-edges recorded): estimates are not meaningful",
              (unsigned long long)n, HP_MIN_MEANINGFUL_SAMPLES);
     return 1;
 }

@@ -18,8 +18,12 @@
 /* 1 if p holds sampled counts (see the header), its recorded calls + back-edges in *samples. */
 int hp_profile_samples(const hp_profile *p, uint64_t *samples);
 
-/* The warning text for p in buf ("" and 0 when p is not sampled or has enough samples); 1 if
- * there is one. */
+/* What to do about it: the second line of the warning (text report, `hotprof run`). */
+#define HP_LOW_SAMPLE_HINT "sample more often (smaller period, longer burst) or run longer"
+
+/* The warning text for p in buf, under 90 characters for counts below the threshold so that the
+ * report header's line fits 100 columns ("" and 0 when p is not sampled or has enough samples);
+ * 1 if there is one. */
 int hp_low_sample_warning(const hp_profile *p, char *buf, size_t len);
 
 #endif

@@ -12,6 +12,7 @@ void hp_run_low_sample_note(const char *path)
     char err[256], msg[256];
     hp_profile *p = hp_profile_read_file(path, err, sizeof err);
     if (!p) return;
-    if (hp_low_sample_warning(p, msg, sizeof msg)) fprintf(stderr, "hotprof: warning: %s: %s\n", path, msg);
+    if (hp_low_sample_warning(p, msg, sizeof msg))
+        fprintf(stderr, "hotprof: warning: %s: %s; %s\n", path, msg, HP_LOW_SAMPLE_HINT);
     hp_profile_free(p);
 }

@@ -1,7 +1,8 @@
 /* test_lowsample.c — analysis/lowsample.c: which profiles count as sampled (bursty, patch, xray,
  * a future mode that records <mode>.sampled_entries; never exhaustive, timer, shadow or a profile
  * without a mode), their samples (INFO total.calls + total.backedges) and the warning's threshold
- * (fewer than HP_MIN_MEANINGFUL_SAMPLES warns, exactly that many does not). */
+ * (fewer than HP_MIN_MEANINGFUL_SAMPLES warns, exactly that many does not); the message is one
+ * line short enough for the report header's 100 columns. */
 #include "analysis/lowsample.h"
 #include "test.h"
 #include <string.h>
@@ -62,6 +63,8 @@ TEST(message_names_the_count_and_fits_a_small_buffer)
     REQUIRE(hp_low_sample_warning(with_info(&f, "patch", "12", "30", NULL), buf, sizeof buf) == 1);
     CHECK(strstr(buf, "only 42 samples") != NULL);
     CHECK(strchr(buf, '\n') == NULL);
+    REQUIRE(hp_low_sample_warning(with_info(&f, "patch", "999", "0", NULL), buf, sizeof buf) == 1);
+    CHECK(strlen(buf) < 90); /* "  WARNING  " + it + ";" fits the report's 100 columns */
     CHECK(hp_low_sample_warning(with_info(&f, "patch", "12", "30", NULL), tiny, sizeof tiny) == 1);
     CHECK(strlen(tiny) == sizeof tiny - 1);
 }
