@@ -27,6 +27,7 @@ CSV: program,variant,hooks,mode,native_s,variant_s,slowdown,text_bytes,text_rati
 import argparse
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -84,7 +85,6 @@ def measure(builds, prog, variants, runs, work):
 
 
 def rows_of(builds, prog, variants, times, rt_text, runs):
-    import statistics
     native = builds[(prog, "native")]
     rows = []
     for v in variants:

@@ -6,7 +6,7 @@
 # samples and an exhaustive run get none. The warning's sample count is the profile's INFO
 # total.calls + total.backedges.
 . "$(dirname "$0")/lib.sh"
-cd "$T"
+cd "$T" || exit 1
 if ! command -v clang >/dev/null; then
     ok "lowsample: skipped (no clang)"
     exit 0

@@ -9,7 +9,7 @@
 #      after a full-size one compared against the wrong output), and a build whose output differs
 #      is refused with a message naming both files.
 . "$(dirname "$0")/lib.sh"
-cd "$T"
+cd "$T" || exit 1
 RP="$ROOT/bench/lib/realprogs.sh"
 
 # ---- (a)
