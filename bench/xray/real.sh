@@ -8,5 +8,8 @@
 # --runs N, --quick, --programs, --build-dir, --results, --settings; --help there).
 # Output: bench/results/xray_real.{csv,txt}.
 set -euo pipefail
+for a in "$@"; do
+    case "$a" in -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+done
 exec bash "$(dirname "$0")/../hps_sweep/real.sh" --hooks "xray dual-functions" --modes patch --settings "999:1" \
     --name xray_real "$@"
