@@ -199,7 +199,7 @@ def print_table(rows, quick, runs):
         "program", "hooks", "bursts", "setting", "methods", "(max)", "pairs", "samples", "share", "x conf",
         "bias (95%)", "slowdown"))
     for r in rows:
-        bias = "%.2f" % r["bias_ratio"] if r["bias_lo"] != "" else "-"
+        bias = "%.2f" % r["bias_ratio"] if r["bias_lo"] != "" else "%d:%d" % (r["bias_slow"], r["bias_fast"])
         if r["bias_lo"] != "":
             bias += " %s" % ("ok" if r["unbiased"] == "yes" else "BIASED")
         print("%-7s %-15s %-6s %9s %8s %8s %8s %9d %9.2e %7.2f %13s %8.3f" % (
