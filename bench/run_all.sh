@@ -25,3 +25,9 @@ echo "== bench/xray (XRay burst mode: methods overlap per workload)"
 bench/xray/accuracy.sh
 echo "== bench/export (reading a profile: report formats, annotate, merge vs perf report)"
 bench/export/run.sh ${quick:+--quick}
+echo "== bench/fastpath/real.sh (real programs: switched-off floor, code size, HPS Figure 7)"
+bench/fastpath/real.sh ${quick:+--quick}
+echo "== bench/hps_sweep/real.sh (real programs: overlap, recorded share, bias, slowdown per burst mode)"
+bench/hps_sweep/real.sh ${quick:+--quick}
+echo "== bench/xray/real.sh (real programs: XRay mode vs dual-functions)"
+bench/xray/real.sh ${quick:+--quick}

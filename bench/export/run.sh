@@ -6,7 +6,7 @@
 # binary (--baseline BIN: the report text before a change, e.g. before inline-scope lookups).
 #
 # Builds each program with build/bin/hotprof-cc (-O2 -g, hooks `blocks`, the default) and natively
-# with clang (-O2 -g, for perf), records one exhaustive profile per program (`hotprof run`) and one
+# with clang (-O2 -g, for perf) through bench/lib/realprogs.sh (rp_build), records one exhaustive profile per program (`hotprof run`) and one
 # perf.data (`perf record -F 999 -e cpu-clock`), then measure.py times every command N times,
 # interleaved (the order rotates each round), as user+sys CPU seconds of the process (wall too),
 # and checks the pprof export on the real program: `go tool pprof -top` must list the same top-10
@@ -50,23 +50,16 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/hotprof-export.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export HOTPROF_QUIET=1
 
-# ---- programs ----
-build_brotli() { # OUT CC
-    log "building brotli with $2"
-    rm -rf "$WORK/br" && cp -r "$REAL/brotli" "$WORK/br"
-    (cd "$WORK/br" && $2 -O2 -g -Ic/include c/common/*.c c/dec/*.c c/enc/*.c c/tools/brotli.c -lm -o "$1")
-}
-build_qjs() { # OUT CC
-    log "building qjs with $2"
-    rm -rf "$WORK/qjs" && cp -r "$REAL/quickjs" "$WORK/qjs"
-    make -s -C "$WORK/qjs" -j2 qjs CC="$2" >/dev/null 2>"$WORK/qjs.log" || { tail -n 20 "$WORK/qjs.log" >&2; exit 1; }
-    cp "$WORK/qjs/qjs" "$1"
-}
-mkdir -p "$WORK/bin"
-build_brotli "$WORK/bin/brotli.hp" "$ROOT/build/bin/hotprof-cc"
-build_brotli "$WORK/bin/brotli.native" clang
-build_qjs "$WORK/bin/qjs.hp" "$ROOT/build/bin/hotprof-cc"
-build_qjs "$WORK/bin/qjs.native" clang
+# ---- programs (bench/lib/realprogs.sh: built once in build/bench-realprogs, reused until the
+# compile command or the runtime change) ----
+RP_TAG=export
+. "$ROOT/bench/lib/realprogs.sh"
+RP_BUILD=${RP_BUILD:-$ROOT/build/bench-realprogs}
+mkdir -p "$RP_BUILD" "$WORK/bin"
+for prog in brotli qjs; do
+    cp "$(rp_build "$prog" blocks)" "$WORK/bin/$prog.hp"
+    cp "$(rp_build "$prog" native)" "$WORK/bin/$prog.native"
+done
 
 # ---- inputs ----
 reps=$([ "$QUICK" = 1 ] && echo 20 || echo 60)

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "analysis/report.h"
 #include "analysis/html/html.h"
+#include "analysis/lowsample.h"
 #include "analysis/ptype/aptype.h"
 #include "analysis/rtable.h"
 #include "core/format/info_keys.h"
@@ -110,6 +111,8 @@ void hp_report_text_header(FILE *out, const hp_profile *p)
     text_distinct(out, p);
     hp_report_sampling_text(out, p);
     hp_report_patched_text(out, p);
+    char low[256];
+    if (hp_low_sample_warning(p, low, sizeof low)) fprintf(out, "  WARNING  %s;\n           %s\n", low, HP_LOW_SAMPLE_HINT);
     for (int i = 0; i < HP_PT_COUNT; i++) /* types with a sampler of their own (aptype.h) */
         if (hp_aptypes[i]->sampling_text) hp_aptypes[i]->sampling_text(out, p);
     if (!strcmp(rs.state, "crashed"))
@@ -179,7 +182,13 @@ static void json_warnings(FILE *out, const hp_profile *p, hp_symbolizer *s)
     for (size_t i = 0; i < hp_sym_nwarnings(s); i++, k++)
         fputs(k ? ", " : "", out), hp_json_string(out, hp_sym_warning(s, i));
     if (hp_sym_left_mangled(s))
-        fputs(k ? ", " : "", out), hp_json_string(out, "C++ names are shown mangled (no __cxa_demangle found)");
+        fputs(k ? ", " : "", out), hp_json_string(out, "C++ names are shown mangled (no __cxa_demangle found)"), k++;
+    char low[256];
+    if (hp_low_sample_warning(p, low, sizeof low)) {
+        char both[384];
+        snprintf(both, sizeof both, "%s; %s", low, HP_LOW_SAMPLE_HINT);
+        fputs(k ? ", " : "", out), hp_json_string(out, both);
+    }
     fputs("]\n}\n", out);
 }
 

@@ -23,8 +23,9 @@ const hp_hookset hp_hooksets[] = {
      "-fsanitize-coverage=trace-pc-guard,pc-table,trace-loads,trace-stores", {NULL}},
     /* XRay nop sleds at every function entry/exit, patched in during bursts, or once for an
      * exhaustive run (runtime/ctl/xray.c); linking with -fxray-instrument adds compiler-rt's
-     * XRay runtime. */
-    {"xray", "XRay sleds, patched per burst (every sled when exhaustive): hot methods",
+     * XRay runtime. Retired (issue 14): cmd_cc.c says so on every build and points to
+     * dual-functions; kept for comparisons (bench/xray, bench/fastpath). */
+    {"xray", "retired (use dual-functions): XRay sleds patched per burst, hot methods only",
      {"-fxray-instrument", "-fxray-instruction-threshold=1", NULL}, {NULL}, "-fxray-instrument (XRay)",
      {"-fxray-instrument", NULL}},
     /* Two-version code (plugin/hotprof_dual.cpp, docs/dual.md): "@dual:LEVEL" becomes the plugin's

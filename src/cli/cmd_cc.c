@@ -253,6 +253,15 @@ static int add_runtime(argv_builder *b, const cc_options *o, char *archive, size
     return 0;
 }
 
+/* --hooks=xray is retired (issue 14, docs/fastpath.md "XRay mode's fate"): it still builds, for
+ * comparisons, but every invocation says so once and points to dual-functions. */
+static void xray_retired_note(void)
+{
+    fprintf(stderr, "hotprof cc: --hooks=xray is retired: it records hot methods only, in time-driven bursts that "
+                    "gave 1-30 samples per run on real programs; use --hooks=dual-functions (call pairs, loop "
+                    "back-edges, native code between bursts; docs/fastpath.md). Building with XRay anyway.\n");
+}
+
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
     cc_options o = {NULL, 0, NULL, 0, cplusplus};
@@ -279,6 +288,7 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         return 127;
     }
     cc_args_shape shape = classify(nuser, user);
+    if (!strcmp(o.hooks->name, "xray") && !o.print_command) xray_retired_note();
     argv_builder b = {NULL, 0, 0};
     static char archive[PATH_MAX];
     push(&b, compiler);

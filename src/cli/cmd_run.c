@@ -24,6 +24,7 @@
 #include "cli/sample_spec.h"
 #include "core/control/pathval_spec.h"
 #include "cli/run_trace.h"
+#include "cli/run_lowsample.h"
 #include "cli/run_timer.h"
 #include "cli/run_shadow.h"
 #include "core/control/spec.h"
@@ -511,6 +512,7 @@ static int run_with(run_args *a, char **pos, int npos)
     int written = profile_written(&before, output);
     rc = finish(a, pos[0], status, written, a->output, &rep);
     if (a->timer_mode && written && !a->quiet) hp_run_timer_summary(output);
+    if (!a->timer_mode && written && !a->quiet) hp_run_low_sample_note(output);
     if (a->shadow_mode && written && hp_run_shadow_finish(output, a->quiet) && !rc) rc = 1;
     if (a->trace.file && hp_run_trace_finish(&a->trace, pos[0], a->quiet) && !rc) rc = 1;
     free(output);

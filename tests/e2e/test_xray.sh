@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_xray.sh — time-driven bursts over XRay sleds (hotprof cc --hooks=xray, runtime/ctl/xray.c):
 #  (a) build: the xray hook set compiles sleds and links the static runtime plus XRay's; gcc is
-#      refused with one clear message;
+#      refused with one clear message; the set is retired (issue 14): each build says so in one
+#      line pointing to --hooks=dual-functions, and still builds;
 #  (b) accuracy: gametree (bench/workloads/gametree.c) in bursty mode (methods S=19800, B=200)
 #      against the same binary with methods S=0 (sleds patched for good: every entry recorded):
 #      hotprof compare's "methods (calls)" overlap >= 0.8, the same top-3 methods as an exhaustive
@@ -28,6 +29,11 @@ fi
 check "xray: print-command has the sled and link flags" \
     sh -c "'$HP' cc --hooks=xray --print-command -O2 -o g '$W' -lm | grep -q -- '-fxray-instruction-threshold=1 .*libhotprof_rt.a.* -fxray-instrument'"
 check_fails_cleanly "xray: gcc refused" "gcc lacks -fxray-instrument" "$HP" cc --hooks=xray --compiler=gcc -O2 -o gg "$W" -lm
+# retired (issue 14): every build says so once and points to dual-functions, and still builds
+"$HP" cc --hooks=xray -O2 -o retired "$W" -lm 2>retired.err
+check_eq "xray: retired, still builds" "$?" 0
+check_eq "xray: retired: one line pointing to dual-functions" \
+    "$(grep -c 'hooks=xray is retired.*use --hooks=dual-functions' retired.err)" 1
 
 # top3 JSON: the names of the three hottest methods, sorted
 top3() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test_realprogs.sh — bench/lib/realprogs.sh, the real-program helpers of the benchmarks (no real
+# build here: that takes minutes; the benchmarks check every build's output against native's):
+#  (a) bad options get one clear message and exit 2 (unknown program, bad --runs, bad --modes);
+#  (b) inputs are deterministic: written twice in two build directories, byte for byte the same;
+#  (c) rp_check compares a build with native's output *for the same input*: with the full-size
+#      and the --quick input both present, checking at one size and then at the other passes
+#      (a regression: native outputs were cached per program, not per input, so a --quick check
+#      after a full-size one compared against the wrong output), and a build whose output differs
+#      is refused with a message naming both files.
+. "$(dirname "$0")/lib.sh"
+cd "$T" || exit 1
+RP="$ROOT/bench/lib/realprogs.sh"
+
+# ---- (a)
+check_fails_cleanly "realprogs: unknown program" "unknown program 'perl'" bash "$RP" prepare --programs perl
+check_fails_cleanly "realprogs: --runs must be a number" "runs needs a positive integer" \
+    bash "$ROOT/bench/fastpath/real.sh" --runs x --build-dir "$T/b"
+check_fails_cleanly "realprogs: --modes checked" "is not patch, live or count" \
+    bash "$ROOT/bench/hps_sweep/real.sh" --modes fast --build-dir "$T/b"
+check_fails_cleanly "realprogs: prepare needs its verb" "usage|prepare" bash "$RP" build
+
+# ---- (b)
+gen() { # DIR QUICK: every program's input, their checksums
+    RP_BUILD=$1 RP_QUICK=$2 bash -c '. "$1"; for p in qjs tcc brotli; do md5sum < "$(rp_input $p)"; done' sh "$RP"
+}
+mkdir -p one two
+check_eq "realprogs: --quick inputs are deterministic" "$(gen "$T/one" 1)" "$(gen "$T/two" 1)"
+check "realprogs: the tcc input is valid C" env RP_BUILD="$T/one" RP_QUICK=1 bash -c '. "$1"; cc -fsyntax-only -w "$(rp_input tcc)"' sh "$RP"
+
+# ---- (c) fake qjs builds: output = a checksum of the script
+printf '#!/bin/sh\nmd5sum < "$1"\n' >native; chmod +x native
+cp native hooked
+printf '#!/bin/sh\necho different\n' >broken; chmod +x broken
+rpc() { RP_BUILD="$T/c" RP_QUICK=$1 bash -c '. "$1"; rp_check qjs "$2" "$3"' sh "$RP" "$2" "$3"; }
+mkdir -p c
+RP_BUILD="$T/c" RP_QUICK=1 bash -c '. "$1"; rp_input qjs >/dev/null' sh "$RP"
+RP_BUILD="$T/c" RP_QUICK=0 bash -c '. "$1"; rp_input qjs >/dev/null' sh "$RP"
+check "realprogs: check at the full size" rpc 0 "$T/hooked" "$T/native"
+check "realprogs: then at the --quick size (native output per input)" rpc 1 "$T/hooked" "$T/native"
+check "realprogs: and back at the full size" rpc 0 "$T/hooked" "$T/native"
+check_fails_cleanly "realprogs: a build whose output differs is refused" "output differs from native's" \
+    rpc 1 "$T/broken" "$T/native"
