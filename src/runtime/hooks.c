@@ -131,6 +131,7 @@ HP_API int __hotprof_dual_backedge(void *fn)
         dual_live_backedge(t, f);
     } else {
         dual_backedge(t, f); /* exhaustive, or exhaustive with a trace */
+        if (t->blockflags & HP_BLOCK_PATH) hp_rt_path_backedge(t); /* the path ends before the header */
     }
     return HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_ALL;
 }

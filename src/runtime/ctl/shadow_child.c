@@ -3,7 +3,8 @@
  *   begin: PR_SET_PDEATHSIG(SIGKILL), and _exit if the parent died before the prctl; the runtime's
  *          locks reset; this thread's state made exhaustive and zeroed (every thread's counts
  *          zeroed), hp_g.patch and hp_g.bursty off; every known hook site back on (sites.c: only
- *          this process's copy-on-write text changes); the profile <output>.shadows/<n> opened at
+ *          this process's copy-on-write text changes), and with two-version code every dual site
+ *          on and hp_g.dual = HP_DUAL_ALL (ctl/dual.c; the parent's stay nops); the profile <output>.shadows/<n> opened at
  *          HP_SHADOW_PROFILE_FD and /dev/null at HP_SHADOW_NULL_FD (init's callback); writable
  *          shared mappings made read-only (from /proc/self/maps, read with raw calls into a static
  *          buffer), except the counters page; SIGSYS, SIGSEGV and SIGBUS handlers; a CPU-time
@@ -22,6 +23,7 @@
 #define _GNU_SOURCE
 #include "runtime/ctl/shadow_int.h"
 #include "runtime/ctl/ctl.h"
+#include "runtime/ctl/dual.h"
 #include "runtime/thread.h"
 #include <fcntl.h>
 #include <signal.h>
@@ -169,6 +171,10 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     hp_threads_lock_reset();
     make_exhaustive();
     hp_sites_child_all_on();
+    if (hp_dual_present()) { /* two-version code: the instrumented copies, in this text only */
+        HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL);
+        hp_dual_child_all_on();
+    }
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null < 0 || dup3(null, HP_SHADOW_NULL_FD, O_CLOEXEC) < 0 || c->ops.open_output(n, HP_SHADOW_PROFILE_FD) != 0) {
         __atomic_fetch_add(&c->shared->end[HP_END_SETUP], 1, __ATOMIC_RELAXED);

@@ -25,6 +25,7 @@
 typedef struct hp_path_thread {
     uint32_t len, maxlen;
     uint32_t busy, failed;
+    uint32_t backedge, pad; /* two-version code: the latch hook saw a taken back-edge (hp_rt_path_backedge) */
     uint64_t h;           /* running key of ids[0..len) */
     uint64_t paths;       /* completed */
     uint64_t unkept;      /* distinct paths counted without their sequence */
@@ -89,11 +90,19 @@ HP_NOINST void hp_rt_path_block(hp_thread *t, uint32_t id, int backedge)
     if (HP_UNLIKELY(!p) && !(p = path_state(t))) return;
     if (HP_UNLIKELY(p->busy)) return;
     p->busy = 1;
+    backedge |= (int)p->backedge;
+    p->backedge = 0;
     if (backedge && p->len) path_end(p);
     p->ids[p->len++] = id;
     p->h = hp_path_step(p->h, id);
     if (p->len >= p->maxlen) path_end(p);
     p->busy = 0;
+}
+
+HP_NOINST void hp_rt_path_backedge(hp_thread *t)
+{
+    hp_path_thread *p = t->path;
+    if (p) p->backedge = 1;
 }
 
 void hp_rt_path_totals(uint64_t *paths, uint64_t *unkept, uint64_t *dropped)

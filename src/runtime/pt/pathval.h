@@ -41,6 +41,10 @@ const hp_pv_params *hp_rt_pathval_params(void);
 
 /* The block hook's path step (after exhaustive_block: backedge = 1 if it counted a taken back-edge). */
 void hp_rt_path_block(hp_thread *t, uint32_t id, int backedge);
+/* Two-version code's latch hook (hooks.c, __hotprof_dual_backedge) on a thread with HP_BLOCK_PATH:
+ * the blocks of cloned functions count no back-edge in exhaustive_block (their address rule is
+ * off), so the taken back-edge is noted here and ends the path before the next block (the header). */
+void hp_rt_path_backedge(hp_thread *t);
 /* A compare operand or loaded value at pc (the hook's return address). */
 void hp_rt_val_add(hp_thread *t, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value);
 
