@@ -25,14 +25,16 @@ int hp_run_shadow_resolve(const hp_command_desc *d, hp_run_shadow *s, int shadow
     char err[256];
     hp_shadow_spec spec;
     hp_shadow_spec_default(&spec);
-    if (!shadow_mode && (s->load || s->sample_size || s->signal))
-        return hp_usage_error(d, "options '--load', '--sample-size' and '--shadow-signal' need --mode shadow");
+    if (!shadow_mode && (s->load || s->sample_size || s->signal || s->slice))
+        return hp_usage_error(d, "options '--load', '--sample-size', '--shadow-signal' and '--shadow-slice' need --mode shadow");
     if (s->load && hp_shadow_load_parse(s->load, &spec.load, err, sizeof err))
         return hp_usage_error(d, "option '--load': %s", err);
     if (s->sample_size && hp_shadow_sample_parse(s->sample_size, &spec.sample, err, sizeof err))
         return hp_usage_error(d, "option '--sample-size': %s", err);
     if (s->signal && hp_shadow_signal_parse(s->signal, &spec.signal, err, sizeof err))
         return hp_usage_error(d, "option '--shadow-signal': %s", err);
+    if (s->slice && hp_shadow_slice_parse(s->slice, &spec.slice_ms, err, sizeof err))
+        return hp_usage_error(d, "option '--shadow-slice': %s", err);
     hp_shadow_spec_format(s->spec, sizeof s->spec, &spec);
     return 0;
 }

@@ -8,7 +8,9 @@
  *          HP_SHADOW_PROFILE_FD and /dev/null at HP_SHADOW_NULL_FD (init's callback); writable
  *          shared mappings made read-only (from /proc/self/maps, read with raw calls into a static
  *          buffer), except the counters page; SIGSYS, SIGSEGV and SIGBUS handlers; a CPU-time
- *          timer (1 ms, the monitor's signal) that ends the shadow after `sample` events; then the
+ *          timer (1 ms, the monitor's signal) that ends the shadow after `sample` events or `slice`
+ *          ms of its CPU time x a seeded jitter in [0.5, 1.5) (so that shadows spaced per load
+ *          spread over the run's phases, periodic ones too); then the
  *          seccomp filter (shadow_filter.c). The handler returns and the program goes on, recorded.
  *   end:   (sample size reached, an input or unsafe call, a write to a protected mapping, a fault,
  *          the program's exit) the counts added into the shared page, the profile's final group
@@ -24,6 +26,7 @@
 #include "runtime/ctl/shadow_int.h"
 #include "runtime/ctl/ctl.h"
 #include "runtime/ctl/dual.h"
+#include "core/base/hash.h"
 #include "runtime/thread.h"
 #include <fcntl.h>
 #include <signal.h>
@@ -39,6 +42,7 @@
 
 static int g_is_child, g_ending;
 static uint64_t g_start_cpu_ns;
+static uint64_t g_slice_ns; /* this shadow's CPU time at most: slice x [0.5, 1.5), 0: no limit */
 static struct { uint64_t lo, hi; } g_prot[MAX_PROTECTED];
 static int g_nprot;
 static char g_maps[16384];
@@ -168,6 +172,9 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != parent_pid) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
     g_start_cpu_ns = cpu_ns();
+    /* jittered per shadow (seeded): shadows spaced exactly alike would keep meeting the same phase
+     * of a program whose phases are periodic (heapsort's ascending/descending arrays) */
+    g_slice_ns = c->spec.slice_ms * 1000000ull / 1024 * (512 + hp_splitmix64_mix(c->cookie ^ n) % 1024);
     hp_threads_lock_reset();
     make_exhaustive();
     hp_sites_child_all_on();
@@ -186,12 +193,13 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     if (start_end_timer(c->spec.signal) != 0 || hp_shadow_filter_install() != 0) hp_shadow_child_end(HP_END_SETUP);
 }
 
-/* Every ms of the shadow's CPU: its sample is full, or the parent is exiting (its profile so far is
+/* Every ms of the shadow's CPU: its sample is full, its slice of CPU time used, or the parent is exiting (its profile so far is
  * kept: the parent waits for it instead of killing it). */
 HP_NOINST void hp_shadow_child_tick(void)
 {
     const hp_shadow_cfg *c = hp_shadow_cfg_get();
     if (events_now() >= c->spec.sample) hp_shadow_child_end(HP_END_SAMPLE);
+    if (g_slice_ns && cpu_ns() - g_start_cpu_ns >= g_slice_ns) hp_shadow_child_end(HP_END_SLICE);
     if (HP_LOAD_ACQ(&c->shared->parent_exiting)) hp_shadow_child_end(HP_END_PARENT_EXIT);
 }
 

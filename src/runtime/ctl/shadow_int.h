@@ -46,7 +46,7 @@ const int *hp_shadow_run_calls(size_t *n);
 
 /* Why a shadow ended (INFO shadow.end.<name>). */
 enum { HP_END_SAMPLE = 0, HP_END_INPUT, HP_END_UNSAFE, HP_END_SHARED_WRITE, HP_END_FAULT, HP_END_EXIT, HP_END_SETUP,
-       HP_END_PARENT_EXIT, HP_END_N };
+       HP_END_PARENT_EXIT, HP_END_SLICE, HP_END_N };
 const char *hp_shadow_end_name(int reason);
 
 /* The page every shadow adds into (MAP_SHARED, made before the first clone). */
