@@ -47,3 +47,24 @@ check shadow_dual_finished test "$(key sh.data shadow.finished)" -ge 1
 "$HP" report --type value --format json sh.data >sh_value.json 2>/dev/null
 check shadow_dual_has_paths python3 -c "import json,sys; d=json.load(open('sh_path.json')); sys.exit(0 if d['paths']['completed'] > 1000 else 1)"
 check shadow_dual_has_compare_values grep -q '"cmp"' sh_value.json
+
+# ---- shadows spread over the run (--shadow-slice; 20 ms here, phases of ~0.2 s): at load 0.25 and
+# the default sample size (10M: one shadow would outlive phase one), shadows start in both phases
+# and the merged profile has the hot paths of both; --shadow-slice 0 (no limit): phase one only
+path_functions() { "$HP" report --type path --top 0 --format json "$1" | python3 -c "
+import json,sys
+d=json.load(sys.stdin); fs=set()
+for r in d['paths']['rows']:
+    for b in r['blocks']: fs.add(b.get('function'))
+print(' '.join(sorted(f for f in fs if f in ('alpha_step','beta_step'))))"; }
+"$HP" run -q --mode shadow --load 0.25 --shadow-slice 20 --sample path -o spread.data -- ./ph 8000000 >/dev/null
+check_eq shadow_dual_both_phases_hot_paths "$(path_functions spread.data)" "alpha_step beta_step"
+check shadow_dual_slices_end_shadows test "$(key spread.data shadow.end.slice)" -ge 2
+check shadow_dual_spec_has_slice grep -q 'slice=20' <("$HP" info spread.data)
+"$HP" run -q --mode shadow --load 0.25 --shadow-slice 0 --sample path -o one.data -- ./ph 8000000 >/dev/null
+check_eq shadow_dual_no_slice_one_phase "$(path_functions one.data)" "alpha_step"
+check_eq shadow_dual_no_slice_no_slice_end "$(key one.data shadow.end.slice)" 0
+check_fails_cleanly shadow_dual_bad_slice "shadow slice must be a number of milliseconds" \
+    "$HP" run --mode shadow --shadow-slice 70000 -- ./ph 10
+check_fails_cleanly shadow_dual_slice_needs_shadow_mode "need --mode shadow" \
+    "$HP" run --shadow-slice 10 -- ./ph 10
