@@ -42,7 +42,8 @@
 
 static int g_is_child, g_ending;
 static uint64_t g_start_cpu_ns;
-static uint64_t g_slice_ns; /* this shadow's CPU time at most: slice x [0.5, 1.5), 0: no limit */
+static uint64_t g_slice_ns;
+static uint64_t g_start_tsc, g_start_mono_ns; /* TSC cycles to ns over this shadow's life */ /* this shadow's CPU time at most: slice x [0.5, 1.5), 0: no limit */
 static struct { uint64_t lo, hi; } g_prot[MAX_PROTECTED];
 static int g_nprot;
 static char g_maps[16384];
@@ -172,6 +173,7 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != parent_pid) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
     g_start_cpu_ns = cpu_ns();
+    g_start_tsc = __builtin_ia32_rdtsc(), g_start_mono_ns = hp_now_ns();
     /* jittered per shadow (seeded): shadows spaced exactly alike would keep meeting the same phase
      * of a program whose phases are periodic (heapsort's ascending/descending arrays) */
     g_slice_ns = c->spec.slice_ms * 1000000ull / 1024 * (512 + hp_splitmix64_mix(c->cookie ^ n) % 1024);
@@ -203,6 +205,18 @@ HP_NOINST void hp_shadow_child_tick(void)
     if (HP_LOAD_ACQ(&c->shared->parent_exiting)) hp_shadow_child_end(HP_END_PARENT_EXIT);
 }
 
+/* The native time this shadow's events stand for: the sampled gaps between its hooks (pt/path.c,
+ * with --sample path), in ns; else its CPU time minus HOOK_NS per event (at least a tenth kept). */
+#define HOOK_NS 6u
+static HP_NOINST uint64_t native_ns(uint64_t events, uint64_t cpu)
+{
+    uint64_t cycles = hp_rt_native_cycles(hp_tls), tsc = __builtin_ia32_rdtsc() - g_start_tsc;
+    uint64_t ns = hp_now_ns() - g_start_mono_ns;
+    if (cycles && tsc) return (uint64_t)((double)cycles * (double)ns / (double)tsc);
+    double native = (double)cpu - (double)events * HOOK_NS;
+    return native < (double)cpu / 10 ? cpu / 10 : (uint64_t)native;
+}
+
 HP_NOINST void hp_shadow_child_end(int reason)
 {
     const hp_shadow_cfg *c = hp_shadow_cfg_get();
@@ -218,6 +232,7 @@ HP_NOINST void hp_shadow_child_end(int reason)
     c->ops.write_final();
     __atomic_fetch_add(&s->events, ev, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->cpu_ns, cpu, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->native_ns, native_ns(ev, cpu), __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->written, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->end[reason], 1, __ATOMIC_RELAXED);
     hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, cookie);
@@ -234,5 +249,12 @@ HP_NOINST size_t hp_shadow_child_info(char *out, size_t cap)
         memcpy(key + 9, cats[k], strlen(cats[k]) + 1);
         n = hp_info_u64(out, n, cap, "shadow", key, hp_shadow_sys_count(k));
     }
+    static const unsigned pcts[] = {10, 50, 90, 99};
+    for (unsigned i = 0; i < sizeof pcts / sizeof pcts[0]; i++) { /* the gaps between hooks (pathval.h) */
+        char key[16] = "gap.p";
+        key[5] = (char)('0' + pcts[i] / 10), key[6] = (char)('0' + pcts[i] % 10), key[7] = 0;
+        n = hp_info_u64(out, n, cap, "shadow", key, hp_rt_gap_pct(hp_tls, pcts[i]));
+    }
+    n = hp_info_u64(out, n, cap, "shadow", "native_cycles", hp_rt_native_cycles(hp_tls));
     return n;
 }

@@ -55,6 +55,7 @@ typedef struct hp_shadow_shared {
     uint64_t sys[HP_SYS_NCAT];/* trapped system calls by category (shadows add at their end) */
     uint64_t events;          /* calls + blocks recorded by shadows that wrote a profile */
     uint64_t cpu_ns;          /* their CPU time */
+    uint64_t native_ns;       /* the native time their events stand for (estimated: shadow_child.c) */
     uint64_t written;         /* shadows whose profile was written */
     uint64_t parent_exiting;  /* 1: the parent is exiting (hp_shadow_exit): shadows write what they have and end */
 } hp_shadow_shared;
