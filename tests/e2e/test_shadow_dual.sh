@@ -8,6 +8,7 @@
 #   - in an exhaustive dual build with --sample path, every taken loop back-edge ends a path
 #     (the latch hook tells pt/path.c: the address rule is off in cloned functions; a bug made
 #     every path run to maxlen);
+#   - a --hooks=all build in --mode shadow gets a hint towards dual-all (stderr, not with -q);
 #   - --mode shadow accepts a dual-all build: shadows start, the merged profile has paths and
 #     compare values of the program's functions, and the program's output is unchanged.
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,13 @@ be=$("$HP" report --format json exp.data | python3 -c "import json,sys; print(js
 done_paths=$("$HP" report --type path --format json exp.data | python3 -c "import json,sys; print(json.load(sys.stdin)['paths']['completed'])")
 check shadow_dual_backedges_counted test "${be:-0}" -gt 100000
 check_eq shadow_dual_paths_end_at_backedges "$done_paths" "$be"
+
+# ---- a build without two-version code gets a hint (not with -q or HOTPROF_QUIET, which lib.sh
+# sets; not for a dual build)
+env -u HOTPROF_QUIET "$HP" run --mode shadow --sample-size 1K -o hint.data -- ./ph_all 1000 >/dev/null 2>hint_all.err
+env -u HOTPROF_QUIET "$HP" run --mode shadow --sample-size 1K -o hint.data -- ./ph 1000 >/dev/null 2>hint_dual.err
+check shadow_dual_hint_for_hooks_all grep -q "has no two-version code" hint_all.err
+check shadow_dual_no_hint_for_dual_all test "$(grep -c 'two-version' hint_dual.err)" -eq 0
 
 # ---- shadows of a dual-all build
 HOTPROF_MODE=off ./ph 3000000 >native.out
