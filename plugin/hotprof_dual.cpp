@@ -46,7 +46,7 @@
 
 using namespace llvm;
 
-static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory"),
+static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory|all"),
                                       cl::init("blocks"));
 // Which loop back-edges get a site (docs/dual.md): all (default), outer (outermost loops only:
 // inner loops are reached at their outer loop's next iteration), none (function entries only).
@@ -56,7 +56,7 @@ static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hot
 
 namespace {
 
-enum Level { LFunctions = 0, LBlocks = 1, LMemory = 2 };
+enum Level { LFunctions = 0, LBlocks = 1, LMemory = 2, LAll = 3 }; // LAll: memory + compares (hookCompares)
 enum SiteKind { KEntry = 0, KBackedge = 1 };
 constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
 
@@ -144,10 +144,18 @@ struct DualFunction {
     void hookMemory(ArrayRef<BasicBlock *> bbs)
     {
         const DataLayout &DL = M.getDataLayout();
+        // The stack slots demote() made (promotable allocas: only loads and stores use them) are
+        // registers of the optimized program, not its memory: a hook taking a slot's address would
+        // also keep mem2reg from promoting it back, in both copies. Collected before any hook goes in.
+        SmallPtrSet<Value *, 32> slots;
+        for (Instruction &I : F.getEntryBlock())
+            if (auto *AI = dyn_cast<AllocaInst>(&I))
+                if (isAllocaPromotable(AI)) slots.insert(AI);
         for (BasicBlock *BB : bbs) {
             SmallVector<Instruction *, 16> mem;
             for (Instruction &I : *BB)
-                if (isa<LoadInst>(I) || isa<StoreInst>(I)) mem.push_back(&I);
+                if ((isa<LoadInst>(I) || isa<StoreInst>(I)) && !slots.count(getLoadStorePointerOperand(&I)))
+                    mem.push_back(&I);
             for (Instruction *I : mem) {
                 bool st = isa<StoreInst>(I);
                 Type *T = st ? cast<StoreInst>(I)->getValueOperand()->getType() : I->getType();
@@ -160,6 +168,31 @@ struct DualFunction {
                 Type *PT = cb.getFunctionType()->getParamType(0);
                 mark(B.CreateCall(cb, {B.CreatePointerCast(P, PT)}));
             }
+        }
+    }
+
+    // dual-all (shadow mode's values): sanitizer coverage's trace-cmp on the integer compares of
+    // bbs: __sanitizer_cov_trace_cmp{1,2,4,8}(a, b), or __sanitizer_cov_trace_const_cmpN(const, x)
+    // when one operand is a constant (it goes first, as sanitizer coverage passes it). Pointer,
+    // vector and odd-width compares and switches get no hook. Self-contained: declares its hooks.
+    void hookCompares(ArrayRef<BasicBlock *> bbs)
+    {
+        SmallVector<ICmpInst *, 16> cmps;
+        for (BasicBlock *BB : bbs)
+            for (Instruction &I : *BB)
+                if (auto *ic = dyn_cast<ICmpInst>(&I)) cmps.push_back(ic);
+        for (ICmpInst *ic : cmps) {
+            Value *a = ic->getOperand(0), *b = ic->getOperand(1);
+            auto *T = dyn_cast<IntegerType>(a->getType());
+            unsigned bits = T ? T->getBitWidth() : 0;
+            bool ca = isa<Constant>(a), cb = isa<Constant>(b);
+            if ((bits != 8 && bits != 16 && bits != 32 && bits != 64) || (ca && cb)) continue;
+            if (cb) std::swap(a, b);
+            std::string name = std::string(ca || cb ? "__sanitizer_cov_trace_const_cmp" : "__sanitizer_cov_trace_cmp") +
+                               std::to_string(bits / 8);
+            FunctionCallee fc = M.getOrInsertFunction(name, Type::getVoidTy(M.getContext()), T, T);
+            IRBuilder<> B(ic);
+            mark(B.CreateCall(fc, {a, b}));
         }
     }
 
@@ -274,6 +307,7 @@ struct DualFunction {
             hookBlocks(hooked, E1i, kFlagDual);
         }
         if (level >= LMemory) hookMemory(copy);
+        if (level >= LAll) hookCompares(copy);
         hookEntry(E1i);
         hookReturns(copy);
 
@@ -324,6 +358,7 @@ struct DualFunction {
             hookBlocks(hooked, E, kFlagDual);
         }
         if (level >= LMemory) hookMemory(all);
+        if (level >= LAll) hookCompares(all);
         hookEntry(&F.getEntryBlock());
         hookReturns(all);
         for (auto &be : backedges) { // a block on each latch -> header edge counts the back-edge
@@ -396,7 +431,9 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
 struct DualPass : PassInfoMixin<DualPass> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
-        int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory : LBlocks;
+        int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
+                                                        : DualLevel == "all"    ? LAll
+                                                                                : LBlocks;
         Hooks H = declareHooks(M);
         SmallVector<Function *, 64> work;
         for (Function &F : M) {

@@ -4,7 +4,8 @@
 # Diff-Top of `hotprof run --mode shadow` on the workloads, over sample size x load, beside the cost
 # of the same profiles taken in-process (exhaustive hooks).
 #
-# Each workload is built twice: native (clang -O2, no hooks) and `hotprof cc --hooks=all -O2`. Per
+# Each workload is built three times: native (clang -O2, no hooks), `hotprof cc --hooks=all -O2` and,
+# when the plugin exists, `hotprof cc --hooks=dual-all -O2` (one table per hooked build). Per
 # round, per workload: the native run, the exhaustive in-process run with `--sample path --sample
 # value:summary=tnv` (the reference and the in-process cost), then one shadow run per (sample size,
 # load) with the same profiles. Slowdown = wall(shadow run)/wall(native) of the same round (the
@@ -47,8 +48,14 @@ trap 'rm -rf "$WORK"' EXIT
 log "building the workloads (native clang -O2, and hotprof cc --hooks=all -O2)"
 make -s -C "$ROOT/bench/workloads" CC=clang CFLAGS="-O2" OUT="$WORK/native" >&2
 make -s -C "$ROOT/bench/workloads" CC="$ROOT/build/bin/hotprof cc --hooks=all" CFLAGS="-O2" OUT="$WORK/hp" >&2
+HP_DUAL=""  # the two-version build (docs/shadow.md), beside: only with the plugin
+if [ -f "$ROOT/build/lib/hotprof_dual.so" ]; then
+    log "building the workloads with hotprof cc --hooks=dual-all -O2"
+    make -s -C "$ROOT/bench/workloads" CC="$ROOT/build/bin/hotprof cc --hooks=dual-all" CFLAGS="-O2" OUT="$WORK/hpdual" >&2
+    HP_DUAL="$WORK/hpdual"
+fi
 mkdir -p "$RESULTS"
 HEADER="# bench/shadow: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, $RUNS round(s)$([ "$QUICK" = 1 ] && echo ', quick'), $(date -u +%Y-%m-%dT%H:%MZ)"
-python3 "$HERE/shadow.py" --native "$WORK/native" --hp "$WORK/hp" --work "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" \
+python3 "$HERE/shadow.py" --native "$WORK/native" --hp "$WORK/hp" --hp-dual "$HP_DUAL" --work "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" \
     --quick "$QUICK" --programs "$PROGRAMS" --sizes "$SIZES" --loads "$LOADS" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/shadow.txt, shadow.csv and shadow.svg"

@@ -52,10 +52,10 @@ def run(argv, what):
     return cpu, wall
 
 
-def measure(args, prog, size_arg, writer):
+def measure(args, prog, size_arg, writer, build="all", hpdir=None):
     native = [os.path.join(args.native, prog)] + size_arg
-    hp = [os.path.join(args.hp, prog)] + size_arg
-    ref = os.path.join(args.work, "ref.%s" % prog)
+    hp = [os.path.join(hpdir or args.hp, prog)] + size_arg
+    ref = os.path.join(args.work, "ref.%s.%s" % (build, prog))
     rows = []
     for r in range(args.runs):
         n_cpu, n_wall = run(native, prog + " native")
@@ -63,13 +63,13 @@ def measure(args, prog, size_arg, writer):
         events = totals(args.hotprof, ref)
         for size in args.sizes:
             for load in args.loads:
-                out = os.path.join(args.work, "sh.%s" % prog)
+                out = os.path.join(args.work, "sh.%s.%s" % (build, prog))
                 s_cpu, s_wall = run([args.hotprof, "run", "-q", "--mode", "shadow", "--load", load, "--sample-size", size,
                                      "-o", out] + PROFILES + ["--"] + hp, "%s shadow %s %s" % (prog, size, load))
                 i = info(args.hotprof, out)
                 wall_acc, difftop = compare(args.hotprof, out, ref)
                 g = lambda k: float(i.get(k, "nan"))
-                row = {"program": prog, "round": r + 1, "size": size, "load": float(load),
+                row = {"build": build, "program": prog, "round": r + 1, "size": size, "load": float(load),
                        "native_wall_s": n_wall, "native_cpu_s": n_cpu,
                        "inprocess_slowdown": e_wall / n_wall, "shadow_wall_s": s_wall,
                        "slowdown": s_wall / n_wall, "parent_cpu_ratio": g("shadow.parent_cpu_ns") / 1e9 / n_cpu,
@@ -80,8 +80,8 @@ def measure(args, prog, size_arg, writer):
                        "wall_accuracy": wall_acc, "difftop": difftop}
                 rows.append(row)
                 writer(row)
-                log("%-9s %4s load %-6s slowdown %.3f  wall %.1f%%  difftop %.1f%%  coverage %.1f%%  shadows %d" %
-                    (prog, size, load, row["slowdown"], 100 * wall_acc, 100 * difftop, 100 * row["coverage"], row["started"]))
+                log("%-8s %-9s %4s load %-6s slowdown %.3f  wall %.1f%%  difftop %.1f%%  coverage %.1f%%  shadows %d" %
+                    (build, prog, size, load, row["slowdown"], 100 * wall_acc, 100 * difftop, 100 * row["coverage"], row["started"]))
     return rows
 
 
@@ -177,7 +177,7 @@ def selftest():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--selftest", action="store_true")
-    for a in ("--native", "--hp", "--work", "--hotprof", "--programs", "--sizes", "--loads", "--results", "--header"):
+    for a in ("--native", "--hp", "--hp-dual", "--work", "--hotprof", "--programs", "--sizes", "--loads", "--results", "--header"):
         ap.add_argument(a, default="")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--quick", type=int, default=0)
@@ -187,20 +187,25 @@ def main():
     args.sizes, args.loads = args.sizes.split(), args.loads.split()
     progs = args.programs.split() or (["fft", "gametree"] if args.quick else PROGRAMS)
     rows = []
-    fields = ["program", "round", "size", "load", "native_wall_s", "native_cpu_s", "inprocess_slowdown", "shadow_wall_s",
+    fields = ["build", "program", "round", "size", "load", "native_wall_s", "native_cpu_s", "inprocess_slowdown", "shadow_wall_s",
               "slowdown", "parent_cpu_ratio", "started", "finished", "killed", "extra_minflt", "coverage",
               "coverage_estimate", "wall_accuracy", "difftop"]
     with open(os.path.join(args.results, "shadow.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
+        # both builds: --hooks=all (the parent runs patched-off hooked code) and, when the plugin
+        # exists, --hooks=dual-all (the parent runs clean copies; docs/shadow.md)
+        builds = [("all", args.hp)] + ([("dual-all", args.hp_dual)] if args.hp_dual else [])
         for p in progs:
-            log("%s: %d round(s) x %d configurations" % (p, args.runs, len(args.sizes) * len(args.loads)))
-            rows += measure(args, p, [QUICK_SIZES[p]] if args.quick else [], lambda r: (w.writerow(r), f.flush()))
-    text = table(rows, args.header)
+            for b, d in builds:
+                log("%s (%s): %d round(s) x %d configurations" % (p, b, args.runs, len(args.sizes) * len(args.loads)))
+                rows += measure(args, p, [QUICK_SIZES[p]] if args.quick else [], lambda r: (w.writerow(r), f.flush()), b, d)
+    text = "\n".join(table([r for r in rows if r["build"] == b], "%s\n# build: hotprof cc --hooks=%s" % (args.header, b))
+                     for b, _ in builds)
     print(text, end="")
     with open(os.path.join(args.results, "shadow.txt"), "w") as f:
         f.write(text)
-    svg(rows, os.path.join(args.results, "shadow.svg"))
+    svg([r for r in rows if r["build"] == builds[-1][0]], os.path.join(args.results, "shadow.svg"))
 
 
 if __name__ == "__main__":

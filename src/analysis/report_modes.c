@@ -210,8 +210,9 @@ static void shadow_text(FILE *out, const hp_profile *p)
             info_str(p, HP_INFO_SHADOW_KILLED), info_str(p, HP_INFO_SHADOW_KILLED_DEADLINE), info_str(p, HP_INFO_SHADOW_EVENTS),
             info_num(p, HP_INFO_SHADOW_COVERAGE_PPM) / 1e4);
     fprintf(out, "    syscalls %.0f trapped: benign %.1f%%, output %.1f%%, input %.1f%%, unsafe %.1f%%; ends: sample %s, "
-                 "input %s, unsafe %s, shared_write %s, fault %s, exit %s\n",
-            total, b, o, in, u, info_str(p, HP_INFO_SHADOW_END ".sample"), info_str(p, HP_INFO_SHADOW_END ".input"),
+                 "slice %s, input %s, unsafe %s, shared_write %s, fault %s, exit %s\n",
+            total, b, o, in, u, info_str(p, HP_INFO_SHADOW_END ".sample"), info_str(p, HP_INFO_SHADOW_END ".slice"),
+            info_str(p, HP_INFO_SHADOW_END ".input"),
             info_str(p, HP_INFO_SHADOW_END ".unsafe"), info_str(p, HP_INFO_SHADOW_END ".shared_write"),
             info_str(p, HP_INFO_SHADOW_END ".fault"), info_str(p, HP_INFO_SHADOW_END ".exit"));
 }

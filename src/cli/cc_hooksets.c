@@ -37,6 +37,8 @@ const hp_hookset hp_hooksets[] = {
      {"@calls", "@dual:blocks", NULL}, {NULL}, "the LLVM pass plugin (clang 14)", {NULL}},
     {"dual-memory", "two-version code: + every load and store",
      {"@calls", "@dual:memory", NULL}, {NULL}, "the LLVM pass plugin (clang 14)", {NULL}},
+    {"dual-all", "two-version code: + integer compares (values; what --mode shadow wants)",
+     {"@calls", "@dual:all", NULL}, {NULL}, "the LLVM pass plugin (clang 14)", {NULL}},
     {NULL, NULL, {NULL}, {NULL}, NULL, {NULL}},
 };
 

@@ -84,7 +84,8 @@ static const hp_command_desc run_desc = {
     "Shadow mode (--mode shadow, docs/shadow.md) runs a 'hotprof cc' program at full speed with its\n"
     "hooks patched out; a CPU-time timer (every 5 ms of CPU; --shadow-signal, default RTMIN+6) forks\n"
     "copy-on-write shadows while fewer than --load are alive on average, each records --sample-size\n"
-    "events exhaustively under a seccomp filter (its writes, renames, sends change nothing; a read\n"
+    "events (or --shadow-slice ms of its CPU, default 50, whichever comes first) exhaustively\n"
+    "under a seccomp filter (its writes, renames, sends change nothing; a read\n"
     "from a pipe, socket or tty ends it) and writes OUTPUT.shadows/shadow.N; after the run they are\n"
     "merged into OUTPUT (INFO shadow.*). Shadows need a spare core. A program without hotprof's\n"
     "hooks is refused (exit 2). Example: hotprof run --mode shadow --load 0.5 --sample-size 1M -- ./prog\n"
@@ -144,6 +145,8 @@ static void init_options(hp_option *opts, run_args *a)
          "shadow mode: events (calls + blocks) each shadow records, suffix K, M or G (x1000...; default 10M)"},
         {HP_OPT_STRING, 0, "shadow-signal", &a->shadow.signal, "SIG",
          "shadow mode: the monitor's CPU-timer signal, a name or number: USR1, USR2, ALRM, VTALRM, PROF, RTMIN+N (default RTMIN+6)"},
+        {HP_OPT_STRING, 0, "shadow-slice", &a->shadow.slice, "MS",
+         "shadow mode: a shadow also ends after MS ms of its CPU time, so that shadows spread over the run (0..60000, 0: no limit; default 50)"},
         {HP_OPT_STRING, 0, "freq", &a->timer.freq, "HZ", "timer mode: interrupts per second of each thread's CPU time, 1..100000 (default 1000)"},
         {HP_OPT_STRING, 0, "values", &a->timer.values, "L/K",
          "timer mode: interpret L instructions (1..64) at every K-th interrupt (default: off; 4/2 is DCPI's)"},

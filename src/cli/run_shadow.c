@@ -1,6 +1,7 @@
 /* run_shadow.c — `hotprof run --mode shadow` (run_shadow.h, docs/shadow.md): options into
  * HOTPROF_SHADOW with the runtime's grammar, the program's hooks checked in its ELF symbol
- * tables, and after the run the shadows' profiles merged into the output.
+ * tables (and a hint when it has no two-version code, section __hotprof_dual), and after the run
+ * the shadows' profiles merged into the output.
  */
 #define _GNU_SOURCE
 #include "cli/run_shadow.h"
@@ -25,14 +26,16 @@ int hp_run_shadow_resolve(const hp_command_desc *d, hp_run_shadow *s, int shadow
     char err[256];
     hp_shadow_spec spec;
     hp_shadow_spec_default(&spec);
-    if (!shadow_mode && (s->load || s->sample_size || s->signal))
-        return hp_usage_error(d, "options '--load', '--sample-size' and '--shadow-signal' need --mode shadow");
+    if (!shadow_mode && (s->load || s->sample_size || s->signal || s->slice))
+        return hp_usage_error(d, "options '--load', '--sample-size', '--shadow-signal' and '--shadow-slice' need --mode shadow");
     if (s->load && hp_shadow_load_parse(s->load, &spec.load, err, sizeof err))
         return hp_usage_error(d, "option '--load': %s", err);
     if (s->sample_size && hp_shadow_sample_parse(s->sample_size, &spec.sample, err, sizeof err))
         return hp_usage_error(d, "option '--sample-size': %s", err);
     if (s->signal && hp_shadow_signal_parse(s->signal, &spec.signal, err, sizeof err))
         return hp_usage_error(d, "option '--shadow-signal': %s", err);
+    if (s->slice && hp_shadow_slice_parse(s->slice, &spec.slice_ms, err, sizeof err))
+        return hp_usage_error(d, "option '--shadow-slice': %s", err);
     hp_shadow_spec_format(s->spec, sizeof s->spec, &spec);
     return 0;
 }
@@ -81,6 +84,28 @@ static int has_hooks(const char *path)
     return found;
 }
 
+/* 1 if the ELF at path has a section named name (two-version code: "__hotprof_dual"), else 0. */
+static int has_section(const char *path, const char *name)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+    Elf64_Ehdr eh;
+    Elf64_Shdr strsh;
+    if (fd < 0) return 0;
+    if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
+        pread(fd, &strsh, sizeof strsh, (off_t)(eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof strsh)) != (ssize_t)sizeof strsh)
+        return close(fd), 0;
+    size_t len = strlen(name) + 1;
+    for (unsigned i = 0; !found && i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        char buf[64];
+        if (pread(fd, &sh, sizeof sh, (off_t)(eh.e_shoff + (uint64_t)i * sizeof sh)) != (ssize_t)sizeof sh) break;
+        found = sh.sh_name < strsh.sh_size && len <= sizeof buf &&
+                pread(fd, buf, len, (off_t)(strsh.sh_offset + sh.sh_name)) == (ssize_t)len && memcmp(buf, name, len) == 0;
+    }
+    close(fd);
+    return found;
+}
+
 /* ---------------------------------------------------------------- the shadows' directory */
 
 static void shadows_dir(char *out, size_t cap, const char *output) { snprintf(out, cap, "%s.shadows", output); }
@@ -109,6 +134,10 @@ int hp_run_shadow_prepare(const hp_run_shadow *s, const char *program, const cha
                 "'hotprof cc' (no __cyg_profile_func_enter or __sanitizer_cov_trace_pc_guard in it)\n", program);
         return 2;
     }
+    if (!has_section(path, "__hotprof_dual") && !getenv("HOTPROF_QUIET")) /* a hint, not an error */
+        fprintf(stderr, "hotprof: shadow: %s has no two-version code: its hooks are patched off, but the hooked code "
+                "itself is slower than a native build; 'hotprof cc --hooks=dual-all' lets it run clean copies "
+                "(docs/shadow.md)\n", program);
     shadows_dir(dir, sizeof dir, output);
     remove_shadows(dir); /* a stale one of an earlier run */
     return setenv("HOTPROF_SHADOW", s->spec, 1) ? 1 : 0;

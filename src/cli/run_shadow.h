@@ -11,6 +11,7 @@
 
 typedef struct hp_run_shadow {
     const char *load, *sample_size, *signal; /* the options as given, NULL if not */
+    const char *slice;                       /* --shadow-slice MS, NULL if not */
     char spec[128];                          /* HOTPROF_SHADOW, canonical (after resolve) */
 } hp_run_shadow;
 

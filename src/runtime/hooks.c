@@ -52,7 +52,11 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
     uint64_t fn = (uint64_t)(uintptr_t)this_fn, site = (uint64_t)(uintptr_t)call_site;
     if (HP_UNLIKELY(t->bursty)) {
         if (t->bursty == HP_THREAD_TRACING) trace_enter(t, fn, site);
-        else if (t->bursty == HP_THREAD_VALUES) exhaustive_enter(t, fn, site);
+        else if (t->bursty == HP_THREAD_VALUES) {
+            hp_rt_gap_close(t); /* with values (and paths): sampled gaps between hooks (pathval.h) */
+            exhaustive_enter(t, fn, site);
+            hp_rt_gap_open(t);
+        }
         else if (HP_LOAD_RLX(&hp_g.patch))
             patch_enter(t, fn, site, (uint64_t)(uintptr_t)__builtin_return_address(0),
                         (uint64_t)(uintptr_t)&__cyg_profile_func_enter);
@@ -71,6 +75,12 @@ HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
     if (HP_UNLIKELY(t->bursty == HP_THREAD_BURSTY) && HP_LOAD_RLX(&hp_g.patch) &&
         !patch_mask(t, (uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&__cyg_profile_func_exit))
         return;
+    if (HP_UNLIKELY(t->bursty == HP_THREAD_VALUES)) { /* sampled gaps between hooks (pathval.h) */
+        hp_rt_gap_close(t);
+        exit_pop(t, (uint64_t)(uintptr_t)this_fn);
+        hp_rt_gap_open(t);
+        return;
+    }
     exit_pop(t, (uint64_t)(uintptr_t)this_fn);
 }
 
@@ -83,7 +93,10 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
     if (HP_UNLIKELY(t->blockflags)) { /* bursty, subpaths and/or a trace (one test, as `bursty` was) */
         if (t->blockflags & HP_BLOCK_OSP) osp_block(t, id);
         if (!(t->blockflags & HP_BLOCK_BURSTY)) {
-            if (t->blockflags & HP_BLOCK_ADOPT) adopt_frame(t, id); /* a shadow (ctl/shadow_child.c) */
+            if (t->blockflags & HP_BLOCK_ADOPT) { /* a shadow (ctl/shadow_child.c) */
+                hp_rt_gap_close(t); /* the program's own time since the last hook ends here (pathval.h) */
+                adopt_frame(t, id);
+            }
             if (t->blockflags & HP_BLOCK_TRACE) trace_block(t, id); /* counts as exhaustive_block, and traces */
             else if (t->blockflags & HP_BLOCK_PATH) hp_rt_path_block(t, id, exhaustive_block(t, id));
             else exhaustive_block(t, id);
@@ -139,7 +152,14 @@ HP_API int __hotprof_dual_backedge(void *fn)
         if (HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT) return dual_count_backedge(t, f);
         dual_live_backedge(t, f);
     } else {
-        dual_backedge(t, f); /* exhaustive, or exhaustive with a trace */
+        if (t->blockflags & HP_BLOCK_PATH) { /* the path ends before the header; sampled gaps (pathval.h) */
+            hp_rt_gap_close(t);
+            dual_backedge(t, f);
+            hp_rt_path_backedge(t);
+            hp_rt_gap_open(t);
+        } else {
+            dual_backedge(t, f); /* exhaustive, or exhaustive with a trace */
+        }
     }
     return HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_ALL;
 }
@@ -169,6 +189,7 @@ HP_API int __hotprof_dual_backedge(void *fn)
             }                                                                                      \
             if (t->bursty == HP_THREAD_VALUES) {                                                   \
                 if (!(is_store)) hp_rt_val_add(t, ret_, HP_VK_LOAD, 0, (uint64_t)*addr);           \
+                else hp_rt_gap_close(t), hp_rt_gap_open(t); /* a hook: sampled gaps (pathval.h) */ \
                 HP_BUMP(&t->tot.field);                                                            \
                 return;                                                                            \
             }                                                                                      \

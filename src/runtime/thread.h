@@ -192,6 +192,10 @@ void hp_threads_lock_reset(void); /* fork child: the holder did not survive */
  * thread is left alone). Called by thread creation after the mode flags are set, and by a shadow
  * child after it made its thread exhaustive. Memory only; the state itself is mapped lazily. */
 void hp_rt_pathval_thread_setup(hp_thread *t);
+/* pt/path.c: t's estimated native time (TSC cycles) of what it recorded, from sampled gaps between
+ * its hooks (pathval.h: hp_rt_gaps); 0 without --sample path. Shadow mode's coverage (ctl/). */
+uint64_t hp_rt_native_cycles(const hp_thread *t);
+uint64_t hp_rt_gap_pct(const hp_thread *t, unsigned pct); /* the pct-th percentile of its gaps (cycles) */
 /* Bursty mode: one type's boundary events (pending ones included) and sampled events of t, read
  * from any thread. */
 void hp_thread_bursty_counts(const hp_thread *t, int type, uint64_t *events, uint64_t *sampled);

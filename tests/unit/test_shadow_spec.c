@@ -23,7 +23,7 @@ TEST(defaults)
     CHECK_EQ_U64(s.sample, 10000000u);
     CHECK_EQ_U64(s.signal, 40);
     hp_shadow_spec_format(buf, sizeof buf, &s);
-    CHECK(strcmp(buf, "load=0.25,sample=10000000,signal=40") == 0);
+    CHECK(strcmp(buf, "load=0.25,sample=10000000,signal=40,slice=50") == 0);
 }
 
 TEST(round_trip)
@@ -61,6 +61,11 @@ TEST(suffixes_and_limits)
     CHECK(hp_shadow_load_parse("2.0001", &d, err, sizeof err) == -1);
     hp_shadow_spec s;
     CHECK(hp_shadow_spec_parse("sample=5,sample=7", &s, err, sizeof err) == 0 && s.sample == 7); /* the later one */
+    CHECK(hp_shadow_spec_parse("slice=0", &s, err, sizeof err) == 0 && s.slice_ms == 0); /* no limit */
+    CHECK(hp_shadow_spec_parse("slice=60000", &s, err, sizeof err) == 0 && s.slice_ms == 60000);
+    CHECK(hp_shadow_spec_parse("slice=60001", &s, err, sizeof err) == -1 && strstr(err, "'60001'"));
+    CHECK(hp_shadow_slice_parse("20", &s.slice_ms, err, sizeof err) == 0 && s.slice_ms == 20);
+    CHECK(hp_shadow_slice_parse("2.5", &s.slice_ms, err, sizeof err) == -1 && strstr(err, "milliseconds"));
 }
 
 TEST(every_error_is_one_sentence)
@@ -70,7 +75,7 @@ TEST(every_error_is_one_sentence)
         {"load=-1", "'-1'"}, {"load=1e0", "'1e0'"}, {"sample=0", "'0'"}, {"sample=", "''"}, {"sample=K", "'K'"},
         {"sample=10m", "'10m'"}, {"sample=-5", "'-5'"}, {"sample=1.5M", "'1.5M'"}, {"signal=KILL", "'KILL'"},
         {"signal=9", "'9'"}, {"signal=", "''"}, {"speed=3", "'speed'"}, {"load", "'load'"},
-        {"load=1,", "''"}, {"load=1,,sample=2", "''"},
+        {"load=1,", "''"}, {"load=1,,sample=2", "''"}, {"slice=", "''"}, {"slice=-1", "'-1'"}, {"slice=9999999", "'9999999'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         hp_shadow_spec s;

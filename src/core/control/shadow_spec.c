@@ -1,4 +1,4 @@
-/* shadow_spec.c — HOTPROF_SHADOW's grammar (shadow_spec.h): load, sample, signal. The signal
+/* shadow_spec.c — HOTPROF_SHADOW's grammar (shadow_spec.h): load, sample, signal, slice. The signal
  * names are timer_spec.c's (one list of allowed signals). Pure: no writable data, no calls
  * besides snprintf into the caller's buffer.
  */
@@ -10,7 +10,7 @@
 void hp_shadow_spec_default(hp_shadow_spec *s)
 {
     *s = (hp_shadow_spec){.load = HP_SHADOW_DEFAULT_LOAD, .sample = HP_SHADOW_DEFAULT_SAMPLE,
-                          .signal = HP_SHADOW_DEFAULT_SIGNAL};
+                          .signal = HP_SHADOW_DEFAULT_SIGNAL, .slice_ms = HP_SHADOW_DEFAULT_SLICE_MS};
 }
 
 static int bad(char *err, size_t el, const char *what, const char *want, const char *t, size_t n)
@@ -59,6 +59,17 @@ static int sample_n(const char *t, size_t n, uint64_t *out, char *err, size_t el
     return *out = v * mult, 0;
 }
 
+static int slice_n(const char *t, size_t n, uint32_t *out, char *err, size_t el)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    for (; t && i < n && i < 6 && t[i] >= '0' && t[i] <= '9'; i++) v = v * 10 + (uint64_t)(t[i] - '0');
+    if (!t || !i || i != n || v > HP_SHADOW_MAX_SLICE_MS)
+        return bad(err, el, "the shadow slice", "a number of milliseconds from 0 to 60000", t, n);
+    return *out = (uint32_t)v, 0;
+}
+
+int hp_shadow_slice_parse(const char *t, uint32_t *out, char *err, size_t el) { return slice_n(t, t ? strlen(t) : 0, out, err, el); }
 int hp_shadow_load_parse(const char *t, double *out, char *err, size_t el) { return load_n(t, t ? strlen(t) : 0, out, err, el); }
 int hp_shadow_sample_parse(const char *t, uint64_t *out, char *err, size_t el) { return sample_n(t, t ? strlen(t) : 0, out, err, el); }
 
@@ -74,18 +85,19 @@ static int key_is(const char *kv, size_t klen, const char *key) { return strlen(
 static int apply(const char *kv, size_t len, hp_shadow_spec *s, char *err, size_t el)
 {
     const char *eq = memchr(kv, '=', len);
-    if (!eq) return bad(err, el, "HOTPROF_SHADOW", "KEY=V pairs (load, sample, signal)", kv, len);
+    if (!eq) return bad(err, el, "HOTPROF_SHADOW", "KEY=V pairs (load, sample, signal, slice)", kv, len);
     size_t klen = (size_t)(eq - kv), vlen = len - klen - 1;
     const char *v = eq + 1;
     if (key_is(kv, klen, "load")) return load_n(v, vlen, &s->load, err, el);
     if (key_is(kv, klen, "sample")) return sample_n(v, vlen, &s->sample, err, el);
+    if (key_is(kv, klen, "slice")) return slice_n(v, vlen, &s->slice_ms, err, el);
     if (key_is(kv, klen, "signal")) {
         char one[32];
         if (vlen >= sizeof one) return bad(err, el, "the shadow signal", "a signal name or number", v, vlen);
         memcpy(one, v, vlen), one[vlen] = 0;
         return hp_shadow_signal_parse(one, &s->signal, err, el);
     }
-    return bad(err, el, "HOTPROF_SHADOW", "the keys load, sample, signal", kv, klen);
+    return bad(err, el, "HOTPROF_SHADOW", "the keys load, sample, signal, slice", kv, klen);
 }
 
 int hp_shadow_spec_parse(const char *text, hp_shadow_spec *s, char *err, size_t el)
@@ -103,6 +115,7 @@ int hp_shadow_spec_parse(const char *text, hp_shadow_spec *s, char *err, size_t 
 
 size_t hp_shadow_spec_format(char *out, size_t cap, const hp_shadow_spec *s)
 {
-    int n = snprintf(out, cap, "load=%.10g,sample=%llu,signal=%d", s->load, (unsigned long long)s->sample, s->signal);
+    int n = snprintf(out, cap, "load=%.10g,sample=%llu,signal=%d,slice=%u", s->load, (unsigned long long)s->sample,
+                     s->signal, s->slice_ms);
     return n < 0 ? 0 : (size_t)n;
 }

@@ -164,10 +164,11 @@
 #define HP_INFO_SHADOW_FINISHED "shadow.finished"     /* shadows that wrote their profile and exited */
 #define HP_INFO_SHADOW_KILLED "shadow.killed"         /* shadows that died without a profile (all reasons) */
 #define HP_INFO_SHADOW_KILLED_DEADLINE "shadow.killed.deadline" /* ... killed by the monitor's wall-clock deadline */
-#define HP_INFO_SHADOW_END "shadow.end"               /* shadow.end.<reason>=N: sample input unsafe shared_write fault exit setup parent_exit */
+#define HP_INFO_SHADOW_END "shadow.end"               /* shadow.end.<reason>=N: sample input unsafe shared_write fault exit setup parent_exit slice */
 #define HP_INFO_SHADOW_SYSCALLS "shadow.syscalls"     /* shadow.syscalls.<benign|output|input|unsafe>=N: trapped calls */
 #define HP_INFO_SHADOW_EVENTS "shadow.events"         /* calls + blocks recorded by the shadows that wrote a profile */
 #define HP_INFO_SHADOW_CPU_NS "shadow.cpu_ns"         /* their CPU time */
+#define HP_INFO_SHADOW_NATIVE_NS "shadow.native_ns"   /* the native time their events stand for (estimated, docs/shadow.md) */
 #define HP_INFO_SHADOW_PARENT_CPU_NS "shadow.parent_cpu_ns" /* the parent's CPU time at the write (all its threads) */
 #define HP_INFO_SHADOW_MINFLT "shadow.minflt"         /* the parent's minor page faults (getrusage) at the write */
 #define HP_INFO_SHADOW_MINFLT_BEFORE "shadow.minflt_before" /* ... when the first shadow was forked (the baseline) */

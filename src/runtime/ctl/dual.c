@@ -219,6 +219,14 @@ uint64_t hp_dual_all_on(void)
     return n;
 }
 
+/* A shadow (ctl/shadow_child.c, one thread after clone): every site on in its own copy-on-write
+ * text. The parent's threads are not in this process: a lock one of them held at the clone is free. */
+uint64_t hp_dual_child_all_on(void)
+{
+    g_lock = 0;
+    return hp_dual_all_on();
+}
+
 void hp_dual_switch(int on)
 {
     lock();

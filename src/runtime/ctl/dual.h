@@ -29,6 +29,8 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop);
 int hp_dual_present(void);          /* a module with dual sites registered */
 /* Every site of every module, now and later, on (exhaustive mode). Returns sites switched. */
 uint64_t hp_dual_all_on(void);
+/* The same in a shadow (shadow mode's child: one thread), after resetting the lock. */
+uint64_t hp_dual_child_all_on(void);
 /* Switch every registered site on (1) or off (0); sites that cannot be written stay as they are. */
 void hp_dual_switch(int on);
 /* The 8 bytes at the aligned word holding a 5-byte site at byte offset off (0..3), with the site's

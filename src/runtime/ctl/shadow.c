@@ -49,7 +49,6 @@
 #define MIN_DEADLINE_NS 1000000000ull    /* a shadow may live 1 s at least ... */
 #define DEADLINE_FACTOR 10u              /* ... or 10x its expected time */
 #define DEFAULT_EVENT_NS 50u             /* expected ns per event before a shadow measured it */
-#define HOOK_NS 6u                       /* coverage estimate: the hooks' time per event, taken out */
 
 static hp_shadow_cfg g_cfg;
 static struct { int pid; uint64_t start_ns, n; int deadline_killed; } g_slots[MAX_SLOTS]; /* pid 0: free, -1: claimed */
@@ -316,13 +315,11 @@ static HP_NOINST uint64_t process_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Estimated share of the run's events the shadows recorded: their CPU time without the hooks'
- * (HOOK_NS per event, at least a tenth of it kept) over the parent's CPU time. */
-static HP_NOINST uint64_t coverage_ppm(uint64_t events, uint64_t cpu, uint64_t parent)
+/* Estimated share of the run's events the shadows recorded: the native time their events stand
+ * for (each shadow's estimate, shadow_child.c) over the parent's CPU time. */
+static HP_NOINST uint64_t coverage_ppm(uint64_t native, uint64_t parent)
 {
-    double native = (double)cpu - (double)events * HOOK_NS;
-    if (native < (double)cpu / 10) native = (double)cpu / 10;
-    double ppm = parent ? native / (double)parent * 1e6 : 0;
+    double ppm = parent ? (double)native / (double)parent * 1e6 : 0;
     return ppm > 1e6 ? 1000000u : (uint64_t)ppm;
 }
 
@@ -335,6 +332,7 @@ HP_NOINST size_t hp_shadow_info(char *out, size_t cap)
     char spec[128];
     hp_shadow_spec_format(spec, sizeof spec, &g_cfg.spec);
     uint64_t events = HP_LOAD_RLX(&s->events), cpu = HP_LOAD_RLX(&s->cpu_ns), parent = process_cpu_ns();
+    uint64_t native = HP_LOAD_RLX(&s->native_ns);
     size_t n = hp_info_str(out, 0, cap, HP_INFO_SHADOW_SPEC, NULL, spec);
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_STARTED, NULL, HP_LOAD_RLX(&g_started));
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_FINISHED, NULL, HP_LOAD_RLX(&g_finished));
@@ -347,7 +345,8 @@ HP_NOINST size_t hp_shadow_info(char *out, size_t cap)
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_PARENT_CPU_NS, NULL, parent);
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_MINFLT, NULL, minflt_now());
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_MINFLT_BEFORE, NULL, g_minflt_before);
-    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_COVERAGE_PPM, NULL, coverage_ppm(events, cpu, parent));
+    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_NATIVE_NS, NULL, native);
+    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_COVERAGE_PPM, NULL, coverage_ppm(native, parent));
     if (g_lost) n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_SIGNAL_LOST, NULL, 1);
     return n;
 }

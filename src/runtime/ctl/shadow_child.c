@@ -3,11 +3,14 @@
  *   begin: PR_SET_PDEATHSIG(SIGKILL), and _exit if the parent died before the prctl; the runtime's
  *          locks reset; this thread's state made exhaustive and zeroed (every thread's counts
  *          zeroed), hp_g.patch and hp_g.bursty off; every known hook site back on (sites.c: only
- *          this process's copy-on-write text changes); the profile <output>.shadows/<n> opened at
+ *          this process's copy-on-write text changes), and with two-version code every dual site
+ *          on and hp_g.dual = HP_DUAL_ALL (ctl/dual.c; the parent's stay nops); the profile <output>.shadows/<n> opened at
  *          HP_SHADOW_PROFILE_FD and /dev/null at HP_SHADOW_NULL_FD (init's callback); writable
  *          shared mappings made read-only (from /proc/self/maps, read with raw calls into a static
  *          buffer), except the counters page; SIGSYS, SIGSEGV and SIGBUS handlers; a CPU-time
- *          timer (1 ms, the monitor's signal) that ends the shadow after `sample` events; then the
+ *          timer (1 ms, the monitor's signal) that ends the shadow after `sample` events or `slice`
+ *          ms of its CPU time x a seeded jitter in [0.5, 1.5) (so that shadows spaced per load
+ *          spread over the run's phases, periodic ones too); then the
  *          seccomp filter (shadow_filter.c). The handler returns and the program goes on, recorded.
  *   end:   (sample size reached, an input or unsafe call, a write to a protected mapping, a fault,
  *          the program's exit) the counts added into the shared page, the profile's final group
@@ -22,6 +25,8 @@
 #define _GNU_SOURCE
 #include "runtime/ctl/shadow_int.h"
 #include "runtime/ctl/ctl.h"
+#include "runtime/ctl/dual.h"
+#include "core/base/hash.h"
 #include "runtime/thread.h"
 #include <fcntl.h>
 #include <signal.h>
@@ -37,6 +42,8 @@
 
 static int g_is_child, g_ending;
 static uint64_t g_start_cpu_ns;
+static uint64_t g_slice_ns;
+static uint64_t g_start_tsc, g_start_mono_ns; /* TSC cycles to ns over this shadow's life */ /* this shadow's CPU time at most: slice x [0.5, 1.5), 0: no limit */
 static struct { uint64_t lo, hi; } g_prot[MAX_PROTECTED];
 static int g_nprot;
 static char g_maps[16384];
@@ -166,9 +173,17 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != parent_pid) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
     g_start_cpu_ns = cpu_ns();
+    g_start_tsc = __builtin_ia32_rdtsc(), g_start_mono_ns = hp_now_ns();
+    /* jittered per shadow (seeded): shadows spaced exactly alike would keep meeting the same phase
+     * of a program whose phases are periodic (heapsort's ascending/descending arrays) */
+    g_slice_ns = c->spec.slice_ms * 1000000ull / 1024 * (512 + hp_splitmix64_mix(c->cookie ^ n) % 1024);
     hp_threads_lock_reset();
     make_exhaustive();
     hp_sites_child_all_on();
+    if (hp_dual_present()) { /* two-version code: the instrumented copies, in this text only */
+        HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL);
+        hp_dual_child_all_on();
+    }
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null < 0 || dup3(null, HP_SHADOW_NULL_FD, O_CLOEXEC) < 0 || c->ops.open_output(n, HP_SHADOW_PROFILE_FD) != 0) {
         __atomic_fetch_add(&c->shared->end[HP_END_SETUP], 1, __ATOMIC_RELAXED);
@@ -180,13 +195,26 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     if (start_end_timer(c->spec.signal) != 0 || hp_shadow_filter_install() != 0) hp_shadow_child_end(HP_END_SETUP);
 }
 
-/* Every ms of the shadow's CPU: its sample is full, or the parent is exiting (its profile so far is
+/* Every ms of the shadow's CPU: its sample is full, its slice of CPU time used, or the parent is exiting (its profile so far is
  * kept: the parent waits for it instead of killing it). */
 HP_NOINST void hp_shadow_child_tick(void)
 {
     const hp_shadow_cfg *c = hp_shadow_cfg_get();
     if (events_now() >= c->spec.sample) hp_shadow_child_end(HP_END_SAMPLE);
+    if (g_slice_ns && cpu_ns() - g_start_cpu_ns >= g_slice_ns) hp_shadow_child_end(HP_END_SLICE);
     if (HP_LOAD_ACQ(&c->shared->parent_exiting)) hp_shadow_child_end(HP_END_PARENT_EXIT);
+}
+
+/* The native time this shadow's events stand for: the sampled gaps between its hooks (pt/path.c,
+ * with --sample path), in ns; else its CPU time minus HOOK_NS per event (at least a tenth kept). */
+#define HOOK_NS 6u
+static HP_NOINST uint64_t native_ns(uint64_t events, uint64_t cpu)
+{
+    uint64_t cycles = hp_rt_native_cycles(hp_tls), tsc = __builtin_ia32_rdtsc() - g_start_tsc;
+    uint64_t ns = hp_now_ns() - g_start_mono_ns;
+    if (cycles && tsc) return (uint64_t)((double)cycles * (double)ns / (double)tsc);
+    double native = (double)cpu - (double)events * HOOK_NS;
+    return native < (double)cpu / 10 ? cpu / 10 : (uint64_t)native;
 }
 
 HP_NOINST void hp_shadow_child_end(int reason)
@@ -204,6 +232,7 @@ HP_NOINST void hp_shadow_child_end(int reason)
     c->ops.write_final();
     __atomic_fetch_add(&s->events, ev, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->cpu_ns, cpu, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&s->native_ns, native_ns(ev, cpu), __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->written, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&s->end[reason], 1, __ATOMIC_RELAXED);
     hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, cookie);
@@ -220,5 +249,12 @@ HP_NOINST size_t hp_shadow_child_info(char *out, size_t cap)
         memcpy(key + 9, cats[k], strlen(cats[k]) + 1);
         n = hp_info_u64(out, n, cap, "shadow", key, hp_shadow_sys_count(k));
     }
+    static const unsigned pcts[] = {10, 50, 90, 99};
+    for (unsigned i = 0; i < sizeof pcts / sizeof pcts[0]; i++) { /* the gaps between hooks (pathval.h) */
+        char key[16] = "gap.p";
+        key[5] = (char)('0' + pcts[i] / 10), key[6] = (char)('0' + pcts[i] % 10), key[7] = 0;
+        n = hp_info_u64(out, n, cap, "shadow", key, hp_rt_gap_pct(hp_tls, pcts[i]));
+    }
+    n = hp_info_u64(out, n, cap, "shadow", "native_cycles", hp_rt_native_cycles(hp_tls));
     return n;
 }

@@ -46,7 +46,7 @@ const int *hp_shadow_run_calls(size_t *n);
 
 /* Why a shadow ended (INFO shadow.end.<name>). */
 enum { HP_END_SAMPLE = 0, HP_END_INPUT, HP_END_UNSAFE, HP_END_SHARED_WRITE, HP_END_FAULT, HP_END_EXIT, HP_END_SETUP,
-       HP_END_PARENT_EXIT, HP_END_N };
+       HP_END_PARENT_EXIT, HP_END_SLICE, HP_END_N };
 const char *hp_shadow_end_name(int reason);
 
 /* The page every shadow adds into (MAP_SHARED, made before the first clone). */
@@ -55,6 +55,7 @@ typedef struct hp_shadow_shared {
     uint64_t sys[HP_SYS_NCAT];/* trapped system calls by category (shadows add at their end) */
     uint64_t events;          /* calls + blocks recorded by shadows that wrote a profile */
     uint64_t cpu_ns;          /* their CPU time */
+    uint64_t native_ns;       /* the native time their events stand for (estimated: shadow_child.c) */
     uint64_t written;         /* shadows whose profile was written */
     uint64_t parent_exiting;  /* 1: the parent is exiting (hp_shadow_exit): shadows write what they have and end */
 } hp_shadow_shared;

@@ -130,6 +130,6 @@ const int *hp_shadow_run_calls(size_t *n)
 const char *hp_shadow_end_name(int reason)
 {
     static const char *const names[HP_END_N] = {"sample", "input", "unsafe", "shared_write", "fault", "exit", "setup",
-                                                "parent_exit"};
+                                                "parent_exit", "slice"};
     return reason >= 0 && reason < HP_END_N ? names[reason] : "?";
 }

@@ -25,6 +25,8 @@
 typedef struct hp_path_thread {
     uint32_t len, maxlen;
     uint32_t busy, failed;
+    uint32_t backedge, pad; /* two-version code: the latch hook saw a taken back-edge (hp_rt_path_backedge) */
+    hp_rt_gaps gaps;      /* the program's own time between hooks, sampled (hp_rt_gap_close/open) */
     uint64_t h;           /* running key of ids[0..len) */
     uint64_t paths;       /* completed */
     uint64_t unkept;      /* distinct paths counted without their sequence */
@@ -83,17 +85,83 @@ static HP_NOINST void path_end(hp_path_thread *p)
     HP_BUMP(&p->paths);
 }
 
+/* ---- the program's own time between hooks (pathval.h: hp_rt_gaps) ---- */
+
+#define GAP_EVERY 64u
+#define GAP_MAX 100000u /* cycles (~30-50 us): a longer gap held a preemption, a signal or a fault: dropped */
+
+static inline void gap_close(hp_rt_gaps *g)
+{
+    if (HP_LIKELY(!g->open)) return;
+    uint64_t d = __builtin_ia32_rdtsc() - g->open;
+    g->open = 0;
+    if (d > GAP_MAX) return;
+    g->n++;
+    if (d < HP_GAP_BUCKETS * HP_GAP_BUCKET) g->hist[d / HP_GAP_BUCKET]++;
+    else g->big_sum += d, g->big_n++;
+}
+
+static inline void gap_open(hp_rt_gaps *g)
+{
+    if (HP_UNLIKELY(++g->segments % GAP_EVERY == 0)) g->open = __builtin_ia32_rdtsc();
+}
+
+HP_NOINST void hp_rt_gap_close(hp_thread *t)
+{
+    hp_path_thread *p = t->path;
+    if (p) gap_close(&p->gaps);
+}
+
+HP_NOINST void hp_rt_gap_open(hp_thread *t)
+{
+    hp_path_thread *p = t->path;
+    if (p) gap_open(&p->gaps);
+}
+
+/* The gap (cycles) below which pct percent of t's timed gaps lie; 0 if none. */
+uint64_t hp_rt_gap_pct(const hp_thread *t, unsigned pct)
+{
+    const hp_path_thread *p = t ? t->path : NULL;
+    if (!p || !p->gaps.n) return 0;
+    uint64_t seen = 0, b = 0;
+    while (b < HP_GAP_BUCKETS && (seen += p->gaps.hist[b]) * 100 < p->gaps.n * pct) b++;
+    return b * HP_GAP_BUCKET;
+}
+
+uint64_t hp_rt_native_cycles(const hp_thread *t)
+{
+    const hp_path_thread *p = t ? t->path : NULL;
+    if (!p || !p->gaps.n) return 0;
+    const hp_rt_gaps *g = &p->gaps;
+    uint64_t seen = 0, b = 0;
+    while (b < HP_GAP_BUCKETS && (seen += g->hist[b]) * 10 < g->n) b++;
+    double floor = (double)b * HP_GAP_BUCKET, sum = 0; /* the hooks' fixed part: the 10th percentile */
+    for (uint32_t i = b; i < HP_GAP_BUCKETS; i++) sum += g->hist[i] * ((double)i * HP_GAP_BUCKET - floor);
+    sum += (double)g->big_sum - (double)g->big_n * floor;
+    return (uint64_t)(sum / (double)g->n * (double)g->segments);
+}
+
 HP_NOINST void hp_rt_path_block(hp_thread *t, uint32_t id, int backedge)
 {
     hp_path_thread *p = t->path;
     if (HP_UNLIKELY(!p) && !(p = path_state(t))) return;
+    gap_close(&p->gaps);
     if (HP_UNLIKELY(p->busy)) return;
     p->busy = 1;
+    backedge |= (int)p->backedge;
+    p->backedge = 0;
     if (backedge && p->len) path_end(p);
     p->ids[p->len++] = id;
     p->h = hp_path_step(p->h, id);
     if (p->len >= p->maxlen) path_end(p);
     p->busy = 0;
+    gap_open(&p->gaps);
+}
+
+HP_NOINST void hp_rt_path_backedge(hp_thread *t)
+{
+    hp_path_thread *p = t->path;
+    if (p) p->backedge = 1;
 }
 
 void hp_rt_path_totals(uint64_t *paths, uint64_t *unkept, uint64_t *dropped)

@@ -41,6 +41,28 @@ const hp_pv_params *hp_rt_pathval_params(void);
 
 /* The block hook's path step (after exhaustive_block: backedge = 1 if it counted a taken back-edge). */
 void hp_rt_path_block(hp_thread *t, uint32_t id, int backedge);
+/* Two-version code's latch hook (hooks.c, __hotprof_dual_backedge) on a thread with HP_BLOCK_PATH:
+ * the blocks of cloned functions count no back-edge in exhaustive_block (their address rule is
+ * off), so the taken back-edge is noted here and ends the path before the next block (the header). */
+void hp_rt_path_backedge(hp_thread *t);
+/* The program's own time between hooks, sampled (shadow mode's coverage estimate, docs/shadow.md):
+ * one segment starts at the end of each path block and each value; every GAP_EVERY-th is timed
+ * (rdtsc) until the next hook starts (a path block, a value, a call or return of a thread with
+ * values). Gaps go into a histogram of HP_GAP_BUCKET-cycle buckets; its 10th percentile is taken
+ * as the hooks' fixed part (call, return, the checks before the timing; rdtsc is not serializing,
+ * so the minimum is no estimate of it) and subtracted from every gap; the mean of the rest times
+ * the segments is hp_rt_native_cycles (thread.h). A gap above GAP_MAX cycles (a preemption, a
+ * signal, a fault) is dropped. The state lives in the thread's path state: without --sample path
+ * nothing is timed. */
+#define HP_GAP_BUCKETS 1024u
+#define HP_GAP_BUCKET 1u /* one cycle: a native segment is a few cycles, as is a bucket's rounding */
+typedef struct hp_rt_gaps {
+    uint64_t open, segments, n;
+    uint64_t big_sum, big_n;         /* gaps past the histogram (and below GAP_MAX) */
+    uint32_t hist[HP_GAP_BUCKETS];   /* gaps by HP_GAP_BUCKET cycles */
+} hp_rt_gaps;
+void hp_rt_gap_close(hp_thread *t); /* a value hook starts */
+void hp_rt_gap_open(hp_thread *t);  /* a value hook ends */
 /* A compare operand or loaded value at pc (the hook's return address). */
 void hp_rt_val_add(hp_thread *t, uint64_t pc, uint8_t kind, uint8_t operand, uint64_t value);
 

@@ -81,6 +81,7 @@ HP_NOINST void hp_rt_val_add(hp_thread *t, uint64_t pc, uint8_t kind, uint8_t op
     hp_vals_thread *v = t->vals;
     if (HP_UNLIKELY(!v) && !(v = vals_state(t))) return;
     if (HP_UNLIKELY(v->busy)) return;
+    hp_rt_gap_close(t);
     v->busy = 1;
     hp_vsite *s = site(v, pc, kind, operand);
     if (!s) HP_BUMP(&v->dropped);
@@ -90,6 +91,7 @@ HP_NOINST void hp_rt_val_add(hp_thread *t, uint64_t pc, uint8_t kind, uint8_t op
         else hp_vgm_add(summary_of(v, s), value);
     }
     v->busy = 0;
+    hp_rt_gap_open(t);
 }
 
 void hp_rt_vals_totals(uint64_t *sites, uint64_t *dropped)
