@@ -53,6 +53,15 @@ static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hoo
 // Back-edges without a site are still counted in the instrumented copy.
 static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: all|outer|none"),
                                        cl::init("all"));
+// How a function without latch sites gets its instrumented copy (docs/dual.md): clone (default: a
+// separate function, the original untouched but for a patchable nop at its first byte) or inline
+// (both copies in one body behind a callbr at the entry, as functions with latch sites have).
+static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof dual: clone|inline"),
+                                      cl::init("clone"));
+// How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
+// in bursts), or speed (as the clean function).
+static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
+                                     cl::init("size"));
 
 namespace {
 
@@ -110,12 +119,16 @@ struct DualFunction {
     bool cold = false; // hook calls marked cold: the clean copy gets the fall-through layout
     SmallVector<BasicBlock *, 32> blocks;        // the hooked blocks (instrumented copy), pc order
     SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> backedges; // (latch, header), original
+    SmallPtrSet<BasicBlock *, 8> outerHeaders;
+    Function *id = nullptr; // the function the hooks name (F itself, or the clean F of a clone)
+
+    Function *ident() { return id ? id : &F; }
 
     void mark(CallInst *CI)
     {
         if (cold) CI->addFnAttr(Attribute::Cold);
     }
-    Value *fnArg(IRBuilder<> &B) { return B.CreateBitCast(&F, H.i8p); }
+    Value *fnArg(IRBuilder<> &B) { return B.CreateBitCast(ident(), H.i8p); }
     Value *retAddr(IRBuilder<> &B)
     {
         return B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)});
@@ -175,7 +188,7 @@ struct DualFunction {
         SmallVector<Constant *, 64> pcs;
         for (BasicBlock *BB : bbs) {
             bool isEntry = BB == entry;
-            Constant *pc = isEntry ? ConstantExpr::getPtrToInt(&F, H.i64)
+            Constant *pc = isEntry ? ConstantExpr::getPtrToInt(ident(), H.i64)
                                    : ConstantExpr::getPtrToInt(BlockAddress::get(&F, BB), H.i64);
             pcs.push_back(pc);
             pcs.push_back(ConstantInt::get(H.i64, (isEntry ? kFlagEntry : 0) | extraFlags));
@@ -199,8 +212,6 @@ struct DualFunction {
             mark(B.CreateCall(H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
         }
     }
-
-    SmallPtrSet<BasicBlock *, 8> outerHeaders;
 
     void findBackedges()
     {
@@ -335,6 +346,68 @@ struct DualFunction {
     }
 };
 
+// The separate form fits a function that gets no latch site (no loop, or latch sites "none"), whose
+// first byte can hold the nop (no endbr64 before it: -fcf-protection keeps the one-body form) and
+// whose address a pc-relative record can name at link time (dso_local or local: not an exported
+// function of a -fPIC library, which may be interposed).
+bool separateForm(Function &F, Module &M)
+{
+    if (EntryForm != "clone" || M.getModuleFlag("cf-protection-branch")) return false;
+    if (!F.isDSOLocal() && !F.hasLocalLinkage()) return false;
+    if (F.hasFnAttribute("patchable-function-entry") || F.hasFnAttribute("patchable-function-prefix")) return false;
+    if (LatchSites == "none") return true;
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    return LI.empty();
+}
+
+// The entry site's record {site - &, target - &, kind 0, 0}: the clean F's first byte, the clone.
+void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H)
+{
+    StructType *RT = StructType::get(H.i32, H.i32, H.i32, H.i32);
+    auto *G = new GlobalVariable(M, RT, true, GlobalValue::PrivateLinkage, nullptr, "__hotprof_dual_entry");
+    auto rel = [&](Function *to, unsigned field) {
+        Constant *at = ConstantExpr::getInBoundsGetElementPtr(
+            RT, G, ArrayRef<Constant *>{ConstantInt::get(H.i32, 0), ConstantInt::get(H.i32, field)});
+        Constant *d = ConstantExpr::getSub(ConstantExpr::getPtrToInt(to, H.i64), ConstantExpr::getPtrToInt(at, H.i64));
+        return ConstantExpr::getTrunc(d, H.i32);
+    };
+    G->setInitializer(ConstantStruct::get(
+        RT, {rel(&F, 0), rel(&C, 1), ConstantInt::get(H.i32, KEntry), ConstantInt::get(H.i32, 0)}));
+    G->setSection("__hotprof_dual");
+    G->setAlignment(Align(4));
+    if (Comdat *cd = F.getComdat()) G->setComdat(cd);
+    appendToCompilerUsed(M, {G});
+}
+
+// The separate form: the instrumented copy is a clone C of F with live hooks (as runSingle makes
+// them, named after F); F stays the optimized clean code but for a patchable 5-byte nop at its
+// first byte (patchable-function-entry, before any prologue), which a burst switches to `jmp C`:
+// a tail jump with the same arguments, nothing pushed yet. C runs only in bursts: compiled for
+// size in .text.unlikely (-hotprof-dual-clone-opt=size), so the hot text stays compact.
+void runSeparate(Function &F, Module &M, const Hooks &H, int level)
+{
+    ValueToValueMapTy VM;
+    Function *C = CloneFunction(&F, VM);
+    C->setName(F.getName() + ".hotprof");
+    C->setLinkage(GlobalValue::InternalLinkage);
+    C->setVisibility(GlobalValue::DefaultVisibility);
+    C->setComdat(F.getComdat());
+    C->addFnAttr(Attribute::NoInline);
+    if (CloneOpt == "size" && !F.hasFnAttribute(Attribute::OptimizeNone)) {
+        C->addFnAttr(Attribute::MinSize);
+        C->addFnAttr(Attribute::OptimizeForSize);
+        C->setSectionPrefix("unlikely");
+    }
+    DualFunction D{*C, M, H, level, false, {}, {}, {}};
+    D.id = &F;
+    D.run(false);
+    if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
+    F.addFnAttr("patchable-function-entry", "5");
+    if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8)); /* the nop in one 8-byte word */
+    addEntryRecord(M, F, *C, H);
+}
+
 Hooks declareHooks(Module &M)
 {
     LLVMContext &C = M.getContext();
@@ -413,8 +486,13 @@ struct DualPass : PassInfoMixin<DualPass> {
         for (Function *F : work) {
             // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
             int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
+            bool clone = !cannotClone(*F);
+            if (clone && separateForm(*F, M)) {
+                runSeparate(*F, M, H, fl);
+                continue;
+            }
             DualFunction D{*F, M, H, fl, false, {}, {}, {}};
-            D.run(!cannotClone(*F));
+            D.run(clone);
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
                 report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
         }
