@@ -48,11 +48,12 @@ using namespace llvm;
 
 static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory"),
                                       cl::init("blocks"));
-// Which loop back-edges get a site (docs/dual.md): all (default), outer (outermost loops only:
-// inner loops are reached at their outer loop's next iteration), none (function entries only).
-// Back-edges without a site are still counted in the instrumented copy.
-static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: all|outer|none"),
-                                       cl::init("all"));
+// Which loop back-edges get a site (docs/dual.md): outer (default: outermost loops only; an inner
+// loop is reached at its outer loop's next iteration), all, none (function entries only: every
+// function then gets the separate clone). Back-edges without a site are still counted in the
+// instrumented copy.
+static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: outer|all|none"),
+                                       cl::init("outer"));
 // How a function without latch sites gets its instrumented copy (docs/dual.md): clone (default: a
 // separate function, the original untouched but for a patchable nop at its first byte) or inline
 // (both copies in one body behind a callbr at the entry, as functions with latch sites have).
@@ -62,6 +63,15 @@ static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof du
 // in bursts), or speed (as the clean function).
 static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
                                      cl::init("size"));
+
+// How the instrumented copy calls its entry/exit, block and back-edge hooks: preserve-most (through a
+// per-module thunk with LLVM's preserve_most convention, which saves the caller-saved registers
+// itself, so values live across a hook call need no callee-saved register or spill: less register
+// pressure on the shared values and smaller call sequences), or c (direct calls). Memory hooks are
+// always called directly: they take the load's pc from their return address; so is the back-edge
+// hook, which returns a value.
+static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: preserve-most|c"),
+                                   cl::init("preserve-most"));
 
 namespace {
 
@@ -124,9 +134,42 @@ struct DualFunction {
 
     Function *ident() { return id ? id : &F; }
 
+    bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
+
     void mark(CallInst *CI)
     {
         if (cold) CI->addFnAttr(Attribute::Cold);
+    }
+
+    // The thunk of a hook: hidden, one per linked module (comdat), preserve_most; calls the hook.
+    Function *thunkOf(FunctionCallee real)
+    {
+        auto *RF = cast<Function>(real.getCallee());
+        std::string name = ("__hotprof_pm_" + RF->getName()).str();
+        if (Function *T = M.getFunction(name)) return T;
+        Function *T = Function::Create(real.getFunctionType(), GlobalValue::LinkOnceODRLinkage, name, &M);
+        T->setVisibility(GlobalValue::HiddenVisibility);
+        T->setCallingConv(CallingConv::PreserveMost);
+        T->setComdat(M.getOrInsertComdat(name));
+        T->addFnAttr(Attribute::NoInline);
+        T->addFnAttr(Attribute::NoUnwind);
+        IRBuilder<> B(BasicBlock::Create(M.getContext(), "", T));
+        SmallVector<Value *, 2> args;
+        for (Argument &A : T->args()) args.push_back(&A);
+        B.CreateCall(real, args);
+        B.CreateRetVoid(); /* void hooks only (callHook) */
+        return T;
+    }
+
+    CallInst *callHook(IRBuilder<> &B, FunctionCallee real, ArrayRef<Value *> args)
+    {
+        // (a value-returning hook is called directly: LLVM 14's preserve_most thunk restores RAX
+        // after the inner call, so it would lose the answer of __hotprof_dual_backedge)
+        if (!thunked || !real.getFunctionType()->getReturnType()->isVoidTy()) return B.CreateCall(real, args);
+        Function *T = thunkOf(real);
+        CallInst *CI = B.CreateCall(T, args);
+        CI->setCallingConv(CallingConv::PreserveMost);
+        return CI;
     }
     Value *fnArg(IRBuilder<> &B) { return B.CreateBitCast(ident(), H.i8p); }
     Value *retAddr(IRBuilder<> &B)
@@ -139,7 +182,7 @@ struct DualFunction {
         BasicBlock::iterator ip = entry->getFirstInsertionPt();
         while (isa<AllocaInst>(*ip)) ++ip;
         IRBuilder<> B(&*ip);
-        mark(B.CreateCall(H.enter, {fnArg(B), retAddr(B)}));
+        mark(callHook(B, H.enter, {fnArg(B), retAddr(B)}));
     }
 
     void hookReturns(ArrayRef<BasicBlock *> bbs)
@@ -150,7 +193,7 @@ struct DualFunction {
             Instruction *at = ret;
             if (CallInst *ci = BB->getTerminatingMustTailCall()) at = ci;
             IRBuilder<> B(at);
-            mark(B.CreateCall(H.exit, {fnArg(B), retAddr(B)}));
+            mark(callHook(B, H.exit, {fnArg(B), retAddr(B)}));
         }
     }
 
@@ -209,7 +252,7 @@ struct DualFunction {
             while (BB == entry && isa<AllocaInst>(*ip)) ++ip; /* keep static allocas first */
             IRBuilder<> B(&*ip);
             Value *g = B.CreateConstInBoundsGEP2_64(GT, guards, 0, i);
-            mark(B.CreateCall(H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
+            mark(callHook(B, H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
         }
     }
 
@@ -255,6 +298,7 @@ struct DualFunction {
         SplitAllCriticalEdges(F, CriticalEdgeSplittingOptions().setIgnoreUnreachableDests());
         if (!clone) return runSingle();
         cold = true;
+        thunked = HookCC == "preserve-most";
         findBackedges();
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock::iterator split = E->begin();
@@ -317,7 +361,7 @@ struct DualFunction {
         }
         IRBuilder<> B(bi);
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        CallInst *stay = B.CreateCall(H.backedge, {fnArg(B)});
+        CallInst *stay = callHook(B, H.backedge, {fnArg(B)});
         mark(stay);
         B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
     }
@@ -466,9 +510,25 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
     appendToGlobalDtors(M, dtor, 2);
 }
 
+// A bad -mllvm -hotprof-dual* value: one message, exit status 1 (no crash report).
+void checkOption(const cl::opt<std::string> &opt, std::initializer_list<const char *> allowed)
+{
+    std::string list;
+    for (const char *a : allowed) {
+        if (opt == a) return;
+        list += list.empty() ? a : std::string("|") + a;
+    }
+    report_fatal_error("hotprof dual plugin: -" + opt.ArgStr + "=" + opt + " is not one of " + list, false);
+}
+
 struct DualPass : PassInfoMixin<DualPass> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
+        checkOption(DualLevel, {"functions", "blocks", "memory"});
+        checkOption(LatchSites, {"outer", "all", "none"});
+        checkOption(EntryForm, {"clone", "inline"});
+        checkOption(CloneOpt, {"size", "speed"});
+        checkOption(HookCC, {"preserve-most", "c"});
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory : LBlocks;
         Hooks H = declareHooks(M);
         SmallVector<Function *, 64> work;
