@@ -1,8 +1,17 @@
 // hotprof_dual.cpp — the LLVM 14 pass plugin of `hotprof cc --hooks=dual-*` (docs/dual.md): two
-// versions of every function in one body (Arnold–Ryder's checking and instrumented copies, one frame).
+// versions of every function (Arnold–Ryder's checking and instrumented copies), in one of two forms.
 //
-// Per function that clang marked for -finstrument-functions-after-inlining (the attribute is taken
-// off, so the codegen instrumenter does nothing and no_instrument_function is respected):
+// Separate form (a function with no latch site: loop-free, or -hotprof-dual-latch-sites=none): the
+// function F stays the optimized clean code, untouched but for a patchable 5-byte nop at its very
+// first byte (patchable-function-entry); the instrumented copy is a clone "F.hotprof" (internal,
+// minsize, .text.unlikely) with live hooks that name F; the nop's record targets the clone, so a
+// switched-on entry is a tail jump with nothing pushed yet. Not used under -fcf-protection (the
+// nop would follow endbr64 at offset 4) nor for functions a -fPIC library exports (interposable:
+// no link-time pc-relative record to them): those take the one-body form.
+//
+// One-body form (functions with latch sites), per function that clang marked for
+// -finstrument-functions-after-inlining (the attribute is taken off, so the codegen instrumenter
+// does nothing and no_instrument_function is respected):
 //   1. critical edges are split as sanitizer coverage splits them (so the blocks are its blocks);
 //   2. the static allocas stay in a new entry block E0; every value live across blocks is demoted
 //      to a stack slot there (reg2mem), so both copies share the frame;
@@ -64,14 +73,15 @@ static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof du
 static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
                                      cl::init("size"));
 
-// How the instrumented copy calls its entry/exit, block and back-edge hooks: preserve-most (through a
-// per-module thunk with LLVM's preserve_most convention, which saves the caller-saved registers
-// itself, so values live across a hook call need no callee-saved register or spill: less register
-// pressure on the shared values and smaller call sequences), or c (direct calls). Memory hooks are
-// always called directly: they take the load's pc from their return address; so is the back-edge
-// hook, which returns a value.
-static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: preserve-most|c"),
-                                   cl::init("preserve-most"));
+// How the instrumented copy of a one-body function calls its void hooks: c (default: direct
+// calls) or preserve-most (through a per-module thunk with LLVM's preserve_most convention, which
+// saves the caller-saved registers itself, so values live across a hook call need neither a
+// callee-saved register nor a spill: half the stack traffic in gametree's evaluate, but no clear
+// time gain; and in patch mode sites.c then switches the thunk's one call site for all callers).
+// Memory hooks are always called directly (they take the load's pc from their return address),
+// and so is the back-edge hook, which returns a value.
+static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
+                                   cl::init("c"));
 
 namespace {
 
