@@ -171,11 +171,20 @@ char *hp_sym_demangle(hp_symbolizer *s, const char *name)
 
 #define DUAL_CLONE_SUFFIX ".hotprof"
 
+/* Where a two-version clone's suffix ".hotprof" (end of name, or followed by '.') begins, or NULL. */
+static const char *dual_suffix(const char *symbol)
+{
+    size_t k = sizeof DUAL_CLONE_SUFFIX - 1;
+    for (const char *p = strstr(symbol, DUAL_CLONE_SUFFIX); p; p = strstr(p + 1, DUAL_CLONE_SUFFIX))
+        if (p > symbol && (p[k] == 0 || p[k] == '.')) return p;
+    return NULL;
+}
+
 char *hp_sym_function_name(hp_symbolizer *s, const char *symbol)
 {
-    size_t n = strlen(symbol), k = sizeof DUAL_CLONE_SUFFIX - 1;
-    if (n <= k || strcmp(symbol + n - k, DUAL_CLONE_SUFFIX) != 0) return hp_sym_demangle(s, symbol);
-    char *base = strndup(symbol, n - k);
+    const char *suffix = dual_suffix(symbol);
+    if (!suffix) return hp_sym_demangle(s, symbol);
+    char *base = strndup(symbol, (size_t)(suffix - symbol));
     char *name = base ? hp_sym_demangle(s, base) : NULL;
     free(base);
     return name;

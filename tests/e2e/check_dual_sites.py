@@ -2,12 +2,13 @@
 """check_dual_sites.py — checks the patchable sites of a two-version binary (plugin/hotprof_dual.cpp,
 docs/dual.md) from its __hotprof_dual records {int32 site - &, int32 target - &, u32 kind, u32 0}.
 
-usage: check_dual_sites.py BINARY LABEL [--clones F,G,...]
+usage: check_dual_sites.py BINARY LABEL [--clones F,G,...] [--loop-clones F,G,...]
 Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: there are
 records; every site lies inside one aligned 8-byte word (offset 0..3) and holds a 5-byte nop
 (0f 1f 44 00 xx); an entry site (kind 0) whose target is a separate clone "F.hotprof" is F's very
 first byte; every other site jumps inside its own function (the one-body form). With --clones, the
-functions that got a separate clone are exactly F, G, ... ("" for none). Reads the ELF with readelf
+functions that got a separate clone are exactly F, G, ... ("" for none); with --loop-clones, those
+with loop-entry clones "F.hotprof.loop[.N]" (called from F's latch nops). Reads the ELF with readelf
 and nm (binutils): section addresses and file offsets, function symbols."""
 import struct
 import subprocess
@@ -34,10 +35,12 @@ def functions(path):
 
 def main():
     path, label = sys.argv[1], sys.argv[2]
-    want = None
-    if "--clones" in sys.argv:
-        arg = sys.argv[sys.argv.index("--clones") + 1]
-        want = set(x for x in arg.split(",") if x)
+    def listed(opt):
+        if opt not in sys.argv:
+            return None
+        return set(x for x in sys.argv[sys.argv.index(opt) + 1].split(",") if x)
+
+    want, want_loops = listed("--clones"), listed("--loop-clones")
     data = open(path, "rb").read()
     secs, syms = sections(path), functions(path)
     by_addr = {a: n for a, _, n in syms}
@@ -91,6 +94,10 @@ def main():
     if want is not None:
         report("functions with a separate clone: %s" % (",".join(sorted(want)) or "none"), clones == want,
                "got %s" % sorted(clones))
+    if want_loops is not None:
+        loops = {n.split(".hotprof.loop")[0] for _, _, n in syms if ".hotprof.loop" in n}
+        report("functions with loop-entry clones: %s" % (",".join(sorted(want_loops)) or "none"), loops == want_loops,
+               "got %s" % sorted(loops))
     return 0 if ok else 1
 
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# test_dual_entry.sh — the two forms of two-version code (plugin/hotprof_dual.cpp, docs/dual.md):
-# loop-free functions get a separate instrumented clone F.hotprof entered from a patchable nop at
-# F's first byte; functions with latch sites keep both copies in one body. For progs/dual_loops.c
-# (loop-free: main, rare, shared_ret; loops: inner, outer) under each plugin option: the sites
-# (check_dual_sites.py: aligned 5-byte nops, clone entries at the first byte, which functions got
-# a clone), same output as native, and exhaustive counts equal to the plain blocks build
-# (check_dual.py: calls, call pairs, blocks, edges, latch back-edges). Also: the clones are named
-# after their function in reports, a burst reaches a loop-free function through its clone, and a
-# bad option value is one clear message.
+# test_dual_entry.sh — the forms of two-version code (plugin/hotprof_dual.cpp, docs/dual.md):
+# every function gets a separate instrumented clone F.hotprof entered from a patchable nop at F's
+# first byte, and a function with loops also a loop-entry clone per outermost loop, called from the
+# nop on that loop's latch (default); or both copies in one body (-hotprof-dual-loops=inline for
+# functions with loops, -hotprof-dual-entry=inline for all, and always under -fcf-protection).
+# For progs/dual_loops.c (loop-free: main, rare, shared_ret; loops: inner, outer) under each
+# plugin option: the sites (check_dual_sites.py: aligned 5-byte nops, clone entries at the first
+# byte, which functions got which clone), same output as native, and exhaustive counts equal to
+# the plain blocks build (check_dual.py: calls, call pairs, blocks, edges, latch back-edges).
+# Also: clones are named after their function in reports, bursts reach loop-free functions
+# through their clones and a long loop through its loop-entry clone, and a bad option value is
+# one clear message.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -20,24 +23,25 @@ clang -O2 -o native "$SRC" && ./native $N >want.out || fail "native build"
 "$HP" cc --hooks=blocks -O2 -o blocks "$SRC" && HOTPROF_OUTPUT=blocks.data ./blocks $N >/dev/null &&
     "$HP" report --format json --top 0 blocks.data >blocks.json || fail "blocks build"
 
-# variant NAME CLONES FLAGS...: build dual-blocks with FLAGS, check sites, output and counts
+# variant NAME CLONES LOOP-CLONES FLAGS...: build dual-blocks with FLAGS, check sites, output, counts
 variant() {
-    local name=$1 clones=$2; shift 2
+    local name=$1 clones=$2 loops=$3; shift 3
     "$HP" cc --hooks=dual-blocks -O2 "$@" -o "$name" "$SRC" -Wno-unused-command-line-argument ||
         { fail "$name: build"; return 1; }
-    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "$clones"
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "$clones" --loop-clones "$loops"
     HOTPROF_OUTPUT="$name.data" "./$name" $N >"$name.out" || { fail "$name: run"; return 1; }
     check_eq "$name: same output as native" "$(cat "$name.out")" "$(cat want.out)"
     "$HP" report --format json --top 0 "$name.data" >"$name.json" &&
         python3 "$ROOT/tests/e2e/check_dual.py" blocks.json "$name.json" "$name" --blocks --no-backedge shared_ret
 }
 
-variant default "$LOOPFREE"
-variant inline "" -mllvm -hotprof-dual-entry=inline
-variant none "$LOOPFREE,inner,outer" -mllvm -hotprof-dual-latch-sites=none
-variant speed "$LOOPFREE" -mllvm -hotprof-dual-clone-opt=speed
-variant pm "$LOOPFREE" -mllvm -hotprof-dual-hook-cc=preserve-most -mllvm -hotprof-dual-latch-sites=all
-variant cet "" -fcf-protection=full
+variant default "$LOOPFREE,inner,outer" inner,outer
+variant onebody-loops "$LOOPFREE" "" -mllvm -hotprof-dual-loops=inline
+variant inline "" "" -mllvm -hotprof-dual-entry=inline
+variant none "$LOOPFREE,inner,outer" "" -mllvm -hotprof-dual-latch-sites=none
+variant speed "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-clone-opt=speed
+variant pm "$LOOPFREE" "" -mllvm -hotprof-dual-hook-cc=preserve-most -mllvm -hotprof-dual-latch-sites=all
+variant cet "" "" -fcf-protection=full
 
 # the clone is a local function in .text.unlikely (minsize): the hot text keeps the clean code only
 "$HP" cc --hooks=dual-blocks -O2 -c -o default.o "$SRC"
@@ -73,10 +77,28 @@ print(("ok" if ok else "FAIL") + " default bursty: loop-free functions sampled t
       % (calls.get("shared_ret", 0), calls.get("rare", 0)))
 PY
 
+# a long loop without calls, entered before any burst, is reached through its loop-entry clone
+"$HP" cc --hooks=dual-blocks -O2 -o longloop "$P/dual_longloop.c" -Wno-unused-command-line-argument &&
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" longloop longloop --loop-clones spin || fail "longloop: build"
+HOTPROF_MODE=bursty HOTPROF_SAMPLE="methods:period=999,burst=1;callpairs:period=999,burst=1" HOTPROF_OUTPUT=ll.data \
+    ./longloop 200000000 >ll.out
+clang -O2 -o longloop.native "$P/dual_longloop.c"
+check_eq "longloop bursty: same output as native" "$(cat ll.out)" "$(./longloop.native 200000000)"
+"$HP" report --format json --top 0 ll.data >ll.json
+python3 - ll.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+be = {m["function"]: m["backedges"] for m in d["methods"]}
+names = [m["function"] for m in d["methods"]] + [p["caller_function"] for p in d["call_pairs"]]
+ok = be.get("spin", 0) >= 100 and not [n for n in names if ".hotprof" in n]
+print(("ok" if ok else "FAIL") + " longloop bursty: spin's loop reached through its loop-entry clone (%d back-edges sampled; names %s)"
+      % (be.get("spin", 0), sorted(set(names))))
+PY
+
 # a shared library: exported (interposable) functions keep the one-body form; sites still aligned
 printf 'static int twice(int x) { return 2 * x; }\nint lib_entry(int x) { return twice(x) + 1; }\n' >lib.c
 "$HP" cc --hooks=dual-blocks -O2 -shared -fPIC -fno-inline -o lib.so lib.c -Wno-unused-command-line-argument &&
-    python3 "$ROOT/tests/e2e/check_dual_sites.py" lib.so "lib.so" --clones twice || fail "lib.so: build"
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" lib.so "lib.so" --clones twice --loop-clones "" || fail "lib.so: build"
 
 check_fails_cleanly "dual: bad plugin option, one message" "hotprof-dual-entry=sideways is not one of clone\|inline" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-entry=sideways -c -o bad.o "$SRC"
