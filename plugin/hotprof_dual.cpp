@@ -9,12 +9,12 @@
 // nop would follow endbr64 at offset 4) nor for functions a -fPIC library exports (interposable:
 // no link-time pc-relative record to them): those take the one-body form.
 //
-// Loop-entry form (functions with loops, latch sites "outer", the default): F's entry as in the
+// Loop-entry form (functions with loops, latch sites "outer", -hotprof-dual-loops=osr): F's entry as in the
 // separate form, and per outermost loop L a clone "F.hotprof.loop" of F's code from L's header on,
 // called from a cold block of F behind the nop on L's latch edge (see OsrLoop below): F's loops
 // keep the native register allocation.
 //
-// One-body form (functions with latch sites otherwise), per function that clang marked for
+// One-body form (functions with latch sites: the default), per function that clang marked for
 // -finstrument-functions-after-inlining (the attribute is taken off, so the codegen instrumenter
 // does nothing and no_instrument_function is respected):
 //   1. critical edges are split as sanitizer coverage splits them (so the blocks are its blocks);
@@ -73,11 +73,14 @@ static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hot
 // (both copies in one body behind a callbr at the entry, as functions with latch sites have).
 static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof dual: clone|inline"),
                                       cl::init("clone"));
-// How a function with latch sites gets its instrumented copy: osr (its entry as the separate form,
-// and per outermost loop a loop-entry clone called from the latch nop; needs latch sites "outer")
-// or inline (both copies in one body).
-static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: osr|inline"),
-                                     cl::init("osr"));
+// How a function with latch sites gets its instrumented copy: inline (default: both copies in one
+// body) or osr (its entry as the separate form, and per outermost loop a loop-entry clone called
+// from the latch nop; needs latch sites "outer"). osr has the lower switched-off floor, but a
+// call made in a loop then has two instrumented call sites (F.hotprof, F.hotprof.loop), and
+// `hotprof compare`, which matches call pairs by site address, sees them as two keys
+// (docs/dual.md, Measured).
+static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr"),
+                                     cl::init("inline"));
 // How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
 // in bursts), or speed (as the clean function).
 static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # test_dual_entry.sh — the forms of two-version code (plugin/hotprof_dual.cpp, docs/dual.md):
-# every function gets a separate instrumented clone F.hotprof entered from a patchable nop at F's
-# first byte, and a function with loops also a loop-entry clone per outermost loop, called from the
-# nop on that loop's latch (default); or both copies in one body (-hotprof-dual-loops=inline for
-# functions with loops, -hotprof-dual-entry=inline for all, and always under -fcf-protection).
+# loop-free functions get a separate instrumented clone F.hotprof entered from a patchable nop at
+# F's first byte, functions with loops both copies in one body (defaults); with
+# -hotprof-dual-loops=osr a function with loops gets F.hotprof too and a loop-entry clone per
+# outermost loop, called from the nop on that loop's latch; -hotprof-dual-entry=inline (and
+# -fcf-protection) give every function the one-body form.
 # For progs/dual_loops.c (loop-free: main, rare, shared_ret; loops: inner, outer) under each
 # plugin option: the sites (check_dual_sites.py: aligned 5-byte nops, clone entries at the first
 # byte, which functions got which clone), same output as native, and exhaustive counts equal to
 # the plain blocks build (check_dual.py: calls, call pairs, blocks, edges, latch back-edges).
 # Also: clones are named after their function in reports, bursts reach loop-free functions
-# through their clones and a long loop through its loop-entry clone, and a bad option value is
-# one clear message.
+# through their clones and a long loop through its loop-entry clone, osr keeps the behaviour of
+# programs with C++ exceptions and threads, and a bad option value is one clear message.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -35,11 +36,11 @@ variant() {
         python3 "$ROOT/tests/e2e/check_dual.py" blocks.json "$name.json" "$name" --blocks --no-backedge shared_ret
 }
 
-variant default "$LOOPFREE,inner,outer" inner,outer
-variant onebody-loops "$LOOPFREE" "" -mllvm -hotprof-dual-loops=inline
+variant default "$LOOPFREE" ""
+variant osr "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=osr
 variant inline "" "" -mllvm -hotprof-dual-entry=inline
 variant none "$LOOPFREE,inner,outer" "" -mllvm -hotprof-dual-latch-sites=none
-variant speed "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-clone-opt=speed
+variant speed "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=osr -mllvm -hotprof-dual-clone-opt=speed
 variant pm "$LOOPFREE" "" -mllvm -hotprof-dual-hook-cc=preserve-most -mllvm -hotprof-dual-latch-sites=all
 variant cet "" "" -fcf-protection=full
 
@@ -77,8 +78,10 @@ print(("ok" if ok else "FAIL") + " default bursty: loop-free functions sampled t
       % (calls.get("shared_ret", 0), calls.get("rare", 0)))
 PY
 
-# a long loop without calls, entered before any burst, is reached through its loop-entry clone
-"$HP" cc --hooks=dual-blocks -O2 -o longloop "$P/dual_longloop.c" -Wno-unused-command-line-argument &&
+# -hotprof-dual-loops=osr: a long loop without calls, entered before any burst, is reached
+# through its loop-entry clone (test_dual.sh checks the same for the one-body default)
+"$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-loops=osr -o longloop "$P/dual_longloop.c" \
+    -Wno-unused-command-line-argument &&
     python3 "$ROOT/tests/e2e/check_dual_sites.py" longloop longloop --loop-clones spin || fail "longloop: build"
 HOTPROF_MODE=bursty HOTPROF_SAMPLE="methods:period=999,burst=1;callpairs:period=999,burst=1" HOTPROF_OUTPUT=ll.data \
     ./longloop 200000000 >ll.out
@@ -94,6 +97,23 @@ ok = be.get("spin", 0) >= 100 and not [n for n in names if ".hotprof" in n]
 print(("ok" if ok else "FAIL") + " longloop bursty: spin's loop reached through its loop-entry clone (%d back-edges sampled; names %s)"
       % (be.get("spin", 0), sorted(set(names))))
 PY
+
+# -hotprof-dual-loops=osr keeps behaviour: C++ exceptions and threads (whose loops get loop-entry
+# clones), same output as native in every mode, and the programs' expected counts when exhaustive
+for spec in "rt_throw c++ rt_throw.cpp 1000" "rt_threads cc rt_threads.c 200"; do
+    set -- $spec; l=$1 comp=$2 src=$3; shift 3
+    $comp -O2 -o "$l.native" "$P/$src" -lpthread && "$HP" "$comp" --hooks=dual-blocks -mllvm -hotprof-dual-loops=osr \
+        -O2 -o "$l.osr" "$P/$src" -lpthread -Wno-unused-command-line-argument || { fail "$l osr: build"; continue; }
+    nm "$l.osr" | grep -q '\.hotprof\.loop' || fail "$l osr: no loop-entry clone"
+    "./$l.native" "$@" 2>&1 | grep -v '^rss_kb' >"$l.want"
+    for mode in exhaustive off bursty; do
+        HOTPROF_SAMPLE="methods:period=99,burst=1;callpairs:period=99,burst=1" HOTPROF_MODE=$mode \
+            HOTPROF_OUTPUT="$l.$mode.data" "./$l.osr" "$@" 2>&1 | grep -v '^rss_kb' >"$l.$mode.got"
+        check_eq "$l osr $mode: same output as native" "$(cat "$l.$mode.got")" "$(cat "$l.want")"
+    done
+    "$HP" report --format json --top 0 "$l.exhaustive.data" >"$l.json" &&
+        python3 "$ROOT/tests/e2e/check_expect.py" "$l.want" "$l.json" "$l osr"
+done
 
 # a shared library: exported (interposable) functions keep the one-body form; sites still aligned
 printf 'static int twice(int x) { return 2 * x; }\nint lib_entry(int x) { return twice(x) + 1; }\n' >lib.c
