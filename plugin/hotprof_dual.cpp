@@ -1,8 +1,22 @@
 // hotprof_dual.cpp — the LLVM 14 pass plugin of `hotprof cc --hooks=dual-*` (docs/dual.md): two
-// versions of every function in one body (Arnold–Ryder's checking and instrumented copies, one frame).
+// versions of every function (Arnold–Ryder's checking and instrumented copies), in one of two forms.
 //
-// Per function that clang marked for -finstrument-functions-after-inlining (the attribute is taken
-// off, so the codegen instrumenter does nothing and no_instrument_function is respected):
+// Separate form (a function with no latch site: loop-free, or -hotprof-dual-latch-sites=none): the
+// function F stays the optimized clean code, untouched but for a patchable 5-byte nop at its very
+// first byte (patchable-function-entry); the instrumented copy is a clone "F.hotprof" (internal,
+// minsize, .text.unlikely) with live hooks that name F; the nop's record targets the clone, so a
+// switched-on entry is a tail jump with nothing pushed yet. Not used under -fcf-protection (the
+// nop would follow endbr64 at offset 4) nor for functions a -fPIC library exports (interposable:
+// no link-time pc-relative record to them): those take the one-body form.
+//
+// Loop-entry form (functions with loops, latch sites "outer", -hotprof-dual-loops=osr): F's entry as in the
+// separate form, and per outermost loop L a clone "F.hotprof.loop" of F's code from L's header on,
+// called from a cold block of F behind the nop on L's latch edge (see OsrLoop below): F's loops
+// keep the native register allocation.
+//
+// One-body form (functions with latch sites: the default), per function that clang marked for
+// -finstrument-functions-after-inlining (the attribute is taken off, so the codegen instrumenter
+// does nothing and no_instrument_function is respected):
 //   1. critical edges are split as sanitizer coverage splits them (so the blocks are its blocks);
 //   2. the static allocas stay in a new entry block E0; every value live across blocks is demoted
 //      to a stack slot there (reg2mem), so both copies share the frame;
@@ -48,11 +62,39 @@ using namespace llvm;
 
 static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory|all"),
                                       cl::init("blocks"));
-// Which loop back-edges get a site (docs/dual.md): all (default), outer (outermost loops only:
-// inner loops are reached at their outer loop's next iteration), none (function entries only).
-// Back-edges without a site are still counted in the instrumented copy.
-static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: all|outer|none"),
-                                       cl::init("all"));
+// Which loop back-edges get a site (docs/dual.md): outer (default: outermost loops only; an inner
+// loop is reached at its outer loop's next iteration), all, none (function entries only: every
+// function then gets the separate clone). Back-edges without a site are still counted in the
+// instrumented copy.
+static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: outer|all|none"),
+                                       cl::init("outer"));
+// How a function without latch sites gets its instrumented copy (docs/dual.md): clone (default: a
+// separate function, the original untouched but for a patchable nop at its first byte) or inline
+// (both copies in one body behind a callbr at the entry, as functions with latch sites have).
+static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof dual: clone|inline"),
+                                      cl::init("clone"));
+// How a function with latch sites gets its instrumented copy: inline (default: both copies in one
+// body) or osr (its entry as the separate form, and per outermost loop a loop-entry clone called
+// from the latch nop; needs latch sites "outer"). osr has the lower switched-off floor, but a
+// call made in a loop then has two instrumented call sites (F.hotprof, F.hotprof.loop), and
+// `hotprof compare`, which matches call pairs by site address, sees them as two keys
+// (docs/dual.md, Measured).
+static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr"),
+                                     cl::init("inline"));
+// How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
+// in bursts), or speed (as the clean function).
+static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
+                                     cl::init("size"));
+
+// How the instrumented copy of a one-body function calls its void hooks: c (default: direct
+// calls) or preserve-most (through a per-module thunk with LLVM's preserve_most convention, which
+// saves the caller-saved registers itself, so values live across a hook call need neither a
+// callee-saved register nor a spill: half the stack traffic in gametree's evaluate, but no clear
+// time gain; and in patch mode sites.c then switches the thunk's one call site for all callers).
+// Memory hooks are always called directly (they take the load's pc from their return address),
+// and so is the back-edge hook, which returns a value.
+static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
+                                   cl::init("c"));
 
 namespace {
 
@@ -110,14 +152,54 @@ struct DualFunction {
     bool cold = false; // hook calls marked cold: the clean copy gets the fall-through layout
     SmallVector<BasicBlock *, 32> blocks;        // the hooked blocks (instrumented copy), pc order
     SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> backedges; // (latch, header), original
+    SmallPtrSet<BasicBlock *, 8> outerHeaders;
+    Function *id = nullptr; // the function the hooks name (F itself, or the clean F of a clone)
+    BasicBlock *osrEntry = nullptr; // a loop-entry clone's entry block: no entry hook, no block hook
+    Value *osrRet = nullptr;        // ... and F's return address, passed in
+
+    Function *ident() { return id ? id : &F; }
+
+    bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
 
     void mark(CallInst *CI)
     {
         if (cold) CI->addFnAttr(Attribute::Cold);
     }
-    Value *fnArg(IRBuilder<> &B) { return B.CreateBitCast(&F, H.i8p); }
+
+    // The thunk of a hook: hidden, one per linked module (comdat), preserve_most; calls the hook.
+    Function *thunkOf(FunctionCallee real)
+    {
+        auto *RF = cast<Function>(real.getCallee());
+        std::string name = ("__hotprof_pm_" + RF->getName()).str();
+        if (Function *T = M.getFunction(name)) return T;
+        Function *T = Function::Create(real.getFunctionType(), GlobalValue::LinkOnceODRLinkage, name, &M);
+        T->setVisibility(GlobalValue::HiddenVisibility);
+        T->setCallingConv(CallingConv::PreserveMost);
+        T->setComdat(M.getOrInsertComdat(name));
+        T->addFnAttr(Attribute::NoInline);
+        T->addFnAttr(Attribute::NoUnwind);
+        IRBuilder<> B(BasicBlock::Create(M.getContext(), "", T));
+        SmallVector<Value *, 2> args;
+        for (Argument &A : T->args()) args.push_back(&A);
+        B.CreateCall(real, args);
+        B.CreateRetVoid(); /* void hooks only (callHook) */
+        return T;
+    }
+
+    CallInst *callHook(IRBuilder<> &B, FunctionCallee real, ArrayRef<Value *> args)
+    {
+        // (a value-returning hook is called directly: LLVM 14's preserve_most thunk restores RAX
+        // after the inner call, so it would lose the answer of __hotprof_dual_backedge)
+        if (!thunked || !real.getFunctionType()->getReturnType()->isVoidTy()) return B.CreateCall(real, args);
+        Function *T = thunkOf(real);
+        CallInst *CI = B.CreateCall(T, args);
+        CI->setCallingConv(CallingConv::PreserveMost);
+        return CI;
+    }
+    Value *fnArg(IRBuilder<> &B) { return B.CreateBitCast(ident(), H.i8p); }
     Value *retAddr(IRBuilder<> &B)
     {
+        if (osrRet) return osrRet;
         return B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)});
     }
 
@@ -126,7 +208,7 @@ struct DualFunction {
         BasicBlock::iterator ip = entry->getFirstInsertionPt();
         while (isa<AllocaInst>(*ip)) ++ip;
         IRBuilder<> B(&*ip);
-        mark(B.CreateCall(H.enter, {fnArg(B), retAddr(B)}));
+        mark(callHook(B, H.enter, {fnArg(B), retAddr(B)}));
     }
 
     void hookReturns(ArrayRef<BasicBlock *> bbs)
@@ -137,7 +219,7 @@ struct DualFunction {
             Instruction *at = ret;
             if (CallInst *ci = BB->getTerminatingMustTailCall()) at = ci;
             IRBuilder<> B(at);
-            mark(B.CreateCall(H.exit, {fnArg(B), retAddr(B)}));
+            mark(callHook(B, H.exit, {fnArg(B), retAddr(B)}));
         }
     }
 
@@ -200,15 +282,22 @@ struct DualFunction {
     void hookBlocks(ArrayRef<BasicBlock *> bbs, BasicBlock *entry, uint64_t extraFlags)
     {
         if (bbs.empty()) return;
-        auto *GT = ArrayType::get(H.i32, bbs.size());
+        // A loop-entry clone has no entry block; a leading record {F, entry} that no block calls
+        // opens its run of blocks, so the runtime's block map gives them F (blockmap.c).
+        size_t lead = osrEntry ? 1 : 0;
+        auto *GT = ArrayType::get(H.i32, bbs.size() + lead);
         auto *guards = new GlobalVariable(M, GT, false, GlobalValue::PrivateLinkage, Constant::getNullValue(GT),
                                           "__hotprof_dual_guards");
         guards->setSection("__sancov_guards");
         guards->setAlignment(Align(4));
         SmallVector<Constant *, 64> pcs;
+        if (lead) {
+            pcs.push_back(ConstantExpr::getPtrToInt(ident(), H.i64));
+            pcs.push_back(ConstantInt::get(H.i64, kFlagEntry | extraFlags));
+        }
         for (BasicBlock *BB : bbs) {
             bool isEntry = BB == entry;
-            Constant *pc = isEntry ? ConstantExpr::getPtrToInt(&F, H.i64)
+            Constant *pc = isEntry ? ConstantExpr::getPtrToInt(ident(), H.i64)
                                    : ConstantExpr::getPtrToInt(BlockAddress::get(&F, BB), H.i64);
             pcs.push_back(pc);
             pcs.push_back(ConstantInt::get(H.i64, (isEntry ? kFlagEntry : 0) | extraFlags));
@@ -228,12 +317,10 @@ struct DualFunction {
             BasicBlock::iterator ip = BB->getFirstInsertionPt();
             while (BB == entry && isa<AllocaInst>(*ip)) ++ip; /* keep static allocas first */
             IRBuilder<> B(&*ip);
-            Value *g = B.CreateConstInBoundsGEP2_64(GT, guards, 0, i);
-            mark(B.CreateCall(H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
+            Value *g = B.CreateConstInBoundsGEP2_64(GT, guards, 0, i + lead);
+            mark(callHook(B, H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
         }
     }
-
-    SmallPtrSet<BasicBlock *, 8> outerHeaders;
 
     void findBackedges()
     {
@@ -277,6 +364,7 @@ struct DualFunction {
         SplitAllCriticalEdges(F, CriticalEdgeSplittingOptions().setIgnoreUnreachableDests());
         if (!clone) return runSingle();
         cold = true;
+        thunked = HookCC == "preserve-most";
         findBackedges();
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock::iterator split = E->begin();
@@ -340,7 +428,7 @@ struct DualFunction {
         }
         IRBuilder<> B(bi);
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        CallInst *stay = B.CreateCall(H.backedge, {fnArg(B)});
+        CallInst *stay = callHook(B, H.backedge, {fnArg(B)});
         mark(stay);
         B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
     }
@@ -353,13 +441,12 @@ struct DualFunction {
         findBackedges();
         if (level >= LBlocks) {
             for (BasicBlock *BB : all)
-                if (sancovBlock(*BB)) hooked.push_back(BB);
-            BasicBlock *E = &F.getEntryBlock();
-            hookBlocks(hooked, E, kFlagDual);
+                if (sancovBlock(*BB) && BB != osrEntry) hooked.push_back(BB);
+            hookBlocks(hooked, osrEntry ? nullptr : &F.getEntryBlock(), kFlagDual);
         }
         if (level >= LMemory) hookMemory(all);
         if (level >= LAll) hookCompares(all);
-        hookEntry(&F.getEntryBlock());
+        if (!osrEntry) hookEntry(&F.getEntryBlock());
         hookReturns(all);
         for (auto &be : backedges) { // a block on each latch -> header edge counts the back-edge
             BasicBlock *on = SplitEdge(be.first, be.second);
@@ -369,6 +456,233 @@ struct DualFunction {
         }
     }
 };
+
+// The separate form fits a function that gets no latch site (no loop, or latch sites "none"), whose
+// first byte can hold the nop (no endbr64 before it: -fcf-protection keeps the one-body form) and
+// whose address a pc-relative record can name at link time (dso_local or local: not an exported
+// function of a -fPIC library, which may be interposed).
+bool entryEligible(Function &F, Module &M)
+{
+    if (EntryForm != "clone" || M.getModuleFlag("cf-protection-branch")) return false;
+    if (!F.isDSOLocal() && !F.hasLocalLinkage()) return false;
+    return !F.hasFnAttribute("patchable-function-entry") && !F.hasFnAttribute("patchable-function-prefix");
+}
+
+bool separateForm(Function &F, Module &M)
+{
+    if (!entryEligible(F, M)) return false;
+    if (LatchSites == "none") return true;
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    return LI.empty();
+}
+
+// The entry site's record {site - &, target - &, kind 0, 0}: the clean F's first byte, the clone.
+void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H)
+{
+    StructType *RT = StructType::get(H.i32, H.i32, H.i32, H.i32);
+    auto *G = new GlobalVariable(M, RT, true, GlobalValue::PrivateLinkage, nullptr, "__hotprof_dual_entry");
+    auto rel = [&](Function *to, unsigned field) {
+        Constant *at = ConstantExpr::getInBoundsGetElementPtr(
+            RT, G, ArrayRef<Constant *>{ConstantInt::get(H.i32, 0), ConstantInt::get(H.i32, field)});
+        Constant *d = ConstantExpr::getSub(ConstantExpr::getPtrToInt(to, H.i64), ConstantExpr::getPtrToInt(at, H.i64));
+        return ConstantExpr::getTrunc(d, H.i32);
+    };
+    G->setInitializer(ConstantStruct::get(
+        RT, {rel(&F, 0), rel(&C, 1), ConstantInt::get(H.i32, KEntry), ConstantInt::get(H.i32, 0)}));
+    G->setSection("__hotprof_dual");
+    G->setAlignment(Align(4));
+    if (Comdat *cd = F.getComdat()) G->setComdat(cd);
+    appendToCompilerUsed(M, {G});
+}
+
+// The separate form: the instrumented copy is a clone C of F with live hooks (as runSingle makes
+// them, named after F); F stays the optimized clean code but for a patchable 5-byte nop at its
+// first byte (patchable-function-entry, before any prologue), which a burst switches to `jmp C`:
+// a tail jump with the same arguments, nothing pushed yet. C runs only in bursts: compiled for
+// size in .text.unlikely (-hotprof-dual-clone-opt=size), so the hot text stays compact.
+void runSeparate(Function &F, Module &M, const Hooks &H, int level)
+{
+    ValueToValueMapTy VM;
+    Function *C = CloneFunction(&F, VM);
+    C->setName(F.getName() + ".hotprof");
+    C->setLinkage(GlobalValue::InternalLinkage);
+    C->setVisibility(GlobalValue::DefaultVisibility);
+    C->setComdat(F.getComdat());
+    C->addFnAttr(Attribute::NoInline);
+    if (CloneOpt == "size" && !F.hasFnAttribute(Attribute::OptimizeNone)) {
+        C->addFnAttr(Attribute::MinSize);
+        C->addFnAttr(Attribute::OptimizeForSize);
+        C->setSectionPrefix("unlikely");
+    }
+    DualFunction D{*C, M, H, level, false, {}, {}, {}};
+    D.id = &F;
+    D.run(false);
+    if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
+    F.addFnAttr("patchable-function-entry", "5");
+    if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8)); /* the nop in one 8-byte word */
+    addEntryRecord(M, F, *C, H);
+}
+
+// Loop-entry clones (-hotprof-dual-loops=osr): a function with loops keeps its clean body as the
+// optimizer made it; the latch nop of each outermost loop L jumps to a cold block of F that calls
+// F.hotprof.L(F's arguments, L's header values for the next iteration, the values defined before L
+// and used from L on, F's return address) and returns its result. F.hotprof.L is F's code from
+// L's header on (the blocks reachable from it), instrumented like a separate clone but with no
+// entry hook (F was entered through its clean body) and its exit hooks given F's return address.
+// Only values live at L's header cross the nop, and they are live there anyway.
+struct OsrLoop {
+    BasicBlock *header, *latch;
+    Function *clone;
+    SmallVector<Value *, 8> phiIn, extras; // arguments after F's own, in F
+};
+
+// Blocks reachable from H, in F's order.
+SmallVector<BasicBlock *, 32> reachableFrom(Function &F, BasicBlock *H, SmallPtrSetImpl<BasicBlock *> &kept)
+{
+    SmallVector<BasicBlock *, 32> work{H}, order;
+    kept.insert(H);
+    while (!work.empty()) {
+        BasicBlock *BB = work.pop_back_val();
+        for (BasicBlock *S : successors(BB))
+            if (kept.insert(S).second) work.push_back(S);
+    }
+    for (BasicBlock &BB : F)
+        if (kept.count(&BB)) order.push_back(&BB);
+    return order;
+}
+
+// The values defined outside the kept blocks that kept code uses (arguments come separately).
+void outsideUses(ArrayRef<BasicBlock *> order, SmallPtrSetImpl<BasicBlock *> &kept, SmallVectorImpl<Value *> &out)
+{
+    SmallPtrSet<Value *, 16> seen;
+    auto note = [&](Value *V) {
+        auto *I = dyn_cast<Instruction>(V);
+        if (I && !kept.count(I->getParent()) && seen.insert(I).second) out.push_back(I);
+    };
+    for (BasicBlock *BB : order)
+        for (Instruction &I : *BB) {
+            if (auto *P = dyn_cast<PHINode>(&I)) {
+                for (unsigned i = 0; i < P->getNumIncomingValues(); i++)
+                    if (kept.count(P->getIncomingBlock(i))) note(P->getIncomingValue(i));
+                continue;
+            }
+            for (Value *Op : I.operands()) note(Op);
+        }
+}
+
+// F.hotprof.L, not yet instrumented; nullptr when it cannot be built (it is then erased).
+Function *buildOsrClone(Function &F, Module &M, OsrLoop &O, const Hooks &H)
+{
+    SmallPtrSet<BasicBlock *, 32> kept;
+    SmallVector<BasicBlock *, 32> order = reachableFrom(F, O.header, kept);
+    for (PHINode &P : O.header->phis()) O.phiIn.push_back(P.getIncomingValueForBlock(O.latch));
+    outsideUses(order, kept, O.extras);
+    SmallVector<Type *, 16> params(F.getFunctionType()->params().begin(), F.getFunctionType()->params().end());
+    for (Value *V : O.phiIn) params.push_back(V->getType());
+    for (Value *V : O.extras) params.push_back(V->getType());
+    params.push_back(H.i8p);
+    auto *FT = FunctionType::get(F.getReturnType(), params, false);
+    Function *C = Function::Create(FT, GlobalValue::InternalLinkage, F.getName() + ".hotprof.loop", &M);
+    C->setAttributes(AttributeList::get(F.getContext(), AttributeList::FunctionIndex,
+                                        AttrBuilder(F.getContext(), F.getAttributes().getFnAttrs())));
+    C->removeFnAttr("patchable-function-entry");
+    C->addFnAttr(Attribute::NoInline);
+    C->removeFnAttr(Attribute::AlwaysInline);
+    if (F.hasPersonalityFn()) C->setPersonalityFn(F.getPersonalityFn());
+    C->setComdat(F.getComdat());
+    ValueToValueMapTy VM;
+    unsigned a = 0;
+    for (Argument &A : F.args()) VM[&A] = C->getArg(a++);
+    SmallVector<Argument *, 8> phiArgs;
+    for (size_t i = 0; i < O.phiIn.size(); i++) phiArgs.push_back(C->getArg(a++));
+    for (Value *V : O.extras) VM[V] = C->getArg(a++);
+    BasicBlock *E = BasicBlock::Create(F.getContext(), "hp.osr.entry", C);
+    for (BasicBlock *BB : order) VM[BB] = CloneBasicBlock(BB, VM, "", C);
+    BranchInst::Create(cast<BasicBlock>(VM[O.header]), E);
+    SmallVector<Instruction *, 16> dbg;
+    for (BasicBlock *BB : order) {
+        auto *CB = cast<BasicBlock>(VM[BB]);
+        for (Instruction &I : *CB) {
+            if (auto *P = dyn_cast<PHINode>(&I))
+                for (int i = (int)P->getNumIncomingValues() - 1; i >= 0; i--)
+                    if (!kept.count(P->getIncomingBlock((unsigned)i))) P->removeIncomingValue((unsigned)i, false);
+            RemapInstruction(&I, VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+            I.setDebugLoc(DebugLoc()); /* C has no subprogram of its own: no debug locations */
+            I.setMetadata(LLVMContext::MD_loop, nullptr);
+            if (isa<DbgInfoIntrinsic>(I)) dbg.push_back(&I);
+        }
+    }
+    for (Instruction *I : dbg) I->eraseFromParent();
+    unsigned k = 0;
+    for (PHINode &P : cast<BasicBlock>(VM[O.header])->phis()) P.addIncoming(phiArgs[k++], E);
+    if (verifyFunction(*C)) { // (irreducible control flow and the like): no loop-entry clone
+        C->eraseFromParent();
+        return nullptr;
+    }
+    return C;
+}
+
+// F's cold block on L's latch edge: call the loop-entry clone, return what it returns.
+void linkOsr(Function &F, Module &M, OsrLoop &O, const Hooks &H)
+{
+    LLVMContext &C = F.getContext();
+    BasicBlock *osr = BasicBlock::Create(C, "hp.osr", &F);
+    BasicBlock *site = BasicBlock::Create(C, "hp.site", &F);
+    IRBuilder<> B(osr);
+    SmallVector<Value *, 16> args;
+    for (Argument &A : F.args()) args.push_back(&A);
+    args.append(O.phiIn.begin(), O.phiIn.end());
+    args.append(O.extras.begin(), O.extras.end());
+    args.push_back(B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)}));
+    CallInst *r = B.CreateCall(O.clone, args);
+    if (F.getReturnType()->isVoidTy()) B.CreateRetVoid();
+    else B.CreateRet(r);
+    O.latch->getTerminator()->replaceSuccessorWith(O.header, site);
+    for (PHINode &P : O.header->phis()) P.replaceIncomingBlockWith(O.latch, site);
+    emitSite(site, O.header, osr, KBackedge, H.i8p);
+}
+
+// The loop-entry form (see OsrLoop): F's entry as the separate form, and a loop-entry clone per
+// outermost loop. false (nothing changed) when F does not fit: latch sites other than "outer",
+// varargs, inalloca/preallocated/swifterror arguments, a loop with several latches or latch edges.
+bool runOsr(Function &F, Module &M, const Hooks &H, int level)
+{
+    if (LoopForm != "osr" || LatchSites != "outer" || !entryEligible(F, M) || F.isVarArg()) return false;
+    for (Argument &A : F.args())
+        if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    SmallVector<OsrLoop, 4> loops;
+    for (Loop *L : LI) {
+        BasicBlock *lt = L->getLoopLatch();
+        if (!lt || count(successors(lt), L->getHeader()) != 1) return false;
+        loops.push_back({L->getHeader(), lt, nullptr, {}, {}});
+    }
+    for (OsrLoop &O : loops)
+        if (!(O.clone = buildOsrClone(F, M, O, H))) {
+            for (OsrLoop &P : loops)
+                if (P.clone) P.clone->eraseFromParent();
+            return false;
+        }
+    runSeparate(F, M, H, level); // (F has no site yet: its entry clone has none)
+    for (OsrLoop &O : loops) {
+        Function *C = O.clone;
+        if (CloneOpt == "size" && !C->hasFnAttribute(Attribute::OptimizeNone)) {
+            C->addFnAttr(Attribute::MinSize);
+            C->addFnAttr(Attribute::OptimizeForSize);
+            C->setSectionPrefix("unlikely");
+        }
+        DualFunction D{*C, M, H, level, false, {}, {}, {}};
+        D.id = &F;
+        D.osrEntry = &C->getEntryBlock();
+        D.osrRet = C->getArg(C->arg_size() - 1);
+        D.run(false);
+        if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
+        linkOsr(F, M, O, H);
+    }
+    return true;
+}
 
 Hooks declareHooks(Module &M)
 {
@@ -428,9 +742,26 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
     appendToGlobalDtors(M, dtor, 2);
 }
 
+// A bad -mllvm -hotprof-dual* value: one message, exit status 1 (no crash report).
+void checkOption(const cl::opt<std::string> &opt, std::initializer_list<const char *> allowed)
+{
+    std::string list;
+    for (const char *a : allowed) {
+        if (opt == a) return;
+        list += list.empty() ? a : std::string("|") + a;
+    }
+    report_fatal_error("hotprof dual plugin: -" + opt.ArgStr + "=" + opt + " is not one of " + list, false);
+}
+
 struct DualPass : PassInfoMixin<DualPass> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
+        checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
+        checkOption(LatchSites, {"outer", "all", "none"});
+        checkOption(EntryForm, {"clone", "inline"});
+        checkOption(LoopForm, {"osr", "inline"});
+        checkOption(CloneOpt, {"size", "speed"});
+        checkOption(HookCC, {"preserve-most", "c"});
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
@@ -450,8 +781,14 @@ struct DualPass : PassInfoMixin<DualPass> {
         for (Function *F : work) {
             // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
             int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
+            bool clone = !cannotClone(*F);
+            if (clone && separateForm(*F, M)) {
+                runSeparate(*F, M, H, fl);
+                continue;
+            }
+            if (clone && runOsr(*F, M, H, fl)) continue;
             DualFunction D{*F, M, H, fl, false, {}, {}, {}};
-            D.run(!cannotClone(*F));
+            D.run(clone);
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
                 report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
         }

@@ -169,6 +169,27 @@ char *hp_sym_demangle(hp_symbolizer *s, const char *name)
     return strdup(name);
 }
 
+#define DUAL_CLONE_SUFFIX ".hotprof"
+
+/* Where a two-version clone's suffix ".hotprof" (end of name, or followed by '.') begins, or NULL. */
+static const char *dual_suffix(const char *symbol)
+{
+    size_t k = sizeof DUAL_CLONE_SUFFIX - 1;
+    for (const char *p = strstr(symbol, DUAL_CLONE_SUFFIX); p; p = strstr(p + 1, DUAL_CLONE_SUFFIX))
+        if (p > symbol && (p[k] == 0 || p[k] == '.')) return p;
+    return NULL;
+}
+
+char *hp_sym_function_name(hp_symbolizer *s, const char *symbol)
+{
+    const char *suffix = dual_suffix(symbol);
+    if (!suffix) return hp_sym_demangle(s, symbol);
+    char *base = strndup(symbol, (size_t)(suffix - symbol));
+    char *name = base ? hp_sym_demangle(s, base) : NULL;
+    free(base);
+    return name;
+}
+
 static const hp_module *recorded_module(const hp_symbolizer *s, uint64_t addr)
 {
     for (size_t i = 0; i < s->nmodules; i++)
@@ -319,7 +340,7 @@ static void resolve(hp_symbolizer *s, hp_symbol *sym)
     uint64_t start = 0;
     const char *name = function_at(s, mod, sym->addr, &start);
     if (name) {
-        sym->function = hp_sym_demangle(s, name);
+        sym->function = hp_sym_function_name(s, name);
         sym->symbol = name; /* libdwfl's string table: valid until dwfl_end (hp_sym_close) */
         sym->func_start = start;
     }

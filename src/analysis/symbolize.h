@@ -58,6 +58,10 @@ void hp_sym_where(const hp_symbol *sym, char *buf, size_t n);
 /* A malloc'd readable form of a symbol name: demangled if it is a C++ name ("_Z...") and a
  * demangler was found, else a copy. NULL only when memory runs out. */
 char *hp_sym_demangle(hp_symbolizer *s, const char *name);
+/* The function a symbol names, as hp_sym_demangle gives it, except that the instrumented copies
+ * of a two-version function F (plugin/hotprof_dual.cpp: local "F.hotprof", "F.hotprof.loop",
+ * "F.hotprof.loop.N") are named F. */
+char *hp_sym_function_name(hp_symbolizer *s, const char *symbol);
 
 size_t hp_sym_nwarnings(const hp_symbolizer *s);
 const char *hp_sym_warning(const hp_symbolizer *s, size_t i);

@@ -164,6 +164,28 @@ TEST(cxx_names_are_demangled_and_c_names_kept)
     hp_sym_close(s);
 }
 
+/* Two-version code: the instrumented clones "F.hotprof", "F.hotprof.loop[.N]" (plugin/
+ * hotprof_dual.cpp) are named F, mangled or not; a name where the suffix runs on into other
+ * letters ("a.hotprofx"), or that is only the suffix, is kept. */
+TEST(dual_clones_are_named_after_their_function)
+{
+    hp_symbolizer *s = hp_sym_open(NULL, 0);
+    REQUIRE(s != NULL);
+    char *c = hp_sym_function_name(s, "evaluate.hotprof");
+    char *d = hp_sym_function_name(s, "_ZNK2ns3Box5twiceEi.hotprof");
+    char *loop = hp_sym_function_name(s, "evaluate.hotprof.loop.6");
+    char *mid = hp_sym_function_name(s, "a.hotprofx");
+    char *only = hp_sym_function_name(s, ".hotprof");
+    REQUIRE(c && d && loop && mid && only);
+    CHECK(strcmp(c, "evaluate") == 0);
+    CHECK(strcmp(d, "ns::Box::twice(int) const") == 0);
+    CHECK(strcmp(loop, "evaluate") == 0);
+    CHECK(strcmp(mid, "a.hotprofx") == 0);
+    CHECK(strcmp(only, ".hotprof") == 0);
+    free(c), free(d), free(loop), free(mid), free(only);
+    hp_sym_close(s);
+}
+
 int main(void)
 {
     volatile int x = 3;
@@ -173,5 +195,6 @@ int main(void)
     RUN(line_zero_falls_back_to_the_declaration_line);
     RUN(missing_module_and_wrong_build_id_warn_once);
     RUN(cxx_names_are_demangled_and_c_names_kept);
+    RUN(dual_clones_are_named_after_their_function);
     return test_main_end();
 }
