@@ -509,6 +509,7 @@ void runSeparate(Function &F, Module &M, const Hooks &H, int level)
     C->setLinkage(GlobalValue::InternalLinkage);
     C->setVisibility(GlobalValue::DefaultVisibility);
     C->setComdat(F.getComdat());
+    C->removeFnAttr(Attribute::AlwaysInline); /* an extern always_inline function (QuickJS js_malloc_rt) kept out of line */
     C->addFnAttr(Attribute::NoInline);
     if (CloneOpt == "size" && !F.hasFnAttribute(Attribute::OptimizeNone)) {
         C->addFnAttr(Attribute::MinSize);

@@ -120,5 +120,11 @@ printf 'static int twice(int x) { return 2 * x; }\nint lib_entry(int x) { return
 "$HP" cc --hooks=dual-blocks -O2 -shared -fPIC -fno-inline -o lib.so lib.c -Wno-unused-command-line-argument &&
     python3 "$ROOT/tests/e2e/check_dual_sites.py" lib.so "lib.so" --clones twice --loop-clones "" || fail "lib.so: build"
 
+# an extern always_inline function gets a separate clone that is not always_inline (was broken IR)
+if "$HP" cc --hooks=dual-blocks -O2 -o always_inline "$P/dual_always_inline.c" 2>ai.err && ./always_inline; then
+    ok "dual: an extern always_inline function builds and runs"
+else
+    fail "dual: extern always_inline function: $(head -2 ai.err)"
+fi
 check_fails_cleanly "dual: bad plugin option, one message" "hotprof-dual-entry=sideways is not one of clone\|inline" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-entry=sideways -c -o bad.o "$SRC"
