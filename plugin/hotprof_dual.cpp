@@ -62,12 +62,13 @@ using namespace llvm;
 
 static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory|all"),
                                       cl::init("blocks"));
-// Which loop back-edges get a site (docs/dual.md): outer (default: outermost loops only; an inner
-// loop is reached at its outer loop's next iteration), all, none (function entries only: every
+// Which loop back-edges get a site (docs/dual.md): all (default: every loop latch, so count mode's
+// countdown sees every back-edge), outer (outermost loops only; an inner loop is reached at its
+// outer loop's next iteration: a lower floor, but count mode then counts outer iterations), none (function entries only: every
 // function then gets the separate clone). Back-edges without a site are still counted in the
 // instrumented copy.
-static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: outer|all|none"),
-                                       cl::init("outer"));
+static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hotprof dual: all|outer|none"),
+                                       cl::init("all"));
 // How a function without latch sites gets its instrumented copy (docs/dual.md): clone (default: a
 // separate function, the original untouched but for a patchable nop at its first byte) or inline
 // (both copies in one body behind a callbr at the entry, as functions with latch sites have).
@@ -645,11 +646,12 @@ void linkOsr(Function &F, Module &M, OsrLoop &O, const Hooks &H)
 }
 
 // The loop-entry form (see OsrLoop): F's entry as the separate form, and a loop-entry clone per
-// outermost loop. false (nothing changed) when F does not fit: latch sites other than "outer",
+// outermost loop (osr puts sites on outermost latches only, whatever -hotprof-dual-latch-sites
+// says but "none"). false (nothing changed) when F does not fit: latch sites "none",
 // varargs, inalloca/preallocated/swifterror arguments, a loop with several latches or latch edges.
 bool runOsr(Function &F, Module &M, const Hooks &H, int level)
 {
-    if (LoopForm != "osr" || LatchSites != "outer" || !entryEligible(F, M) || F.isVarArg()) return false;
+    if (LoopForm != "osr" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
     DominatorTree DT(F);
