@@ -72,14 +72,16 @@ HP_API void __cyg_profile_func_enter(void *this_fn, void *call_site)
 HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
     FAST_THREAD(t);
-    if (HP_UNLIKELY(t->bursty == HP_THREAD_BURSTY) && HP_LOAD_RLX(&hp_g.patch) &&
-        !patch_mask(t, (uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&__cyg_profile_func_exit))
-        return;
-    if (HP_UNLIKELY(t->bursty == HP_THREAD_VALUES)) { /* sampled gaps between hooks (pathval.h) */
-        hp_rt_gap_close(t);
-        exit_pop(t, (uint64_t)(uintptr_t)this_fn);
-        hp_rt_gap_open(t);
-        return;
+    if (HP_UNLIKELY(t->bursty)) { /* the exhaustive path tests t->bursty once */
+        if (t->bursty == HP_THREAD_BURSTY && HP_LOAD_RLX(&hp_g.patch) &&
+            !patch_mask(t, (uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&__cyg_profile_func_exit))
+            return;
+        if (t->bursty == HP_THREAD_VALUES) { /* sampled gaps between hooks (pathval.h) */
+            hp_rt_gap_close(t);
+            exit_pop(t, (uint64_t)(uintptr_t)this_fn);
+            hp_rt_gap_open(t);
+            return;
+        }
     }
     exit_pop(t, (uint64_t)(uintptr_t)this_fn);
 }
