@@ -218,7 +218,8 @@ static int compare_view(const hp_profile *a, const hp_profile *b, const hp_cmp_v
         row->skipped = v->size(a) > 0 && v->size(b) > 0;
         return 0;
     }
-    hp_symbolizer *sa = r->by_name ? r->opts.sym_a : NULL, *sb = r->by_name ? r->opts.sym_b : NULL;
+    int named = r->by_name || (r->sites_by_function && v->site_keyed && v->collect_named);
+    hp_symbolizer *sa = named ? r->opts.sym_a : NULL, *sb = named ? r->opts.sym_b : NULL;
     if (collect_items(a, v, sa, &ia, &r->unmapped_a) || collect_items(b, v, sb, &ib, &r->unmapped_b)) goto out;
     row->in_a = ia.n > 0, row->in_b = ib.n > 0;
     rc = 0;
@@ -268,6 +269,31 @@ static int compare_extras(const hp_profile *a, const hp_profile *b, hp_cmp_resul
     return 0;
 }
 
+int hp_cmp_has_dual_sites(const hp_profile *p)
+{
+    const char *v = hp_profile_info(p, HP_INFO_DUAL "." HP_INFO_DUAL_SITES);
+    return v && strtoull(v, NULL, 10) > 0;
+}
+
+int hp_cmp_needs_symbols(const hp_profile *a, const hp_profile *b, hp_cmp_match match)
+{
+    if (match == HP_CMP_MATCH_NAME) return 1;
+    if (match == HP_CMP_MATCH_ADDRESS) return 0;
+    return hp_cmp_check_program(a, b, NULL, 0) == HP_CMP_REBUILT_PROGRAM || hp_cmp_has_dual_sites(a) ||
+           hp_cmp_has_dual_sites(b);
+}
+
+/* How members are matched (compare.h): by_name and sites_by_function of `out`. */
+static void choose_matching(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, hp_cmp_result *out)
+{
+    int syms = o->sym_a && o->sym_b;
+    if (o->match == HP_CMP_MATCH_NAME) out->by_name = syms;
+    else if (o->match == HP_CMP_MATCH_AUTO) {
+        out->by_name = out->program == HP_CMP_REBUILT_PROGRAM && syms;
+        out->sites_by_function = !out->by_name && syms && (hp_cmp_has_dual_sites(a) || hp_cmp_has_dual_sites(b));
+    }
+}
+
 int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, hp_cmp_result *out)
 {
     char msg[256];
@@ -279,7 +305,7 @@ int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, h
     if (out->opts.k == 0) out->opts.k = HP_CMP_DEFAULT_K;
     out->program = hp_cmp_check_program(a, b, msg, sizeof msg);
     if (out->program == HP_CMP_OTHER_PROGRAM || out->program == HP_CMP_REBUILT_PROGRAM) add_warning(out, msg);
-    out->by_name = out->program == HP_CMP_REBUILT_PROGRAM && o->sym_a && o->sym_b;
+    choose_matching(a, b, o, out);
     if (out->program == HP_CMP_UNKNOWN_PROGRAM) add_warning(out, "no build-id to check that both profiles are of one program");
     check_libraries(a, b, out);
     out->nrows = ranked_views(views);
@@ -317,8 +343,12 @@ int hp_compare_write_text(FILE *out, const hp_cmp_result *r)
 {
     char rk[16], pk[16];
     fprintf(out, "A (sampled):   %s\nB (reference): %s\n", r->name_a, r->name_b);
-    fprintf(out, "matched by:    %s\n\n", r->by_name ? "symbol name (two builds of the program: addresses differ)"
-                                                    : "module-relative address");
+    fprintf(out, "matched by:    %s\n\n", r->by_name             ? (r->program == HP_CMP_REBUILT_PROGRAM
+                                                                    ? "symbol name (two builds of the program: addresses differ)"
+                                                                    : "symbol name (--match name)")
+                                          : r->sites_by_function ? "module-relative address; call pairs by caller "
+                                                                   "function (two-version code: a site has two addresses)"
+                                                                 : "module-relative address");
     snprintf(rk, sizeof rk, "rec@%zu", r->opts.k);
     snprintf(pk, sizeof pk, "prec@%zu", r->opts.k);
     fprintf(out, "%-16s %8s %8s %8s %8s %7s %8s  %6s %6s  %6s %6s %6s\n", "profile", "keys A", "keys B", "common",
@@ -391,6 +421,7 @@ int hp_compare_write_json(FILE *out, const hp_cmp_result *r)
     fputs(",\"b\":", out);
     hp_json_string(out, r->name_b);
     fprintf(out, ",\"keyed_by\":\"%s\"", r->by_name ? "name" : "address");
+    if (r->sites_by_function) fputs(",\"call_pairs_keyed_by\":\"caller function\"", out);
     fprintf(out, ",\"coverage\":%.6f,\"k\":%zu,\"program\":\"%s\",\"unmapped_a\":%zu,\"unmapped_b\":%zu,\"profiles\":[",
             r->opts.coverage, r->opts.k, program_words[r->program], r->unmapped_a, r->unmapped_b);
     for (size_t t = 0; t < r->nrows; t++) {

@@ -9,7 +9,13 @@
  * do not match, so when the caller hands symbolizers (hp_cmp_opts.sym_a, sym_b) members are keyed
  * by their symbolized portable name instead (hp_rt_portable_name, as `hotprof diff` does; a call
  * pair by caller and callee name), through each view's collect_named; a view without one (blocks,
- * edges: no stable name) is left out and marked `skipped`. Otherwise, for one build:
+ * edges: no stable name) is left out and marked `skipped`. Two-version code (`hotprof cc
+ * --hooks=dual-*`, docs/dual.md): a call site has one address in the clean copy and one in the
+ * instrumented copy, and a count-triggered or patched run records the clean copy's where the
+ * exhaustive reference records the instrumented one's; so when either profile carries dual sites
+ * (hp_cmp_has_dual_sites) the site-keyed views (call pairs) are matched by caller function and
+ * callee name (sites_by_function), the rest by address. hp_cmp_opts.match forces one way.
+ * Otherwise, for one build:
  * Keys are module-relative so that two runs of one binary under ASLR agree: an address inside a
  * module becomes (hash of the module's file name, address - load bias); an address outside every
  * module keeps its raw value (counted in unmapped_a / unmapped_b: such keys rarely match); a block
@@ -56,6 +62,10 @@ typedef struct hp_cmp_view {
     void (*collect)(const hp_profile *p, hp_cmp_sink *s);
     /* keyed by symbolized name (hp_cmp_name_key), for profiles of two builds; NULL: not then */
     void (*collect_named)(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *s);
+    /* 1: keyed by a call-site address (call pairs): on two-version code a site has one address per
+     * copy, so such a view is matched by caller function (collect_named) when either profile is
+     * of a dual build (hp_cmp_result.sites_by_function) */
+    int site_keyed;
 } hp_cmp_view;
 
 typedef struct hp_cmp_row {
@@ -93,10 +103,15 @@ typedef struct hp_cmp_extra {
     const char *note;        /* text: a line explaining the figures, or NULL */
 } hp_cmp_extra;
 
+/* How members are matched: auto (by address; by name across two builds; call sites by caller
+ * function on two-version code), address (always), name (always: symbolized names). */
+typedef enum hp_cmp_match { HP_CMP_MATCH_AUTO = 0, HP_CMP_MATCH_ADDRESS, HP_CMP_MATCH_NAME } hp_cmp_match;
+
 typedef struct hp_cmp_opts {
     size_t k;        /* the top-k of the recall columns (default HP_CMP_DEFAULT_K) */
     double coverage; /* overlap coverage (default HP_OVERLAP_PAPER_COVERAGE) */
     hp_symbolizer *sym_a, *sym_b; /* of A and B: match by name when the builds differ; NULL: never */
+    hp_cmp_match match;           /* default auto */
 } hp_cmp_opts;
 
 typedef enum hp_cmp_program_check {
@@ -116,6 +131,7 @@ typedef struct hp_cmp_result {
     size_t unmapped_a, unmapped_b;
     hp_cmp_program_check program;
     int by_name;            /* members matched by symbolized name (two builds), not by address */
+    int sites_by_function;  /* site-keyed views (call pairs) matched by caller function: dual build */
     char warnings[HP_CMP_MAX_WARNINGS][256];
     size_t nwarnings;
     hp_cmp_extra extras[HP_CMP_MAX_EXTRAS]; /* the types' own sections (compare_extra), registry order */
@@ -130,6 +146,12 @@ int hp_compare(const hp_profile *a, const hp_profile *b, const hp_cmp_opts *o, h
 
 /* The row of view `id`, or NULL. */
 const hp_cmp_row *hp_cmp_find_row(const hp_cmp_result *r, const char *id);
+
+/* 1 when A or B is a profile of two-version code whose call sites have two addresses (INFO
+ * dual.sites > 0: a bursty run of a `hotprof cc --hooks=dual-*` build, docs/dual.md). */
+int hp_cmp_has_dual_sites(const hp_profile *p);
+/* 1 when hp_compare with `match` will need the symbolizers of A and B (opts.sym_a, sym_b). */
+int hp_cmp_needs_symbols(const hp_profile *a, const hp_profile *b, hp_cmp_match match);
 
 /* Module-relative key of one address; *mapped = 0 when it lies outside every module. */
 uint64_t hp_cmp_addr_key(const hp_profile *p, uint64_t addr, int *mapped);

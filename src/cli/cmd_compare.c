@@ -3,7 +3,8 @@
  * (analysis/compare.h). Table or JSON on stdout; warnings on stderr.
  *
  * Two builds of one program (same program name, build-ids differ) are compared by symbolized
- * name (compare.h), with a warning; one build by module-relative address.
+ * name (compare.h), with a warning; one build by module-relative address, but call pairs of
+ * two-version code by caller function (compare.h); --match address|name forces one way.
  * Refusals (exit 1, one message): a file that cannot be read; profiles of different programs
  * (program names differ) unless --force; no profile type present in both; no key in common at
  * all (unless --force).
@@ -16,6 +17,7 @@
 #include "cli/pager.h"
 #include "cli/read_profile.h"
 #include <stdlib.h>
+#include <string.h>
 
 static const hp_command_desc compare_desc = {
     "compare", "[options] A B",
@@ -25,7 +27,9 @@ static const hp_command_desc compare_desc = {
     "Members are matched by module-relative address (module file name + offset from its load\n"
     "address), so runs under ASLR compare. Two builds of one program (the build-ids differ) are\n"
     "matched by symbol name instead (functions, and call pairs as caller and callee; blocks and\n"
-    "edges are then not compared), and the header says 'matched by: symbol name'. Overlap is\n"
+    "edges are then not compared), and the header says 'matched by: symbol name'. On two-version\n"
+    "code (hotprof cc --hooks=dual-*) a call site has one address per copy, so call pairs are\n"
+    "matched by caller function there. --match address|name forces one way. Overlap is\n"
     "scale-invariant: sampled counts need no scaling. 'max' is B against itself, the best a sample\n"
     "can score with the paper's overlap;\n"
     "'renorm' is the renormalized overlap (a perfect sample scores 100%). See docs/metrics.md.\n"};
@@ -33,8 +37,10 @@ static const hp_command_desc compare_desc = {
 typedef struct compare_args {
     uint64_t top;
     const char *format;
+    const char *match;
     int force;
     hp_term_args term;
+    hp_cmp_match match_how; /* parsed from match */
 } compare_args;
 
 static void init_options(hp_option *opts, compare_args *a)
@@ -43,6 +49,9 @@ static void init_options(hp_option *opts, compare_args *a)
         {HP_OPT_UINT, 't', "top", &a->top, "K", "k of the top-k recall/precision/tau columns (default 10)"},
         {HP_OPT_STRING, 'f', "format", &a->format, "FMT", "text|json (default text)"},
         {HP_OPT_FLAG, 0, "force", &a->force, NULL, "compare even if the programs differ"},
+        {HP_OPT_STRING, 0, "match", &a->match, "HOW",
+         "auto|address|name: how members are matched (default auto: by address; by name across two\n"
+         "builds; call pairs by caller function on two-version code)"},
         HP_TERM_OPTIONS(&a->term),
         {HP_OPT_END, 0, NULL, NULL, NULL, NULL},
     };
@@ -112,8 +121,9 @@ static int run_compare(const char *pa, const char *pb, const compare_args *a, hp
     int rc = 1;
     hp_compare_default_opts(&o);
     o.k = (size_t)a->top;
+    o.match = a->match_how;
     if (!A || !B || !r) goto out;
-    if (hp_cmp_check_program(A, B, NULL, 0) == HP_CMP_REBUILT_PROGRAM) {
+    if (hp_cmp_needs_symbols(A, B, o.match)) {
         o.sym_a = hp_sym_open(A->modules, A->nmodules);
         o.sym_b = hp_sym_open(B->modules, B->nmodules);
     }
@@ -140,9 +150,17 @@ out:
     return rc;
 }
 
+static int parse_match(const char *text, hp_cmp_match *how)
+{
+    static const char *const words[] = {"auto", "address", "name"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(text, words[i])) return *how = (hp_cmp_match)i, 0;
+    return -1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-    compare_args a = {HP_CMP_DEFAULT_K, "text", 0, {NULL, 0, 0}};
+    compare_args a = {.top = HP_CMP_DEFAULT_K, .format = "text", .match = "auto"};
     char msg[256];
     hp_option opts[HP_OPTIONS_MAX];
     hp_report_format fmt;
@@ -156,5 +174,7 @@ int cmd_compare(int argc, char **argv)
     if (hp_report_parse_format(a.format, &fmt) || (fmt != HP_FORMAT_TEXT && fmt != HP_FORMAT_JSON))
         return hp_usage_error(&compare_desc, "unknown format '%s' (text, json)", a.format);
     if (hp_term_check(&a.term, msg, sizeof msg)) return hp_usage_error(&compare_desc, "%s", msg);
+    if (parse_match(a.match, &a.match_how))
+        return hp_usage_error(&compare_desc, "unknown --match '%s' (auto, address, name)", a.match);
     return run_compare(pos[0], pos[1], &a, fmt);
 }

@@ -15,6 +15,9 @@
 #     each child checks its own sum), with and without --follow-fork;
 #   - INFO dual.count.*: trampolines made, events = the threads' sum; the report's sampling line
 #     says count-triggered;
+#   - `hotprof compare` of a count-mode profile with its exhaustive reference matches call pairs by
+#     caller function (a call site has one address per copy): overlap near its maximum, where
+#     --match address finds the clean copy's sites nowhere in the reference (printed);
 #   - --bursts count on a program without two-version code: one clear error, non-zero exit.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -82,6 +85,24 @@ if build sites dual-blocks "$P/dual_count_sites.c"; then
     "$HP" run -q --bursts patch --sample callpairs:period=999,burst=1 -o sites.patch.data -- ./sites.dual-blocks 1000000 \
         >/dev/null && json sites.patch.data sites.patch.json &&
         python3 "$C" sites sites.patch.json leaf "sites patched (printed only)" | sed 's/^\(ok\|FAIL\) /  patched: /'
+    # compare: call pairs of the clean copy's sites are matched by caller function
+    if HOTPROF_OUTPUT=sites.ex.data ./sites.dual-blocks 1000000 >/dev/null; then
+        "$HP" compare --format json sites.dual-blocks.c.data sites.ex.data >cmp.auto.json 2>/dev/null
+        "$HP" compare --format json --match address sites.dual-blocks.c.data sites.ex.data >cmp.addr.json 2>/dev/null
+        python3 - cmp.auto.json cmp.addr.json <<'PY'
+import json, sys
+def pairs(f):
+    j = json.loads(open(f).read())
+    return j, {r["type"]: r for r in j["profiles"]}.get("call_pairs", {})
+ja, a = pairs(sys.argv[1])
+jb, b = pairs(sys.argv[2])
+ok = ja.get("call_pairs_keyed_by") == "caller function" and "call_pairs_keyed_by" not in jb
+print(("ok" if ok else "FAIL") + " compare count vs exhaustive: call pairs keyed by caller function (auto), by site (--match address)")
+ov, mx = a.get("overlap", 0), a.get("overlap_max", 1)
+print(("ok" if ov >= 0.95 * mx else "FAIL") + " compare count vs exhaustive: call-pair overlap %.3f >= 0.95 x max %.3f"
+      " (by site address: %.3f)" % (ov, mx, b.get("overlap", 0)))
+PY
+    else fail "sites: exhaustive run"; fi
 fi
 
 # ---- threads: one countdown each

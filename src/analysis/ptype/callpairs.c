@@ -454,7 +454,7 @@ static void collect_named(const hp_profile *p, hp_symbolizer *s, hp_cmp_sink *k)
     }
 }
 
-static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect, collect_named}};
+static const hp_cmp_view views[] = {{"call_pairs", "call pairs", 2, rows, collect, collect_named, 1}};
 
 /* `hotprof top`: "caller → callee" (the caller: the function holding the call site). */
 static void live_text(char *buf, size_t n, const hp_live_shm_row *r, hp_symbolizer *s)

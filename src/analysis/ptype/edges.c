@@ -152,7 +152,7 @@ static void collect(const hp_profile *p, hp_cmp_sink *s)
     }
 }
 
-static const hp_cmp_view views[] = {{"edges", "edges", 3, rows, collect, NULL}};
+static const hp_cmp_view views[] = {{"edges", "edges", 3, rows, collect, NULL, 0}};
 /* ---- merge ---- */
 
 static int merge_add(hp_merge *m, hp_apt_acc *acc, size_t i)

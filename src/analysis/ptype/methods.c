@@ -339,8 +339,8 @@ static int merge_write(hp_merge *m, hp_pbuild *b, const hp_apt_acc *acc)
 }
 
 static const hp_cmp_view views[] = {
-    {"methods", "methods (heat)", 0, rows, collect_heat, named_heat},
-    {"calls", "methods (calls)", 1, rows, collect_calls, named_calls},
+    {"methods", "methods (heat)", 0, rows, collect_heat, named_heat, 0},
+    {"calls", "methods (calls)", 1, rows, collect_calls, named_calls, 0},
 };
 
 /* `hotprof top`: the function's name. */

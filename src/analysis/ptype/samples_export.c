@@ -113,5 +113,5 @@ static void collect_named(const hp_profile *p, hp_symbolizer *sym, hp_cmp_sink *
 }
 
 const hp_cmp_view hp_samples_views[HP_SAMPLES_NVIEWS] = {
-    {"samples", "samples (self, by pc)", 10, view_size, collect_pcs, collect_named},
+    {"samples", "samples (self, by pc)", 10, view_size, collect_pcs, collect_named, 0},
 };
