@@ -90,12 +90,15 @@ def count_mode_accepted(work, probe):
 
 
 def bias_counts(profile):
-    """(calls of slow_site, calls of fast_site) recorded in profile."""
+    """(calls of slow_site, calls of fast_site) recorded in profile: the samples, not the report's
+    estimates (a sampled profile's counts are scaled to the run; the interval needs raw counts)."""
     rep = json.loads(subprocess.run([HP, "report", "--format", "json", "--top", "0", profile],
                                     stdout=subprocess.PIPE, text=True).stdout)
-    pairs = {c["callee_function"]: c["count"] for c in rep.get("call_pairs", [])}
-    if not pairs:
-        pairs = {m["function"]: m["calls"] for m in rep.get("methods", [])}
+    raw = lambda c, n: c["sampled"] if c.get("estimated") else c[n]  # noqa: E731
+    pairs = {c["callee_function"]: raw(c, "count") for c in rep.get("call_pairs", [])}
+    if not pairs:  # methods' "sampled" is calls + back-edges: scale the estimated calls down
+        pairs = {m["function"]: (m["calls"] * m["sampled"] / m["heat"] if m.get("estimated") and m["heat"]
+                                 else m["calls"]) for m in rep.get("methods", [])}
     return pairs.get("slow_site", 0), pairs.get("fast_site", 0)
 
 
