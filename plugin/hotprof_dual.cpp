@@ -94,6 +94,14 @@ static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof
 // time gain; and in patch mode sites.c then switches the thunk's one call site for all callers).
 // Memory hooks are always called directly (they take the load's pc from their return address),
 // and so is the back-edge hook, which returns a value.
+// What a site is in the clean copy (docs/dual.md, *Inline count sites*): nop (default: a
+// patchable 5-byte nop, switched by the runtime: every mode), or count (the decrement of count
+// mode compiled in: `subq $1, %fs:hp_dual_countdown@tpoff; jle <instrumented>`, Arnold–Ryder's
+// check: no jump out and back; such a build runs count, live and exhaustive modes, not patched
+// bursts). Only in an executable (PIE or not): a -fPIC module that is not PIE may become a shared
+// library, where the countdown is not at a link-time %fs offset, and keeps nop sites.
+static cl::opt<std::string> SiteForm("hotprof-dual-site", cl::desc("hotprof dual: nop|count"), cl::init("nop"));
+
 static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
                                    cl::init("c"));
 
@@ -131,14 +139,23 @@ bool cannotClone(Function &F)
     return false;
 }
 
-// The patchable nop: 5 bytes not crossing an 8-byte boundary, and its record.
+// Inline count sites (-hotprof-dual-site=count) in this module: an executable's code only.
+bool countSites(Module &M)
+{
+    return SiteForm == "count" && (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default);
+}
+
+// The site: the patchable nop (5 bytes not crossing an 8-byte boundary), or with count sites the
+// countdown's decrement and branch; and its record {site, target, kind, flags: 1 = count site}.
 CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, SiteKind kind, Type *i8p)
 {
     LLVMContext &C = at->getContext();
-    std::string text = std::string(".p2align 3,,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n"
-                                   ".pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n"
-                                   ".long 1b - .\n.long ${0:l} - .\n.long ") +
-                       std::to_string((int)kind) + "\n.long 0\n.popsection";
+    bool count = countSites(*at->getModule());
+    std::string code = count ? "1: subq $$1, %fs:hp_dual_countdown@tpoff\njle ${0:l}\n"
+                             : ".p2align 3,,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n";
+    std::string text = code + ".pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n"
+                              ".long 1b - .\n.long ${0:l} - .\n.long " +
+                       std::to_string((int)kind) + "\n.long " + (count ? "1" : "0") + "\n.popsection";
     FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {i8p}, false);
     InlineAsm *IA = InlineAsm::get(FT, text, "X,~{dirflag},~{fpsr},~{flags}", /*sideeffect*/ true);
     Constant *ba = BlockAddress::get(at->getParent(), target);
@@ -765,6 +782,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(LoopForm, {"osr", "inline"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
+        checkOption(SiteForm, {"nop", "count"});
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;

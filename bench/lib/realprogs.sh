@@ -80,9 +80,14 @@ rp_hooks_available() {
     echo $out
 }
 
+# A hook set name SET+count (e.g. dual-blocks+count) is SET built with inline count sites
+# (`hotprof cc --dual-sites=count`, docs/dual.md); rp_set and rp_sites split it.
+rp_set() { echo "${1%+count}"; }
+rp_sites() { case "$1" in *+count) echo count ;; *) echo nop ;; esac; }
+
 rp_stamp() {   # HOOKS: what a build depends on besides the sources (the compile command, the runtime)
     [ "$1" = native ] && { clang --version | head -n 1; return; }
-    "$RP_HOTPROF" cc --hooks="$1" --print-command -O2 -c x.c 2>&1
+    "$RP_HOTPROF" cc --hooks="$(rp_set "$1")" --dual-sites="$(rp_sites "$1")" --print-command -O2 -c x.c 2>&1
     stat -c '%n %Y %s' "$RP_ROOT/build/lib/libhotprof_rt.a" "$RP_ROOT/build/lib/hotprof_dual.so" 2>/dev/null
 }
 
@@ -96,8 +101,9 @@ rp_build() {
     rp_log "building $prog ($hooks)"
     rm -rf "$dir"
     local t0=$SECONDS
-    (   export HOTPROF_HOOKS=$hooks HOTPROF_MODE=off HOTPROF_QUIET=1 HOTPROF_OUTPUT=/dev/null
-        [ "$hooks" = native ] && unset HOTPROF_HOOKS
+    (   export HOTPROF_HOOKS=$(rp_set "$hooks") HOTPROF_DUAL_SITES=$(rp_sites "$hooks") HOTPROF_MODE=off
+        export HOTPROF_QUIET=1 HOTPROF_OUTPUT=/dev/null
+        [ "$hooks" = native ] && unset HOTPROF_HOOKS HOTPROF_DUAL_SITES
         case "$prog" in
             qjs) cp -r "$RP_SRC/quickjs" "$dir" && cd "$dir" && make -s -j2 qjs CC="$cc" >build.log 2>&1 ;;
             tcc) cp -r "$RP_SRC/tinycc" "$dir" && cd "$dir" && ./configure --cc="$cc" --config-predefs=no >build.log 2>&1 &&

@@ -6,7 +6,8 @@
  * exported, so shared libraries built with `hotprof cc -shared` (which are linked without a
  * runtime) bind to the one runtime in the program. Wrapper options start with --hooks=,
  * --calls=, --compiler=, --print-command and may stand anywhere; they are removed before the
- * compiler sees the arguments. Environment: HOTPROF_HOOKS, HOTPROF_COMPILER, HOTPROF_LIBDIR.
+ * compiler sees the arguments; so is --dual-sites= (dual-* sets). Environment: HOTPROF_HOOKS,
+ * HOTPROF_DUAL_SITES, HOTPROF_COMPILER, HOTPROF_LIBDIR.
  * Static links (-static, -static-pie) with clang and sanitizer coverage add
  * -fno-sanitize-link-runtime: clang would otherwise link its UBSan runtime (for default coverage
  * callbacks hotprof's runtime provides anyway), whose start-up crashes in a static program.
@@ -27,6 +28,7 @@ typedef struct cc_options {
     const char *compiler;
     int print_command;
     int cplusplus;
+    int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md) */
 } cc_options;
 
 typedef struct cc_args_shape {
@@ -42,7 +44,7 @@ static void cc_usage(FILE *out, int cplusplus)
 {
     fprintf(out,
             "usage: hotprof %s [--hooks=SET] [--calls=optimized|source] [--compiler=PATH]\n"
-            "                  [--print-command] COMPILER-ARGS...\n"
+            "                  [--dual-sites=nop|count] [--print-command] COMPILER-ARGS...\n"
             "Compiles and links like the compiler, adding hotprof's hooks and runtime.\n"
             "Use as CC=\"hotprof cc\" make. Hook sets (default %s, or $HOTPROF_HOOKS):\n",
             cplusplus ? "c++" : "cc", hp_hookset_default);
@@ -54,7 +56,10 @@ static void cc_usage(FILE *out, int cplusplus)
                  "(built by 'make' when llvm-14-dev is installed; see docs/dual.md). Its options, as\n"
                  "-mllvm OPTION: -hotprof-dual-latch-sites=all|outer|none, -hotprof-dual-loops=inline|osr,\n"
                  "-hotprof-dual-entry=clone|inline, -hotprof-dual-clone-opt=size|speed,\n"
-                 "-hotprof-dual-hook-cc=c|preserve-most (defaults first).\n",
+                 "-hotprof-dual-hook-cc=c|preserve-most (defaults first).\n"
+                 "--dual-sites=nop (default, or $HOTPROF_DUAL_SITES) gives dual-* sets patchable nops at\n"
+                 "entries and loop latches; count compiles count mode's decrement-and-branch in instead\n"
+                 "(runs with --bursts count, live and exhaustive; not patched bursts).\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
 
@@ -105,6 +110,10 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
     if (!strcmp(a, "--calls=source")) return o->calls_source = 1, 1;
     if (!strncmp(a, "--calls=", 8)) return *err = "--calls takes optimized or source", 1;
     if (!strncmp(a, "--compiler=", 11)) return o->compiler = a + 11, 1;
+    if (!strncmp(a, "--dual-sites=", 13)) {
+        if (strcmp(a + 13, "nop") && strcmp(a + 13, "count")) *err = "--dual-sites takes nop or count";
+        return o->count_sites = !strcmp(a + 13, "count"), 1;
+    }
     if (!strcmp(a, "--print-command")) return o->print_command = 1, 1;
     return 0;
 }
@@ -191,6 +200,7 @@ static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
     snprintf(opt, sizeof opt, "-hotprof-dual=%s", level);
     const char *flags[] = {pass, "-Xclang", "-load", "-Xclang", plugin, "-mllvm", opt, NULL};
     for (int i = 0; flags[i]; i++) push(b, flags[i]);
+    if (o->count_sites) push(b, "-mllvm"), push(b, "-hotprof-dual-site=count");
     return 0;
 }
 
@@ -267,8 +277,13 @@ static void xray_retired_note(void)
 
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
-    cc_options o = {NULL, 0, NULL, 0, cplusplus};
-    const char *env_hooks = getenv("HOTPROF_HOOKS");
+    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0};
+    const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
+    if (env_sites && *env_sites && strcmp(env_sites, "nop") && strcmp(env_sites, "count")) {
+        fprintf(stderr, "hotprof cc: HOTPROF_DUAL_SITES takes nop or count, not '%s'\n", env_sites);
+        return 2;
+    }
+    o.count_sites = env_sites && !strcmp(env_sites, "count");
     o.hooks = hp_hookset_find(env_hooks && *env_hooks ? env_hooks : hp_hookset_default);
     if (!o.hooks) { fprintf(stderr, "hotprof cc: unknown hook set '%s' in HOTPROF_HOOKS\n", env_hooks); return 2; }
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return cc_usage(stdout, cplusplus), 0;
@@ -283,6 +298,10 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
             continue;
         }
         user[nuser++] = argv[i];
+    }
+    if (o.count_sites && strncmp(o.hooks->name, "dual-", 5) != 0) {
+        fprintf(stderr, "hotprof cc: --dual-sites=count needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
+        return 2;
     }
     const char *compiler = choose_compiler(&o);
     if (!on_path(compiler)) {

@@ -141,10 +141,12 @@ static inline HP_NOINST void dual_count_block(hp_thread *t, uint32_t id)
     if (HP_UNLIKELY(on)) bursty_record_block(t, prev, id, on, fr);
 }
 
-/* A hook of an inactive thread in count mode: never enter the instrumented copies again. */
+/* A hook of an inactive thread (stopped, or the runtime off) in count mode or in a program with
+ * inline count sites (ctl/dual.h): never enter the instrumented copies again. */
 static inline HP_NOINST void dual_count_inactive(void)
 {
-    if (HP_UNLIKELY(HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT) && hp_tls) hp_dual_countdown = DUAL_COUNT_NEVER;
+    if ((HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT || hp_dual_count_sites()) && hp_tls)
+        hp_dual_countdown = DUAL_COUNT_NEVER;
 }
 
 #endif

@@ -544,6 +544,19 @@ static HP_NOINST int count_probe(const hp_rt_config *c)
     return HP_BURSTS_PATCH;
 }
 
+/* A program with inline count sites (-hotprof-dual-site=count, ctl/dual.h): patched bursts cannot
+ * switch them, so count-triggered bursts (live ones for subpaths); one message if patch was asked. */
+static HP_NOINST int inline_count_sites(const hp_rt_config *c, int bursts)
+{
+    int to = c->osp.enabled ? HP_BURSTS_LIVE : HP_BURSTS_COUNT;
+    if (bursts == HP_BURSTS_PATCH && !c->quiet) {
+        const char *parts[] = {"hotprof: the program was built with inline count sites (-hotprof-dual-site=count): ",
+                               to == HP_BURSTS_LIVE ? "live" : "count-triggered", " bursts instead of patched ones"};
+        hp_say(parts, 3);
+    }
+    return to;
+}
+
 static HP_NOINST void do_init(void)
 {
     uint64_t pid = (uint64_t)getpid();
@@ -569,6 +582,7 @@ static HP_NOINST void do_init(void)
         /* subpaths: live skips by default (accurate); patched windows (pt/subpath_win.c) only with
          * an explicit --bursts patch, since their block weights are not calibrated yet (docs/osp.md) */
         int bursts = c->osp.enabled && c->bursts == HP_BURSTS_AUTO ? HP_BURSTS_LIVE : c->bursts;
+        if (bursts != HP_BURSTS_LIVE && hp_dual_count_sites()) bursts = inline_count_sites(c, bursts);
         if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c)) < 0) return; /* not a dual build */
         g_count = bursts == HP_BURSTS_COUNT;
         if (c->osp.enabled && bursts == HP_BURSTS_PATCH) hp_pb_set_subpath(hp_rt_osp_window_open, hp_rt_osp_window_end);

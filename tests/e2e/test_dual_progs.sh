@@ -5,7 +5,8 @@
 # linked and a dlopen'ed/dlclose'd instrumented library) print the same as their native build in
 # every dual hook set, exhaustive, bursty (patched windows at 1/100), count-triggered bursts
 # (HOTPROF_BURSTS=count: trampolines; the dlopen'ed library gets its own when it registers) and
-# with HOTPROF_MODE=off; exhaustive runs also report the
+# with HOTPROF_MODE=off — and a dual-blocks build with inline count sites (dual-blocks-cs:
+# `hotprof cc --dual-sites=count`); exhaustive runs also report the
 # programs' own expected counts ("expect F N" lines, check_expect.py) where they print them.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -16,7 +17,7 @@ cd "$T" || exit 1
 same_output() {
     local label=$1; shift
     "./$label.native" "$@" 2>&1 | grep -v '^rss_kb' >"$label.want"
-    for hs in dual-functions dual-blocks dual-memory; do
+    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs; do
         for mode in exhaustive off bursty count; do
             HOTPROF_SAMPLE="methods:period=99,burst=1;callpairs:period=99,burst=1" HOTPROF_BURSTS=$([ $mode = count ] && echo count || echo auto) \
             HOTPROF_MODE=${mode/count/bursty} HOTPROF_OUTPUT="$label.$hs.$mode.data" LD_LIBRARY_PATH="$T/$hs" "./$label.$hs" "$@" 2>&1 |
@@ -36,6 +37,8 @@ build() { # LABEL COMPILER SRC EXTRA...: native and the three dual builds
     for hs in dual-functions dual-blocks dual-memory; do
         "$HP" "$comp" --hooks="$hs" -O2 -o "$label.$hs" "$src" "$@" -lpthread || { fail "$label: $hs build"; return 1; }
     done
+    "$HP" "$comp" --hooks=dual-blocks --dual-sites=count -O2 -o "$label.dual-blocks-cs" "$src" "$@" -lpthread ||
+        { fail "$label: dual-blocks --dual-sites=count build"; return 1; }
 }
 
 build rt_throw c++ "$P/rt_throw.cpp" && same_output rt_throw 1000

@@ -100,10 +100,36 @@ TEST(module_registered_after_all_on_is_switched_at_once)
     CHECK(strstr(info, "dual.unpatchable=1\n") != NULL);
 }
 
+/* An inline count site (flags HP_DUAL_REC_COUNT) is counted and never written, in every mode. */
+TEST(count_sites_are_counted_and_never_written)
+{
+    fake f = make_page();
+    REQUIRE(f.code != MAP_FAILED);
+    static const uint8_t SUBQ[5] = {0x64, 0x48, 0x83, 0x2c, 0x25};
+    mprotect(f.code, 4096, PROT_READ | PROT_WRITE);
+    memcpy(f.code + 8, SUBQ, 5); /* site 0 becomes a count site: its bytes are not a nop */
+    f.rec[0].flags = HP_DUAL_REC_COUNT;
+    mprotect(f.code, 4096, PROT_READ | PROT_EXEC);
+    uint64_t before = hp_dual_count_sites();
+    CHECK(hp_dual_register(f.rec, f.rec + 3) == 1); /* all on since the test above: switched now */
+    CHECK_EQ_U64(hp_dual_count_sites(), before + 1);
+    CHECK(memcmp(f.code + 8, SUBQ, 5) == 0);
+    CHECK(is_jmp_to(f.code + 19, f.code + 1040));
+    hp_dual_switch(0);
+    CHECK(memcmp(f.code + 8, SUBQ, 5) == 0);
+    CHECK(memcmp(f.code + 19, NOP5, 5) == 0);
+    char info[512];
+    hp_dual_info(info, sizeof info);
+    CHECK(strstr(info, "dual.count_sites=1\n") != NULL);
+    hp_dual_unregister(f.rec, f.rec + 3);
+    CHECK_EQ_U64(hp_dual_count_sites(), before);
+}
+
 int main(void)
 {
     RUN(word_round_trip_at_every_offset);
     RUN(sites_switch_whole_and_never_across_a_word);
     RUN(module_registered_after_all_on_is_switched_at_once);
+    RUN(count_sites_are_counted_and_never_written);
     return test_main_end();
 }

@@ -78,6 +78,7 @@
 
 /* ---- two-version code: "dual.<stat>" in patched-burst profiles (ctl/dual.c; docs/dual.md) ---- */
 #define HP_INFO_DUAL "dual"
+#define HP_INFO_DUAL_COUNT_SITES "count_sites" /* of them inline count sites (-hotprof-dual-site=count) */
 #define HP_INFO_DUAL_SITES "sites"             /* patchable nops registered (modules loaded now) */
 #define HP_INFO_DUAL_MODULES "modules"         /* modules registered, unloaded ones included */
 #define HP_INFO_DUAL_UNPATCHABLE "unpatchable" /* sites never written (across a word, page not writable) */

@@ -59,7 +59,7 @@ static uint32_t g_nmods;
 static uint64_t g_pages[PAGES_CAP]; /* pages made writable (0: empty slot) */
 static uint32_t g_npages;
 static int g_all, g_lock;
-static uint64_t g_sites, g_skipped, g_switches;
+static uint64_t g_sites, g_skipped, g_switches, g_count_sites;
 static int g_count;           /* count mode: every site to its trampoline, now and for later modules */
 static int32_t g_fs_off;      /* %fs offset of hp_dual_countdown (the same in every thread) */
 static uint64_t g_tramps, g_direct, g_bursts;
@@ -99,9 +99,11 @@ static int page_writable(uint64_t addr)
 
 static uint64_t rec_target(const hp_dual_rec *r) { return (uint64_t)(uintptr_t)&r->target + (uint64_t)(int64_t)r->target; }
 
-/* The site of r as jmp rel32 to `target` (on) or the nop (off). 0 if it cannot be written. */
+/* The site of r as jmp rel32 to `target` (on) or the nop (off). 0 if it cannot be written; an
+ * inline count site is never written (1: it needs no switching in every mode it runs in). */
 static int write_site_to(const hp_dual_rec *r, uint64_t target, int on)
 {
+    if (r->flags & HP_DUAL_REC_COUNT) return 1;
     uint64_t site = rec_site(r);
     unsigned off = (unsigned)(site & 7);
     if (off > 3 || !page_writable(site)) return 0;
@@ -175,6 +177,7 @@ int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
         g_mods[m].start = start;
         g_mods[m].stop = stop;
         g_sites += (uint64_t)(stop - start);
+        for (const hp_dual_rec *r = start; r < stop; r++) g_count_sites += r->flags & HP_DUAL_REC_COUNT;
         HP_STORE_REL(&g_nmods, m + 1);
         if (g_all) g_skipped += (uint64_t)(stop - start) - switch_module(m, 1);
         if (g_count) {
@@ -199,6 +202,7 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
     for (uint32_t i = 0; i < g_nmods; i++)
         if (g_mods[i].start == start) {
             g_sites -= (uint64_t)(stop - start);
+            for (const hp_dual_rec *r = start; r < stop; r++) g_count_sites -= r->flags & HP_DUAL_REC_COUNT;
             g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
         }
     for (uint32_t i = 0; i < g_npages; i++)
@@ -207,6 +211,7 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
 }
 
 int hp_dual_present(void) { return HP_LOAD_ACQ(&g_nmods) > 0; }
+uint64_t hp_dual_count_sites(void) { return HP_LOAD_RLX(&g_count_sites); }
 
 uint64_t hp_dual_all_on(void)
 {
@@ -243,6 +248,8 @@ size_t hp_dual_info(char *out, size_t cap)
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_MODULES, HP_LOAD_RLX(&g_nmods));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_UNPATCHABLE, HP_LOAD_RLX(&g_skipped));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_SWITCHES, HP_LOAD_RLX(&g_switches));
+    if (HP_LOAD_RLX(&g_count_sites))
+        at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_COUNT_SITES, HP_LOAD_RLX(&g_count_sites));
     return at;
 }
 

@@ -4,7 +4,12 @@
  * Each instrumented module's constructor hands its __hotprof_dual section to hp_dual_register:
  * records {int32 site - &site, int32 target - &target, u32 kind, u32 0} (pc-relative). A site is
  * a 5-byte nop (0f 1f 44 00 00) that never crosses an 8-byte boundary; "on" is `jmp rel32` (e9)
- * to its target, the matching block of the function's instrumented copy.
+ * to its target, the matching block of the function's instrumented copy. A record with flag
+ * HP_DUAL_REC_COUNT (-mllvm -hotprof-dual-site=count) is an inline count site instead:
+ * `subq $1, %fs:hp_dual_countdown; jle target`, compiled in, never written; its thread's
+ * countdown decides (count mode: the controller's arming; exhaustive and live: <= 0, every event
+ * enters the instrumented copy; an inactive thread or mode off: never). Patched bursts cannot
+ * switch it: hp_dual_count_sites() says a program has some.
  *
  * State: hp_g.dual (base.h: what the instrumented copy's back-edge hook answers) and this file's
  * own module table and page set (file-static in dual.c). Layering: ctl/ (base only).
@@ -19,7 +24,8 @@
 enum { HP_DUAL_NONE = 0, HP_DUAL_ALL = 1, HP_DUAL_BURSTS = 2, HP_DUAL_COUNT = 3 };
 enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1 };
 
-typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, pad; } hp_dual_rec;
+typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, flags; } hp_dual_rec;
+#define HP_DUAL_REC_COUNT 1u /* flags: an inline count site, not a patchable nop */
 
 /* A module's records (its constructor, or dlopen): kept; switched on at once if every site is on.
  * 1 if the module is new (the caller refreshes the module list). */
@@ -27,6 +33,7 @@ int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop);
 /* A module going away (its destructor: dlclose or exit): its sites and pages are forgotten. */
 void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop);
 int hp_dual_present(void);          /* a module with dual sites registered */
+uint64_t hp_dual_count_sites(void); /* inline count sites registered (HP_DUAL_REC_COUNT) */
 /* Every site of every module, now and later, on (exhaustive mode). Returns sites switched. */
 uint64_t hp_dual_all_on(void);
 /* The same in a shadow (shadow mode's child: one thread), after resetting the lock. */
