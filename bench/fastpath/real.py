@@ -57,8 +57,8 @@ def runtime_text(hooks, work):
     sizes = {}
     for h in ("native", hooks):
         exe = os.path.join(work, "empty." + h)
-        cc = ["clang"] if h == "native" else [os.path.join(realrun.ROOT, "build", "bin", "hotprof"), "cc",
-                                              "--hooks=" + h]
+        cc = ["clang"] if h == "native" else [os.path.join(realrun.ROOT, "build", "bin", "hotprof"), "cc"] + \
+            realrun.cc_args(h)
         subprocess.run(cc + ["-O2", "-o", exe, src], check=True)
         out = subprocess.run(["size", "-A", exe], stdout=subprocess.PIPE, text=True).stdout
         sizes[h] = next(int(line.split()[1]) for line in out.splitlines() if line.startswith(".text "))

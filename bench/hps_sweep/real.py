@@ -145,7 +145,8 @@ class Program:
 def build_bias(hooks, work):
     exe = os.path.join(work, "bias." + hooks)
     if not os.path.exists(exe):
-        subprocess.run([HP, "cc", "--hooks=" + hooks, "-O2", "-o", exe, os.path.join(HERE, "bias.c")], check=True)
+        subprocess.run([HP, "cc"] + realrun.cc_args(hooks) + ["-O2", "-o", exe, os.path.join(HERE, "bias.c")],
+                       check=True)
     return exe
 
 

@@ -13,7 +13,8 @@
 #   --runs N     paired rounds per setting (default 3; 1 with --quick)
 #   --quick      small inputs (~0.1-0.3 s native): a smoke test of the pipeline, not a measurement
 #   --programs   which real programs (default all three)
-#   --hooks      hook sets (hotprof cc --hooks=; dual-* only when build/lib/hotprof_dual.so exists;
+#   --hooks      hook sets (hotprof cc --hooks=; SET+count: with --dual-sites=count; dual-* only when
+#                build/lib/hotprof_dual.so exists;
 #                xray builds run in their own XRay mode whatever --modes says)
 #   --modes      burst modes (hotprof run --bursts); count is skipped with a message when absent
 #   --settings   "S:B ..." period:burst pairs

@@ -36,6 +36,13 @@ class Build:
         return [self.binary] + [out if a == "@OUT" else a for a in self.args]
 
 
+def cc_args(hooks):
+    """hotprof cc options of a hook set name of realprogs.sh (SET, or SET+count: --dual-sites=count)."""
+    if hooks.endswith("+count"):
+        return ["--hooks=" + hooks[:-len("+count")], "--dual-sites=count"]
+    return ["--hooks=" + hooks]
+
+
 def log(tag, msg):
     print("[%s %s] %s" % (tag, time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
 
