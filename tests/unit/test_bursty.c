@@ -35,16 +35,28 @@ typedef struct sim {
     hp_rng rng;
     uint32_t pending_in;     /* boundary events until pending switches apply (0: none) */
     uint32_t pending_enabled, pending_restart;
+    uint64_t now;            /* boundary events so far */
+    uint64_t cc3_at[NT];     /* the event of each type's last CC3, + 1 (0: none) */
 } sim;
 
 static int sim_of1(const sim_type *t) { return t->c1 == t->S_cur; }
 static int sim_of2(const sim_type *t) { return t->c2 == t->B_cur - 1; }
 
-/* CC3: set_1(sampleFreq) (jittered), set_2(burstLength): both counters reloaded, OF1/OF2 down. */
+/* CC3: set_1(sampleFreq) (jittered), set_2(burstLength): both counters reloaded, OF1/OF2 down.
+ * A lower type with the same S, B and j whose CC3 was at this very event, with S' > 0, lends its
+ * S' (the controller's documented sharing: such types stay in step). */
 static void sim_cc3(sim *m, sim_type *t)
 {
+    int i = (int)(t - m->t), twin = -1;
+    for (int u = 0; u < i && twin < 0; u++) {
+        const sim_type *o = &m->t[u];
+        if (o->enabled && m->cc3_at[u] == m->now + 1 && o->S == t->S && o->B == t->B && o->j == t->j && o->S_cur)
+            twin = u;
+    }
+    m->cc3_at[i] = m->now + 1;
     uint32_t w = (uint32_t)((uint64_t)t->S * t->j / 100);
-    t->S_cur = w ? t->S - w + (uint32_t)hp_rng_below(&m->rng, 2ull * w + 1) : t->S;
+    if (twin >= 0) t->S_cur = m->t[twin].S_cur;
+    else t->S_cur = w ? t->S - w + (uint32_t)hp_rng_below(&m->rng, 2ull * w + 1) : t->S;
     t->B_cur = t->B;
     t->c1 = t->c2 = 0;
 }
@@ -92,6 +104,7 @@ static uint32_t sim_boundary(sim *m)
         else sim_cc3(m, t);                        /* P5/P6 -> CC3 */
     }
     if (m->pending_in && --m->pending_in == 0) sim_apply_switches(m);
+    m->now++;
     return on;
 }
 
@@ -190,6 +203,47 @@ TEST(figure4_pattern_matches_simulator)
     CHECK_EQ_U64(bad, 0);
     CHECK_EQ_U64(combos, 72);
     free(kinds);
+}
+
+/* A type's observed frequency is within 5% of B/(B+S) (over >= 1000 cycles). */
+static int got_share_ok(const hp_bursty_state *st, enum hp_bursty_type t)
+{
+    double f = hp_bursty_observed_frequency(st, t), want = hp_bursty_frequency(st->t[t].burst, st->t[t].period);
+    return fabs(f - want) <= 0.05 * want;
+}
+
+/* Types with equal settings share their jittered off phases: on at exactly the same events, so one
+ * burst serves them all (also against the simulator, which shares the draws the same way); a type
+ * with another period keeps its own schedule; each type's frequency stays B/(B+S). */
+TEST(equal_settings_share_bursts)
+{
+    for (uint32_t j = 0; j <= 50; j += 50) {
+        hp_bursty_params p[NT];
+        for (int t = 0; t < NT; t++) p[t] = params(999, 1, j, 1);
+        p[HP_BURSTY_EDGES] = params(499, 1, j, 1);
+        hp_bursty_config cfg;
+        publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
+        hp_bursty_state st;
+        sim m;
+        hp_bursty_init(&st, &cfg, 5 + j);
+        sim_init(&m, p, 5 + j);
+        size_t n = 2000000, apart = 0, edges_apart = 0, both = 0;
+        uint8_t *kinds = make_kinds(n, 3);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t want = is_boundary(kinds[i]) ? sim_boundary(&m) : sim_on(&m);
+            uint32_t got = is_boundary(kinds[i]) ? hp_bursty_boundary(&st) : hp_bursty_on(&st);
+            CHECK(got == want);
+            uint32_t a = (got >> HP_BURSTY_METHODS) & 1, b = (got >> HP_BURSTY_CALL_PAIRS) & 1;
+            apart += a != b, both += a & b;
+            edges_apart += a != ((got >> HP_BURSTY_EDGES) & 1);
+            if (got != want) break;
+        }
+        CHECK_EQ_U64(apart, 0);
+        CHECK((got_share_ok(&st, HP_BURSTY_METHODS) && got_share_ok(&st, HP_BURSTY_CALL_PAIRS)));
+        CHECK(both > 0);
+        CHECK(edges_apart > 0);
+        free(kinds);
+    }
 }
 
 TEST(figure4_corner_parameters)
@@ -630,6 +684,7 @@ TEST(config_snapshots_are_consistent_under_a_racing_writer)
 int main(void)
 {
     RUN(figure4_pattern_matches_simulator);
+    RUN(equal_settings_share_bursts);
     RUN(figure4_corner_parameters);
     RUN(phases_follow_figure4);
     RUN(exact_frequency_over_whole_cycles);

@@ -195,14 +195,33 @@ static void start_burst(hp_bursty_state *st, int type)
     st->t[type].left = st->t[type].cycle_burst;
 }
 
+/* A lower type that began a cycle at this very event (its off phase untouched) with the same
+ * period, burst and jitter: the one whose draw `type` shares, or -1. */
+static int cycle_twin(const hp_bursty_state *st, int type)
+{
+    const hp_bursty_type_state *ts = &st->t[type];
+    for (int u = 0; u < type; u++) {
+        const hp_bursty_type_state *us = &st->t[u];
+        if (!(st->enabled_mask & HP_BURSTY_BIT(u)) || (st->on_mask & HP_BURSTY_BIT(u))) continue;
+        if (us->period == ts->period && us->burst == ts->burst && us->jitter_pct == ts->jitter_pct &&
+            us->cycle_burst == ts->burst && us->cycle_period != 0 && us->left == us->cycle_period)
+            return u;
+    }
+    return -1;
+}
+
 /* CC3 (or a fresh cycle): set_1(sampleFreq) with jitter, set_2(burstLength); OF1 and OF2 down.
- * Both values of the new cycle are fixed here. S' = 0: the burst begins at once. */
+ * Both values of the new cycle are fixed here. S' = 0: the burst begins at once. Types with equal
+ * settings whose cycles begin at one event share the jittered S' (cycle_twin), so they stay in
+ * step: one burst serves them all (each type's own phases are distributed as before; they are
+ * only no longer independent of each other). */
 static void start_cycle(hp_bursty_state *st, int type)
 {
     hp_bursty_type_state *ts = &st->t[type];
+    int twin = cycle_twin(st, type);
     st->on_mask &= ~HP_BURSTY_BIT(type);
     ts->cycle_burst = ts->burst;
-    ts->cycle_period = draw_off_length(st, ts);
+    ts->cycle_period = twin >= 0 ? st->t[twin].cycle_period : draw_off_length(st, ts);
     ts->left = ts->cycle_period;
     if (ts->left == 0) start_burst(st, type);
 }

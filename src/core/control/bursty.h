@@ -22,6 +22,10 @@
  * type, runs the CC1/CC2/CC3 transitions that are due, and re-arms. Whenever any type is in a burst
  * the countdown is armed to 1, so the fast path is only ever taken while NO type samples and it can
  * return the constant 0: one decrement, one predictable branch.
+ * Types with equal period, burst and jitter whose cycles begin at one event share the jittered
+ * off-phase draw, so they stay in step and one burst serves them all (count mode enters the
+ * instrumented copy once for methods and call pairs, not twice); each type's phases keep their
+ * distribution, the types are only no longer independent of each other.
  *
  * Invariants of hp_bursty_state between events:
  *   countdown >= 1;  on_mask != 0  =>  countdown == armed == 1;
