@@ -523,20 +523,21 @@ static HP_NOINST int setup_shadow(const hp_rt_config *c)
     return 1;
 }
 
-/* --bursts count (ctl/dual.h): HP_BURSTS_COUNT if the trampolines are ready; HP_BURSTS_PATCH when
- * they cannot be made or subpaths are on (one message); -1 when the program has no two-version
+/* --bursts count (ctl/dual.h): HP_BURSTS_COUNT if the trampolines are ready (subpaths then ride on
+ * their countdown: pt/subpath_cnt.c); HP_BURSTS_PATCH when they cannot be made (one message); -1
+ * when the program has no two-version
  * code (one message even when quiet, unless under `hotprof run`, which says it: the runtime
  * disables itself, as for a bad HOTPROF_SAMPLE). */
 static HP_NOINST int count_probe(const hp_rt_config *c)
 {
-    const char *why = "subpaths need live or patched block hooks";
+    const char *why = "no trampolines";
     if (!hp_dual_present()) { /* (`hotprof run` says it itself, for programs without hooks too) */
         const char *parts[] = {"hotprof: HOTPROF_BURSTS=count needs a program built with "
                                "`hotprof cc --hooks=dual-functions|dual-blocks|dual-memory` (not profiling)"};
         if (c->run_fd < 0) hp_say(parts, 1);
         return -1;
     }
-    if (!c->osp.enabled && hp_dual_count_probe(&why) == 0) return HP_BURSTS_COUNT;
+    if (hp_dual_count_probe(&why) == 0) return HP_BURSTS_COUNT;
     if (!c->quiet) {
         const char *parts[] = {"hotprof: count: ", why, "; patched bursts instead"};
         hp_say(parts, 3);
@@ -578,7 +579,8 @@ static HP_NOINST void do_init(void)
         hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
     hp_g.seed = c->seed_given ? c->seed : default_seed();
-    int osp_mode = c->mode != HP_RUN_BURSTY ? HP_OSP_RT_EXACT : HP_LOAD_ACQ(&hp_g.patch) ? HP_OSP_RT_PATCH : HP_OSP_RT_LIVE;
+    int osp_mode = c->mode != HP_RUN_BURSTY ? HP_OSP_RT_EXACT : HP_LOAD_ACQ(&hp_g.patch) ? HP_OSP_RT_PATCH
+                   : g_count ? HP_OSP_RT_COUNT : HP_OSP_RT_LIVE;
     if (c->osp.enabled && !hp_rt_osp_setup(&c->osp, osp_mode, hp_g.seed)) {
         const char *parts[] = {"hotprof: cannot map the subpath hot-list; subpaths are not recorded"};
         hp_say(parts, 1);
