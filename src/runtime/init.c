@@ -524,11 +524,12 @@ static HP_NOINST int setup_shadow(const hp_rt_config *c)
 }
 
 /* --bursts count (ctl/dual.h): HP_BURSTS_COUNT if the trampolines are ready (subpaths then ride on
- * their countdown: pt/subpath_cnt.c); HP_BURSTS_PATCH when they cannot be made (one message); -1
+ * their countdown: pt/subpath_cnt.c); HP_BURSTS_PATCH when they cannot be made (one message;
+ * HP_BURSTS_LIVE for subpaths by default, osp_auto); -1
  * when the program has no two-version
  * code (one message even when quiet, unless under `hotprof run`, which says it: the runtime
  * disables itself, as for a bad HOTPROF_SAMPLE). */
-static HP_NOINST int count_probe(const hp_rt_config *c)
+static HP_NOINST int count_probe(const hp_rt_config *c, int osp_auto)
 {
     const char *why = "no trampolines";
     if (!hp_dual_present()) { /* (`hotprof run` says it itself, for programs without hooks too) */
@@ -539,10 +540,10 @@ static HP_NOINST int count_probe(const hp_rt_config *c)
     }
     if (hp_dual_count_probe(&why) == 0) return HP_BURSTS_COUNT;
     if (!c->quiet) {
-        const char *parts[] = {"hotprof: count: ", why, "; patched bursts instead"};
+        const char *parts[] = {"hotprof: count: ", why, osp_auto ? "; live hooks instead" : "; patched bursts instead"};
         hp_say(parts, 3);
     }
-    return HP_BURSTS_PATCH;
+    return osp_auto ? HP_BURSTS_LIVE : HP_BURSTS_PATCH;
 }
 
 static HP_NOINST void do_init(void)
@@ -567,10 +568,12 @@ static HP_NOINST void do_init(void)
     }
     if (c->mode == HP_RUN_BURSTY) {
         if (!setup_bursty(c)) return;
-        /* subpaths: live skips by default (accurate); patched windows (pt/subpath_win.c) only with
-         * an explicit --bursts patch, since their block weights are not calibrated yet (docs/osp.md) */
-        int bursts = c->osp.enabled && c->bursts == HP_BURSTS_AUTO ? HP_BURSTS_LIVE : c->bursts;
-        if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c)) < 0) return; /* not a dual build */
+        /* subpaths: by default count-triggered segments on a dual build (unbiased, 2-3x cheaper than
+         * live skips: docs/osp.md), else live skips; patched windows (pt/subpath_win.c) only with an
+         * explicit --bursts patch, since their block weights are not calibrated yet */
+        int bursts = c->bursts, osp_auto = c->osp.enabled && bursts == HP_BURSTS_AUTO;
+        if (osp_auto) bursts = hp_dual_present() ? HP_BURSTS_COUNT : HP_BURSTS_LIVE;
+        if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c, osp_auto)) < 0) return; /* not a dual build */
         g_count = bursts == HP_BURSTS_COUNT;
         if (c->osp.enabled && bursts == HP_BURSTS_PATCH) hp_pb_set_subpath(hp_rt_osp_window_open, hp_rt_osp_window_end);
         if (bursts != HP_BURSTS_COUNT && !hp_xray_probe(c->quiet, c->xray))
