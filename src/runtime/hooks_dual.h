@@ -102,29 +102,33 @@ static HP_NOINST __attribute__((noinline)) uint32_t dual_count_controller(hp_thr
 #define DUAL_OSP_NEW (1u << 31) /* dual_count_event: a subpath burst began at this event */
 
 /* Subpaths in count mode (pt/subpath.h HP_OSP_RT_COUNT): the one countdown runs to the earlier of
- * the controller's slow path (o->cbs events) and the thread's next subpath trigger, and stays at
- * 0 while either is in a burst; o->carmed events have elapsed when it runs out. A subpath burst
- * that begins drops stale call state as the controller's does and notes its first frame. */
+ * the controller's slow path (o->cbs events) and the HP_OSP_PREARM-th event before the thread's
+ * next subpath trigger, and stays at 0 from there (pre-armed: the frames of those events run
+ * instrumented, so their blocks after the trigger's callees return are seen) while either is in a burst; o->carmed
+ * events have elapsed when it runs out. A subpath burst that begins (or whose first frame
+ * returned) drops stale call state as the controller's does and notes its first frame. */
 static HP_NOINST __attribute__((noinline)) uint32_t dual_count_slow_osp(hp_thread *t, hp_thread_osp *o)
 {
     if (o->busy) return 0; /* a signal handler inside our own slow path: the event is lost */
     o->busy = 1;
     __asm__ volatile("" ::: "memory");
     uint64_t el = o->carmed;
-    uint32_t on = 0, idle = o->cmode != HP_OSP_C_BURST;
+    uint32_t on = 0, was = o->cmode;
     if (el >= o->cbs) {
         on = dual_count_controller(t);
         o->cbs = t->bs.on_mask ? 1 : t->bs.countdown;
     } else {
         o->cbs -= el;
     }
-    int sub = hp_rt_osp_count_event(o, el);
-    if (sub && idle) {
+    int m = hp_rt_osp_count_event(o, el);
+    if (m != HP_OSP_C_IDLE && (was == HP_OSP_C_IDLE || o->cexited)) {
         if (!t->bs.on_mask) t->depth = 0, t->prev_guard = 0, t->stack[0].last_pc = 0;
         o->cbase = t->depth; /* (an entry event moves it to its own frame: dual_count_enter) */
+        o->cexited = 0;
         on |= DUAL_OSP_NEW;
     }
-    uint64_t arm = t->bs.on_mask || sub ? 0 : o->cbs < o->cs->left ? o->cbs : o->cs->left;
+    uint64_t left = o->cs->left - HP_OSP_PREARM; /* IDLE: left > HP_OSP_PREARM */
+    uint64_t arm = t->bs.on_mask || m != HP_OSP_C_IDLE ? 0 : o->cbs < left ? o->cbs : left;
     o->carmed = arm ? arm : 1;
     hp_dual_countdown = (int64_t)arm;
     __asm__ volatile("" ::: "memory");

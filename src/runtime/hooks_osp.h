@@ -23,17 +23,18 @@ static inline HP_NOINST void osp_block(hp_thread *t, uint32_t id)
             o->s.ids[o->s.pos++] = id;
             return;
         }
-    } else if (o && o->cmode == HP_OSP_C_IDLE) {
+    } else if (o && (o->cmode & 1)) { /* count mode, idle or pre-armed */
         return;
     }
     hp_rt_osp_block(t, id);
 }
 
-/* An exit hook (bursty): a count-mode subpath burst ends when its first frame returns. */
+/* An exit hook (bursty): a count-mode subpath burst ends when its first frame returns (a
+ * pre-armed thread then takes a new first frame at its trigger). */
 static inline HP_NOINST void osp_exit(hp_thread *t)
 {
     hp_thread_osp *o = t->osp;
-    if (HP_UNLIKELY(o && o->cmode == HP_OSP_C_BURST) && t->depth <= o->cbase) hp_rt_osp_count_cut(o);
+    if (HP_UNLIKELY(o && o->cmode >= HP_OSP_C_BURST) && t->depth <= o->cbase) hp_rt_osp_count_exit(o);
 }
 
 #endif

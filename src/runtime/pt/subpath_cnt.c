@@ -4,7 +4,9 @@
  * burst is on; complete samples go to the process hot-list (hp_rt_osp_offer) with weight S.
  *
  * Invariants: o->cmode is HP_OSP_C_BURST exactly while hp_osp_count_on(o->cs) (the block hooks
- * record), else HP_OSP_C_IDLE; S = hp_osp_f(minf, tau of the list at the thread's last offer).
+ * record), else HP_OSP_C_PRE when one of the next HP_OSP_PREARM events triggers (the thread
+ * enters the instrumented copies that many events early), else HP_OSP_C_IDLE; S = hp_osp_f(minf, tau of the list
+ * at the thread's last offer).
  * Owner thread only; `busy` keeps a signal handler's hooks out of an update in progress.
  */
 #include "runtime/pt/subpath.h"
@@ -12,7 +14,8 @@
 
 static HP_NOINST void set_mode(hp_thread_osp *o)
 {
-    HP_STORE_RLX(&o->cmode, hp_osp_count_on(o->cs) ? HP_OSP_C_BURST : HP_OSP_C_IDLE);
+    uint32_t m = hp_osp_count_on(o->cs) ? HP_OSP_C_BURST : o->cs->left <= HP_OSP_PREARM ? HP_OSP_C_PRE : HP_OSP_C_IDLE;
+    HP_STORE_RLX(&o->cmode, m);
 }
 
 HP_NOINST hp_thread_osp *hp_rt_osp_count_state(hp_thread *t)
@@ -28,7 +31,7 @@ HP_NOINST int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed)
     hp_osp_count_events(o->cs, elapsed, S);
     if (p->skiponly) o->cs->starting = 0; /* the countdown and draws alone */
     set_mode(o);
-    return hp_osp_count_on(o->cs);
+    return (int)o->cmode;
 }
 
 static HP_NOINST void offer(void *ctx, uint32_t *ids, uint32_t length, double weight, double p)
@@ -50,9 +53,11 @@ HP_NOINST void hp_rt_osp_count_block(hp_thread_osp *o, uint32_t id)
     set_mode(o);
 }
 
-HP_NOINST void hp_rt_osp_count_cut(hp_thread_osp *o)
+HP_NOINST void hp_rt_osp_count_exit(hp_thread_osp *o)
 {
     if (o->busy || !o->cs) return;
+    o->cexited = 1;
+    if (o->cmode != HP_OSP_C_BURST) return;
     hp_osp_count_cut(o->cs);
     set_mode(o);
 }
