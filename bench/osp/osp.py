@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/osp/osp.py — online subpath profiling (issue 9) on the bench/workloads programs, the
 paper's chapter 4 (osp-online-subpath-profiling.txt, Tables 4.1, 4.3, 4.7, 4.8, 4.11). Driven by
-bench/osp/run.sh (which builds the workloads natively and with `hotprof cc --hooks=blocks -O2`);
+bench/osp/run.sh (which builds the workloads natively, with `hotprof cc --hooks=blocks -O2` and with
+`--hooks=dual-blocks -O2` for the count variants);
 `osp.py --selftest` checks the table/CSV/SVG logic on fabricated profiles (no workload runs).
 
 Per workload:
@@ -14,7 +15,10 @@ Per workload:
              site off (bursty, patched, one methods burst per 10^9 events: bench/fastpath's
              hp-blk-idle); skip-live / skip-patch = `subpath:skiponly=1` (skips drawn, nothing
              recorded: the skipping cost; a variant the runtime rejects is reported n/a);
-             full-live / full-patch = `subpath` with --bursts live / patch.
+             full-live / full-patch = `subpath` with --bursts live / patch; skip-count / full-count
+             = the same on the dual-blocks build with --bursts count (count-triggered segments,
+             docs/osp.md), whose accuracy is measured against an exact run of that build (its
+             guard ids are its own).
   memory     INFO subpath.bytes / entries of the full runs, and max RSS (wait4's ru_maxrss) of
              every variant: the profiler's RSS = full - floor (Table 4.7).
   accuracy   each full run's profile (one per round, seed = round) against the exact run, keys
@@ -30,7 +34,8 @@ Per workload:
              file; a prefix run stands in for a stop of the full run.)
 Writes RESULTS/osp.txt (the tables and the targets of the issue beside the medians), osp.csv (one
 row per workload), osp_top10.csv (Table 4.8 rows), osp_prefix.csv (Table 4.11 rows) and osp.svg
-(slowdown of full-live and full-patch per workload, log scale, the floor marked, the 1.30 target).
+(slowdown of full-live, full-patch and full-count per workload, log scale, the floor marked, the
+1.30 target).
 """
 import argparse
 import csv
@@ -59,8 +64,13 @@ VARIANTS = {  # name: (binary kind, environment)
                               "HOTPROF_SAMPLE": "subpath:skiponly=1"}),
     "full-live": ("hooked", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "live", "HOTPROF_SAMPLE": "subpath"}),
     "full-patch": ("hooked", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch", "HOTPROF_SAMPLE": "subpath"}),
+    # count-triggered segments on the dual-blocks build (docs/osp.md "count"); its own exact run
+    # (keys are the guard ids of that binary)
+    "skip-count": ("dual", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count",
+                            "HOTPROF_SAMPLE": "subpath:skiponly=1"}),
+    "full-count": ("dual", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count", "HOTPROF_SAMPLE": "subpath"}),
 }
-FULL = ["full-live", "full-patch"]
+FULL = ["full-live", "full-patch", "full-count"]
 TARGET_SLOWDOWN = 1.30
 TARGET_BYTES = 65536
 TARGET_HOTTEST_ERROR = 0.01
@@ -212,10 +222,10 @@ class Workload:
         env.update(VARIANTS[variant][1])
         return env
 
-    def exact(self, size=None, tag=""):
-        profile = os.path.join(self.work, "exact%s.data" % tag)
+    def exact(self, size=None, tag="", kind="hooked"):
+        profile = os.path.join(self.work, "exact%s%s.data" % (tag, "" if kind == "hooked" else "." + kind))
         cpu, _rss, text, rc = run_measured([self.hp, "run", "-q", "--mode", "exhaustive", "--sample",
-                                            "subpath:maxlen=32", "-o", profile, "--"] + self.binary("hooked", size))
+                                            "subpath:maxlen=32", "-o", profile, "--"] + self.binary(kind, size))
         if not output_ok(rc, text):
             log("%s: exact run failed (exit %d): %s" % (self.name, rc, text[-800:]))
             return None
@@ -259,6 +269,7 @@ def measure_workload(args, name):
     exact = w.exact()
     if exact is None:
         return None
+    exact_kind = {"hooked": exact, "dual": w.exact(kind="dual")}
     cpu, rss, ratios, profiles, dropped = w.timing()
     row = {"workload": name, "size": " ".join(w.size) or "default",
            "blocks": exact["blocks"], "subpaths": sum(r["count"] for r in exact["rows"]),
@@ -269,13 +280,14 @@ def measure_workload(args, name):
     top10, accs = [], {}
     for v in FULL:
         accs[v] = []
+        ex = exact_kind[VARIANTS[v][0]]
         for i, p in enumerate(profiles[v]):
             sp = subpaths_of(w.hp, p)
-            if sp is None:
+            if sp is None or ex is None:
                 continue
-            accs[v].append(accuracy(sp, exact))
+            accs[v].append(accuracy(sp, ex))
             if i == 0:
-                top10 += top10_rows(sp, exact, name, v)
+                top10 += top10_rows(sp, ex, name, v)
         infos = [info_of(w.hp, p) for p in profiles[v]]
         row["bytes_" + v] = med([fnum(i, "subpath.bytes") for i in infos])
         row["entries_" + v] = med([fnum(i, "subpath.entries") for i in infos])
@@ -323,14 +335,17 @@ def table_41(rows):
 def table_43(rows):
     out = ["Table 4.3: CPU time of native, slowdowns (median of paired rounds): compiled-in floor, skipping only,",
            "full OSP; live hooks and patched sites; sampling part = full - skip (in units of the native time)",
-           "%-10s %8s %7s %9s %9s %9s %10s %9s %9s" % ("workload", "native s", "floor", "skip live", "full live",
-                                                     "samp live", "skip patch", "full patch", "samp patch")]
+           "(count: the dual-blocks build, --bursts count)",
+           "%-10s %8s %7s %9s %9s %9s %10s %9s %9s %10s %9s %9s" % (
+               "workload", "native s", "floor", "skip live", "full live", "samp live", "skip patch", "full patch",
+               "samp patch", "skip count", "full count", "samp count")]
     for r in rows:
         s = lambda v: r["slowdown_" + v]
-        out.append("%-10s %8s %7s %9s %9s %9s %10s %9s %9s" % (
+        out.append("%-10s %8s %7s %9s %9s %9s %10s %9s %9s %10s %9s %9s" % (
             r["workload"], fmt(r["native_s"], "%.2f"), fmt(s("floor")), fmt(s("skip-live")), fmt(s("full-live")),
             fmt(s("full-live") - s("skip-live")), fmt(s("skip-patch")), fmt(s("full-patch")),
-            fmt(s("full-patch") - s("skip-patch"))))
+            fmt(s("full-patch") - s("skip-patch")), fmt(s("skip-count")), fmt(s("full-count")),
+            fmt(s("full-count") - s("skip-count"))))
     out += ["Time the runtime measured itself (INFO subpath.time_skip_ns / time_sample_ns, median), s and share of",
             "native time (n/a where it does not measure it)",
             "%-10s %14s %14s %14s %14s" % ("workload", "skip live", "sample live", "skip patch", "sample patch")]
@@ -343,12 +358,14 @@ def table_43(rows):
 
 def table_47(rows):
     out = ["Table 4.7: memory: hot-list bytes and entries (INFO subpath.bytes/entries, median), max RSS (KB)",
-           "%-10s %10s %8s %10s %8s %9s %9s %9s %9s" % ("workload", "bytes live", "entries", "bytes patch", "entries",
-                                                      "rss nat", "rss floor", "rss full", "profiler")]
+           "%-10s %10s %8s %10s %8s %10s %8s %9s %9s %9s %9s" % (
+               "workload", "bytes live", "entries", "bytes patch", "entries", "bytes count", "entries", "rss nat",
+               "rss floor", "rss full", "profiler")]
     for r in rows:
-        out.append("%-10s %10s %8s %10s %8s %9s %9s %9s %9s" % (
+        out.append("%-10s %10s %8s %10s %8s %10s %8s %9s %9s %9s %9s" % (
             r["workload"], fmt(r["bytes_full-live"], "%.0f"), fmt(r["entries_full-live"], "%.0f"),
-            fmt(r["bytes_full-patch"], "%.0f"), fmt(r["entries_full-patch"], "%.0f"), fmt(r["rss_kb_native"], "%.0f"),
+            fmt(r["bytes_full-patch"], "%.0f"), fmt(r["entries_full-patch"], "%.0f"),
+            fmt(r["bytes_full-count"], "%.0f"), fmt(r["entries_full-count"], "%.0f"), fmt(r["rss_kb_native"], "%.0f"),
             fmt(r["rss_kb_floor"], "%.0f"), fmt(r["rss_kb_full-patch"], "%.0f"), fmt(r["profiler_rss_kb"], "%.0f")))
     return out
 
@@ -409,8 +426,9 @@ def targets(rows):
                     % (w, r["top5_exact_" + v], fmt(r["bytes_" + v], "%.0f"), TARGET_BYTES,
                        fmt(100 * r["hottest_error_" + v], "%.2f"), 100 * TARGET_HOTTEST_ERROR), good))
     total = med([r["slowdown_full-patch"] for r in rows])
-    out.append(("total slowdown with patched sites, median over the suite: %s (<= %.2f); live hooks %s"
-                % (fmt(total), TARGET_SLOWDOWN, fmt(med([r["slowdown_full-live"] for r in rows]))),
+    out.append(("total slowdown with patched sites, median over the suite: %s (<= %.2f); live hooks %s; count %s"
+                % (fmt(total), TARGET_SLOWDOWN, fmt(med([r["slowdown_full-live"] for r in rows])),
+                   fmt(med([r["slowdown_full-count"] for r in rows]))),
                 None if math.isnan(total) else total <= TARGET_SLOWDOWN))
     skip, floor = med([r["slowdown_skip-patch"] for r in rows]), med([r["slowdown_floor"] for r in rows])
     out.append(("skipping (skip-only, patched) %s vs the compiled-in floor %s, medians: skipping <= floor"
@@ -443,15 +461,15 @@ def write_csv(path, rows):
 def write_svg(path, rows):
     """Bars: full-live and full-patch slowdown per workload (log scale), floor as a black tick,
     the 1.30 target as a dashed line."""
-    W, H, left, bottom, top = 80 + 90 * max(1, len(rows)), 360, 60, 50, 30
+    W, H, left, bottom, top = 80 + 100 * max(1, len(rows)), 360, 60, 50, 30
     vals = [r["slowdown_" + v] for r in rows for v in FULL + ["floor"] if not math.isnan(r["slowdown_" + v])]
     ymax = max([2.0] + vals) * 1.1
     y = lambda s: top + (H - top - bottom) * (1 - math.log(max(s, 1.0)) / math.log(ymax))
-    colors = {"full-live": "#d95f02", "full-patch": "#1b9e77"}
+    colors = {"full-live": "#d95f02", "full-patch": "#1b9e77", "full-count": "#7570b3"}
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">' % (W, H),
            '<rect width="100%" height="100%" fill="white"/>',
            '<text x="%d" y="18" font-size="13">OSP slowdown vs native (CPU, median of rounds; log scale): '
-           'live hooks, patched sites; black tick = compiled-in floor</text>' % left]
+           'live hooks, patched sites, count (dual); black tick = compiled-in floor</text>' % left]
     for tick in [1, 1.3, 2, 4, 8, 16, 32]:
         if tick <= ymax:
             out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%gx</text>'
@@ -460,7 +478,7 @@ def write_svg(path, rows):
                '<text x="%d" y="%.1f">target %.2fx</text>' % (left, W - 10, y(TARGET_SLOWDOWN), y(TARGET_SLOWDOWN),
                                                             W - 80, y(TARGET_SLOWDOWN) - 3, TARGET_SLOWDOWN))
     for i, r in enumerate(rows):
-        x0 = left + 20 + 90 * i
+        x0 = left + 20 + 100 * i
         for j, v in enumerate(FULL):
             s = r["slowdown_" + v]
             if not math.isnan(s):
@@ -468,8 +486,8 @@ def write_svg(path, rows):
                            % (x0 + 28 * j, y(s), y(1.0) - y(s), colors[v], r["workload"], v, s))
         if not math.isnan(r["slowdown_floor"]):
             out.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="black" stroke-width="2"/>'
-                       % (x0 - 4, x0 + 58, y(r["slowdown_floor"]), y(r["slowdown_floor"])))
-        out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % (x0 + 27, H - bottom + 16, r["workload"]))
+                       % (x0 - 4, x0 + 86, y(r["slowdown_floor"]), y(r["slowdown_floor"])))
+        out.append('<text x="%d" y="%d" text-anchor="middle">%s</text>' % (x0 + 41, H - bottom + 16, r["workload"]))
     for j, v in enumerate(FULL):
         out.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>'
                    % (left + 120 * j, H - 18, colors[v], left + 120 * j + 14, H - 9, v))
@@ -528,7 +546,7 @@ echo "ok 1"
 def selftest_pipeline(d):
     """measure_workload on stand-ins (a fake hotprof, a shell-script workload): every variant runs,
     the skip-only variants (rejected by the stub) are n/a, the accuracy comes from the profiles."""
-    for kind in ("native", "hooked"):
+    for kind in ("native", "hooked", "dual"):
         os.makedirs(os.path.join(d, kind))
         path = os.path.join(d, kind, "fft")
         with open(path, "w") as f:
@@ -547,7 +565,9 @@ def selftest_pipeline(d):
          and "skip-live: no subpath profile written" in row["dropped"]),
         ("pipeline: full variants timed", not math.isnan(row["slowdown_full-patch"]) and row["slowdown_native"] == 1.0),
         ("pipeline: accuracy of both rounds", row["top5_exact_full-live"] == "2/2" and row["bytes_full-patch"] == 60000),
-        ("pipeline: table 4.8 rows for live and patch", len(top10) == 20),
+        ("pipeline: table 4.8 rows for live, patch and count", len(top10) == 30),
+        ("pipeline: count timed and accurate", not math.isnan(row["slowdown_full-count"])
+         and row["top5_exact_full-count"] == "2/2"),
         ("pipeline: 6 prefixes for fft", [p["size"] for p in prefixes] == [75, 150, 225, 300, 375, 450]
          and prefixes[0]["ranks"] == [1, 3, 2, 4, 5]),
     ]
@@ -570,7 +590,7 @@ def selftest():
            "native_s": 1.1, "profiler_rss_kb": 70, "dropped": "skip-live: unknown key skiponly"}
     for v in VARIANTS:
         row["slowdown_" + v] = {"native": 1.0, "floor": 1.2, "skip-live": float("nan"), "skip-patch": 1.19,
-                                "full-live": 5.0, "full-patch": 1.28}[v]
+                                "full-live": 5.0, "full-patch": 1.28, "skip-count": 1.1, "full-count": 1.6}[v]
         row["rss_kb_" + v] = 2000 + 30 * len(v)
     for v in FULL:
         row.update({"bytes_" + v: 60000, "entries_" + v: 900, "tau_" + v: 1.5, "f_" + v: 64,
@@ -595,7 +615,7 @@ def selftest():
             ("skip <= floor met", "[met] skipping" in text),
             ("n/a for a rejected variant", " n/a " in text and "variants the runtime rejected" in text),
             ("csv: one row per workload", len(csv_rows) == 2 and csv_rows[1]["workload"] == "lexgen"),
-            ("svg: 4 bars, 2 floor ticks", len([e for e in svg.iter() if e.tag.endswith("rect")]) == 1 + 4 + 2
+            ("svg: 6 bars, 3 legend keys, 2 floor ticks", len([e for e in svg.iter() if e.tag.endswith("rect")]) == 1 + 6 + 3
              and len([e for e in svg.iter() if e.tag.endswith("line") and e.get("stroke-width") == "2"]) == 2),
         ]
         checks += selftest_pipeline(d)

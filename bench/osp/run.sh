@@ -3,9 +3,10 @@
 # Tables 4.1, 4.3, 4.7, 4.8, 4.11) on the bench/workloads programs; see bench/osp/README.md and
 # the header of bench/osp/osp.py for what is measured and how.
 #
-# Builds every workload natively (clang -O2) and with `build/bin/hotprof cc --hooks=blocks -O2`,
-# then for each: one exact run (--mode exhaustive --sample subpath:maxlen=32), RUNS interleaved
-# rounds of native / floor / skip-live / skip-patch / full-live / full-patch (CPU time, max RSS,
+# Builds every workload natively (clang -O2), with `build/bin/hotprof cc --hooks=blocks -O2` and
+# with `--hooks=dual-blocks -O2`, then for each: one exact run per hooked build (--mode exhaustive
+# --sample subpath:maxlen=32), RUNS interleaved rounds of native / floor / skip-live / skip-patch /
+# full-live / full-patch / skip-count / full-count (count: the dual build, --bursts count; CPU time, max RSS,
 # every run must print "ok"), the accuracy of every full run against the exact one, and for fft
 # and nbody the prefix runs of Table 4.11. Writes bench/results/osp.{txt,csv,svg},
 # osp_top10.csv and osp_prefix.csv; the tables go to stdout, progress to stderr.
@@ -30,7 +31,7 @@ WORKLOADS="fft heapsort lexgen compress gametree interp nbody mt_work"
 RESULTS="$ROOT/bench/results"
 NATIVE_CC=${NATIVE_CC:-clang}
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -69,9 +70,10 @@ build_variant() {   # name, CC command
 }
 build_variant native "$NATIVE_CC"
 build_variant hooked "$HOTPROF cc --hooks=blocks"
+build_variant dual "$HOTPROF cc --hooks=dual-blocks"
 
 mkdir -p "$RESULTS"
-HEADER="# bench/osp: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, hooked: hotprof cc --hooks=blocks -O2, $RUNS rounds$([ "$SMALL" = 1 ] && echo ', small sizes'), $(date -u +%Y-%m-%dT%H:%MZ)"
+HEADER="# bench/osp: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, hooked: hotprof cc --hooks=blocks -O2, dual: --hooks=dual-blocks -O2, $RUNS rounds$([ "$SMALL" = 1 ] && echo ', small sizes'), $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/osp.py" --bin-dir "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" --small "$SMALL" $NOPREFIX \
     --workloads "$WORKLOADS" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/osp.txt, osp.csv, osp_top10.csv, osp_prefix.csv and osp.svg"

@@ -25,6 +25,8 @@
  * first count hook loads the countdown from its controller (hp_dual_synced); a burst's start drops
  * the shadow stack (stale: clean copies keep none). An inactive thread (stopped, forked child)
  * gets a countdown that never runs out: it stays in the clean copies.
+ * With subpaths (HP_OSP_RT_COUNT, pt/subpath_cnt.c) the countdown also runs to the thread's next
+ * subpath trigger and stays at 0 while a subpath burst is on (dual_count_slow_osp).
  *
  * Static inline, memory only: async-signal-safe like the other bodies.
  */
@@ -83,10 +85,9 @@ static inline HP_NOINST void dual_live_backedge(hp_thread *t, uint64_t fn)
 
 #define DUAL_COUNT_NEVER (INT64_MAX / 2) /* a countdown an inactive thread never runs out of */
 
-/* The event reached the slow path: the controller's transitions, then the countdown re-armed. */
-static HP_NOINST __attribute__((noinline)) uint32_t dual_count_slow(hp_thread *t)
+/* The controller's part of a slow path: its transitions; a burst's start drops the call state. */
+static HP_NOINST __attribute__((noinline)) uint32_t dual_count_controller(hp_thread *t)
 {
-    if (t->in_slow) return 0; /* a signal handler inside our own slow path: the event is lost */
     uint32_t was = t->bs.on_mask;
     uint32_t on = bursty_slow(t);
     if (!was && t->bs.on_mask) { /* a burst begins with the next event: fresh call state */
@@ -95,6 +96,55 @@ static HP_NOINST __attribute__((noinline)) uint32_t dual_count_slow(hp_thread *t
         t->stack[0].last_pc = 0;
         hp_dual_count_burst();
     }
+    return on;
+}
+
+#define DUAL_OSP_NEW (1u << 31) /* dual_count_event: a subpath burst began at this event */
+
+/* Subpaths in count mode (pt/subpath.h HP_OSP_RT_COUNT): the one countdown runs to the earlier of
+ * the controller's slow path (o->cbs events) and the HP_OSP_PREARM-th event before the thread's
+ * next subpath trigger, and stays at 0 from there (pre-armed: the frames of those events run
+ * instrumented, so their blocks after the trigger's callees return are seen) while either is in a burst; o->carmed
+ * events have elapsed when it runs out. A subpath burst that begins (or whose first frame
+ * returned) drops stale call state as the controller's does and notes its first frame. */
+static HP_NOINST __attribute__((noinline)) uint32_t dual_count_slow_osp(hp_thread *t, hp_thread_osp *o)
+{
+    if (o->busy) return 0; /* a signal handler inside our own slow path: the event is lost */
+    o->busy = 1;
+    __asm__ volatile("" ::: "memory");
+    uint64_t el = o->carmed;
+    uint32_t on = 0, was = o->cmode;
+    if (el >= o->cbs) {
+        on = dual_count_controller(t);
+        o->cbs = t->bs.on_mask ? 1 : t->bs.countdown;
+    } else {
+        o->cbs -= el;
+    }
+    int m = hp_rt_osp_count_event(o, el);
+    if (m != HP_OSP_C_IDLE && (was == HP_OSP_C_IDLE || o->cexited)) {
+        if (!t->bs.on_mask) t->depth = 0, t->prev_guard = 0, t->stack[0].last_pc = 0;
+        o->cbase = t->depth; /* (an entry event moves it to its own frame: dual_count_enter) */
+        o->cexited = 0;
+        on |= DUAL_OSP_NEW;
+    }
+    uint64_t left = o->cs->left - HP_OSP_PREARM; /* IDLE: left > HP_OSP_PREARM */
+    uint64_t arm = t->bs.on_mask || m != HP_OSP_C_IDLE ? 0 : o->cbs < left ? o->cbs : left;
+    o->carmed = arm ? arm : 1;
+    hp_dual_countdown = (int64_t)arm;
+    __asm__ volatile("" ::: "memory");
+    o->busy = 0;
+    return on;
+}
+
+/* The event reached the slow path: the controller's transitions, then the countdown re-armed. */
+static HP_NOINST __attribute__((noinline)) uint32_t dual_count_slow(hp_thread *t)
+{
+    if (t->in_slow) return 0; /* a signal handler inside our own slow path: the event is lost */
+    if (HP_UNLIKELY(HP_LOAD_RLX(&hp_g.osp) == HP_OSP_RT_COUNT)) {
+        hp_thread_osp *o = hp_rt_osp_count_state(t);
+        if (o) return dual_count_slow_osp(t, o);
+    }
+    uint32_t on = dual_count_controller(t);
     hp_dual_countdown = t->bs.on_mask ? 0 : (int64_t)t->bs.countdown;
     return on;
 }
@@ -105,7 +155,7 @@ static inline HP_NOINST uint32_t dual_count_event(hp_thread *t)
     int64_t cd = hp_dual_countdown;
     if (HP_UNLIKELY(!hp_dual_synced)) { /* the thread's first event: its controller's first arming */
         hp_dual_synced = 1;
-        cd = (int64_t)t->bs.countdown;
+        cd = HP_LOAD_RLX(&hp_g.osp) == HP_OSP_RT_COUNT ? 1 : (int64_t)t->bs.countdown; /* subpaths: to the slow path */
     }
     if (cd > 0) cd--; /* no trampoline counted this one */
     hp_dual_countdown = cd;
@@ -115,9 +165,13 @@ static inline HP_NOINST uint32_t dual_count_event(hp_thread *t)
 
 static inline HP_NOINST void dual_count_enter(hp_thread *t, uint64_t fn, uint64_t site)
 {
-    uint32_t on = dual_count_event(t) & (BIT_METHODS | BIT_PAIRS);
+    uint32_t ev = dual_count_event(t);
     push_frame(t, fn, site, NULL);
-    if (HP_UNLIKELY(on)) bursty_record_call(t, fn, site, on);
+    if (HP_UNLIKELY(ev)) {
+        uint32_t on = ev & (BIT_METHODS | BIT_PAIRS);
+        if (ev & DUAL_OSP_NEW) t->osp->cbase = t->depth; /* the subpath burst's first frame: this one */
+        if (on) bursty_record_call(t, fn, site, on);
+    }
 }
 
 /* Non-zero: stay in the instrumented copy (a burst is on). */

@@ -2,7 +2,9 @@
  * state). Live sampling: a skip decrement, or one append while a sample is being recorded, inline;
  * everything else (a thread's first block, a complete sample, exact counting) goes to
  * hp_rt_osp_block. Reached only when the thread's blockflags has HP_BLOCK_OSP, so the block hook
- * of a run without subpaths tests nothing more than before.
+ * of a run without subpaths tests nothing more than before. Count mode (HP_OSP_RT_COUNT): a block
+ * outside a subpath burst returns at once; osp_exit cuts a burst when its first frame returns
+ * (the caller may be a clean copy, whose blocks no hook sees).
  */
 #ifndef HOTPROF_RUNTIME_HOOKS_OSP_H
 #define HOTPROF_RUNTIME_HOOKS_OSP_H
@@ -21,8 +23,18 @@ static inline HP_NOINST void osp_block(hp_thread *t, uint32_t id)
             o->s.ids[o->s.pos++] = id;
             return;
         }
+    } else if (o && (o->cmode & 1)) { /* count mode, idle or pre-armed */
+        return;
     }
     hp_rt_osp_block(t, id);
+}
+
+/* An exit hook (bursty): a count-mode subpath burst ends when its first frame returns (a
+ * pre-armed thread then takes a new first frame at its trigger). */
+static inline HP_NOINST void osp_exit(hp_thread *t)
+{
+    hp_thread_osp *o = t->osp;
+    if (HP_UNLIKELY(o && o->cmode >= HP_OSP_C_BURST) && t->depth <= o->cbase) hp_rt_osp_count_exit(o);
 }
 
 #endif

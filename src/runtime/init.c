@@ -523,38 +523,39 @@ static HP_NOINST int setup_shadow(const hp_rt_config *c)
     return 1;
 }
 
-/* --bursts count (ctl/dual.h): HP_BURSTS_COUNT if the trampolines are ready; HP_BURSTS_PATCH when
- * they cannot be made or subpaths are on (one message); -1 when the program has no two-version
+/* --bursts count (ctl/dual.h): HP_BURSTS_COUNT if the trampolines are ready (subpaths then ride on
+ * their countdown: pt/subpath_cnt.c); HP_BURSTS_PATCH when they cannot be made (one message;
+ * HP_BURSTS_LIVE for subpaths by default, osp_auto); -1
+ * when the program has no two-version
  * code (one message even when quiet, unless under `hotprof run`, which says it: the runtime
  * disables itself, as for a bad HOTPROF_SAMPLE). */
-static HP_NOINST int count_probe(const hp_rt_config *c)
+static HP_NOINST int count_probe(const hp_rt_config *c, int osp_auto)
 {
-    const char *why = "subpaths need live or patched block hooks";
+    const char *why = "no trampolines";
     if (!hp_dual_present()) { /* (`hotprof run` says it itself, for programs without hooks too) */
         const char *parts[] = {"hotprof: HOTPROF_BURSTS=count needs a program built with "
                                "`hotprof cc --hooks=dual-functions|dual-blocks|dual-memory` (not profiling)"};
         if (c->run_fd < 0) hp_say(parts, 1);
         return -1;
     }
-    if (!c->osp.enabled && hp_dual_count_probe(&why) == 0) return HP_BURSTS_COUNT;
+    if (hp_dual_count_probe(&why) == 0) return HP_BURSTS_COUNT;
     if (!c->quiet) {
-        const char *parts[] = {"hotprof: count: ", why, "; patched bursts instead"};
+        const char *parts[] = {"hotprof: count: ", why, osp_auto ? "; live hooks instead" : "; patched bursts instead"};
         hp_say(parts, 3);
     }
-    return HP_BURSTS_PATCH;
+    return osp_auto ? HP_BURSTS_LIVE : HP_BURSTS_PATCH;
 }
 
 /* A program with inline count sites (-hotprof-dual-site=count, ctl/dual.h): patched bursts cannot
- * switch them, so count-triggered bursts (live ones for subpaths); one message if patch was asked. */
+ * switch them, so count-triggered bursts; one message if patch was asked. */
 static HP_NOINST int inline_count_sites(const hp_rt_config *c, int bursts)
 {
-    int to = c->osp.enabled ? HP_BURSTS_LIVE : HP_BURSTS_COUNT;
     if (bursts == HP_BURSTS_PATCH && !c->quiet) {
-        const char *parts[] = {"hotprof: the program was built with inline count sites (-hotprof-dual-site=count): ",
-                               to == HP_BURSTS_LIVE ? "live" : "count-triggered", " bursts instead of patched ones"};
-        hp_say(parts, 3);
+        const char *parts[] = {"hotprof: the program was built with inline count sites (-hotprof-dual-site=count): "
+                               "count-triggered bursts instead of patched ones"};
+        hp_say(parts, 1);
     }
-    return to;
+    return HP_BURSTS_COUNT;
 }
 
 static HP_NOINST void do_init(void)
@@ -579,11 +580,13 @@ static HP_NOINST void do_init(void)
     }
     if (c->mode == HP_RUN_BURSTY) {
         if (!setup_bursty(c)) return;
-        /* subpaths: live skips by default (accurate); patched windows (pt/subpath_win.c) only with
-         * an explicit --bursts patch, since their block weights are not calibrated yet (docs/osp.md) */
-        int bursts = c->osp.enabled && c->bursts == HP_BURSTS_AUTO ? HP_BURSTS_LIVE : c->bursts;
+        /* subpaths: by default count-triggered segments on a dual build (unbiased, 2-3x cheaper than
+         * live skips: docs/osp.md), else live skips; patched windows (pt/subpath_win.c) only with an
+         * explicit --bursts patch, since their block weights are not calibrated yet */
+        int bursts = c->bursts, osp_auto = c->osp.enabled && bursts == HP_BURSTS_AUTO;
+        if (osp_auto) bursts = hp_dual_present() ? HP_BURSTS_COUNT : HP_BURSTS_LIVE;
         if (bursts != HP_BURSTS_LIVE && hp_dual_count_sites()) bursts = inline_count_sites(c, bursts);
-        if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c)) < 0) return; /* not a dual build */
+        if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c, osp_auto)) < 0) return; /* not a dual build */
         g_count = bursts == HP_BURSTS_COUNT;
         if (c->osp.enabled && bursts == HP_BURSTS_PATCH) hp_pb_set_subpath(hp_rt_osp_window_open, hp_rt_osp_window_end);
         if (bursts != HP_BURSTS_COUNT && !hp_xray_probe(c->quiet, c->xray))
@@ -592,7 +595,8 @@ static HP_NOINST void do_init(void)
         hp_xray_probe_all(c->xray); /* an XRay build: every sled patched, every call recorded */
     }
     hp_g.seed = c->seed_given ? c->seed : default_seed();
-    int osp_mode = c->mode != HP_RUN_BURSTY ? HP_OSP_RT_EXACT : HP_LOAD_ACQ(&hp_g.patch) ? HP_OSP_RT_PATCH : HP_OSP_RT_LIVE;
+    int osp_mode = c->mode != HP_RUN_BURSTY ? HP_OSP_RT_EXACT : HP_LOAD_ACQ(&hp_g.patch) ? HP_OSP_RT_PATCH
+                   : g_count ? HP_OSP_RT_COUNT : HP_OSP_RT_LIVE;
     if (c->osp.enabled && !hp_rt_osp_setup(&c->osp, osp_mode, hp_g.seed)) {
         const char *parts[] = {"hotprof: cannot map the subpath hot-list; subpaths are not recorded"};
         hp_say(parts, 1);

@@ -94,7 +94,7 @@
 /* ---- subpaths (OSP; group INFO, pt/subpath.c; docs/format.md) ---- */
 #define HP_INFO_SUBPATH_SUMMARY "subpath.summary"       /* sampled | exact */
 #define HP_INFO_SUBPATH_PARAMS "subpath.params"         /* canonical clause (core/control/spec.h) */
-#define HP_INFO_SUBPATH_SKIP "subpath.skip"             /* live | patch | exact */
+#define HP_INFO_SUBPATH_SKIP "subpath.skip"             /* live | patch | count | exact */
 #define HP_INFO_SUBPATH_BLOCKS "subpath.blocks"         /* block events seen */
 #define HP_INFO_SUBPATH_SAMPLES "subpath.samples"       /* sampled subpaths taken */
 #define HP_INFO_SUBPATH_REJECTED "subpath.rejected"     /* rejected by weight=cost */
@@ -104,6 +104,7 @@
 #define HP_INFO_SUBPATH_ENTRIES "subpath.entries"       /* records kept */
 #define HP_INFO_SUBPATH_COLLISIONS "subpath.collisions" /* enc=exact key collisions detected */
 #define HP_INFO_SUBPATH_DROPPED "subpath.dropped"       /* samples dropped: the list lock was busy too long */
+#define HP_INFO_SUBPATH_CUT "subpath.cut"               /* count mode: pending subpaths cut by a return to clean code */
 
 /* ---- hotprof merge (file INFO of a merged profile, analysis/merge/) ----
  *   merge.inputs=N   merge.input.<i>=FILE   merge.input.<i>.<key>=VALUE (i = 1..N; key: pid,

@@ -83,7 +83,7 @@ static HP_NOINST void write_group(const hp_pt_sink *o)
 {
     int mode = HP_LOAD_ACQ(&hp_g.osp);
     if (mode == HP_OSP_RT_EXACT) write_exact(o);
-    if (mode != HP_OSP_RT_LIVE && mode != HP_OSP_RT_PATCH) return;
+    if (mode != HP_OSP_RT_LIVE && mode != HP_OSP_RT_PATCH && mode != HP_OSP_RT_COUNT) return;
     hp_osp_list *c = hp_rt_osp_list_copy();
     if (!c) return;
     o->begin(HP_SEC_SUBPATHS);
@@ -127,12 +127,13 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
 {
     int mode = HP_LOAD_ACQ(&hp_g.osp);
     if (mode == HP_OSP_RT_NONE) return 0;
-    uint64_t blocks = 0, samples = 0, rejected = 0, collisions = 0, entries = 0, bytes = 0;
+    uint64_t blocks = 0, samples = 0, rejected = 0, collisions = 0, entries = 0, bytes = 0, cuts = 0;
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
         if (!o) continue;
         blocks += HP_LOAD_RLX(&o->blocks), samples += HP_LOAD_RLX(&o->samples);
         rejected += HP_LOAD_RLX(&o->rejected), collisions += HP_LOAD_RLX(&o->collisions);
+        cuts += hp_rt_osp_count_cuts(o);
         const hp_tab *c = HP_LOAD_ACQ(&o->counts);
         if (c) bytes += hp_tab_bytes(c) + HP_LOAD_RLX(&o->arena_used) * sizeof(uint32_t), entries += c->used;
     }
@@ -149,7 +150,8 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     n = cat(out, n, cap, HP_INFO_SUBPATH_SUMMARY "="), n = cat(out, n, cap, mode == HP_OSP_RT_EXACT ? "exact\n" : "sampled\n");
     n = cat(out, n, cap, HP_INFO_SUBPATH_PARAMS "="), n = cat(out, n, cap, params), n = cat(out, n, cap, "\n");
     n = cat(out, n, cap, HP_INFO_SUBPATH_SKIP "="), n = cat(out, n, cap, mode == HP_OSP_RT_EXACT ? "exact\n"
-                                                       : mode == HP_OSP_RT_PATCH ? "patch\n" : "live\n");
+                                                       : mode == HP_OSP_RT_PATCH ? "patch\n"
+                                                       : mode == HP_OSP_RT_COUNT ? "count\n" : "live\n");
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_BLOCKS, blocks);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_SAMPLES, samples);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_REJECTED, rejected);
@@ -159,6 +161,7 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_ENTRIES, entries);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_COLLISIONS, collisions);
     if (mode != HP_OSP_RT_EXACT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_DROPPED, hp_rt_osp_dropped());
+    if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_CUT, cuts);
     return n;
 }
 

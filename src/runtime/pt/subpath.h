@@ -15,6 +15,12 @@
  *                    (patch_block calls hp_rt_osp_window_block), and the control thread weights
  *                    it when the window closes (hp_rt_osp_window_end) by the blocks its interval
  *                    stood for and offers it to the hot-list.
+ *   HP_OSP_RT_COUNT  --bursts count on a dual build (pt/subpath_cnt.c, core/control/osp_count.h):
+ *                    the trampolines' one countdown (ctl/dual.h) also runs to the thread's next
+ *                    subpath trigger; the count slow path (hooks_dual.h) calls
+ *                    hp_rt_osp_count_event, and while a subpath burst is on the block hooks
+ *                    (instrumented copies) feed hp_rt_osp_count_block; a return out of the
+ *                    burst's first frame (the caller may be clean code) cuts it.
  * A thread's state is mmap'd at its first block and stays with its hp_thread when the state is
  * recycled for a new thread (its exact counts keep counting for the process; the sampler and the
  * counter's ring restart: `tid` says whose they are).
@@ -28,9 +34,17 @@
 #include <stdint.h>
 #include "runtime/thread.h"
 #include "core/control/osp.h"
+#include "core/control/osp_count.h"
 #include <x86intrin.h>
 
-enum { HP_OSP_RT_NONE = 0, HP_OSP_RT_EXACT = 1, HP_OSP_RT_LIVE = 2, HP_OSP_RT_PATCH = 3 };
+enum { HP_OSP_RT_NONE = 0, HP_OSP_RT_EXACT = 1, HP_OSP_RT_LIVE = 2, HP_OSP_RT_PATCH = 3, HP_OSP_RT_COUNT = 4 };
+/* hp_thread_osp.cmode (count mode): not count / no subpath burst / in a burst (block hooks record)
+ * / pre-armed: one of the next HP_OSP_PREARM events triggers; the thread runs instrumented already
+ * so that the frames of those events do too (blocks after a callee's return into them can be
+ * seen), blocks not recorded. Odd values: the inline block path returns at once. */
+#define HP_OSP_PREARM 4 /* fft: blocks seen 93% of exact with 1, 97% with 4; cost: 4 events a trigger */
+enum { HP_OSP_C_NONE = 0, HP_OSP_C_IDLE = 1, HP_OSP_C_BURST = 2, HP_OSP_C_PRE = 3 };
+
 
 typedef struct hp_osp_arena { uint64_t cap; uint32_t ids[]; } hp_osp_arena;
 
@@ -38,6 +52,14 @@ typedef struct hp_thread_osp {
     hp_osp_sampler s;      /* live: skip, length, ids being recorded (first fields: the inline path) */
     uint32_t live;         /* 1: HP_OSP_RT_LIVE (the inline path may skip and append) */
     uint32_t busy;         /* inside hp_rt_osp_block (re-entry guard) */
+    uint32_t cmode;        /* count: HP_OSP_C_* (the inline path returns at once when IDLE) */
+    uint32_t cexited;      /* count: the frame at cbase returned (the next burst needs a new base) */
+    uint64_t cbase;        /* count: depth of the burst's first frame, the pre-armed event's (an exit
+                            * at or below it cuts: its caller may be a clean copy) */
+    uint64_t carmed;       /* count: events that elapse at the next slow path (>= 1) */
+    uint64_t cbs;          /* count: events left to the HPS controller's slow path (>= 1) */
+    double ctau, cest;     /* count: the list's tau at the last offer; blocks estimated (sum of S per start) */
+    struct hp_osp_count *cs; /* count: the segment sampler (mmap'd with the state) */
     uint64_t tid;          /* the thread the sampler and ring belong to */
     uint64_t drawn_skip;   /* live: the skip of the cycle in progress (blocks seen = sum of cycles) */
     uint64_t blocks;       /* block events seen (exact: every one; live: completed cycles) */
@@ -94,6 +116,16 @@ static inline uint64_t hp_rt_osp_tsc(void)
 }
 /* The last thing a block hook does when hp_rt_osp_window_block returned 1: stamp its end. */
 static inline void hp_rt_osp_stamp(hp_thread *t) { t->osp->stamp = hp_rt_osp_tsc(); }
+/* Count mode (pt/subpath_cnt.c): `elapsed` boundary events (the last one now) reached the count
+ * slow path; returns 1 while a subpath burst is on (the countdown then stays at 0). The state of
+ * t (created, or owned, with cbs from the controller's countdown and carmed 1; NULL if it cannot
+ * be mapped). A block of a burst; an exit hook at depth <= cbase (a burst is cut, a pre-armed
+ * thread needs a new base); the subpaths dropped by cuts. */
+int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed); /* returns the new cmode */
+hp_thread_osp *hp_rt_osp_count_state(hp_thread *t);
+void hp_rt_osp_count_block(hp_thread_osp *o, uint32_t id);
+void hp_rt_osp_count_exit(hp_thread_osp *o);
+uint64_t hp_rt_osp_count_cuts(const hp_thread_osp *o);
 /* init: the process's OSP from the parsed clause (mode HP_OSP_RT_*, the run seed). 0 if the
  * hot-list could not be mapped (then OSP is off). */
 int hp_rt_osp_setup(const hp_osp_params *p, int mode, uint64_t seed);

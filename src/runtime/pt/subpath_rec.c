@@ -17,6 +17,7 @@
 #include "runtime/blockmap.h"
 #include "core/ptype/subpath.h"
 #include "core/summary/osplist.h"
+#include "core/control/osp_count.h"
 #include "core/base/hash.h"
 #include <string.h>
 #include <sys/mman.h>
@@ -37,7 +38,7 @@ HP_NOINST int hp_rt_osp_setup(const hp_osp_params *p, int mode, uint64_t seed)
     g_mode = mode;
     g_seed = seed;
     hp_osp_law_init(&g_law, p->law, p->maxlen);
-    if (mode == HP_OSP_RT_LIVE || mode == HP_OSP_RT_PATCH) {
+    if (mode == HP_OSP_RT_LIVE || mode == HP_OSP_RT_PATCH || mode == HP_OSP_RT_COUNT) {
         void *mem = hp_map(p->mem);
         g_list = mem ? hp_osp_list_init(mem, p->mem, hp_mix64(seed ^ 0x05b5), p->enc == HP_SUBPATH_ENC_EXACT) : NULL;
         if (!g_list) return 0;
@@ -67,6 +68,7 @@ static HP_NOINST hp_thread_osp *osp_create(hp_thread *t)
         o->counts = hp_tab_new(1u << 12);
         if (!o->x || !o->counts) return NULL; /* (a leak of a failed mmap's sibling: never retried) */
     }
+    if (g_mode == HP_OSP_RT_COUNT && !(o->cs = hp_map(sizeof *o->cs))) return NULL;
     o->tid = ~0ull; /* osp_own resets it for t */
     HP_STORE_REL(&t->osp, o);
     return o;
@@ -80,8 +82,17 @@ static HP_NOINST void osp_own(hp_thread *t, hp_thread_osp *o)
     o->cpu_close = 0; /* (control-thread fields: a recycled state's new thread starts its own) */
     o->pool_tsc = o->pool_gaps = 0;
     if (o->x) hp_osp_exact_init(o->x, g_p.maxlen, g_p.enc);
-    if (g_mode != HP_OSP_RT_LIVE && g_mode != HP_OSP_RT_PATCH) return;
+    if (g_mode != HP_OSP_RT_LIVE && g_mode != HP_OSP_RT_PATCH && g_mode != HP_OSP_RT_COUNT) return;
     double f = hp_osp_f(g_p.minf, g_list->tau);
+    if (g_mode == HP_OSP_RT_COUNT) { /* f is the period S in boundary events */
+        hp_osp_count_init(o->cs, hp_mix64(g_seed ^ (t->seed + t->tid * 0x9e3779b97f4a7c15ull) ^ 0xc0), f);
+        o->ctau = g_list->tau;
+        o->cbs = t->bs.countdown ? t->bs.countdown : 1;
+        o->carmed = 1;
+        o->cbase = 0;
+        HP_STORE_RLX(&o->cmode, HP_OSP_C_IDLE);
+        return;
+    }
     hp_osp_sampler_init(&o->s, hp_mix64(g_seed ^ (t->seed + t->tid * 0x9e3779b97f4a7c15ull)), f, &g_law);
     o->drawn_skip = o->s.skip;
     if (g_p.skiponly) o->s.length = 1;
@@ -209,6 +220,7 @@ HP_NOINST void hp_rt_osp_block(hp_thread *t, uint32_t id)
     if (HP_UNLIKELY(o->tid != t->tid)) osp_own(t, o);
     if (g_mode == HP_OSP_RT_EXACT) exact_block(o, id);
     else if (g_mode == HP_OSP_RT_LIVE) live_block(o, id);
+    else if (g_mode == HP_OSP_RT_COUNT && o->cmode == HP_OSP_C_BURST) hp_rt_osp_count_block(o, id);
     __asm__ volatile("" ::: "memory");
     o->busy = 0;
 }
