@@ -94,6 +94,16 @@ static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof
 // time gain; and in patch mode sites.c then switches the thunk's one call site for all callers).
 // Memory hooks are always called directly (they take the load's pc from their return address),
 // and so is the back-edge hook, which returns a value.
+// Where a clean latch site's nop jumps (docs/dual.md, "Where the floor comes from"): dedicated
+// (default: a block of its own that only this nop reaches, then the instrumented back-edge block),
+// or shared (straight to the instrumented back-edge block, which the instrumented latch reaches
+// too). With shared, that block is a loop exit with a predecessor outside the loop, and the callbr
+// edge cannot be split, so the loop is not in LoopSimplify form and the code generator's loop
+// strength reduction skips it (brotli's UpdateNodes: addresses recomputed from stack slots in its
+// inner loop instead of a pointer increment).
+static cl::opt<std::string> SiteExits("hotprof-dual-site-exits", cl::desc("hotprof dual: dedicated|shared"),
+                                      cl::init("dedicated"));
+
 static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
                                    cl::init("c"));
 
@@ -412,6 +422,16 @@ struct DualFunction {
         if (!slots.empty()) PromoteMemToReg(slots, DT);
     }
 
+    // The nop's label: a dedicated exit block of the clean loop (only the nop reaches it) that
+    // goes on to the back-edge block bi, so the loop keeps LoopSimplify form (-hotprof-dual-site-exits).
+    BasicBlock *siteExit(BasicBlock *bi)
+    {
+        if (SiteExits == "shared") return bi;
+        BasicBlock *ex = BasicBlock::Create(F.getContext(), "hp.site.exit", &F);
+        BranchInst::Create(bi, ex);
+        return ex;
+    }
+
     // clean: latch -> [nop: header | instr back-edge block]; instr: latch' -> back-edge block ->
     // (hook says stay) header' | header.
     void linkBackedge(BasicBlock *lt, BasicBlock *hd, ValueToValueMapTy &VM)
@@ -423,7 +443,7 @@ struct DualFunction {
         lti->getTerminator()->replaceSuccessorWith(hdi, bi);
         if (siteOn(hd)) {
             lt->getTerminator()->replaceSuccessorWith(hd, sc);
-            emitSite(sc, hd, bi, KBackedge, H.i8p);
+            emitSite(sc, hd, siteExit(bi), KBackedge, H.i8p);
         } else {
             sc->eraseFromParent();
         }
@@ -765,6 +785,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(LoopForm, {"osr", "inline"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
+        checkOption(SiteExits, {"dedicated", "shared"});
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
