@@ -89,13 +89,6 @@ static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dua
 static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
                                      cl::init("size"));
 
-// How the instrumented copy of a one-body function calls its void hooks: c (default: direct
-// calls) or preserve-most (through a per-module thunk with LLVM's preserve_most convention, which
-// saves the caller-saved registers itself, so values live across a hook call need neither a
-// callee-saved register nor a spill: half the stack traffic in gametree's evaluate, but no clear
-// time gain; and in patch mode sites.c then switches the thunk's one call site for all callers).
-// Memory hooks are always called directly (they take the load's pc from their return address),
-// and so is the back-edge hook, which returns a value.
 // Where a clean latch site's nop jumps (docs/dual.md, "Where the floor comes from"): shared
 // (default: straight to the instrumented back-edge block, which the instrumented latch reaches
 // too) or dedicated (a block of its own that only this nop reaches, then that block). With shared,
@@ -107,6 +100,13 @@ static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof
 static cl::opt<std::string> SiteExits("hotprof-dual-site-exits", cl::desc("hotprof dual: shared|dedicated"),
                                       cl::init("shared"));
 
+// How the instrumented copy of a one-body function calls its void hooks: c (default: direct
+// calls) or preserve-most (through a per-module thunk with LLVM's preserve_most convention, which
+// saves the caller-saved registers itself, so values live across a hook call need neither a
+// callee-saved register nor a spill: half the stack traffic in gametree's evaluate, but no clear
+// time gain; and in patch mode sites.c then switches the thunk's one call site for all callers).
+// Memory hooks are always called directly (they take the load's pc from their return address),
+// and so is the back-edge hook, which returns a value.
 static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
                                    cl::init("c"));
 
