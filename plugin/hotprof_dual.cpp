@@ -30,9 +30,10 @@
 //      section __hotprof_dual, read by the runtime (ctl/dual.c) through __start_/__stop_;
 //   5. the slots are promoted back to registers (mem2reg).
 // A nop never crosses an 8-byte boundary (.p2align 3,,4 before it), so the runtime switches it with
-// one aligned 8-byte store. Functions that cannot be cloned safely (indirectbr, callbr, blockaddress
-// users, returns_twice calls, token values across blocks) get one copy with live hooks instead
-// (latch hooks included, whose answer they ignore).
+// one aligned 8-byte store. Functions that cannot be cloned safely (callbr, blockaddress users
+// dual_indirect.cpp cannot follow, returns_twice calls, token values across blocks) get one copy
+// with live hooks instead (latch hooks included, whose answer they ignore). Computed goto
+// (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h.
 // Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
 // hook, not the address rule) on every block of a cloned function.
@@ -57,6 +58,8 @@
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include "dual_indirect.h"
 
 using namespace llvm;
 
@@ -118,10 +121,11 @@ bool sancovBlock(BasicBlock &BB)
 
 bool cannotClone(Function &F)
 {
+    // computed goto (indirectbr, blockaddress users): two copies where dual_indirect.cpp can
+    if (hotprof_dual::hasComputedGoto(F) && !hotprof_dual::indirectCloneable(F)) return true;
     for (BasicBlock &BB : F) {
-        if (BB.hasAddressTaken()) return true;
         for (Instruction &I : BB) {
-            if (isa<IndirectBrInst>(I) || isa<CallBrInst>(I)) return true;
+            if (isa<CallBrInst>(I)) return true;
             if (auto *CB = dyn_cast<CallBase>(&I))
                 if (CB->hasFnAttr(Attribute::ReturnsTwice) || CB->cannotDuplicate()) return true;
             if (I.getType()->isTokenTy()) return true;
@@ -367,6 +371,9 @@ struct DualFunction {
         cold = true;
         thunked = HookCC == "preserve-most";
         findBackedges();
+        bool cg = hotprof_dual::hasComputedGoto(F); // computed goto: dual_indirect.h
+        bool cross = cg && hotprof_dual::addressCrossesCopies(F);
+        if (cg) hotprof_dual::splitIndirectLatches(backedges);
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock::iterator split = E->begin();
         while (isa<AllocaInst>(*split) && cast<AllocaInst>(*split).isStaticAlloca()) ++split;
@@ -384,8 +391,10 @@ struct DualFunction {
             VM[BB] = C;
             copy.push_back(C);
         }
+        if (cg) hotprof_dual::mapDispatchTables(F, VM);
         for (BasicBlock *C : copy)
             for (Instruction &I : *C) RemapInstruction(&I, VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+        if (cross) hotprof_dual::joinIndirectDests(orig, VM);
         BasicBlock *E1i = cast<BasicBlock>(VM[E1]);
 
         // hooks in the instrumented copy, before its back-edge blocks exist
@@ -785,11 +794,12 @@ struct DualPass : PassInfoMixin<DualPass> {
             // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
             int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
             bool clone = !cannotClone(*F);
-            if (clone && separateForm(*F, M)) {
+            bool oneBody = hotprof_dual::hasComputedGoto(*F); // (computed goto: the one-body form only)
+            if (clone && !oneBody && separateForm(*F, M)) {
                 runSeparate(*F, M, H, fl);
                 continue;
             }
-            if (clone && runOsr(*F, M, H, fl)) continue;
+            if (clone && !oneBody && runOsr(*F, M, H, fl)) continue;
             DualFunction D{*F, M, H, fl, false, {}, {}, {}};
             D.run(clone);
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
