@@ -21,6 +21,8 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace hotprof_dual {
@@ -226,6 +228,33 @@ void joinIndirectDests(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &VM)
         for (BasicBlock *D : theirs) I->addDestination(D);
         for (BasicBlock *D : mine) IC->addDestination(D);
     }
+}
+
+unsigned keepInvariantSlots(Function &F, SmallVectorImpl<AllocaInst *> &slots)
+{
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    unsigned kept = 0;
+    auto invariant = [&](AllocaInst *AI) { // read in a loop that does not set it
+        SmallPtrSet<Loop *, 8> setIn;
+        for (User *U : AI->users())
+            if (isa<StoreInst>(U))
+                for (Loop *L = LI.getLoopFor(cast<Instruction>(U)->getParent()); L; L = L->getParentLoop())
+                    setIn.insert(L);
+        for (User *U : AI->users())
+            if (isa<LoadInst>(U)) {
+                Loop *L = LI.getLoopFor(cast<Instruction>(U)->getParent());
+                if (L && !setIn.count(L)) return true;
+            }
+        return false;
+    };
+    slots.erase(std::remove_if(slots.begin(), slots.end(), [&](AllocaInst *AI) {
+                    bool keep = invariant(AI);
+                    kept += keep;
+                    return keep;
+                }),
+                slots.end());
+    return kept;
 }
 
 } // namespace hotprof_dual

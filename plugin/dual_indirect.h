@@ -7,6 +7,8 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Function.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -43,5 +45,11 @@ bool addressCrossesCopies(llvm::Function &F);
 // destinations too (orig: F's original blocks; VM maps them to the clones), so a stale address
 // jumps to the matching block of the other copy instead of being undefined.
 void joinIndirectDests(llvm::ArrayRef<llvm::BasicBlock *> orig, llvm::ValueToValueMapTy &VM);
+
+// Of the stack slots about to be promoted back to registers (mem2reg), drops those whose value
+// is set outside every loop (once per call, in each copy) and read inside a loop: kept in memory,
+// one slot for both copies, instead of a phi at every loop header that the other copy reaches.
+// Returns the number kept in memory.
+unsigned keepInvariantSlots(llvm::Function &F, llvm::SmallVectorImpl<llvm::AllocaInst *> &slots);
 
 } // namespace hotprof_dual

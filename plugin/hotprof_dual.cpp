@@ -165,6 +165,7 @@ struct DualFunction {
     Function *ident() { return id ? id : &F; }
 
     bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
+    bool leaveOuterOnly = false; // computed goto: the instrumented copy leaves at outermost latches only
 
     void mark(CallInst *CI)
     {
@@ -374,6 +375,7 @@ struct DualFunction {
         bool cg = hotprof_dual::hasComputedGoto(F); // computed goto: dual_indirect.h
         bool cross = cg && hotprof_dual::addressCrossesCopies(F);
         if (cg) hotprof_dual::splitIndirectLatches(backedges);
+        leaveOuterOnly = cg;
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock::iterator split = E->begin();
         while (isa<AllocaInst>(*split) && cast<AllocaInst>(*split).isStaticAlloca()) ++split;
@@ -418,6 +420,7 @@ struct DualFunction {
         for (Instruction &I : *E0)
             if (auto *AI = dyn_cast<AllocaInst>(&I))
                 if (isAllocaPromotable(AI)) slots.push_back(AI);
+        if (cg) hotprof_dual::keepInvariantSlots(F, slots);
         if (!slots.empty()) PromoteMemToReg(slots, DT);
     }
 
@@ -440,7 +443,8 @@ struct DualFunction {
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
         CallInst *stay = callHook(B, H.backedge, {fnArg(B)});
         mark(stay);
-        B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
+        if (leaveOuterOnly && !outerHeaders.count(hd)) B.CreateBr(hdi); /* no edge into the clean copy: dual_indirect.h */
+        else B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
     }
 
     // One copy, hooks always live (functions that cannot be cloned).
