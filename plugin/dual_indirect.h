@@ -16,12 +16,16 @@
 
 namespace hotprof_dual {
 
+// A bad -hotprof-dual-indirect value: one message, exit status 1.
+void checkIndirectOption();
+
 // F has computed goto: an indirectbr, or a block whose address is taken.
 bool hasComputedGoto(llvm::Function &F);
 
 // F's computed goto can be given two copies: every blockaddress(@F, ...) is used by F's own
 // instructions or by the initializer of a constant global (a dispatch table), and F has no
-// callbr (asm goto) of its own. Otherwise F keeps one copy with live hooks.
+// callbr (asm goto) of its own, and -hotprof-dual-indirect is not "single". Otherwise F keeps one
+// copy with live hooks.
 bool indirectCloneable(llvm::Function &F);
 
 // A latch that ends in an indirectbr has no edge of its own to split. For each (latch, header)

@@ -778,6 +778,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(LoopForm, {"osr", "inline"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
+        hotprof_dual::checkIndirectOption();
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;

@@ -7,7 +7,9 @@
 # with live hooks), `run` dispatches from two tables with disjoint targets (each copy's gotos
 # stay in that copy), the output equals native's in modes exhaustive, off, patch, live and count;
 # exhaustive counts equal the plain --hooks=blocks build's (calls, call pairs, blocks, edges,
-# back-edges); and count mode records samples in `run`.
+# back-edges); and count mode records samples in `run` (its heat estimate near the exhaustive
+# count). -mllvm -hotprof-dual-indirect=single keeps the former single copy; a bad value is one
+# clear message.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -54,3 +56,13 @@ for h in dual-functions dual-blocks dual-memory dual-all; do
         ok "$h count: samples in run ($sampled sampled; heat estimate $est, exhaustive $exh)"
     else fail "$h count: samples in run" "sampled '$sampled', heat estimate '$est', exhaustive '$exh'"; fi
 done
+
+# -hotprof-dual-indirect=single: the former one copy with live hooks (no site of run's own)
+"$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-indirect=single -o single "$SRC" -Wno-unused-command-line-argument &&
+    HOTPROF_OUTPUT=single.data ./single $N >single.out || fail "single: build and run"
+check_eq "single: same output as native" "$(cat single.out)" "$(cat want.out)"
+if python3 "$ROOT/tests/e2e/check_dual_indirect.py" single run single --sites-only | grep -q '(0 entry, 0 back-edge)'; then
+    ok "single: run has one copy (no site of its own)"
+else fail "single: run has one copy" "$(python3 "$ROOT/tests/e2e/check_dual_indirect.py" single run single --sites-only)"; fi
+check_fails_cleanly "bad -hotprof-dual-indirect value" "hotprof-dual-indirect=bogus is not one of clone\|single" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-indirect=bogus -o bogus "$SRC"
