@@ -54,6 +54,7 @@ static void cc_usage(FILE *out, int cplusplus)
                  "(built by 'make' when llvm-14-dev is installed; see docs/dual.md). Its options, as\n"
                  "-mllvm OPTION: -hotprof-dual-latch-sites=all|outer|none, -hotprof-dual-loops=inline|osr,\n"
                  "-hotprof-dual-entry=clone|inline, -hotprof-dual-clone-opt=size|speed,\n"
+                 "-hotprof-dual-indirect=clone|single (functions with computed goto),\n"
                  "-hotprof-dual-hook-cc=c|preserve-most (defaults first).\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
