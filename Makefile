@@ -73,9 +73,9 @@ DUAL_PLUGIN := $(B)/lib/hotprof_dual.so
 .PHONY: dual-plugin
 ifneq ($(LLVM_CONFIG),)
 dual-plugin: $(DUAL_PLUGIN)
-$(DUAL_PLUGIN): plugin/hotprof_dual.cpp
+$(DUAL_PLUGIN): plugin/hotprof_dual.cpp plugin/dual_indirect.cpp plugin/dual_indirect.h
 	@mkdir -p $(dir $@)
-	clang++ -O2 -fPIC -shared $(subst -I,-isystem ,$(shell $(LLVM_CONFIG) --cxxflags)) -fno-rtti $(WARN) -o $@ $<
+	clang++ -O2 -fPIC -shared $(subst -I,-isystem ,$(shell $(LLVM_CONFIG) --cxxflags)) -fno-rtti $(WARN) -o $@ $(filter %.cpp,$^)
 else
 dual-plugin:
 	@echo "note: llvm-config-14 not found (install llvm-14-dev): the --hooks=dual-* plugin is not built"

@@ -34,9 +34,10 @@
 //      through __start_/__stop_;
 //   5. the slots are promoted back to registers (mem2reg).
 // A nop never crosses an 8-byte boundary (.p2align 3,,4 before it), so the runtime switches it with
-// one aligned 8-byte store. Functions that cannot be cloned safely (indirectbr, callbr, blockaddress
-// users, returns_twice calls, token values across blocks) get one copy with live hooks instead
-// (latch hooks included, whose answer they ignore).
+// one aligned 8-byte store. Functions that cannot be cloned safely (callbr, blockaddress users
+// dual_indirect.cpp cannot follow, returns_twice calls, token values across blocks) get one copy
+// with live hooks instead (latch hooks included, whose answer they ignore). Computed goto
+// (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h.
 // Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
 // hook, not the address rule) on every block of a cloned function.
@@ -61,6 +62,8 @@
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include "dual_indirect.h"
 
 using namespace llvm;
 
@@ -151,10 +154,11 @@ bool sancovBlock(BasicBlock &BB)
 
 bool cannotClone(Function &F)
 {
+    // computed goto (indirectbr, blockaddress users): two copies where dual_indirect.cpp can
+    if (hotprof_dual::hasComputedGoto(F) && !hotprof_dual::indirectCloneable(F)) return true;
     for (BasicBlock &BB : F) {
-        if (BB.hasAddressTaken()) return true;
         for (Instruction &I : BB) {
-            if (isa<IndirectBrInst>(I) || isa<CallBrInst>(I)) return true;
+            if (isa<CallBrInst>(I)) return true;
             if (auto *CB = dyn_cast<CallBase>(&I))
                 if (CB->hasFnAttr(Attribute::ReturnsTwice) || CB->cannotDuplicate()) return true;
             if (I.getType()->isTokenTy()) return true;
@@ -203,6 +207,7 @@ struct DualFunction {
     Function *ident() { return id ? id : &F; }
 
     bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
+    bool leaveOuterOnly = false; // computed goto: the instrumented copy leaves at outermost latches only
 
     void mark(CallInst *CI)
     {
@@ -409,6 +414,10 @@ struct DualFunction {
         cold = true;
         thunked = HookCC == "preserve-most";
         findBackedges();
+        bool cg = hotprof_dual::hasComputedGoto(F); // computed goto: dual_indirect.h
+        bool cross = cg && hotprof_dual::addressCrossesCopies(F);
+        if (cg) hotprof_dual::splitIndirectLatches(backedges);
+        leaveOuterOnly = cg;
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock::iterator split = E->begin();
         while (isa<AllocaInst>(*split) && cast<AllocaInst>(*split).isStaticAlloca()) ++split;
@@ -426,8 +435,10 @@ struct DualFunction {
             VM[BB] = C;
             copy.push_back(C);
         }
+        if (cg) hotprof_dual::mapDispatchTables(F, VM);
         for (BasicBlock *C : copy)
             for (Instruction &I : *C) RemapInstruction(&I, VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+        if (cross) hotprof_dual::joinIndirectDests(orig, VM);
         BasicBlock *E1i = cast<BasicBlock>(VM[E1]);
 
         // hooks in the instrumented copy, before its back-edge blocks exist
@@ -451,6 +462,7 @@ struct DualFunction {
         for (Instruction &I : *E0)
             if (auto *AI = dyn_cast<AllocaInst>(&I))
                 if (isAllocaPromotable(AI)) slots.push_back(AI);
+        if (cg) hotprof_dual::keepInvariantSlots(F, slots);
         if (!slots.empty()) PromoteMemToReg(slots, DT);
     }
 
@@ -517,7 +529,8 @@ struct DualFunction {
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
         CallInst *stay = callHook(B, H.backedge, {fnArg(B)});
         mark(stay);
-        B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
+        if (leaveOuterOnly && !outerHeaders.count(hd)) B.CreateBr(hdi); /* no edge into the clean copy: dual_indirect.h */
+        else B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
     }
 
     // One copy, hooks always live (functions that cannot be cloned).
@@ -854,6 +867,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(SiteForm, {"nop", "count"});
         checkOption(SiteExits, {"shared", "dedicated"});
         checkOption(LoopTop, {"top", "edge"});
+        hotprof_dual::checkIndirectOption();
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
@@ -874,11 +888,12 @@ struct DualPass : PassInfoMixin<DualPass> {
             // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
             int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
             bool clone = !cannotClone(*F);
-            if (clone && separateForm(*F, M)) {
+            bool oneBody = hotprof_dual::hasComputedGoto(*F); // (computed goto: the one-body form only)
+            if (clone && !oneBody && separateForm(*F, M)) {
                 runSeparate(*F, M, H, fl);
                 continue;
             }
-            if (clone && runOsr(*F, M, H, fl)) continue;
+            if (clone && !oneBody && runOsr(*F, M, H, fl)) continue;
             DualFunction D{*F, M, H, fl, false, {}, {}, {}};
             D.run(clone);
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later

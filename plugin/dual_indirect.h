@@ -1,0 +1,59 @@
+// dual_indirect.h — computed goto (indirectbr, blockaddress) in the one-body form of the dual
+// plugin (plugin/dual_indirect.cpp, docs/dual.md "Computed goto"). Used by hotprof_dual.cpp only.
+// Invariants: every function here works on a function F that the plugin is about to split into a
+// clean and an instrumented copy in one body; the clean copy keeps F's original blocks and the
+// dispatch tables (constant globals holding blockaddress(@F, ...)) as they are, the instrumented
+// copy gets cloned tables naming its own blocks, so each copy's computed gotos stay in that copy.
+#pragma once
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Function.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include <utility>
+
+namespace hotprof_dual {
+
+// A bad -hotprof-dual-indirect value: one message, exit status 1.
+void checkIndirectOption();
+
+// F has computed goto: an indirectbr, or a block whose address is taken.
+bool hasComputedGoto(llvm::Function &F);
+
+// F's computed goto can be given two copies: every blockaddress(@F, ...) is used by F's own
+// instructions or by the initializer of a constant global (a dispatch table), and F has no
+// callbr (asm goto) of its own, and -hotprof-dual-indirect is not "single". Otherwise F keeps one
+// copy with live hooks.
+bool indirectCloneable(llvm::Function &F);
+
+// A latch that ends in an indirectbr has no edge of its own to split. For each (latch, header)
+// whose latch ends in an indirectbr, the latch gets `addr == blockaddress(header) ? header : J`
+// (J a new block holding the indirectbr), so the back-edge is a plain branch edge that the
+// plugin can route through its nop; the pair is updated in place to (block, header). A latch of
+// several loops gets one compare per header, in a chain.
+void splitIndirectLatches(llvm::MutableArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> backedges);
+
+// Before the instrumented copy's instructions are remapped (VM: F's blocks -> their clones):
+// each dispatch table F uses gets a private clone whose blockaddresses name the cloned blocks,
+// and VM maps the table to its clone. Returns the number of tables cloned.
+unsigned mapDispatchTables(llvm::Function &F, llvm::ValueToValueMapTy &VM);
+
+// A code address (a value loaded from a dispatch table or a blockaddress) live across a loop
+// header, or stored to memory, can be computed in one copy and jumped to in the other (a nop at
+// a back-edge switches copies there). Computed before any change to F.
+bool addressCrossesCopies(llvm::Function &F);
+
+// When addresses cross copies: every indirectbr of either copy lists the other copy's
+// destinations too (orig: F's original blocks; VM maps them to the clones), so a stale address
+// jumps to the matching block of the other copy instead of being undefined.
+void joinIndirectDests(llvm::ArrayRef<llvm::BasicBlock *> orig, llvm::ValueToValueMapTy &VM);
+
+// Of the stack slots about to be promoted back to registers (mem2reg), drops those whose value
+// is set outside every loop (once per call, in each copy) and read inside a loop: kept in memory,
+// one slot for both copies, instead of a phi at every loop header that the other copy reaches.
+// Returns the number kept in memory.
+unsigned keepInvariantSlots(llvm::Function &F, llvm::SmallVectorImpl<llvm::AllocaInst *> &slots);
+
+} // namespace hotprof_dual

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""check_dual_indirect.py — checks that a function with computed goto got two copies in a
+two-version binary (plugin/dual_indirect.cpp, docs/dual.md "Computed goto").
+
+usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only]
+Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: FUNCTION has
+an entry site and at least one back-edge site of its own (__hotprof_dual records {int32 site - &,
+int32 target - &, u32 kind, u32 0} whose site and target both lie in FUNCTION: the one-body form);
+and its code refers to exactly two dispatch tables (arrays of pointers into FUNCTION, read from
+the R_X86_64_RELATIVE relocations of a PIE or the data of a non-PIE) whose targets are disjoint:
+the clean copy's table and the instrumented copy's (not with --sites-only: a direct-threaded
+function builds its addresses in code, it has no table). Reads the ELF with readelf, nm and objdump."""
+import re
+import struct
+import subprocess
+import sys
+
+
+def run(*cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
+def sections(path):
+    out = {}
+    for line in run("readelf", "-SW", path).splitlines():
+        parts = line.replace("[ ", "[").split()
+        if len(parts) > 6 and parts[0].startswith("[") and parts[0] != "[Nr]":
+            out[parts[1]] = (int(parts[3], 16), int(parts[4], 16), int(parts[5], 16))
+    return out
+
+
+def words(path, data, secs):
+    """address -> pointer value, for every 8-byte pointer the loader or the file provides."""
+    relative = {}
+    for line in run("readelf", "-rW", path).splitlines():
+        p = line.split()
+        if len(p) >= 4 and p[2] == "R_X86_64_RELATIVE":
+            relative[int(p[0], 16)] = int(p[3], 16)
+
+    def at(addr):
+        if addr in relative:
+            return relative[addr]
+        for a, off, size in secs.values():
+            if a and a <= addr < a + size - 7:
+                return struct.unpack_from("<Q", data, off + addr - a)[0]
+        return None
+    return at
+
+
+def main():
+    path, fn, label = sys.argv[1:4]
+    data = open(path, "rb").read()
+    secs = sections(path)
+    lo = hi = None
+    for line in run("nm", "-S", "--defined-only", path).splitlines():
+        p = line.split()
+        if len(p) == 4 and p[3] == fn and p[2] in "tT":
+            lo = int(p[0], 16)
+            hi = lo + int(p[1], 16)
+    ok = True
+
+    def report(name, good, why=""):
+        nonlocal ok
+        ok = ok and good
+        print(("ok %s: %s" % (label, name)) if good else ("FAIL %s: %s: %s" % (label, name, why)))
+
+    if lo is None or "__hotprof_dual" not in secs:
+        report("%s and __hotprof_dual present" % fn, False, "missing")
+        return 1
+    inside = lambda x: lo <= x < hi
+    a0, off, size = secs["__hotprof_dual"]
+    kinds = []
+    for i in range(0, size, 16):
+        srel, trel, kind, _ = struct.unpack_from("<iiII", data, off + i)
+        s, t = a0 + i + srel, a0 + i + 4 + trel
+        if inside(s) and inside(t):
+            kinds.append(kind)
+    report("%s has its own entry site and back-edge sites (%d entry, %d back-edge)"
+           % (fn, kinds.count(0), kinds.count(1)), kinds.count(0) == 1 and kinds.count(1) >= 1)
+
+    if "--sites-only" in sys.argv:
+        return 0 if ok else 1
+    at = words(path, data, secs)
+    dis = run("objdump", "-d", "--no-show-raw-insn", "--start-address=%#x" % lo, "--stop-address=%#x" % hi, path)
+    tables = {}
+    starts = sorted({int(m.group(1), 16) for m in re.finditer(r"#\s*([0-9a-f]+) <", dis)})
+    for k, addr in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else None  # adjacent tables: stop at the next one
+        targets, a = [], addr
+        while a != end:
+            w = at(a)
+            if w is None or not inside(w):
+                break
+            targets.append(w)
+            a += 8
+        if targets:
+            tables[addr] = set(targets)
+    sets = list(tables.values())
+    disjoint = len(sets) == 2 and not (sets[0] & sets[1])
+    report("%s uses two dispatch tables with disjoint targets (%s)"
+           % (fn, ", ".join("%#x: %d" % (a, len(t)) for a, t in sorted(tables.items()))), disjoint)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
