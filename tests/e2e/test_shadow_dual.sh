@@ -79,16 +79,15 @@ check_fails_cleanly shadow_dual_bad_slice "shadow slice must be a number of mill
 check_fails_cleanly shadow_dual_slice_needs_shadow_mode "need --mode shadow" \
     "$HP" run --shadow-slice 10 -- ./ph 10
 
-# ---- the coverage estimate (INFO shadow.coverage_ppm) from the shadows' sampled gaps between
-# hooks, against the exact coverage (shadow events / the exhaustive run's calls + blocks). The
-# target is a factor 2; on this VM rdtsc hides most native segments (docs/shadow.md): the estimate
-# is 5-13x high on this program here (it was 30-65x with the old 6 ns/event rule), so the check
-# is a factor 20.
+# ---- the coverage estimate (INFO shadow.coverage_ppm) against the exact coverage (shadow events /
+# the exhaustive run's calls + blocks), at the default settings: only ~2 shadows here, placed by
+# the run's phases (the first always in phase one), so the check is a factor 4;
+# test_shadow_coverage.sh checks the factor 2 with enough shadows on two workloads.
 "$HP" run -q -o exfull.data -- ./ph 8000000 >/dev/null
 "$HP" run -q --mode shadow --sample path --sample value:summary=tnv -o cov.data -- ./ph 8000000 >/dev/null
 total=$("$HP" report --format json --top 1 exfull.data | python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['calls'] + t['blocks'])")
 ratio=$(python3 -c "import sys; ev, tot, est = map(float, sys.argv[1:]); print('%.2f' % (est / 1e6 / (ev / tot)))" \
     "$(key cov.data shadow.events)" "$total" "$(key cov.data shadow.coverage_ppm)")
 check shadow_dual_native_ns_reported test "$(key cov.data shadow.native_ns)" -gt 0
-check "shadow_dual_coverage_estimate_within_20x_of_exact (ratio $ratio)" \
-    python3 -c "import sys; r = float(sys.argv[1]); sys.exit(0 if 1 / 20 <= r <= 20 else 1)" "$ratio"
+check "shadow_dual_coverage_estimate_within_4x_of_exact (ratio $ratio)" \
+    python3 -c "import sys; r = float(sys.argv[1]); sys.exit(0 if 1 / 4 <= r <= 4 else 1)" "$ratio"

@@ -175,6 +175,8 @@
 #define HP_INFO_SHADOW_MINFLT "shadow.minflt"         /* the parent's minor page faults (getrusage) at the write */
 #define HP_INFO_SHADOW_MINFLT_BEFORE "shadow.minflt_before" /* ... when the first shadow was forked (the baseline) */
 #define HP_INFO_SHADOW_COVERAGE_PPM "shadow.coverage_ppm"   /* estimated share of the run's events profiled (ppm) */
+#define HP_INFO_SHADOW_CALIBRATED "shadow.calibrated"  /* shadows whose native_ns came from a calibrated event rate */
+#define HP_INFO_SHADOW_DENSITY "shadow.density_per_ms"  /* calibrated shadows' mean calls + blocks per native ms */
 #define HP_INFO_SHADOW_SIGNAL_LOST "shadow.signal_lost"     /* 1: the program took the signal over; no more shadows */
 
 #endif

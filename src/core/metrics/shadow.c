@@ -100,3 +100,21 @@ double hp_diff_top(const hp_value_site *perfect, size_t n_perfect, const hp_valu
     if (n_common) *n_common = common;
     return weight > 0.0 ? weighted / weight : 0.0;
 }
+
+/* ---- the native event rate of a shadow's calibration ---- */
+
+void hp_shadow_rate_window(hp_shadow_rate *r, uint64_t events, uint64_t ns, double count_ns)
+{
+    if (ns < HP_SHADOW_RATE_MIN_NS || !events) return;
+    double native = (double)ns - (double)events * (count_ns > 0 ? count_ns : 0);
+    ns = native * HP_SHADOW_RATE_MAX_CUT < (double)ns ? ns / HP_SHADOW_RATE_MAX_CUT : (uint64_t)native;
+    /* events / ns > best_events / best_ns, without division */
+    if (!r->best_ns || (double)events * (double)r->best_ns > (double)r->best_events * (double)ns)
+        r->best_events = events, r->best_ns = ns;
+}
+
+double hp_shadow_rate_native_ns_of(const hp_shadow_rate *r, uint64_t events)
+{
+    if (!r->best_events) return 0.0;
+    return (double)events * (double)r->best_ns / (double)r->best_events;
+}

@@ -35,4 +35,24 @@ typedef struct hp_value_site {
 double hp_diff_top(const hp_value_site *perfect, size_t n_perfect, const hp_value_site *sampled,
                    size_t n_sampled, hp_value_site *scratch, size_t *n_common);
 
+/* ---- Shadow profiling: the native event rate of a shadow's calibration (docs/shadow.md, Coverage)
+ * A shadow first runs the program's clean code with count mode's trampolines counting entries and
+ * loop back-edges, in windows of about 1 ms of its CPU time. Each window gives a rate (events per
+ * ns); the fastest window counts: the slower ones carry the shadow's first copy-on-write faults
+ * and other kernel time that a native run does not pay there. The trampolines' own cost
+ * (`count_ns` per counted event, measured by the shadow) comes off each window's time first, but
+ * at most (1 - 1/HP_SHADOW_RATE_MAX_CUT) of it: natively, count mode's trampolines at most double
+ * the time of the densest code (a chain of read-modify-writes of one word, ~1 ns an event), so a
+ * larger cut is the measurement's noise. Windows shorter than HP_SHADOW_RATE_MIN_NS are
+ * ignored. */
+#define HP_SHADOW_RATE_MIN_NS 200000u
+#define HP_SHADOW_RATE_MAX_CUT 2u
+typedef struct hp_shadow_rate {
+    uint64_t best_events, best_ns; /* the fastest window so far (0, 0: none) */
+} hp_shadow_rate;
+/* One window of `events` over `ns` of CPU time, of which `count_ns` per event was counting. */
+void hp_shadow_rate_window(hp_shadow_rate *r, uint64_t events, uint64_t ns, double count_ns);
+/* The native ns that `events` (the same kind: entries + back-edges) stand for; 0 if no window. */
+double hp_shadow_rate_native_ns_of(const hp_shadow_rate *r, uint64_t events);
+
 #endif

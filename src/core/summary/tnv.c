@@ -1,19 +1,27 @@
 /* tnv.c — TNV table with LFU replacement and periodic lower-half clearing. See tnv.h.
  *
- * Layout: hp_tnv header | hp_tnv_entry e[N] | u64 minset[W] | u16 idx[S]   (W = ceil(N / 64)).
- * Entries [0, used) are live, in table order (the order the paper's table has; the clear sorts it).
- * Two small structures make an update O(1) in the common case instead of a scan of the N entries
- * (the scan cost 3-8 M updates/s at N = 50: nearly every update of a flat tail is a miss):
- *   - idx: open addressing over S = power of two >= 2N slots, linear probing, backward-shift
- *     deletion; a slot holds entry position + 1 (0 = empty); home slot by Fibonacci hashing.
+ * Layout: hp_tnv header | hp_tnv_entry e[N] | u64 minset[W] | u64 fp[F]   (W = ceil(N / 64),
+ * F = ceil(N / 8)). Entries [0, used) are live, in table order (the order the paper's table has;
+ * the clear sorts it). Two small structures make an update cheap instead of a scan of the N
+ * entries (the scan cost 3-8 M updates/s at N = 50: nearly every update of a flat tail is a miss):
+ *   - fp: one fingerprint byte per position (the top 8 bits of the value's Fibonacci hash), 8 to
+ *     a word. A lookup compares all of a word's bytes at once (SWAR: the zero-byte test of
+ *     fp ^ 0x0101..01 * f; it may flag a byte above a true match, never miss one) and checks the
+ *     flagged live positions' values: ~N/8 branch-free word operations and, on a miss, ~N/256
+ *     false candidates. (It replaced a hash index with linear probing and backward-shift
+ *     deletion: each miss then probed twice and shifted, ~2x the time in mispredicted loops;
+ *     bench/shadow/tnv_bench.sh.) The position the previous update hit or filled is tried first:
+ *     a semi-invariant instruction's value repeats.
  *   - min_count and minset: the smallest live count and the bit set of the positions holding it
  *     (nmin = its size). The LFU victim of the paper's rule (smallest count, first in table order)
- *     is the lowest set bit. An entry leaving the minimum clears its bit; when the set empties,
- *     one O(N) rescan finds the next minimum (amortized over the entries that left it; a new
- *     entry at or below the minimum never needs one).
- * Invariants between updates: every live value is found through idx at its own position; when
- * used > 0, min_count is the smallest live count and minset holds exactly the live positions with
- * that count (nmin of them, >= 1). The clear sorts the entries (stable), truncates, and rebuilds
+ *     is the lowest set bit. An entry leaving the minimum clears its bit; when the set empties it
+ *     is stale, and one O(N) rescan finds the minimum when a victim is next needed (a miss with
+ *     the table full): at most one rescan per miss. (Rescanning at once cost O(N) per update
+ *     while a repeating value was the only entry at the minimum: 77% of the time of a stream
+ *     repeating its previous value 90% of the time.)
+ * Invariants between updates: fp holds the fingerprint of every live position; when nmin > 0,
+ * min_count is the smallest live count and minset holds exactly the live positions with that
+ * count; nmin = 0 with used > 0: stale (min_count is a lower bound, minset empty). The clear sorts the entries (stable), truncates, and rebuilds
  * both; a replacement keeps the victim's position.
  * Serialized form: kind u32, version u32, N u32, K u32, used u32, since_clear u32, total u64,
  * clears u64, then (value u64, count u64) per live entry in table order (the index and the
@@ -28,59 +36,55 @@
 struct hp_tnv {
     uint32_t n, clear_interval, used, since_clear;
     uint64_t total, clears;
-    uint32_t idx_bits, nmin; /* idx has 2^idx_bits slots; nmin: positions in minset */
+    uint32_t last, nmin; /* last: the position the previous update hit or filled (a hint); nmin: positions in minset */
     uint64_t min_count;
 };
 
 static uint32_t min_words(uint32_t n) { return (n + 63) / 64; }
 static hp_tnv_entry *tnv_e(const hp_tnv *t) { return (hp_tnv_entry *)(void *)((uint8_t *)(uintptr_t)t + sizeof *t); }
 static uint64_t *tnv_minset(const hp_tnv *t) { return (uint64_t *)(void *)(tnv_e(t) + t->n); }
-static uint16_t *tnv_idx(const hp_tnv *t) { return (uint16_t *)(void *)(tnv_minset(t) + min_words(t->n)); }
-
-static uint32_t idx_bits_for(uint32_t n)
-{
-    uint32_t b = 2;
-    while ((1u << b) < 2 * n) b++;
-    return b;
-}
+static uint32_t fp_words(uint32_t n) { return (n + 7) / 8; }
+static uint64_t *tnv_fp(const hp_tnv *t) { return tnv_minset(t) + min_words(t->n); }
 
 size_t hp_tnv_bytes(uint32_t n_entries)
 {
     return sizeof(hp_tnv) + (size_t)n_entries * sizeof(hp_tnv_entry) + (size_t)min_words(n_entries) * 8 +
-           ((size_t)2 << idx_bits_for(n_entries));
+           (size_t)fp_words(n_entries) * 8;
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
-/* ---- value index ---- */
+/* ---- fingerprints ---- */
 
-static uint32_t idx_mask(const hp_tnv *t) { return (1u << t->idx_bits) - 1; }
+#define FP_ONES 0x0101010101010101ull
+#define FP_HIGHS 0x8080808080808080ull
+
 /* Fibonacci hashing: the top bits of value * 2^64/phi depend on every bit of the value. */
-static uint32_t idx_home(const hp_tnv *t, uint64_t value) { return (uint32_t)((value * 0x9e3779b97f4a7c15ull) >> (64 - t->idx_bits)); }
+static uint64_t fp_of(uint64_t value) { return (value * 0x9e3779b97f4a7c15ull) >> 56; }
 
-/* Slot holding value, or the empty slot where it would go. */
-static uint32_t idx_probe(const hp_tnv *t, uint64_t value)
+static void fp_set(hp_tnv *t, uint32_t p, uint64_t value)
 {
-    const uint16_t *idx = tnv_idx(t);
-    const hp_tnv_entry *e = tnv_e(t);
-    uint32_t i = idx_home(t, value), mask = idx_mask(t);
-    while (idx[i] && e[idx[i] - 1].value != value) i = (i + 1) & mask;
-    return i;
+    uint64_t *w = &tnv_fp(t)[p / 8];
+    unsigned sh = 8 * (p % 8);
+    *w = (*w & ~(0xffull << sh)) | fp_of(value) << sh;
 }
 
-static void idx_delete(hp_tnv *t, uint32_t i)
+/* Position of value among the live entries, or -1. */
+static long tnv_find(const hp_tnv *t, uint64_t value)
 {
-    uint16_t *idx = tnv_idx(t);
+    const uint64_t *fp = tnv_fp(t);
     const hp_tnv_entry *e = tnv_e(t);
-    uint32_t j = i, mask = idx_mask(t);
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!idx[j]) break;
-        uint32_t home = idx_home(t, e[idx[j] - 1].value);
-        int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-        if (!stays) { idx[i] = idx[j]; i = j; }
+    uint64_t pattern = fp_of(value) * FP_ONES;
+    for (uint32_t w = 0; w * 8 < t->used; w++) {
+        uint64_t x = fp[w] ^ pattern;
+        uint64_t hit = (x - FP_ONES) & ~x & FP_HIGHS; /* a zero byte (a match) sets its high bit */
+        while (hit) {
+            uint32_t p = w * 8 + (uint32_t)__builtin_ctzll(hit) / 8;
+            if (p < t->used && e[p].value == value) return (long)p;
+            hit &= hit - 1;
+        }
     }
-    idx[i] = 0;
+    return -1;
 }
 
 /* ---- the set of positions holding the minimum count ---- */
@@ -110,11 +114,11 @@ static void min_rescan(hp_tnv *t)
         if (e[p].count == m) minset_add(t, p);
 }
 
-/* Position p's count left the minimum (it grew): drop it from the set, rescan if it empties. */
+/* Position p's count left the minimum (it grew): drop it from the set (empty: stale). */
 static void min_leave(hp_tnv *t, uint32_t p)
 {
     tnv_minset(t)[p / 64] &= ~(1ull << (p % 64));
-    if (--t->nmin == 0) min_rescan(t);
+    t->nmin--;
 }
 
 /* The LFU victim: the lowest position holding the minimum count (used > 0). */
@@ -126,12 +130,11 @@ static uint32_t min_first(const hp_tnv *t)
     return i * 64 + (uint32_t)__builtin_ctzll(w[i]);
 }
 
-/* Rebuilds idx and the minimum set from entries [0, used). */
+/* Rebuilds the fingerprints and the minimum set from entries [0, used). */
 static void reindex(hp_tnv *t)
 {
-    uint16_t *idx = tnv_idx(t);
-    for (uint32_t i = 0; i <= idx_mask(t); i++) idx[i] = 0;
-    for (uint32_t p = 0; p < t->used; p++) idx[idx_probe(t, tnv_e(t)[p].value)] = (uint16_t)(p + 1);
+    for (uint32_t w = 0; w < fp_words(t->n); w++) tnv_fp(t)[w] = 0;
+    for (uint32_t p = 0; p < t->used; p++) fp_set(t, p, tnv_e(t)[p].value);
     min_rescan(t);
 }
 
@@ -146,7 +149,7 @@ hp_tnv *hp_tnv_init(void *mem, size_t budget, uint32_t n_entries, uint32_t clear
     t->since_clear = 0;
     t->total = 0;
     t->clears = 0;
-    t->idx_bits = idx_bits_for(n_entries);
+    t->last = 0;
     reindex(t);
     return t;
 }
@@ -183,28 +186,27 @@ static void clear_lower_half(hp_tnv *t)
 static void tnv_insert(hp_tnv *t, uint64_t value, uint64_t weight)
 {
     hp_tnv_entry *e = tnv_e(t);
-    uint16_t *idx = tnv_idx(t);
-    uint32_t slot = idx_probe(t, value);
-    if (idx[slot]) {
-        uint32_t p = idx[slot] - 1u;
+    /* an instruction's values repeat (semi-invariant ones most): the last position first */
+    long found = t->last < t->used && e[t->last].value == value ? (long)t->last : tnv_find(t, value);
+    if (found >= 0) {
+        uint32_t p = t->last = (uint32_t)found;
         uint64_t c = e[p].count;
         e[p].count = sat_add(c, weight);
-        if (c == t->min_count && e[p].count != c) min_leave(t, p);
+        if (t->nmin && c == t->min_count && e[p].count != c) min_leave(t, p);
         return;
     }
     if (t->used < t->n) {
-        uint32_t p = t->used++;
+        uint32_t p = t->last = t->used++;
         e[p] = (hp_tnv_entry){value, weight};
-        idx[slot] = (uint16_t)(p + 1);
-        if (p == 0 || weight < t->min_count) { minset_clear(t); t->min_count = weight; }
-        if (weight == t->min_count) minset_add(t, p);
+        fp_set(t, p, value);
+        if (p == 0 || (t->nmin && weight < t->min_count)) { minset_clear(t); t->min_count = weight; }
+        if ((t->nmin || p == 0) && weight == t->min_count) minset_add(t, p); /* stale: the rescan sees it */
         return;
     }
-    uint32_t p = min_first(t); /* LFU: smallest count, first in table order */
-    uint32_t old = idx_probe(t, e[p].value);
+    if (!t->nmin) min_rescan(t);
+    uint32_t p = t->last = min_first(t); /* LFU: smallest count, first in table order */
     e[p] = (hp_tnv_entry){value, weight};
-    idx[slot] = (uint16_t)(p + 1); /* the new value's slot first (S >= 2N leaves room for both), */
-    idx_delete(t, old);             /* then the old one's: the shift sees e[p] with its new value */
+    fp_set(t, p, value);
     if (weight < t->min_count) {
         minset_clear(t);
         t->min_count = weight;
@@ -225,12 +227,6 @@ void hp_tnv_update(hp_tnv *t, uint64_t value, uint64_t weight)
     }
 }
 
-/* Position of value among the live entries, or -1. */
-static long tnv_find(const hp_tnv *t, uint64_t value)
-{
-    uint32_t v = tnv_idx(t)[idx_probe(t, value)];
-    return v ? (long)v - 1 : -1;
-}
 
 /* ---- vtable glue ---- */
 
@@ -289,7 +285,7 @@ static void *vt_deserialize(void *mem, size_t budget, const void *buf, size_t le
         sum += count;
         tnv_e(t)[i] = (hp_tnv_entry){value, count};
         t->used = i + 1;
-        tnv_idx(t)[idx_probe(t, value)] = (uint16_t)(i + 1);
+        fp_set(t, i, value);
     }
     if (sum > total) return NULL;
     t->used = used;

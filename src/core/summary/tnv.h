@@ -14,12 +14,12 @@
  * true count <= total - (sum of the other listed counts) (upper).
  * Merge is not supported (replacement and clearing are order-dependent): merge() returns -1.
  *
- * Cost: a value index and the set of positions holding the smallest count find the listed value
- * and the LFU victim without scanning the table (tnv.c): O(1) per update, plus an O(N) rescan
- * when the last entry at the minimum count grows (amortized over the entries that reached it),
- * and the clear, O(N^2) worst case (stable insertion sort), once per K updates.
- * Memory: hp_tnv_bytes(N) = 48 + 16 N + 8 ceil(N / 64) + 2 S bytes, S = the power of two >= 2N
- * index slots (N = 50: 1112 bytes).
+ * Cost: a fingerprint byte per entry, compared 8 at a time, and the set of positions holding
+ * the smallest count find the listed value and the LFU victim (tnv.c): ~N/8 word operations per
+ * update, plus an O(N) rescan when the last entry at the minimum count grows (amortized over the
+ * entries that reached it), and the clear, O(N^2) worst case (stable insertion sort), once per K
+ * updates. Memory: hp_tnv_bytes(N) = 48 + 16 N + 8 ceil(N / 64) + 8 ceil(N / 8) bytes (N = 50:
+ * 912 bytes).
  */
 #ifndef HOTPROF_CORE_TNV_H
 #define HOTPROF_CORE_TNV_H

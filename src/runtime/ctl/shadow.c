@@ -269,6 +269,7 @@ HP_NOINST void hp_shadow_start(void)
     sigdelset(&sa.sa_mask, SIGSEGV);
     sigdelset(&sa.sa_mask, SIGBUS);
     if (sigaction(g_cfg.spec.signal, &sa, NULL) != 0) return;
+    hp_shadow_rate_prepare(); /* count mode's trampolines, for the shadows' calibration */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the monitor thread inherits: it never takes the signal */
@@ -315,12 +316,28 @@ static HP_NOINST uint64_t process_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Estimated share of the run's events the shadows recorded: the native time their events stand
- * for (each shadow's estimate, shadow_child.c) over the parent's CPU time. */
-static HP_NOINST uint64_t coverage_ppm(uint64_t native, uint64_t parent)
+/* Estimated share of the run's events the shadows recorded. With calibrated shadows (two-version
+ * code, shadow_rate.c): their events over the run's, estimated as the parent's CPU time x the mean
+ * event density the shadows measured (events per native ns: shadows start evenly over the
+ * parent's CPU time, so their plain mean samples the run's density; weighting each by its native
+ * time would over-weight sparse phases, where a shadow's slice covers more native time). Else the
+ * native time the shadows stand for over the parent's CPU time. */
+static HP_NOINST uint64_t coverage_ppm(const hp_shadow_shared *s, uint64_t parent)
 {
-    double ppm = parent ? (double)native / (double)parent * 1e6 : 0;
+    uint64_t dn = HP_LOAD_RLX(&s->density_n), ds = HP_LOAD_RLX(&s->density_sum);
+    double ppm;
+    if (dn && ds) /* events per ms: parent ns x (ds / dn) / 1e6 events in the run */
+        ppm = (double)HP_LOAD_RLX(&s->events) * 1e12 * (double)dn / ((double)parent * (double)ds);
+    else
+        ppm = parent ? (double)HP_LOAD_RLX(&s->native_ns) / (double)parent * 1e6 : 0;
     return ppm > 1e6 ? 1000000u : (uint64_t)ppm;
+}
+
+/* The calibrated shadows' mean density (calls + blocks per native ms); 0 if none. */
+static HP_NOINST uint64_t density_mean(const hp_shadow_shared *s)
+{
+    uint64_t dn = HP_LOAD_RLX(&s->density_n);
+    return dn ? HP_LOAD_RLX(&s->density_sum) / dn : 0;
 }
 
 HP_NOINST size_t hp_shadow_info(char *out, size_t cap)
@@ -346,7 +363,9 @@ HP_NOINST size_t hp_shadow_info(char *out, size_t cap)
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_MINFLT, NULL, minflt_now());
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_MINFLT_BEFORE, NULL, g_minflt_before);
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_NATIVE_NS, NULL, native);
-    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_COVERAGE_PPM, NULL, coverage_ppm(native, parent));
+    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_COVERAGE_PPM, NULL, coverage_ppm(s, parent));
+    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_CALIBRATED, NULL, HP_LOAD_RLX(&s->calibrated));
+    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_DENSITY, NULL, density_mean(s));
     if (g_lost) n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_SIGNAL_LOST, NULL, 1);
     return n;
 }

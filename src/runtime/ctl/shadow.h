@@ -7,7 +7,8 @@
  * Files: shadow.c (the monitor: parent side, timer signal, clone, reaper thread, INFO),
  * shadow_child.c (a shadow's setup and end), shadow_sys.c (the SIGSYS handler: emulation and
  * private read offsets), shadow_policy.c (the system-call policy table, pure), shadow_filter.c
- * (the seccomp program, built in the parent at init with libseccomp, dlopen'ed).
+ * (the seccomp program, built in the parent at init with libseccomp, dlopen'ed), shadow_rate.c (a
+ * shadow's native event rate: count mode's trampolines, for the coverage estimate).
  *
  * Interface with init (the level above): init hands the probe the settings and callbacks it
  * needs (the layering forbids ctl/ to call the writer or init), and calls hp_shadow_exit from

@@ -190,6 +190,7 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
         hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
     }
     close(null);
+    hp_shadow_rate_begin(); /* calibration first, with two-version code (shadow_rate.c) */
     protect_shared((uint64_t)(uintptr_t)c->shared);
     install_handlers();
     if (start_end_timer(c->spec.signal) != 0 || hp_shadow_filter_install() != 0) hp_shadow_child_end(HP_END_SETUP);
@@ -200,16 +201,30 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
 HP_NOINST void hp_shadow_child_tick(void)
 {
     const hp_shadow_cfg *c = hp_shadow_cfg_get();
+    uint64_t now = cpu_ns();
+    hp_shadow_rate_tick(now);
     if (events_now() >= c->spec.sample) hp_shadow_child_end(HP_END_SAMPLE);
-    if (g_slice_ns && cpu_ns() - g_start_cpu_ns >= g_slice_ns) hp_shadow_child_end(HP_END_SLICE);
+    if (g_slice_ns && now - g_start_cpu_ns >= g_slice_ns + hp_shadow_rate_extra_ns()) hp_shadow_child_end(HP_END_SLICE);
     if (HP_LOAD_ACQ(&c->shared->parent_exiting)) hp_shadow_child_end(HP_END_PARENT_EXIT);
 }
 
-/* The native time this shadow's events stand for: the sampled gaps between its hooks (pt/path.c,
- * with --sample path), in ns; else its CPU time minus HOOK_NS per event (at least a tenth kept). */
+/* The native time this shadow's events stand for: its entries + back-edges over its calibrated
+ * native rate (shadow_rate.c: two-version code); else the sampled gaps between its hooks
+ * (pt/path.c, with --sample path), in ns; else its CPU time minus HOOK_NS per event (at least a
+ * tenth kept). */
 #define HOOK_NS 6u
 static HP_NOINST uint64_t native_ns(uint64_t events, uint64_t cpu)
 {
+    uint64_t cal;
+    if (hp_shadow_rate_native_ns(&cal)) {
+        hp_shadow_shared *s = hp_shadow_cfg_get()->shared;
+        __atomic_fetch_add(&s->calibrated, 1, __ATOMIC_RELAXED);
+        if (cal && events >= HP_SHADOW_DENSITY_MIN_EVENTS) { /* the density where this shadow ran (shadow.c) */
+            __atomic_fetch_add(&s->density_sum, (uint64_t)((double)events * 1e6 / (double)cal), __ATOMIC_RELAXED);
+            __atomic_fetch_add(&s->density_n, 1, __ATOMIC_RELAXED);
+        }
+        return cal;
+    }
     uint64_t cycles = hp_rt_native_cycles(hp_tls), tsc = __builtin_ia32_rdtsc() - g_start_tsc;
     uint64_t ns = hp_now_ns() - g_start_mono_ns;
     if (cycles && tsc) return (uint64_t)((double)cycles * (double)ns / (double)tsc);
@@ -256,5 +271,5 @@ HP_NOINST size_t hp_shadow_child_info(char *out, size_t cap)
         n = hp_info_u64(out, n, cap, "shadow", key, hp_rt_gap_pct(hp_tls, pcts[i]));
     }
     n = hp_info_u64(out, n, cap, "shadow", "native_cycles", hp_rt_native_cycles(hp_tls));
-    return n;
+    return hp_shadow_rate_info(out, n, cap);
 }

@@ -49,6 +49,8 @@ enum { HP_END_SAMPLE = 0, HP_END_INPUT, HP_END_UNSAFE, HP_END_SHARED_WRITE, HP_E
        HP_END_PARENT_EXIT, HP_END_SLICE, HP_END_N };
 const char *hp_shadow_end_name(int reason);
 
+#define HP_SHADOW_DENSITY_MIN_EVENTS 1000u /* a shadow's density counts from this many events */
+
 /* The page every shadow adds into (MAP_SHARED, made before the first clone). */
 typedef struct hp_shadow_shared {
     uint64_t end[HP_END_N];   /* shadows ended, by reason (the shadow adds) */
@@ -58,6 +60,9 @@ typedef struct hp_shadow_shared {
     uint64_t native_ns;       /* the native time their events stand for (estimated: shadow_child.c) */
     uint64_t written;         /* shadows whose profile was written */
     uint64_t parent_exiting;  /* 1: the parent is exiting (hp_shadow_exit): shadows write what they have and end */
+    uint64_t calibrated;      /* shadows whose native_ns came from their calibrated event rate (shadow_rate.c) */
+    uint64_t density_sum;     /* calibrated shadows' events per native ms (calls + blocks / their native_ns), summed */
+    uint64_t density_n;       /* ... and how many (those with HP_SHADOW_DENSITY_MIN_EVENTS at least) */
 } hp_shadow_shared;
 
 /* shadow.c: the state the child needs. */
@@ -80,6 +85,17 @@ void hp_shadow_child_tick(void);                       /* the child's CPU timer:
 void hp_shadow_child_end(int reason);                  /* write the profile, exit (never returns) */
 size_t hp_shadow_child_info(char *out, size_t cap);
 int hp_shadow_protected(uint64_t addr, uint64_t len);   /* 1 if [addr, addr+len) meets a protected shared mapping */
+
+/* shadow_rate.c: the native event rate (coverage estimate). prepare: parent, start (maps count
+ * mode's trampolines); begin: the shadow, before its filter (sites to the trampolines); tick:
+ * every child tick (closes a window; after the last, sites to the instrumented copies);
+ * native_ns: 1 with *ns set if the shadow calibrated; info: its shadow.rate_per_ms line. */
+void hp_shadow_rate_prepare(void);
+void hp_shadow_rate_begin(void);
+void hp_shadow_rate_tick(uint64_t cpu_now);
+int hp_shadow_rate_native_ns(uint64_t *ns);
+uint64_t hp_shadow_rate_extra_ns(void); /* while calibrating: no slice end (UINT64_MAX / 4); else 0 */
+size_t hp_shadow_rate_info(char *out, size_t n, size_t cap);
 
 /* shadow_sys.c */
 void hp_shadow_sys_install(void);                      /* the SIGSYS handler (child, before the filter) */
