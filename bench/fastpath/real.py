@@ -10,9 +10,13 @@ Variants (per program; H = a hook set of --hooks, F = a hook set of --fig7):
                nothing switched on, no control thread)
   F:ctl        bursty, patched bursts, methods period 10^9: the control thread runs, sites are
                switched as in a run, but no window ever opens (nothing recorded)
-  F:s1000      bursty, patched bursts, methods + call pairs period=999,burst=1 (1/1000)
+  F:s1000      bursty, patched bursts, methods + call pairs period=999,burst=1 (1/1000); on a
+               build with inline count sites (F = SET+count, hotprof cc --dual-sites=count) the
+               runtime takes count-triggered bursts instead, so F:ctl and F:s1000 are count mode's
+  F:c1000      (dual F without +count) the same with --bursts count: count mode through trampolines
 Figure 7 (stacked, per program and F): basic = min(F:off, F:ctl) - 1, control = F:ctl - that
-floor, sampling = F:s1000 - F:ctl (a negative step, noise, is drawn as 0 and printed as it is).
+floor, sampling = F:s1000 - F:ctl (a negative step, noise, is drawn as 0 and printed as it is);
+the table's count@1000 column is F:c1000 where it was run.
 The floor is the cheaper of the two because HOTPROF_MODE=off switches nothing: dual builds then
 run their clean copies (the real floor), but a plain blocks/functions build keeps its hook calls
 live (they return at once; 4.4x on brotli with blocks), and only the control thread of F:ctl
@@ -42,6 +46,8 @@ MODES = {
             "HOTPROF_SAMPLE": "methods:period=1000000000,burst=1"},
     "s1000": {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
               "HOTPROF_SAMPLE": "methods:period=999,burst=1;callpairs:period=999,burst=1"},
+    "c1000": {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count",
+              "HOTPROF_SAMPLE": "methods:period=999,burst=1;callpairs:period=999,burst=1"},
 }
 
 
@@ -70,6 +76,7 @@ def variants_of(hooks, fig7):
     for h in fig7:
         vs += ["%s:off" % h] if h not in hooks else []
         vs += ["%s:ctl" % h, "%s:s1000" % h]
+        vs += ["%s:c1000" % h] if h.startswith("dual-") and not h.endswith("+count") else []
     return vs
 
 
@@ -119,21 +126,21 @@ def fig7(rows, progs, fig):
         for h in fig:
             off, ctl, s = by[(p, h + ":off")], by[(p, h + ":ctl")], by[(p, h + ":s1000")]
             floor = min(off, ctl)
-            out.append(("%s %s" % (p, h), floor - 1, ctl - floor, s - ctl, s))
+            out.append(("%s %s" % (p, h), floor - 1, ctl - floor, s - ctl, s, by.get((p, h + ":c1000"))))
     return out
 
 
 def print_fig7(bars):
     print("\nHPS Figure 7 breakdown (slowdown - 1, stacked): basic = min(off, ctl), control = + control"
           " thread, sampling = + windows at 1/1000")
-    print("%-26s %8s %8s %8s %8s" % ("program hooks", "basic", "control", "sampling", "total"))
-    for label, b, c, s, t in bars:
-        print("%-26s %+8.3f %+8.3f %+8.3f %8.3f" % (label, b, c, s, t))
+    print("%-26s %8s %8s %8s %8s %10s" % ("program hooks", "basic", "control", "sampling", "total", "count@1000"))
+    for label, b, c, s, t, cnt in bars:
+        print("%-26s %+8.3f %+8.3f %+8.3f %8.3f %10s" % (label, b, c, s, t, "%.3f" % cnt if cnt else "-"))
 
 
 def write_svg(path, bars):
     w, h, left, top, barh = 760, 60 + 28 * len(bars), 200, 40, 18
-    top_val = max([0.05] + [max(0, b) + max(0, c) + max(0, s) for _, b, c, s, _ in bars])
+    top_val = max([0.05] + [max(0, b) + max(0, c) + max(0, s) for _, b, c, s, _, _ in bars])
     scale = (w - left - 40) / top_val
     colors = [("basic (nothing recorded)", "#4c72b0"), ("control thread", "#dd8452"), ("sampling 1/1000", "#55a868")]
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (w, h),
@@ -141,7 +148,7 @@ def write_svg(path, bars):
     for i, (name, color) in enumerate(colors):
         out.append('<rect x="%d" y="24" width="10" height="10" fill="%s"/><text x="%d" y="33">%s</text>'
                    % (left + 170 * i, color, left + 170 * i + 14, name))
-    for i, (label, *parts, total) in enumerate(bars):
+    for i, (label, *parts, total, _) in enumerate(bars):
         y, x = top + 28 * i, left
         out.append('<text x="%d" y="%d" text-anchor="end">%s</text>' % (left - 6, y + 13, label))
         for (_, color), v in zip(colors, parts):
