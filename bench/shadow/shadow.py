@@ -96,7 +96,8 @@ def table(rows, header):
     loads = sorted(set(r["load"] for r in rows))
     lines = [header, "", "Medians over programs (and rounds). slowdown = wall / native wall of the same round; parent CPU = the",
              "parent's CPU / native CPU; faults = the parent's extra minor faults; coverage = shadow events / the",
-             "exhaustive run's calls + blocks; Wall = path accuracy (top 5%); Diff-Top = value invariance error.", "",
+             "exhaustive run's calls + blocks (estimate: what the run itself reported, INFO shadow.coverage_ppm);",
+             "Wall = path accuracy (top 5%); Diff-Top = value invariance error.", "",
              "%6s %7s %9s %8s %8s %9s %8s %8s %9s %8s" % ("size", "load", "slowdown", "parentCPU", "faults", "coverage",
                                                            "Wall", "DiffTop", "shadows", "killed")]
     for s in sizes:
@@ -109,14 +110,15 @@ def table(rows, header):
                 100 * med(rows, "coverage", **sel), 100 * med(rows, "wall_accuracy", **sel),
                 100 * med(rows, "difftop", **sel), med(rows, "started", **sel), med(rows, "killed", **sel)))
     lines += ["", "Per program at load %g, sample %s (the targets' setting):" % (TARGET["load"], TARGET["size"]), "",
-              "%-10s %9s %11s %9s %8s %8s %9s" % ("program", "slowdown", "in-process", "coverage", "Wall", "DiffTop", "shadows")]
+              "%-10s %9s %11s %9s %9s %8s %8s %9s" % ("program", "slowdown", "in-process", "coverage", "estimate", "Wall",
+                                                     "DiffTop", "shadows")]
     for p in progs:
         sel = dict(program=p, size=TARGET["size"], load=TARGET["load"])
         if not any(all(r[k] == v for k, v in sel.items()) for r in rows):
             continue
-        lines.append("%-10s %9.3f %10.2fx %8.1f%% %7.1f%% %7.1f%% %9.1f" % (
+        lines.append("%-10s %9.3f %10.2fx %8.1f%% %8.1f%% %7.1f%% %7.1f%% %9.1f" % (
             p, med(rows, "slowdown", **sel), med(rows, "inprocess_slowdown", program=p), 100 * med(rows, "coverage", **sel),
-            100 * med(rows, "wall_accuracy", **sel), 100 * med(rows, "difftop", **sel), med(rows, "started", **sel)))
+            100 * med(rows, "coverage_estimate", **sel), 100 * med(rows, "wall_accuracy", **sel), 100 * med(rows, "difftop", **sel), med(rows, "started", **sel)))
     sel = dict(size=TARGET["size"], load=TARGET["load"])
     sd, wa, dt = med(rows, "slowdown", **sel), med(rows, "wall_accuracy", **sel), med(rows, "difftop", **sel)
     if not math.isnan(sd):
