@@ -125,11 +125,29 @@ TEST(count_sites_are_counted_and_never_written)
     CHECK_EQ_U64(hp_dual_count_sites(), before);
 }
 
+/* Probing count mode is idempotent (modules that already have trampolines are ready), and a module
+ * of inline count sites only is ready without any. */
+TEST(count_probe_twice_and_count_sites_only)
+{
+    const char *why = NULL;
+    CHECK(hp_dual_count_probe(&why) == 0);
+    CHECK(hp_dual_count_probe(&why) == 0); /* every module has its trampolines already */
+    fake f = make_page();
+    REQUIRE(f.code != MAP_FAILED);
+    mprotect(f.code, 4096, PROT_READ | PROT_WRITE);
+    for (int i = 0; i < 3; i++) f.rec[i].flags = HP_DUAL_REC_COUNT;
+    mprotect(f.code, 4096, PROT_READ | PROT_EXEC);
+    CHECK(hp_dual_register(f.rec, f.rec + 3) == 1);
+    CHECK(hp_dual_count_probe(&why) == 0);
+    hp_dual_unregister(f.rec, f.rec + 3);
+}
+
 int main(void)
 {
     RUN(word_round_trip_at_every_offset);
     RUN(sites_switch_whole_and_never_across_a_word);
     RUN(module_registered_after_all_on_is_switched_at_once);
     RUN(count_sites_are_counted_and_never_written);
+    RUN(count_probe_twice_and_count_sites_only);
     return test_main_end();
 }

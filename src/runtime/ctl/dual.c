@@ -153,6 +153,14 @@ static int make_tramps(uint32_t m)
     return 1;
 }
 
+/* Module m has inline count sites only: it counts without trampolines. */
+static int only_count_sites(uint32_t m)
+{
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
+        if (!(r->flags & HP_DUAL_REC_COUNT)) return 0;
+    return 1;
+}
+
 /* Every site of module m to its trampoline (or straight to its target without one). Sites written. */
 static uint64_t switch_module_count(uint32_t m)
 {
@@ -162,7 +170,9 @@ static uint64_t switch_module_count(uint32_t m)
         size_t i = (size_t)(r - g_mods[m].start);
         n += (uint64_t)write_site_to(r, tr ? (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT) : rec_target(r), 1);
     }
-    if (!tr) g_direct += (uint64_t)(g_mods[m].stop - g_mods[m].start);
+    if (!tr)
+        for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
+            g_direct += !(r->flags & HP_DUAL_REC_COUNT); /* a count site needs no trampoline */
     return n;
 }
 
@@ -297,12 +307,13 @@ int hp_dual_count_probe(const char **why)
         *why = "the thread countdown is not at a 32-bit %fs offset";
         return -1;
     }
-    uint32_t made = 0;
+    uint32_t ready = 0;
     lock();
     for (uint32_t m = 0; m < g_nmods; m++)
-        if (g_mods[m].start && !g_mods[m].tramp) made += (uint32_t)make_tramps(m);
+        if (g_mods[m].start)
+            ready += (uint32_t)(g_mods[m].tramp || only_count_sites(m) || make_tramps(m));
     unlock();
-    if (made) return 0;
+    if (ready) return 0;
     *why = "cannot map trampolines within 2 GB of the program's code";
     return -1;
 }
