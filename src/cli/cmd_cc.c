@@ -100,6 +100,14 @@ static cc_args_shape classify(int argc, char **argv)
     return s;
 }
 
+/* "nop" or "count" (--dual-sites=, HOTPROF_DUAL_SITES): *count_sites set; -1 for anything else. */
+static int parse_dual_sites(const char *v, int *count_sites)
+{
+    if (strcmp(v, "nop") && strcmp(v, "count")) return -1;
+    *count_sites = !strcmp(v, "count");
+    return 0;
+}
+
 static int wrapper_option(const char *a, cc_options *o, const char **err)
 {
     if (!strncmp(a, "--hooks=", 8)) {
@@ -112,8 +120,8 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
     if (!strncmp(a, "--calls=", 8)) return *err = "--calls takes optimized or source", 1;
     if (!strncmp(a, "--compiler=", 11)) return o->compiler = a + 11, 1;
     if (!strncmp(a, "--dual-sites=", 13)) {
-        if (strcmp(a + 13, "nop") && strcmp(a + 13, "count")) *err = "--dual-sites takes nop or count";
-        return o->count_sites = !strcmp(a + 13, "count"), 1;
+        if (parse_dual_sites(a + 13, &o->count_sites)) *err = "--dual-sites takes nop or count";
+        return 1;
     }
     if (!strcmp(a, "--print-command")) return o->print_command = 1, 1;
     return 0;
@@ -280,11 +288,10 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
 {
     cc_options o = {NULL, 0, NULL, 0, cplusplus, 0};
     const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
-    if (env_sites && *env_sites && strcmp(env_sites, "nop") && strcmp(env_sites, "count")) {
+    if (env_sites && *env_sites && parse_dual_sites(env_sites, &o.count_sites)) {
         fprintf(stderr, "hotprof cc: HOTPROF_DUAL_SITES takes nop or count, not '%s'\n", env_sites);
         return 2;
     }
-    o.count_sites = env_sites && !strcmp(env_sites, "count");
     o.hooks = hp_hookset_find(env_hooks && *env_hooks ? env_hooks : hp_hookset_default);
     if (!o.hooks) { fprintf(stderr, "hotprof cc: unknown hook set '%s' in HOTPROF_HOOKS\n", env_hooks); return 2; }
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) return cc_usage(stdout, cplusplus), 0;
