@@ -15,7 +15,9 @@
 # run's calls + blocks; Wall and Diff-Top from `hotprof compare SHADOW EXHAUSTIVE`.
 #
 # Usage: bench/shadow/run.sh [--quick] [--runs N] [--programs "fft gametree ..."]
-#                            [--sizes "1M 10M 100M"] [--loads "0.0625 ... 2"] [--results DIR] [--selftest]
+#                            [--sizes "1M 10M 100M"] [--loads "0.0625 ... 2"] [--builds "all dual-all"]
+#                            [--results DIR] [--selftest]
+#   --builds    which hooked builds to measure (default both; dual-all needs the plugin)
 #   --quick     two programs, small sizes, load 0.25 and 1, sample 1M and 10M, 1 round
 #   --selftest  checks shadow.py's table on made-up numbers, runs no program
 # Output: a table on stdout, bench/results/shadow.{txt,csv,svg}.
@@ -23,8 +25,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/bench/shadow"
 HOTPROF="$ROOT/build/bin/hotprof"
-RUNS=1 QUICK=0 PROGRAMS="" SIZES="1M 10M 100M" LOADS="0.0625 0.125 0.25 0.5 1 2" RESULTS="$ROOT/bench/results"
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+RUNS=1 QUICK=0 PROGRAMS="" SIZES="1M 10M 100M" LOADS="0.0625 0.125 0.25 0.5 1 2" RESULTS="$ROOT/bench/results" BUILDS="all dual-all"
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; RUNS=1; SIZES="1M 10M"; LOADS="0.25 1" ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
         --sizes) SIZES="$2"; shift ;;
         --loads) LOADS="$2"; shift ;;
         --results) RESULTS="$2"; shift ;;
+        --builds) BUILDS="$2"; shift ;;
         --selftest) exec python3 "$HERE/shadow.py" --selftest ;;
         -h|--help) usage 0 ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
@@ -57,5 +60,5 @@ fi
 mkdir -p "$RESULTS"
 HEADER="# bench/shadow: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, $RUNS round(s)$([ "$QUICK" = 1 ] && echo ', quick'), $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/shadow.py" --native "$WORK/native" --hp "$WORK/hp" --hp-dual "$HP_DUAL" --work "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" \
-    --quick "$QUICK" --programs "$PROGRAMS" --sizes "$SIZES" --loads "$LOADS" --results "$RESULTS" --header "$HEADER"
+    --quick "$QUICK" --programs "$PROGRAMS" --sizes "$SIZES" --loads "$LOADS" --builds "$BUILDS" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/shadow.txt, shadow.csv and shadow.svg"

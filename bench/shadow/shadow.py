@@ -181,6 +181,7 @@ def main():
     ap.add_argument("--selftest", action="store_true")
     for a in ("--native", "--hp", "--hp-dual", "--work", "--hotprof", "--programs", "--sizes", "--loads", "--results", "--header"):
         ap.add_argument(a, default="")
+    ap.add_argument("--builds", default="all dual-all")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--quick", type=int, default=0)
     args = ap.parse_args()
@@ -198,6 +199,9 @@ def main():
         # both builds: --hooks=all (the parent runs patched-off hooked code) and, when the plugin
         # exists, --hooks=dual-all (the parent runs clean copies; docs/shadow.md)
         builds = [("all", args.hp)] + ([("dual-all", args.hp_dual)] if args.hp_dual else [])
+        builds = [(b, d) for b, d in builds if b in args.builds.split()]
+        if not builds:
+            sys.exit("shadow.py: no build left of --builds '%s' (dual-all needs the plugin)" % args.builds)
         for p in progs:
             for b, d in builds:
                 log("%s (%s): %d round(s) x %d configurations" % (p, b, args.runs, len(args.sizes) * len(args.loads)))
