@@ -13,6 +13,7 @@
  *   - a disabled type samples nothing, enabling resumes; seqlock snapshots under a racing writer.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include "core/control/bursty.h"
@@ -630,15 +631,16 @@ TEST(config_validation_and_generations)
 
 /* Seqlock: a writer flips one type between (S=99, B=1) and (S=9900, B=100) as fast as it can while
  * a thread runs events; every cycle the thread completes has one of the two pairs, never a mix. */
-typedef struct race { hp_bursty_config *cfg; atomic_int stop; uint64_t writes; } race;
+typedef struct race { hp_bursty_config *cfg; atomic_int stop; atomic_uint_fast64_t writes; } race;
 
 static void *race_writer(void *arg)
 {
     race *r = arg;
     hp_bursty_params a = params(99, 1, 0, 1), b = params(9900, 100, 0, 1);
     while (!atomic_load(&r->stop)) {
-        hp_bursty_config_set(r->cfg, HP_BURSTY_DATA_STREAMS, r->writes % 2 ? &a : &b);
-        r->writes++;
+        uint64_t w = atomic_load(&r->writes);
+        hp_bursty_config_set(r->cfg, HP_BURSTY_DATA_STREAMS, w % 2 ? &a : &b);
+        atomic_store(&r->writes, w + 1);
     }
     return NULL;
 }
@@ -650,11 +652,15 @@ TEST(config_snapshots_are_consistent_under_a_racing_writer)
     p[HP_BURSTY_DATA_STREAMS] = params(99, 1, 0, 1);
     hp_bursty_config cfg;
     publish_all(&cfg, p, 1);
-    race r = {.cfg = &cfg, .writes = 0};
+    race r = {.cfg = &cfg};
     atomic_init(&r.stop, 0);
+    atomic_init(&r.writes, 0);
     pthread_t th;
     int created = pthread_create(&th, NULL, race_writer, &r); /* REQUIRE evaluates twice */
     REQUIRE(created == 0);
+    /* On a loaded machine (ASan, 2 cores busy) the writer may not run before the events end: wait
+     * for its first writes so that the race is exercised (the check of writes below then holds). */
+    while (atomic_load(&r.writes) < 2) sched_yield();
     hp_bursty_state st;
     hp_bursty_init(&st, &cfg, 4);
     uint64_t run = 0, off = 0, cycles = 0, mixed = 0, small = 0, big = 0;
@@ -678,7 +684,7 @@ TEST(config_snapshots_are_consistent_under_a_racing_writer)
     CHECK_EQ_U64(mixed, 0);
     CHECK_EQ_U64(small + big + 1, cycles);
     CHECK(small > 0 || big > 0);
-    CHECK(r.writes > 0);
+    CHECK(atomic_load(&r.writes) > 0);
 }
 
 int main(void)
