@@ -16,8 +16,9 @@
 #
 # Usage: bench/shadow/run.sh [--quick] [--runs N] [--programs "fft gametree ..."]
 #                            [--sizes "1M 10M 100M"] [--loads "0.0625 ... 2"] [--builds "all dual-all"]
-#                            [--results DIR] [--selftest]
+#                            [--dual-flags "FLAGS"] [--results DIR] [--selftest]
 #   --builds    which hooked builds to measure (default both; dual-all needs the plugin)
+#   --dual-flags  more hotprof cc options for the dual-all build (e.g. "-mllvm -hotprof-dual-loops=osr")
 #   --quick     two programs, small sizes, load 0.25 and 1, sample 1M and 10M, 1 round
 #   --selftest  checks shadow.py's table on made-up numbers, runs no program
 # Output: a table on stdout, bench/results/shadow.{txt,csv,svg}.
@@ -25,8 +26,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/bench/shadow"
 HOTPROF="$ROOT/build/bin/hotprof"
-RUNS=1 QUICK=0 PROGRAMS="" SIZES="1M 10M 100M" LOADS="0.0625 0.125 0.25 0.5 1 2" RESULTS="$ROOT/bench/results" BUILDS="all dual-all"
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+RUNS=1 QUICK=0 PROGRAMS="" SIZES="1M 10M 100M" LOADS="0.0625 0.125 0.25 0.5 1 2" RESULTS="$ROOT/bench/results" BUILDS="all dual-all" DUAL_FLAGS=""
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; RUNS=1; SIZES="1M 10M"; LOADS="0.25 1" ;;
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
         --loads) LOADS="$2"; shift ;;
         --results) RESULTS="$2"; shift ;;
         --builds) BUILDS="$2"; shift ;;
+        --dual-flags) DUAL_FLAGS="$2"; shift ;;
         --selftest) exec python3 "$HERE/shadow.py" --selftest ;;
         -h|--help) usage 0 ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
@@ -53,12 +55,12 @@ make -s -C "$ROOT/bench/workloads" CC=clang CFLAGS="-O2" OUT="$WORK/native" >&2
 make -s -C "$ROOT/bench/workloads" CC="$ROOT/build/bin/hotprof cc --hooks=all" CFLAGS="-O2" OUT="$WORK/hp" >&2
 HP_DUAL=""  # the two-version build (docs/shadow.md), beside: only with the plugin
 if [ -f "$ROOT/build/lib/hotprof_dual.so" ]; then
-    log "building the workloads with hotprof cc --hooks=dual-all -O2"
-    make -s -C "$ROOT/bench/workloads" CC="$ROOT/build/bin/hotprof cc --hooks=dual-all" CFLAGS="-O2" OUT="$WORK/hpdual" >&2
+    log "building the workloads with hotprof cc --hooks=dual-all $DUAL_FLAGS -O2"
+    make -s -C "$ROOT/bench/workloads" CC="$ROOT/build/bin/hotprof cc --hooks=dual-all $DUAL_FLAGS" CFLAGS="-O2" OUT="$WORK/hpdual" >&2
     HP_DUAL="$WORK/hpdual"
 fi
 mkdir -p "$RESULTS"
-HEADER="# bench/shadow: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, $RUNS round(s)$([ "$QUICK" = 1 ] && echo ', quick'), $(date -u +%Y-%m-%dT%H:%MZ)"
+HEADER="# bench/shadow$([ -n "$DUAL_FLAGS" ] && echo " (dual-all with $DUAL_FLAGS)"): tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, $RUNS round(s)$([ "$QUICK" = 1 ] && echo ', quick'), $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/shadow.py" --native "$WORK/native" --hp "$WORK/hp" --hp-dual "$HP_DUAL" --work "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" \
     --quick "$QUICK" --programs "$PROGRAMS" --sizes "$SIZES" --loads "$LOADS" --builds "$BUILDS" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/shadow.txt, shadow.csv and shadow.svg"
