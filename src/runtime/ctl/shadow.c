@@ -133,7 +133,9 @@ static HP_NOINST void parent_tick(void)
 static HP_NOINST void on_tick(int signo, siginfo_t *si, void *uc)
 {
     int saved = errno;
-    if (si->si_code == SI_TIMER) {
+    if (si->si_code != SI_TIMER) {
+        if (hp_shadow_in_child()) hp_shadow_child_parent_check(); /* PDEATHSIG: a thread of the parent exited */
+    } else {
         if (hp_shadow_in_child()) {
             if (si->si_value.sival_int == HP_SHADOW_TICK_CHILD) hp_shadow_child_tick();
         } else if (si->si_value.sival_int == HP_SHADOW_TICK_PARENT) {
