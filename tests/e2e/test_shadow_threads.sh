@@ -7,7 +7,9 @@
 #   - the worker's exit does not kill its shadows (PR_SET_PDEATHSIG follows the thread that
 #     cloned the shadow; a bug killed every shadow alive when its worker ended, so mt_work's
 #     profiles were lost): none killed, at least one finished, the output unchanged;
-#   - a threaded process killed with SIGKILL still leaves no shadow after 1 s.
+#   - a threaded process killed with SIGKILL still leaves no shadow after 1 s;
+#   - a tick that falls on a thread waiting in a system call (main in pthread_join, the worker
+#     blocking every signal) forks no shadow (INFO shadow.skipped_idle).
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -40,3 +42,12 @@ kill -KILL "$parent"; wait "$parent" 2>/dev/null
 sleep 1
 check shadow_threads_kill_had_shadows test "$before" -ge 2
 check_eq shadow_threads_kill_leaves_none "$(pgrep -f "$marker" | wc -l)" 0
+
+# ---- the worker blocks every signal: the monitor's tick can only reach main, waiting in
+# pthread_join; no shadow of it is forked (a bug forked one: it recorded nothing, blocked on the
+# join's futex, was killed by the deadline, and the program's exit waited 2 s for it)
+"$HP" run -q --mode shadow --load 1 --sample-size 1G -o mask.data -- ./th "$ITERS" mask >mask.out 2>&1; rc=$?
+check_eq shadow_threads_mask_exit_status "$rc" 0
+check_eq shadow_threads_mask_no_idle_shadow "$(key mask.data shadow.started)" 0
+check_eq shadow_threads_mask_none_killed "$(key mask.data shadow.killed)" 0
+check shadow_threads_mask_idle_ticks_counted test "$(key mask.data shadow.skipped_idle)" -ge 1

@@ -6,21 +6,24 @@
  * and exits. So every shadow is forked from the worker (the only thread using CPU), and the
  * worker's thread exits while its shadows still run: a shadow must survive that (PDEATHSIG is
  * tied to the thread that cloned it) and end with its profile when the process exits.
- * With "spin" the worker never ends (for a test that kills the process).
+ * With "spin" the worker never ends (for a test that kills the process). With "mask" the worker
+ * blocks every signal first: the monitor's CPU-timer signal can then only go to main, idle in
+ * pthread_join, and no shadow may be forked of it (it would profile nothing and block).
  *
  * Checks: prints "threads ok <checksum>" (the checksum depends only on iters) and exits 0.
  *
- * Usage: shadow_threads iters [spin]
+ * Usage: shadow_threads iters [spin|mask]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-typedef struct { long iters; int spin; uint64_t sum; } job;
+typedef struct { long iters; int spin, mask; uint64_t sum; } job;
 
 __attribute__((noinline)) static uint64_t churn(uint64_t x, long i)
 {
@@ -33,6 +36,11 @@ static void *worker(void *p)
 {
     job *j = p;
     uint64_t x = 1;
+    if (j->mask) { /* the common "signals are main's business" pattern */
+        sigset_t all;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, NULL);
+    }
     for (long i = 0; i < j->iters || j->spin; i++)
         x = churn(x, i);
     j->sum = x;
@@ -42,10 +50,11 @@ static void *worker(void *p)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: shadow_threads iters [spin]\n");
+        fprintf(stderr, "usage: shadow_threads iters [spin|mask]\n");
         return 2;
     }
-    job j = { atol(argv[1]), argc > 2 && strcmp(argv[2], "spin") == 0, 0 };
+    const char *how = argc > 2 ? argv[2] : "";
+    job j = { atol(argv[1]), strcmp(how, "spin") == 0, strcmp(how, "mask") == 0, 0 };
     pthread_t t;
     if (pthread_create(&t, NULL, worker, &j) != 0) {
         fprintf(stderr, "shadow_threads: pthread_create failed\n");
