@@ -10,7 +10,7 @@
 #     exit status 3 and a death by SIGTERM are passed through unchanged;
 #   - a program that takes the monitor's signal over gets one warning and no more shadows;
 #     --shadow-signal moves it; shadows that reach the program's exit write their profile;
-#   - a threaded program: same output, no half-written profile from shadows killed with their thread;
+#   - a threaded program: same output, no half-written profile (more in test_shadow_threads.sh);
 #   - HOTPROF_MODE=shadow without the CLI leaves <output>.shadows/, which `hotprof merge` reads;
 #   - bad input: --load 0, --load 9, --sample-size 0, a program without hotprof's hooks, shadow
 #     options without --mode shadow: one message, non-zero exit.
@@ -115,8 +115,8 @@ check shadow_program_exit_ends_shadow test "${exits:-0}" -ge 1
 check_eq shadow_program_exit_kills_none "$("$HP" info "$T/exit.data" | awk '$1 == "shadow.killed" {print $2}')" 0
 check_eq shadow_program_exit_profile_merged "$("$HP" info "$T/exit.data" | awk '$1 == "shadow.killed" {print $2}')" 0
 
-# ---- threads: shadows of worker threads (killed when their thread exits: PDEATHSIG) leave no
-# half-written profile, and the program's output is unchanged
+# ---- threads: shadows of worker threads (which outlive their thread: test_shadow_threads.sh)
+# leave no half-written profile, and the program's output is unchanged
 "$HP" cc -O2 -o "$T/mt" "$ROOT/bench/workloads/mt_work.c" -lpthread >"$T/cc.out" 2>&1
 (cd "$T" && HOTPROF_MODE=off ./mt 600000 4 >"$T/mt.native")
 (cd "$T" && "$HP" run -q --mode shadow --load 1 --sample-size 1M -o "$T/mt.data" -- ./mt 600000 4 >"$T/mt.out" 2>"$T/mt.err"); mrc=$?

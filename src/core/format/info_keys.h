@@ -178,5 +178,6 @@
 #define HP_INFO_SHADOW_CALIBRATED "shadow.calibrated"  /* shadows whose native_ns came from a calibrated event rate */
 #define HP_INFO_SHADOW_DENSITY "shadow.density_per_ms"  /* calibrated shadows' mean calls + blocks per native ms */
 #define HP_INFO_SHADOW_SIGNAL_LOST "shadow.signal_lost"     /* 1: the program took the signal over; no more shadows */
+#define HP_INFO_SHADOW_SKIPPED_IDLE "shadow.skipped_idle"   /* due ticks on a thread waiting in a system call: no shadow forked */
 
 #endif

@@ -6,7 +6,9 @@
  *   - start (init, output open): the handler, a CPU-time timer of the process
  *     (timer_create(CLOCK_PROCESS_CPUTIME_ID), every PARENT_TICK_NS of CPU; the program's own
  *     timers are separate timers), and the monitor thread.
- *   - the tick (signal handler, in whatever program thread the kernel picked): the average of the
+ *   - the tick (signal handler, in whatever program thread the kernel picked: since Linux 6.3 the
+ *     one using CPU; never a shadow of a thread that waited in a system call, e.g. main in
+ *     pthread_join when the workers block signals: INFO shadow.skipped_idle): the average of the
  *     live shadows over every tick since the start (the shadows alive per unit of the parent's CPU
  *     time: a shadow of 0.5 s at load 0.0625 is followed by the next after ~8 s of the parent's CPU);
  *     below `load` and with fewer than
@@ -41,6 +43,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #define MAX_SLOTS 16
@@ -54,6 +57,7 @@ static hp_shadow_cfg g_cfg;
 static struct { int pid; uint64_t start_ns, n; int deadline_killed; } g_slots[MAX_SLOTS]; /* pid 0: free, -1: claimed */
 static char g_dir[4300];        /* the shadows' profiles: <dir>/shadow.<n> */
 static uint64_t g_started, g_finished, g_killed, g_killed_deadline, g_fork_failed;
+static uint64_t g_skipped_idle; /* due ticks that fell on a thread waiting in a system call: no shadow */
 static uint64_t g_ticks, g_live_sum; /* ticks so far, and the live shadows summed over them */
 static int64_t g_load;          /* load x 1024 */
 static int g_cap;               /* ceil(load): shadows alive at most */
@@ -119,7 +123,21 @@ static HP_NOINST void fork_shadow(void)
     HP_STORE_REL(&g_slots[slot].pid, (int)r);
 }
 
-static HP_NOINST void parent_tick(void)
+/* 1 if the interrupted thread was waiting in a system call (pthread_join's futex, nanosleep,
+ * poll...): with SA_RESTART the kernel rewound RIP to the `syscall` instruction (0f 05); without
+ * a restart RIP is just past it and RAX is -EINTR. A shadow of such a thread would record nothing
+ * and wait for a wake-up no thread is there to give (the deadline kills it; the parent's exit
+ * waits up to EXIT_WAIT_NS for it). A running thread stopped right at a `syscall` is skipped too:
+ * harmless, the next tick decides again. */
+static HP_NOINST int interrupted_in_syscall(const ucontext_t *uc)
+{
+    const greg_t *g = uc->uc_mcontext.gregs;
+    const uint8_t *ip = (const uint8_t *)(uintptr_t)g[REG_RIP];
+    if (ip[0] == 0x0f && ip[1] == 0x05) return 1;
+    return ((uintptr_t)ip & 4095) >= 2 && ip[-2] == 0x0f && ip[-1] == 0x05 && g[REG_RAX] == -EINTR;
+}
+
+static HP_NOINST void parent_tick(const ucontext_t *uc)
 {
     if (HP_LOAD_ACQ(&g_stop)) return;
     int live = live_shadows();
@@ -127,17 +145,22 @@ static HP_NOINST void parent_tick(void)
     HP_STORE_RLX(&g_ticks, ticks);
     HP_STORE_RLX(&g_live_sum, sum);
     int64_t avg = (int64_t)(sum * 1024 / ticks); /* live shadows x 1024, averaged over the run */
-    if (avg < g_load && live < g_cap) fork_shadow();
+    if (avg < g_load && live < g_cap) {
+        if (interrupted_in_syscall(uc)) __atomic_fetch_add(&g_skipped_idle, 1, __ATOMIC_RELAXED);
+        else fork_shadow();
+    }
 }
 
 static HP_NOINST void on_tick(int signo, siginfo_t *si, void *uc)
 {
     int saved = errno;
-    if (si->si_code == SI_TIMER) {
+    if (si->si_code != SI_TIMER) {
+        if (hp_shadow_in_child()) hp_shadow_child_parent_check(); /* PDEATHSIG: a thread of the parent exited */
+    } else {
         if (hp_shadow_in_child()) {
             if (si->si_value.sival_int == HP_SHADOW_TICK_CHILD) hp_shadow_child_tick();
         } else if (si->si_value.sival_int == HP_SHADOW_TICK_PARENT) {
-            parent_tick();
+            parent_tick(uc);
         }
     }
     errno = saved;
@@ -366,6 +389,7 @@ HP_NOINST size_t hp_shadow_info(char *out, size_t cap)
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_COVERAGE_PPM, NULL, coverage_ppm(s, parent));
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_CALIBRATED, NULL, HP_LOAD_RLX(&s->calibrated));
     n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_DENSITY, NULL, density_mean(s));
+    n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_SKIPPED_IDLE, NULL, HP_LOAD_RLX(&g_skipped_idle));
     if (g_lost) n = hp_info_u64(out, n, cap, HP_INFO_SHADOW_SIGNAL_LOST, NULL, 1);
     return n;
 }

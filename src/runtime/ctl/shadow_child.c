@@ -1,6 +1,8 @@
 /* shadow_child.c — a shadow's life, in the process the monitor's clone made (one thread: the one
  * the timer signal interrupted), from inside that signal handler:
- *   begin: PR_SET_PDEATHSIG(SIGKILL), and _exit if the parent died before the prctl; the runtime's
+ *   begin: PR_SET_PDEATHSIG(the monitor's signal: only the process's death, not the exit of the
+ *          thread that cloned us, ends the shadow: hp_shadow_child_parent_check), and _exit if the
+ *          parent died before the prctl; the runtime's
  *          locks reset; this thread's state made exhaustive and zeroed (every thread's counts
  *          zeroed), hp_g.patch and hp_g.bursty off; every known hook site back on (sites.c: only
  *          this process's copy-on-write text changes), and with two-version code every dual site
@@ -48,6 +50,7 @@ static struct { uint64_t lo, hi; } g_prot[MAX_PROTECTED];
 static int g_nprot;
 static char g_maps[16384];
 static int g_reason = -1;
+static int g_parent_pid; /* the profiled process (getppid() is its pid while it lives) */
 
 int hp_shadow_in_child(void) { return HP_LOAD_RLX(&g_is_child); }
 
@@ -58,10 +61,16 @@ static HP_NOINST uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The shadow's thread state, remembered: after its thread's exit (the program's thread ends in
+ * the shadow too) hp_tls is the inactive thread, but the counts are still there to report. */
+static hp_thread *g_thread;
+
 static HP_NOINST uint64_t events_now(void)
 {
     hp_thread *t = hp_tls;
-    return t && t->active ? HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) : 0;
+    if (t && t->active) g_thread = t;
+    t = g_thread;
+    return t ? HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.blocks) : 0;
 }
 
 HP_NOINST int hp_shadow_protected(uint64_t addr, uint64_t len)
@@ -170,7 +179,12 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
 {
     const hp_shadow_cfg *c = hp_shadow_cfg_get();
     HP_STORE_RLX(&g_is_child, 1);
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    g_parent_pid = parent_pid;
+    /* The "parent" of PDEATHSIG is the THREAD that cloned us: a worker's exit would kill us with
+     * SIGKILL while the process lives. So the monitor's signal instead, which the tick handler
+     * sends to hp_shadow_child_parent_check: exit only if the process is gone (the setting stays
+     * for the next thread we are re-parented to, and the last one's exit re-parents us outside). */
+    prctl(PR_SET_PDEATHSIG, c->spec.signal, 0, 0, 0);
     if (getppid() != parent_pid) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
     g_start_cpu_ns = cpu_ns();
     g_start_tsc = __builtin_ia32_rdtsc(), g_start_mono_ns = hp_now_ns();
@@ -194,6 +208,15 @@ HP_NOINST void hp_shadow_child_begin(uint64_t n, int parent_pid)
     protect_shared((uint64_t)(uintptr_t)c->shared);
     install_handlers();
     if (start_end_timer(c->spec.signal) != 0 || hp_shadow_filter_install() != 0) hp_shadow_child_end(HP_END_SETUP);
+}
+
+/* A signal that is not our timer's: PDEATHSIG (begin). The thread that cloned us exited; only if
+ * the profiled process is gone (we were re-parented out of it) does the shadow end, at once:
+ * nobody will merge its profile. Raw calls with the cookie: async-signal-safe, past the filter. */
+HP_NOINST void hp_shadow_child_parent_check(void)
+{
+    uint64_t cookie = hp_shadow_cfg_get()->cookie;
+    if (hp_sys6(SYS_getppid, 0, 0, 0, 0, 0, cookie) != g_parent_pid) hp_sys6(SYS_exit_group, 0, 0, 0, 0, 0, cookie);
 }
 
 /* Every ms of the shadow's CPU: its sample is full, its slice of CPU time used, or the parent is exiting (its profile so far is

@@ -82,6 +82,7 @@ int hp_shadow_filter_install(void);
 /* shadow_child.c */
 void hp_shadow_child_begin(uint64_t n, int parent_pid); /* in the clone child, inside the tick handler */
 void hp_shadow_child_tick(void);                       /* the child's CPU timer: sample size reached? */
+void hp_shadow_child_parent_check(void);               /* PDEATHSIG (the monitor's signal): process gone? exit */
 void hp_shadow_child_end(int reason);                  /* write the profile, exit (never returns) */
 size_t hp_shadow_child_info(char *out, size_t cap);
 int hp_shadow_protected(uint64_t addr, uint64_t len);   /* 1 if [addr, addr+len) meets a protected shared mapping */

@@ -10,6 +10,10 @@
  * Descriptors at or above HP_SHADOW_TRACK_FDS cannot be tracked: a read on one ends the shadow.
  *
  * State: the per-descriptor table and the category counts, file-static (a shadow has one thread).
+ * The monitor's signal stays open in this handler and is taken out of every set the program
+ * blocks (rt_sigprocmask): it carries the shadow's ticks and PDEATHSIG (shadow_child.c), so a
+ * shadow blocked in a call run from here, or in one that blocked the signal, still ends when
+ * the profiled process dies.
  * Async-signal-safe: raw system calls (hp_sys6, with the cookie) and memory only.
  */
 #define _GNU_SOURCE
@@ -134,13 +138,24 @@ static HP_NOINST long do_mmap(const uint64_t a[6])
     return hp_sys6(SYS_mmap, a[0], a[1], a[2], a[3], (uint64_t)-1, 0);
 }
 
+/* rt_sigprocmask: the monitor's signal is never blocked by the program in a shadow (it carries the
+ * shadow's CPU ticks and PDEATHSIG: a shadow blocking it could outlive a killed parent). */
+static HP_NOINST long do_sigprocmask(const uint64_t a[6])
+{
+    int sig = hp_shadow_cfg_get()->spec.signal;
+    if ((int)a[0] == SIG_UNBLOCK || !a[1] || a[3] != sizeof(uint64_t)) return run(SYS_rt_sigprocmask, a);
+    uint64_t set = *(const uint64_t *)(uintptr_t)a[1] & ~(1ull << (sig - 1));
+    const uint64_t b[6] = {a[0], (uint64_t)(uintptr_t)&set, a[2], a[3], a[4], a[5]};
+    return run(SYS_rt_sigprocmask, b);
+}
+
 /* The result of the call, or sets *end (the shadow's reason). */
 static HP_NOINST long handle(long nr, const uint64_t a[6], int *end)
 {
     hp_sys_rule r = hp_shadow_rule(nr, a, hp_shadow_cfg_get()->spec.signal);
     long res = 0;
     switch (r.act) {
-    case HP_ACT_RUN: res = nr == SYS_mmap ? do_mmap(a) : run(nr, a); break;
+    case HP_ACT_RUN: res = nr == SYS_mmap ? do_mmap(a) : nr == SYS_rt_sigprocmask ? do_sigprocmask(a) : run(nr, a); break;
     case HP_ACT_RETURN_N: res = output_count(nr, a); break;
     case HP_ACT_RETURN_0: res = 0; break;
     case HP_ACT_OPEN: res = do_open(nr, a, &r); break;
@@ -184,5 +199,7 @@ HP_NOINST void hp_shadow_sys_install(void)
     sigdelset(&sa.sa_mask, SIGSYS); /* blocked, a trap would kill the process */
     sigdelset(&sa.sa_mask, SIGSEGV);
     sigdelset(&sa.sa_mask, SIGBUS);
+    sigdelset(&sa.sa_mask, hp_shadow_cfg_get()->spec.signal); /* a call run here may block (nanosleep,
+                                                                  poll): PDEATHSIG must still arrive */
     sigaction(SIGSYS, &sa, NULL);
 }
