@@ -273,16 +273,32 @@ bool addressCrossesCopies(Function &F)
     return false;
 }
 
+// I replaced by a new indirectbr listing I's destinations and then extra's. Not addDestination on
+// I: LLVM 14's IndirectBrInst copy constructor (Instruction::clone, CloneBasicBlock) leaves
+// ReservedSpace uninitialized, so growing a cloned indirectbr wrote past its operands (a crash
+// now and then, found by progs/dual_computed_goto.c's gen under valgrind).
+static void widenIndirectBr(IndirectBrInst *I, const SmallPtrSetImpl<BasicBlock *> &extra)
+{
+    auto *N = IndirectBrInst::Create(I->getAddress(), I->getNumDestinations() + extra.size(), I);
+    SmallPtrSet<BasicBlock *, 16> listed;
+    for (BasicBlock *D : I->successors())
+        if (listed.insert(D).second) N->addDestination(D);
+    for (BasicBlock *D : extra)
+        if (listed.insert(D).second) N->addDestination(D);
+    N->copyMetadata(*I);
+    I->eraseFromParent();
+}
+
 void joinIndirectDests(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &VM)
 {
     for (BasicBlock *BB : orig) {
         auto *I = dyn_cast<IndirectBrInst>(BB->getTerminator());
-        auto *C = dyn_cast<BasicBlock>(VM.lookup(BB));
+        auto *C = dyn_cast_or_null<BasicBlock>(VM.lookup(BB));
         if (!I || !C) continue;
         auto *IC = cast<IndirectBrInst>(C->getTerminator());
         SmallPtrSet<BasicBlock *, 16> mine(succ_begin(BB), succ_end(BB)), theirs(succ_begin(C), succ_end(C));
-        for (BasicBlock *D : theirs) I->addDestination(D);
-        for (BasicBlock *D : mine) IC->addDestination(D);
+        widenIndirectBr(I, theirs);
+        widenIndirectBr(IC, mine);
     }
 }
 

@@ -46,6 +46,9 @@ check_build() {
     # run_threaded stores its label addresses: never the separate form (a stored address could
     # reach the other function), the one-body form with both copies' destinations
     python3 "$ROOT/tests/e2e/check_dual_indirect.py" $h run_threaded "$h run_threaded" --sites-only
+    # gen's resume address outlives its frame: never a separate clone (it would reach the other function)
+    if nm $h | grep -q ' gen$' && ! nm $h | grep -q ' gen\.hotprof$'; then ok "$h gen: one function, no separate clone"
+    else fail "$h gen: one function, no separate clone" "$(nm $h | grep ' gen')"; fi
 
     HOTPROF_OUTPUT=$h.data ./$h $N >$h.exh.out
     check_eq "$h exhaustive: same output as native" "$(cat $h.exh.out)" "$(cat want.out)"
