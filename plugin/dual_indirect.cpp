@@ -1,6 +1,8 @@
 // dual_indirect.cpp — computed goto in two-version code (docs/dual.md "Computed goto"): what the
 // one-body form of plugin/hotprof_dual.cpp needs to give a function with indirectbr and
-// blockaddress users (an interpreter's `goto *table[op]`) a clean and an instrumented copy.
+// blockaddress users (an interpreter's `goto *table[op]`) a clean and an instrumented copy, and
+// the separate form's clone F.hotprof with its own dispatch tables (-hotprof-dual-indirect=separate:
+// only where no code address leaves its frame, so none can reach the other function).
 // Invariants: the clean copy keeps F's blocks and dispatch tables untouched; the instrumented copy
 // loads from private clones of the tables (blockaddresses of its own blocks), and its indirectbrs
 // list its own blocks (ValueMapper remaps the destinations and any blockaddress constant in an
@@ -22,24 +24,27 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <algorithm>
 
 using namespace llvm;
 
 // Functions with computed goto (docs/dual.md "Computed goto"): clone (default: two copies in one
-// body) or single (one copy with live hooks, as before: a lower switched-off floor for
-// dual-functions on qjs, 1.55x against 2.6x, but count mode 11.45x against 2.8x).
-static cl::opt<std::string> IndirectForm("hotprof-dual-indirect", cl::desc("hotprof dual: clone|single"),
+// body), separate (F untouched but for its entry nop, a whole clone F.hotprof with its own tables;
+// where no code address can reach another frame: else clone), or single (one copy with live
+// hooks, as before: a lower switched-off floor for dual-functions on qjs, 1.55x against 2.6x, but
+// count mode 11.45x against 2.8x).
+static cl::opt<std::string> IndirectForm("hotprof-dual-indirect", cl::desc("hotprof dual: clone|separate|single"),
                                          cl::init("clone"));
 
 namespace hotprof_dual {
 
 void checkIndirectOption()
 {
-    if (IndirectForm != "clone" && IndirectForm != "single")
+    if (IndirectForm != "clone" && IndirectForm != "single" && IndirectForm != "separate")
         report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-indirect=") + IndirectForm +
-                               " is not one of clone|single",
+                               " is not one of clone|separate|single",
                            false);
 }
 
@@ -190,28 +195,33 @@ void splitIndirectLatches(MutableArrayRef<std::pair<BasicBlock *, BasicBlock *>>
     }
 }
 
+// A private constant copy T.hotprof of dispatch table G (of F) with initializer init.
+static GlobalVariable *tableClone(Function &F, GlobalVariable *G, Constant *init)
+{
+    auto *C = new GlobalVariable(*F.getParent(), G->getValueType(), true, GlobalValue::PrivateLinkage, init,
+                                 G->getName() + ".hotprof");
+    C->setAlignment(G->getAlign());
+    C->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    C->setSection(G->getSection());
+    if (Comdat *cd = F.getComdat()) C->setComdat(cd);
+    return C;
+}
+
 unsigned mapDispatchTables(Function &F, ValueToValueMapTy &VM)
 {
     AddressUsers users(F);
     unsigned n = 0;
     for (GlobalVariable *G : users.tables) {
-        Constant *init = MapValue(G->getInitializer(), VM);
-        auto *C = new GlobalVariable(*F.getParent(), G->getValueType(), true, GlobalValue::PrivateLinkage, init,
-                                     G->getName() + ".hotprof");
-        C->setAlignment(G->getAlign());
-        C->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
-        C->setSection(G->getSection());
-        if (Comdat *cd = F.getComdat()) C->setComdat(cd);
-        VM[G] = C;
+        VM[G] = tableClone(F, G, MapValue(G->getInitializer(), VM));
         n++;
     }
     return n;
 }
 
-bool addressCrossesCopies(Function &F)
+// A code address of F may leave its frame: a blockaddress stored, passed or returned, a table
+// whose address escapes, or an indirectbr whose address comes from elsewhere (memory, an argument).
+static bool addressLeavesFrame(Function &F, const AddressUsers &users)
 {
-    AddressUsers users(F);
-    SmallPtrSet<Instruction *, 16> A = codeAddresses(F, users.tables);
     for (Instruction *I : users.insts) // a blockaddress stored or passed on, not computed with
         if (!isa<PHINode>(I) && !isa<SelectInst>(I) && !isa<CastInst>(I) && !isa<ICmpInst>(I)) return true;
     if (tableEscapes(F, users.tables)) return true;
@@ -220,6 +230,35 @@ bool addressCrossesCopies(Function &F)
             SmallPtrSet<Value *, 16> seen;
             if (!knownAddress(ibr->getAddress(), users.tables, seen)) return true;
         }
+    return false;
+}
+
+bool indirectSeparate(Function &F)
+{
+    if (IndirectForm != "separate" || !indirectCloneable(F)) return false;
+    AddressUsers users(F);
+    return !addressLeavesFrame(F, users);
+}
+
+Function *cloneComputedGoto(Function &F, ValueToValueMapTy &VM)
+{
+    AddressUsers users(F);
+    SmallVector<std::pair<GlobalVariable *, GlobalVariable *>, 4> tables;
+    for (GlobalVariable *G : users.tables) { // F's blocks for now: the clone's do not exist yet
+        GlobalVariable *C = tableClone(F, G, G->getInitializer());
+        VM[G] = C;
+        tables.push_back({G, C});
+    }
+    Function *C = CloneFunction(&F, VM); // maps blockaddress(@F, bb) to blockaddress(@C, bb')
+    for (auto &t : tables) t.second->setInitializer(MapValue(t.first->getInitializer(), VM));
+    return C;
+}
+
+bool addressCrossesCopies(Function &F)
+{
+    AddressUsers users(F);
+    SmallPtrSet<Instruction *, 16> A = codeAddresses(F, users.tables);
+    if (addressLeavesFrame(F, users)) return true;
     DominatorTree DT(F);
     LoopInfo LI(DT);
     for (Instruction *v : A) {
@@ -234,16 +273,32 @@ bool addressCrossesCopies(Function &F)
     return false;
 }
 
+// I replaced by a new indirectbr listing I's destinations and then extra's. Not addDestination on
+// I: LLVM 14's IndirectBrInst copy constructor (Instruction::clone, CloneBasicBlock) leaves
+// ReservedSpace uninitialized, so growing a cloned indirectbr wrote past its operands (a crash
+// now and then, found by progs/dual_computed_goto.c's gen under valgrind).
+static void widenIndirectBr(IndirectBrInst *I, const SmallPtrSetImpl<BasicBlock *> &extra)
+{
+    auto *N = IndirectBrInst::Create(I->getAddress(), I->getNumDestinations() + extra.size(), I);
+    SmallPtrSet<BasicBlock *, 16> listed;
+    for (BasicBlock *D : I->successors())
+        if (listed.insert(D).second) N->addDestination(D);
+    for (BasicBlock *D : extra)
+        if (listed.insert(D).second) N->addDestination(D);
+    N->copyMetadata(*I);
+    I->eraseFromParent();
+}
+
 void joinIndirectDests(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &VM)
 {
     for (BasicBlock *BB : orig) {
         auto *I = dyn_cast<IndirectBrInst>(BB->getTerminator());
-        auto *C = dyn_cast<BasicBlock>(VM.lookup(BB));
+        auto *C = dyn_cast_or_null<BasicBlock>(VM.lookup(BB));
         if (!I || !C) continue;
         auto *IC = cast<IndirectBrInst>(C->getTerminator());
         SmallPtrSet<BasicBlock *, 16> mine(succ_begin(BB), succ_end(BB)), theirs(succ_begin(C), succ_end(C));
-        for (BasicBlock *D : theirs) I->addDestination(D);
-        for (BasicBlock *D : mine) IC->addDestination(D);
+        widenIndirectBr(I, theirs);
+        widenIndirectBr(IC, mine);
     }
 }
 

@@ -1,7 +1,8 @@
 // dual_indirect.h — computed goto (indirectbr, blockaddress) in the one-body form of the dual
 // plugin (plugin/dual_indirect.cpp, docs/dual.md "Computed goto"). Used by hotprof_dual.cpp only.
 // Invariants: every function here works on a function F that the plugin is about to split into a
-// clean and an instrumented copy in one body; the clean copy keeps F's original blocks and the
+// clean and an instrumented copy in one body (or, for indirectSeparate/cloneComputedGoto, into F
+// and a separate clone F.hotprof whose blockaddresses and tables name only F.hotprof's blocks); the clean copy keeps F's original blocks and the
 // dispatch tables (constant globals holding blockaddress(@F, ...)) as they are, the instrumented
 // copy gets cloned tables naming its own blocks, so each copy's computed gotos stay in that copy.
 #pragma once
@@ -39,6 +40,18 @@ void splitIndirectLatches(llvm::MutableArrayRef<std::pair<llvm::BasicBlock *, ll
 // each dispatch table F uses gets a private clone whose blockaddresses name the cloned blocks,
 // and VM maps the table to its clone. Returns the number of tables cloned.
 unsigned mapDispatchTables(llvm::Function &F, llvm::ValueToValueMapTy &VM);
+
+// -hotprof-dual-indirect=separate, F cloneable (indirectCloneable) and no code address of F can
+// leave its frame (no blockaddress stored, passed or returned, no escaping table, every
+// indirectbr's address from F's tables and blockaddresses): then F and a separate clone F.hotprof
+// never see each other's label addresses (separate frames), and F may take the separate form.
+// Otherwise F takes the one-body form (clone).
+bool indirectSeparate(llvm::Function &F);
+
+// The separate form's clone of F (CloneFunction; VM as it fills it): each dispatch table F uses
+// gets a private clone naming the clone's blocks, which the clone loads from, and the clone's
+// blockaddress constants and indirectbr destinations name its own blocks. F is unchanged.
+llvm::Function *cloneComputedGoto(llvm::Function &F, llvm::ValueToValueMapTy &VM);
 
 // A code address (a value loaded from a dispatch table or a blockaddress) live across a loop
 // header, or stored to memory, can be computed in one copy and jumped to in the other (a nop at

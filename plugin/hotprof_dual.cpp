@@ -604,7 +604,8 @@ void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H)
 void runSeparate(Function &F, Module &M, const Hooks &H, int level)
 {
     ValueToValueMapTy VM;
-    Function *C = CloneFunction(&F, VM);
+    /* computed goto: the clone's own tables (dual_indirect.h) */
+    Function *C = hotprof_dual::hasComputedGoto(F) ? hotprof_dual::cloneComputedGoto(F, VM) : CloneFunction(&F, VM);
     C->setName(F.getName() + ".hotprof");
     C->setLinkage(GlobalValue::InternalLinkage);
     C->setVisibility(GlobalValue::DefaultVisibility);
@@ -888,12 +889,13 @@ struct DualPass : PassInfoMixin<DualPass> {
             // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
             int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
             bool clone = !cannotClone(*F);
-            bool oneBody = hotprof_dual::hasComputedGoto(*F); // (computed goto: the one-body form only)
-            if (clone && !oneBody && separateForm(*F, M)) {
+            bool cg = hotprof_dual::hasComputedGoto(*F); // computed goto: the one-body or separate form
+            bool sep = cg ? hotprof_dual::indirectSeparate(*F) && entryEligible(*F, M) : separateForm(*F, M);
+            if (clone && sep) {
                 runSeparate(*F, M, H, fl);
                 continue;
             }
-            if (clone && !oneBody && runOsr(*F, M, H, fl)) continue;
+            if (clone && !cg && runOsr(*F, M, H, fl)) continue;
             DualFunction D{*F, M, H, fl, false, {}, {}, {}};
             D.run(clone);
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later

@@ -2,14 +2,18 @@
 """check_dual_indirect.py — checks that a function with computed goto got two copies in a
 two-version binary (plugin/dual_indirect.cpp, docs/dual.md "Computed goto").
 
-usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only]
+usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only | --separate]
 Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: FUNCTION has
 an entry site and at least one back-edge site of its own (__hotprof_dual records {int32 site - &,
 int32 target - &, u32 kind, u32 0} whose site and target both lie in FUNCTION: the one-body form);
 and its code refers to exactly two dispatch tables (arrays of pointers into FUNCTION, read from
 the R_X86_64_RELATIVE relocations of a PIE or the data of a non-PIE) whose targets are disjoint:
 the clean copy's table and the instrumented copy's (not with --sites-only: a direct-threaded
-function builds its addresses in code, it has no table). Reads the ELF with readelf, nm and objdump."""
+function builds its addresses in code, it has no table). With --separate (the separate form,
+-hotprof-dual-indirect=separate): FUNCTION has one site, the entry nop at its first byte, whose
+target is FUNCTION.hotprof, and no back-edge site; FUNCTION's tables name only FUNCTION's blocks
+and FUNCTION.hotprof's tables (at least one) only FUNCTION.hotprof's. Reads the ELF with readelf,
+nm and objdump."""
 import re
 import struct
 import subprocess
@@ -47,16 +51,79 @@ def words(path, data, secs):
     return at
 
 
+def records(data, secs):
+    """(site, target, kind) of every __hotprof_dual record."""
+    a0, off, size = secs["__hotprof_dual"]
+    out = []
+    for i in range(0, size, 16):
+        srel, trel, kind, _ = struct.unpack_from("<iiII", data, off + i)
+        out.append((a0 + i + srel, a0 + i + 4 + trel, kind))
+    return out
+
+
+def refs(path, lo, hi):
+    """the addresses that the code in [lo, hi) refers to (objdump's `# addr <sym>` comments)."""
+    dis = run("objdump", "-d", "--no-show-raw-insn", "--start-address=%#x" % lo, "--stop-address=%#x" % hi, path)
+    return {int(m.group(1), 16) for m in re.finditer(r"#\s*([0-9a-f]+) <", dis)}
+
+
+def tables_of(path, at, lo, hi, inside, stops=()):
+    """address -> set of targets of each table the code in [lo, hi) refers to (entries for which
+    inside(target) holds, read until the first that does not, or the next address in stops or
+    referred to)."""
+    tables = {}
+    mine = refs(path, lo, hi)
+    starts = sorted(mine | set(stops))
+    for k, addr in enumerate(starts):
+        if addr not in mine:
+            continue
+        end = starts[k + 1] if k + 1 < len(starts) else None  # adjacent tables: stop at the next one
+        targets, a = [], addr
+        while a != end:
+            w = at(a)
+            if w is None or not inside(w):
+                break
+            targets.append(w)
+            a += 8
+        if targets:
+            tables[addr] = set(targets)
+    return tables
+
+
+def separate(path, data, secs, syms, fn, report):
+    lo, hi = syms[fn]
+    clo, chi = syms.get(fn + ".hotprof", (None, None))
+    if clo is None:
+        report("%s.hotprof present" % fn, False, "missing")
+        return 1
+    in_f = lambda x: lo <= x < hi
+    in_c = lambda x: clo <= x < chi
+    mine = [r for r in records(data, secs) if in_f(r[0])]
+    report("%s has one site, the entry nop at its first byte jumping to %s.hotprof (%d sites)"
+           % (fn, fn, len(mine)), len(mine) == 1 and mine[0][0] == lo and mine[0][1] == clo and mine[0][2] == 0,
+           repr(mine))
+    at = words(path, data, secs)
+    either = lambda x: in_f(x) or in_c(x)
+    stops = refs(path, lo, hi) | refs(path, clo, chi)
+    ft = tables_of(path, at, lo, hi, either, stops)
+    ct = tables_of(path, at, clo, chi, either, stops)
+    report("%s's tables name only its own blocks (%d tables)" % (fn, len(ft)),
+           all(all(in_f(t) for t in ts) for ts in ft.values()), repr(ft))
+    report("%s.hotprof's tables name only its own blocks (%d tables)" % (fn, len(ct)),
+           len(ct) >= 1 and all(all(in_c(t) for t in ts) for ts in ct.values()), repr(ct))
+    return 0
+
+
 def main():
     path, fn, label = sys.argv[1:4]
     data = open(path, "rb").read()
     secs = sections(path)
-    lo = hi = None
+    syms = {}
     for line in run("nm", "-S", "--defined-only", path).splitlines():
         p = line.split()
-        if len(p) == 4 and p[3] == fn and p[2] in "tT":
-            lo = int(p[0], 16)
-            hi = lo + int(p[1], 16)
+        if len(p) == 4 and p[2] in "tT":
+            syms[p[3]] = (int(p[0], 16), int(p[0], 16) + int(p[1], 16))
+    lo, hi = syms.get(fn, (None, None))
     ok = True
 
     def report(name, good, why=""):
@@ -67,6 +134,8 @@ def main():
     if lo is None or "__hotprof_dual" not in secs:
         report("%s and __hotprof_dual present" % fn, False, "missing")
         return 1
+    if "--separate" in sys.argv:
+        return separate(path, data, secs, syms, fn, report)
     inside = lambda x: lo <= x < hi
     a0, off, size = secs["__hotprof_dual"]
     kinds = []
@@ -80,21 +149,7 @@ def main():
 
     if "--sites-only" in sys.argv:
         return 0 if ok else 1
-    at = words(path, data, secs)
-    dis = run("objdump", "-d", "--no-show-raw-insn", "--start-address=%#x" % lo, "--stop-address=%#x" % hi, path)
-    tables = {}
-    starts = sorted({int(m.group(1), 16) for m in re.finditer(r"#\s*([0-9a-f]+) <", dis)})
-    for k, addr in enumerate(starts):
-        end = starts[k + 1] if k + 1 < len(starts) else None  # adjacent tables: stop at the next one
-        targets, a = [], addr
-        while a != end:
-            w = at(a)
-            if w is None or not inside(w):
-                break
-            targets.append(w)
-            a += 8
-        if targets:
-            tables[addr] = set(targets)
+    tables = tables_of(path, words(path, data, secs), lo, hi, inside)
     sets = list(tables.values())
     disjoint = len(sets) == 2 and not (sets[0] & sets[1])
     report("%s uses two dispatch tables with disjoint targets (%s)"

@@ -1,6 +1,7 @@
 /* dual_computed_goto.c — a small bytecode interpreter that dispatches with computed goto
  * (`goto *table[op]`, GNU C labels as values), as QuickJS's JS_CallInternal does: its function
- * `run` has indirectbr and blockaddress users; `run_threaded` is direct-threaded. For tests/e2e/test_dual_indirect.sh: the dual
+ * `run` has indirectbr and blockaddress users; `run_threaded` is direct-threaded; `gen` keeps a label
+ * address in a static between calls. For tests/e2e/test_dual_indirect.sh: the dual
  * builds must give `run` two copies whose computed gotos stay in their own copy.
  * usage: dual_computed_goto N — runs a program of N outer rounds; prints checksums. */
 #include <stdio.h>
@@ -82,6 +83,30 @@ end:
     return acc;
 }
 
+/* a generator whose resume point (a label address) lives in a static between calls: one frame
+ * stores it, a later frame jumps to it. With a separate clone gen.hotprof, an address stored by
+ * gen and used by gen.hotprof (or back) would jump into the other function: this function must
+ * never take the separate form (-hotprof-dual-indirect=separate falls back to the one body). */
+__attribute__((noinline)) static long gen(long x)
+{
+    static void *next;
+    static long v;
+    if (!next) next = &&first;
+    goto *next;
+first:
+    v = x;
+    next = &&times;
+    return v;
+times:
+    v = v * 3 % 1000003 + x;
+    next = &&plus;
+    return v;
+plus:
+    v += 7;
+    next = &&times;
+    return v;
+}
+
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000;
@@ -92,7 +117,7 @@ int main(int argc, char **argv)
     /* PUSH 10; loop: CALL 4; MUL 3; ADD; DEC; JNZ loop; POP; PUSH 0; HALT */
     const int prog[] = {OP_PUSH, 10, OP_CALL, 4, OP_MUL, 3, OP_ADD, OP_DEC, OP_JNZ, 2, OP_POP, OP_PUSH, 0, OP_HALT};
     long total = 0;
-    for (long r = 0; r < n; r++) total = mix(run_threaded(r % 13 + 1, total), run(prog, r));
+    for (long r = 0; r < n; r++) total = mix(run_threaded(r % 13 + 1, total), run(prog, r)) + gen(r);
     printf("total %ld\n", total);
     return 0;
 }
