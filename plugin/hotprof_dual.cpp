@@ -64,6 +64,7 @@
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include "dual_indirect.h"
+#include "dual_loops.h"
 
 using namespace llvm;
 
@@ -87,7 +88,9 @@ static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof du
 // call made in a loop then has two instrumented call sites (F.hotprof, F.hotprof.loop), and
 // `hotprof compare`, which matches call pairs by site address, sees them as two keys
 // (docs/dual.md, Measured).
-static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr"),
+// entry: one loop-entry clone per function, entered at any latch's header by an index (every latch
+// gets a site with latch sites "all"): plugin/dual_loops.h.
+static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr|entry"),
                                      cl::init("inline"));
 // How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
 // in bursts), or speed (as the clean function).
@@ -203,6 +206,8 @@ struct DualFunction {
     Function *id = nullptr; // the function the hooks name (F itself, or the clean F of a clone)
     BasicBlock *osrEntry = nullptr; // a loop-entry clone's entry block: no entry hook, no block hook
     Value *osrRet = nullptr;        // ... and F's return address, passed in
+    const SmallPtrSetImpl<BasicBlock *> *noHook = nullptr; // -loops=entry: its switch and trampolines
+    bool givenBackedges = false;    // backedges given (from F's LoopInfo), not found in this function
 
     Function *ident() { return id ? id : &F; }
 
@@ -538,10 +543,10 @@ struct DualFunction {
     {
         SmallVector<BasicBlock *, 64> all, hooked;
         for (BasicBlock &BB : F) all.push_back(&BB);
-        findBackedges();
+        if (!givenBackedges) findBackedges();
         if (level >= LBlocks) {
             for (BasicBlock *BB : all)
-                if (sancovBlock(*BB) && BB != osrEntry) hooked.push_back(BB);
+                if (sancovBlock(*BB) && BB != osrEntry && !(noHook && noHook->count(BB))) hooked.push_back(BB);
             hookBlocks(hooked, osrEntry ? nullptr : &F.getEntryBlock(), kFlagDual);
         }
         if (level >= LMemory) hookMemory(all);
@@ -787,6 +792,49 @@ bool runOsr(Function &F, Module &M, const Hooks &H, int level)
     return true;
 }
 
+// The loop-entry form with one clone per function (-hotprof-dual-loops=entry, dual_loops.h): F's
+// entry as the separate form, and F.hotprof.loop entered at the header of any latch with a site.
+// false (nothing changed) when F does not fit, as runOsr.
+bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
+{
+    if (LoopForm != "entry" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
+    for (Argument &A : F.args())
+        if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
+    SmallVector<hotprof_dual::LoopEntry, 8> entries;
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> latchEdges;
+    if (!hotprof_dual::collectLoopEntries(F, LatchSites == "outer", entries, &latchEdges) || entries.empty())
+        return false;
+    hotprof_dual::LoopClone LC = hotprof_dual::buildLoopClone(F, entries, latchEdges);
+    if (!LC.clone) return false;
+    runSeparate(F, M, H, level); // (F has no site yet: its entry clone has none)
+    Function *C = LC.clone;
+    if (CloneOpt == "size" && !C->hasFnAttribute(Attribute::OptimizeNone)) {
+        C->addFnAttr(Attribute::MinSize);
+        C->addFnAttr(Attribute::OptimizeForSize);
+        C->setSectionPrefix("unlikely");
+    }
+    DualFunction D{*C, M, H, level, false, {}, {}, {}};
+    D.id = &F;
+    D.osrEntry = &C->getEntryBlock();
+    D.osrRet = C->getArg(C->arg_size() - 1);
+    D.noHook = &LC.noHook;
+    D.backedges.append(LC.backedges.begin(), LC.backedges.end());
+    D.givenBackedges = true;
+    D.run(false);
+    if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
+    AllocaInst *buf = nullptr;
+    for (unsigned i = 0; i < entries.size(); i++) {
+        hotprof_dual::LoopEntry &E = entries[i];
+        BasicBlock *call = hotprof_dual::linkLoopEntry(F, *C, E, i, buf, entries);
+        BasicBlock *site = BasicBlock::Create(F.getContext(), "hp.site", &F);
+        E.latch->getTerminator()->replaceSuccessorWith(E.header, site);
+        for (PHINode &P : E.header->phis()) P.replaceIncomingBlockWith(E.latch, site);
+        emitSite(site, E.header, call, KBackedge, H.i8p);
+    }
+    if (verifyFunction(F, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + F.getName());
+    return true;
+}
+
 Hooks declareHooks(Module &M)
 {
     LLVMContext &C = M.getContext();
@@ -862,7 +910,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
         checkOption(LatchSites, {"outer", "all", "none"});
         checkOption(EntryForm, {"clone", "inline"});
-        checkOption(LoopForm, {"osr", "inline"});
+        checkOption(LoopForm, {"osr", "inline", "entry"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
         checkOption(SiteForm, {"nop", "count"});
@@ -896,6 +944,7 @@ struct DualPass : PassInfoMixin<DualPass> {
                 continue;
             }
             if (clone && !cg && runOsr(*F, M, H, fl)) continue;
+            if (clone && !cg && runLoopEntry(*F, M, H, fl)) continue;
             DualFunction D{*F, M, H, fl, false, {}, {}, {}};
             D.run(clone);
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later

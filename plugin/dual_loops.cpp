@@ -1,0 +1,224 @@
+// dual_loops.cpp — one loop-entry clone per function (-hotprof-dual-loops=entry): see dual_loops.h
+// for the contract and docs/dual.md "Loop-entry form".
+// Invariants: a value crosses into the clone only if it is live at the header it enters (a
+// header PHI's value from the latch, or a value whose definition strictly dominates the header
+// and that a use reaches from the header before its block runs again); such a value is loop-invariant in its loop, so
+// storing it at the latch stores what the header sees. F itself changes only by the buffer's
+// alloca and, per entry, a site block on the latch edge and a cold block (linkLoopEntry).
+#include "dual_loops.h"
+
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/SSAUpdater.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace hotprof_dual {
+
+using Edge = std::pair<BasicBlock *, BasicBlock *>;
+
+namespace {
+
+// Blocks reachable from H without entering D (D == nullptr: all of them).
+void reachable(BasicBlock *H, BasicBlock *D, SmallPtrSetImpl<BasicBlock *> &seen)
+{
+    SmallVector<BasicBlock *, 32> work{H};
+    seen.insert(H);
+    while (!work.empty())
+        for (BasicBlock *S : successors(work.pop_back_val()))
+            if (S != D && seen.insert(S).second) work.push_back(S);
+}
+
+// V is live at the header: some use is reached from it before V's block D is entered again (seen:
+// reachable(H, D); a PHI's use lies at the end of its incoming block).
+bool liveAt(Instruction &V, SmallPtrSetImpl<BasicBlock *> &seen)
+{
+    for (Use &U : V.uses()) {
+        auto *I = cast<Instruction>(U.getUser());
+        BasicBlock *at = isa<PHINode>(I) ? cast<PHINode>(I)->getIncomingBlock(U) : I->getParent();
+        if (seen.count(at)) return true;
+    }
+    return false;
+}
+
+// E's values: the header PHIs' values from the latch, then the values live at the header (their
+// definitions strictly dominate it: SSA), block by block down the dominator tree.
+void entryValues(Function &F, DominatorTree &DT, LoopEntry &E)
+{
+    for (PHINode &P : E.header->phis()) E.vals.push_back(P.getIncomingValueForBlock(E.latch));
+    E.nphis = (unsigned)E.vals.size();
+    for (BasicBlock &BB : F) {
+        if (&BB == E.header || !DT.properlyDominates(&BB, E.header)) continue;
+        SmallPtrSet<BasicBlock *, 32> seen;
+        reachable(E.header, &BB, seen);
+        for (Instruction &I : BB)
+            if (!I.getType()->isVoidTy() && liveAt(I, seen)) E.vals.push_back(&I);
+    }
+    SmallVector<Type *, 16> types;
+    for (Value *V : E.vals) types.push_back(V->getType());
+    E.layout = StructType::get(F.getContext(), types);
+}
+
+// The clone's latch edge for F's (lt, hd) after critical-edge splitting: lt's copy, or the block
+// the split put between it and hd's copy. {nullptr, nullptr} when not in the clone.
+Edge cloneEdge(const Edge &e, ValueToValueMapTy &VM, SmallPtrSetImpl<BasicBlock *> &before)
+{
+    auto *lt = cast_or_null<BasicBlock>(VM.lookup(e.first)), *hd = cast_or_null<BasicBlock>(VM.lookup(e.second));
+    if (!lt || !hd) return {nullptr, nullptr};
+    for (BasicBlock *S : successors(lt)) {
+        if (S == hd) return {lt, hd};
+        if (S->getSinglePredecessor() == lt && S->getSingleSuccessor() == hd && !before.count(S))
+            return {S, hd};
+    }
+    return {nullptr, nullptr};
+}
+
+// SSA of the clone: each live-in V' gets a second definition in the trampolines that load it.
+void repairSSA(ArrayRef<std::pair<Instruction *, SmallVector<std::pair<BasicBlock *, Value *>, 4>>> defs)
+{
+    for (auto &d : defs) {
+        Instruction *V = d.first;
+        SSAUpdater SSA;
+        SSA.Initialize(V->getType(), V->getName());
+        SSA.AddAvailableValue(V->getParent(), V);
+        for (auto &td : d.second) SSA.AddAvailableValue(td.first, td.second);
+        SmallVector<Use *, 16> uses;
+        for (Use &U : V->uses()) {
+            auto *I = cast<Instruction>(U.getUser());
+            if (!isa<PHINode>(I) && I->getParent() == V->getParent()) continue; /* after the def */
+            uses.push_back(&U);
+        }
+        for (Use *U : uses) SSA.RewriteUse(*U);
+    }
+}
+
+} // namespace
+
+bool collectLoopEntries(Function &F, bool outerOnly, SmallVectorImpl<LoopEntry> &out, SmallVectorImpl<Edge> *all)
+{
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        SmallVector<BasicBlock *, 4> latches;
+        L->getLoopLatches(latches);
+        for (BasicBlock *lt : latches) {
+            if (count(successors(lt), L->getHeader()) != 1) return false;
+            if (all) all->push_back({lt, L->getHeader()});
+            if (outerOnly && L->getLoopDepth() != 1) continue;
+            out.push_back({L->getHeader(), lt, {}, 0, nullptr});
+        }
+    }
+    for (LoopEntry &E : out) entryValues(F, DT, E);
+    return true;
+}
+
+LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<Edge> latchEdges)
+{
+    LLVMContext &Ctx = F.getContext();
+    Type *i8p = Type::getInt8PtrTy(Ctx), *i32 = Type::getInt32Ty(Ctx);
+    SmallVector<Type *, 16> params(F.getFunctionType()->params().begin(), F.getFunctionType()->params().end());
+    params.append({i32, i8p, i8p});
+    auto *FT = FunctionType::get(F.getReturnType(), params, false);
+    LoopClone R;
+    Function *C = Function::Create(FT, GlobalValue::InternalLinkage, F.getName() + ".hotprof.loop", F.getParent());
+    R.clone = C;
+    ValueToValueMapTy VM;
+    unsigned a = 0;
+    for (Argument &A : F.args()) VM[&A] = C->getArg(a++);
+    Argument *idx = C->getArg(a), *buf = C->getArg(a + 1);
+    SmallVector<ReturnInst *, 8> rets;
+    CloneFunctionInto(C, &F, VM, CloneFunctionChangeType::LocalChangesOnly, rets);
+    C->removeFnAttr("patchable-function-entry");
+    C->removeFnAttr(Attribute::AlwaysInline);
+    C->addFnAttr(Attribute::NoInline);
+    C->setLinkage(GlobalValue::InternalLinkage);
+    C->setVisibility(GlobalValue::DefaultVisibility);
+    C->setComdat(F.getComdat());
+
+    BasicBlock *sw = BasicBlock::Create(Ctx, "hp.loop.switch", C, &C->getEntryBlock());
+    R.noHook.insert(sw);
+    SmallVector<BasicBlock *, 8> tramps;
+    SmallVector<std::pair<Instruction *, SmallVector<std::pair<BasicBlock *, Value *>, 4>>, 16> defs;
+    for (size_t i = 0; i < entries.size(); i++) {
+        LoopEntry &E = entries[i];
+        auto *hd = cast<BasicBlock>(VM[E.header]);
+        BasicBlock *T = BasicBlock::Create(Ctx, "hp.loop.entry", C, hd);
+        R.noHook.insert(T);
+        tramps.push_back(T);
+        IRBuilder<> B(T);
+        Value *p = B.CreateBitCast(buf, PointerType::getUnqual(E.layout));
+        SmallVector<Value *, 16> loads;
+        for (unsigned k = 0; k < E.vals.size(); k++)
+            loads.push_back(B.CreateLoad(E.layout->getElementType(k), B.CreateStructGEP(E.layout, p, k)));
+        B.CreateBr(hd);
+        unsigned k = 0;
+        for (PHINode &P : hd->phis()) P.addIncoming(loads[k++], T);
+        for (; k < E.vals.size(); k++) {
+            auto *V = cast<Instruction>(VM[E.vals[k]]);
+            auto it = std::find_if(defs.begin(), defs.end(), [&](auto &d) { return d.first == V; });
+            if (it == defs.end()) it = defs.insert(defs.end(), {V, {}});
+            it->second.push_back({T, loads[k]});
+        }
+    }
+    SwitchInst *S = SwitchInst::Create(idx, tramps[0], (unsigned)tramps.size(), sw);
+    for (size_t i = 1; i < tramps.size(); i++) S->addCase(ConstantInt::get(cast<IntegerType>(i32), i), tramps[i]);
+    repairSSA(defs);
+    removeUnreachableBlocks(*C);
+    SmallPtrSet<BasicBlock *, 32> before;
+    for (BasicBlock &BB : *C) before.insert(&BB);
+    SplitAllCriticalEdges(*C, CriticalEdgeSplittingOptions().setIgnoreUnreachableDests());
+    for (const Edge &e : latchEdges) {
+        Edge c = cloneEdge(e, VM, before);
+        if (c.first) R.backedges.push_back(c);
+    }
+    if (verifyFunction(*C, &errs())) { // (should not happen: F then keeps the one-body form)
+        C->eraseFromParent();
+        return LoopClone();
+    }
+    return R;
+}
+
+BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned index, AllocaInst *&buffer,
+                          ArrayRef<LoopEntry> entries)
+{
+    LLVMContext &Ctx = F.getContext();
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    if (!buffer) {
+        uint64_t size = 1;
+        Align al(16);
+        for (const LoopEntry &e : entries) {
+            size = std::max<uint64_t>(size, DL.getTypeAllocSize(e.layout));
+            al = std::max(al, DL.getABITypeAlign(e.layout));
+        }
+        IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
+        buffer = B.CreateAlloca(ArrayType::get(Type::getInt8Ty(Ctx), size), nullptr, "hp.loop.buf");
+        buffer->setAlignment(al);
+    }
+    BasicBlock *cold = BasicBlock::Create(Ctx, "hp.loop.call", &F);
+    IRBuilder<> B(cold);
+    if (DILocation *dl = E.latch->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
+    else if (DISubprogram *sp = F.getSubprogram()) B.SetCurrentDebugLocation(DILocation::get(Ctx, 0, 0, sp));
+    Value *p = B.CreateBitCast(buffer, PointerType::getUnqual(E.layout));
+    for (unsigned k = 0; k < E.vals.size(); k++) B.CreateStore(E.vals[k], B.CreateStructGEP(E.layout, p, k));
+    SmallVector<Value *, 16> args;
+    for (Argument &A : F.args()) args.push_back(&A);
+    args.push_back(B.getInt32(index));
+    args.push_back(B.CreateBitCast(buffer, B.getInt8PtrTy()));
+    args.push_back(B.CreateCall(Intrinsic::getDeclaration(F.getParent(), Intrinsic::returnaddress), {B.getInt32(0)}));
+    CallInst *r = B.CreateCall(&clone, args);
+    if (F.getReturnType()->isVoidTy()) B.CreateRetVoid();
+    else B.CreateRet(r);
+    return cold;
+}
+
+} // namespace hotprof_dual

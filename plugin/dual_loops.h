@@ -1,0 +1,54 @@
+// dual_loops.h — the loop-entry form of the dual plugin with one loop-entry clone per function
+// (-hotprof-dual-loops=entry; plugin/dual_loops.cpp, docs/dual.md "Loop-entry form"). Used by
+// hotprof_dual.cpp only, which instruments the clone and emits the sites.
+// Invariants: F stays the optimizer's code; each latch edge (latch -> header) chosen gets an index
+// i and a cold block of F that stores the values live at the header (the header PHIs' values
+// from that latch, then every value defined before the header and used from it on) into one
+// stack buffer of F and returns F.hotprof.loop(F's arguments, i, buffer, F's return address).
+// The clone's entry block switches on i to trampoline i, which loads those values and branches to
+// the header's copy; SSA in the clone is repaired with SSAUpdater. Pure IR work: no hooks here.
+#pragma once
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+
+#include <utility>
+
+namespace hotprof_dual {
+
+// One way into the loop-entry clone: a latch edge of F and the values that cross it.
+struct LoopEntry {
+    llvm::BasicBlock *header, *latch;
+    llvm::SmallVector<llvm::Value *, 8> vals; // header PHIs' values from the latch, then live-ins
+    unsigned nphis = 0;                       // how many of vals are PHI values
+    llvm::StructType *layout = nullptr;       // the buffer's layout for this entry
+};
+
+// What buildLoopClone made, for the instrumenter: blocks that get no block hook (the switch and
+// the trampolines) and the clone's latch edges (from F's LoopInfo: entering at an inner header
+// makes the outer loop irreducible in the clone, so its own LoopInfo would miss back-edges).
+struct LoopClone {
+    llvm::Function *clone = nullptr;
+    llvm::SmallPtrSet<llvm::BasicBlock *, 8> noHook;
+    llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, 8> backedges;
+};
+
+// F's latch edges that get a site (outerOnly: outermost loops' only), and all of F's latch edges
+// (in preorder) into *all. false when F does not fit (a latch with several edges to its header).
+bool collectLoopEntries(llvm::Function &F, bool outerOnly, llvm::SmallVectorImpl<LoopEntry> &out,
+                        llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> *all);
+
+// F.hotprof.loop, not yet instrumented (nullptr if it does not verify; nothing left behind).
+// Its parameters: F's own, the entry index (i32), the buffer (i8*), F's return address (i8*).
+LoopClone buildLoopClone(llvm::Function &F, llvm::MutableArrayRef<LoopEntry> entries,
+                         llvm::ArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> latchEdges);
+
+// F's side of entry i: the buffer (made on first use, at the top of F's entry block), a cold
+// block that stores the entry's values and returns the clone's result. Returns the cold block;
+// the caller puts the site on the latch edge with it as the label.
+llvm::BasicBlock *linkLoopEntry(llvm::Function &F, llvm::Function &clone, LoopEntry &E, unsigned index,
+                                llvm::AllocaInst *&buffer, llvm::ArrayRef<LoopEntry> entries);
+
+} // namespace hotprof_dual

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# test_dual_loopentry.sh — the loop-entry form with one clone per function (-hotprof-dual-loops=
+# entry: plugin/dual_loops.cpp, docs/dual.md "Loop-entry form"). On progs/dual_loopentry.c (nested
+# loops with values defined between them, loops in sequence, a long inner loop without calls),
+# for dual-blocks and dual-functions:
+#   - sites well-formed, nest/seq/deep each get exactly one loop-entry clone (check_dual_sites.py);
+#   - the clean functions load nothing from the stack that the native ones do not (objdump: loads
+#     with a %rsp/%rbp memory source; the cold call blocks only store);
+#   - same output as native switched off, exhaustive, in bursts and in count mode;
+#   - exhaustive counts equal the plain blocks build's (calls, pairs, blocks, edges, back-edges);
+#   - a burst started while the thread is deep in deep's inner loop reaches it at that loop's next
+#     back-edge (deep runs once: back-edges are sampled, not only its 3 outer iterations);
+#   - count mode (--bursts count, every latch a site): the recorded share is B/(B+S) within 10%,
+#     also with inline count sites (--dual-sites=count).
+. "$(dirname "$0")/lib.sh"
+P="$ROOT/tests/e2e/progs"
+cd "$T" || exit 1
+[ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "dual loopentry: no plugin built (llvm-14-dev missing): skipped"; exit 0; }
+SRC="$P/dual_loopentry.c"
+LOOPS=nest,seq,deep
+ARGS=(300 1000)
+ENTRY=(-mllvm -hotprof-dual-loops=entry -Wno-unused-command-line-argument)
+
+clang -O2 -o native "$SRC" && ./native "${ARGS[@]}" >want.out || fail "native build"
+"$HP" cc --hooks=blocks -O2 -o blocks "$SRC" && HOTPROF_OUTPUT=blocks.data ./blocks "${ARGS[@]}" >/dev/null &&
+    "$HP" report --format json --top 0 blocks.data >blocks.json || fail "blocks build"
+
+# stack_loads BINARY FUNCTION: instructions of FUNCTION with a %rsp/%rbp memory source operand (two
+# operands, not lea), outside the blocks that end in the call of its loop-entry clone (the cold
+# blocks: stores to the buffer and the load of the return address)
+stack_loads() {
+    objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" -v c="<$2.hotprof.loop>" '
+        $2 == f {on = 1; next} on && /^$/ {on = 0}
+        !on {next}
+        $2 !~ /^lea/ && $3 ~ /^-?(0x[0-9a-f]+)?\(%r[sb]p[^,]*,/ {blk++}
+        $2 ~ /^(j|call|ret)/ {if (!($2 ~ /^call/ && $4 == c)) n += blk; blk = 0}
+        END {print n + blk}'
+}
+
+json() { "$HP" report --format json --top 0 "$1" >"$2"; }
+for hs in dual-blocks dual-functions; do
+    b=entry.$hs
+    "$HP" cc --hooks=$hs -O2 "${ENTRY[@]}" -o "$b" "$SRC" || { fail "$b: build"; continue; }
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$b" "$b" --loop-clones "$LOOPS"
+    n=$(nm "$b" | grep -c '\.hotprof\.loop')
+    check_eq "$b: one loop-entry clone per function with loops" "$n" 3
+    for f in nest seq deep; do
+        check_eq "$b: clean $f loads from the stack no more than native" \
+            "$(stack_loads "$b" $f)" "$(stack_loads native $f)"
+    done
+    for mode in off exhaustive; do
+        HOTPROF_MODE=$mode HOTPROF_OUTPUT="$b.$mode.data" "./$b" "${ARGS[@]}" >"$b.$mode.out"
+        check_eq "$b $mode: same output as native" "$(cat "$b.$mode.out")" "$(cat want.out)"
+    done
+    if [ $hs = dual-blocks ]; then
+        json "$b.exhaustive.data" "$b.ex.json" && python3 "$ROOT/tests/e2e/check_dual.py" blocks.json "$b.ex.json" "$b" --blocks
+    fi
+
+    # a burst reaches the long inner loop of deep (entered once, before any burst) at its back-edge
+    HOTPROF_MODE=bursty HOTPROF_SAMPLE="methods:period=999,burst=1;callpairs:period=999,burst=1" \
+        HOTPROF_OUTPUT="$b.deep.data" "./$b" 1 100000000 >"$b.deep.out"
+    check_eq "$b deep bursty: same output as native" "$(cat "$b.deep.out")" "$(./native 1 100000000)"
+    json "$b.deep.data" "$b.deep.json"
+    python3 - "$b.deep.json" "$b" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+be = {m["function"]: m["backedges"] for m in d["methods"]}
+names = [m["function"] for m in d["methods"]] + [p["caller_function"] for p in d["call_pairs"]]
+ok = be.get("deep", 0) >= 100 and not [n for n in names if ".hotprof" in n]
+print(("ok" if ok else "FAIL") + " %s deep bursty: the inner loop reached through the loop-entry clone (%d back-edges sampled; names %s)"
+      % (sys.argv[2], be.get("deep", 0), sorted(set(names))))
+PY
+
+    # count mode: every latch is a site, so the recorded share is the configured one
+    HOTPROF_OUTPUT="$b.cex.data" "./$b" 3000 3000000 >/dev/null && json "$b.cex.data" "$b.cex.json"
+    for sites in nop count; do
+        c=$b.$sites
+        if [ $sites = count ]; then
+            "$HP" cc --hooks=$hs --dual-sites=count -O2 "${ENTRY[@]}" -o "$c" "$SRC" || { fail "$c: build"; continue; }
+        else cp "$b" "$c"; fi
+        "$HP" run -q --bursts count --sample methods:period=999,burst=1 -o "$c.c.data" -- "./$c" 3000 3000000 >"$c.c.out" ||
+            { fail "$c count: run"; continue; }
+        check_eq "$c count: same output as native" "$(cat "$c.c.out")" "$(./native 3000 3000000)"
+        json "$c.c.data" "$c.c.json" && python3 "$ROOT/tests/e2e/check_dual_count.py" share "$b.cex.json" "$c.c.json" "$c 1/1000"
+    done
+done
