@@ -56,7 +56,7 @@ static void cc_usage(FILE *out, int cplusplus)
                  "(built by 'make' when llvm-14-dev is installed; see docs/dual.md). Its options, as\n"
                  "-mllvm OPTION: -hotprof-dual-latch-sites=all|outer|none, -hotprof-dual-loops=inline|osr,\n"
                  "-hotprof-dual-entry=clone|inline, -hotprof-dual-clone-opt=size|speed,\n"
-                 "-hotprof-dual-indirect=clone|single (functions with computed goto),\n"
+                 "-hotprof-dual-indirect=clone|separate|single (functions with computed goto),\n"
                  "-hotprof-dual-hook-cc=c|preserve-most (defaults first).\n"
                  "--dual-sites=nop (default, or $HOTPROF_DUAL_SITES) gives dual-* sets patchable nops at\n"
                  "entries and loop latches; count compiles count mode's decrement-and-branch in instead\n"
