@@ -10,6 +10,7 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -186,6 +187,106 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         return LoopClone();
     }
     return R;
+}
+
+namespace {
+
+// A one-block loop the top form can peel (its latch edge through site): header == latch, one edge from
+// outside (checked now: an earlier peel may have added one), a conditional
+// branch whose other successor is not the block.
+static bool peelable(LoopEntry &E, BasicBlock *site, ArrayRef<Edge> latchEdges)
+{
+    BasicBlock *B = E.header;
+    for (const Edge &e : latchEdges) // (B the latch of an outer loop too: its first copy would be another)
+        if (e.first == B && e.second != B) return false;
+    auto *br = dyn_cast<BranchInst>(B->getTerminator());
+    if (B != E.latch || !br || !br->isConditional() || br->getSuccessor(0) == br->getSuccessor(1)) return false;
+    unsigned outside = 0;
+    for (BasicBlock *P : predecessors(B)) outside += P != site ? 1 : 0;
+    return outside == 1;
+}
+
+// Values of B used outside it now come from B or its first-iteration copy: SSAUpdater merges them.
+void mergeOutsideUses(BasicBlock *B, ValueToValueMapTy &VM, BasicBlock *P)
+{
+    for (Instruction &I : *B) {
+        if (I.getType()->isVoidTy()) continue;
+        SmallVector<Use *, 8> uses;
+        for (Use &U : I.uses()) {
+            auto *UI = cast<Instruction>(U.getUser());
+            BasicBlock *at = isa<PHINode>(UI) ? cast<PHINode>(UI)->getIncomingBlock(U) : UI->getParent();
+            if (at != B && UI->getParent() != B) uses.push_back(&U);
+        }
+        if (uses.empty()) continue;
+        SSAUpdater SSA;
+        SSA.Initialize(I.getType(), I.getName());
+        SSA.AddAvailableValue(B, &I);
+        SSA.AddAvailableValue(P, VM.lookup(&I) ? (Value *)VM[&I] : &I);
+        for (Use *U : uses) SSA.RewriteUse(*U);
+    }
+}
+
+} // namespace
+
+// The top form of a peelable loop B whose latch edge already goes through site: a first copy of
+// B runs the first iteration; site gets B's PHIs (from either copy) and is B's only predecessor.
+static void peelTop(Function &F, LoopEntry &E, BasicBlock *site)
+{
+    BasicBlock *B = E.header, *pre = nullptr;
+    for (BasicBlock *P : predecessors(B))
+        if (P != site) pre = P;
+    ValueToValueMapTy VM;
+    BasicBlock *first = CloneBasicBlock(B, VM, ".hp.first", &F);
+    // the first iteration's PHI values are the ones from outside (set after cloning, which maps
+    // each PHI to its copy; the copies are unused: first's operands still name B's values)
+    for (PHINode &P : B->phis()) VM[&P] = P.getIncomingValueForBlock(pre);
+    while (isa<PHINode>(first->front())) first->front().eraseFromParent();
+    for (Instruction &I : *first) RemapInstruction(&I, VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+    auto mapped = [&](Value *v) { return VM.lookup(v) ? (Value *)VM[v] : v; };
+    pre->getTerminator()->replaceSuccessorWith(B, first);
+    Instruction *ft = first->getTerminator();
+    BasicBlock *exit = ft->getSuccessor(0) == site ? ft->getSuccessor(1) : ft->getSuccessor(0);
+    for (PHINode &X : exit->phis()) X.addIncoming(mapped(X.getIncomingValueForBlock(B)), first);
+    SmallVector<std::pair<PHINode *, PHINode *>, 8> tops;
+    Instruction *at = &site->front();
+    for (PHINode &P : B->phis()) {
+        Value *v = P.getIncomingValueForBlock(site);
+        PHINode *Q = PHINode::Create(P.getType(), 2, P.getName() + ".top", at);
+        Q->addIncoming(mapped(v), first);
+        Q->addIncoming(v, B);
+        tops.push_back({&P, Q});
+    }
+    mergeOutsideUses(B, VM, first);
+    for (auto &pq : tops) {
+        pq.first->replaceAllUsesWith(pq.second);
+        pq.first->eraseFromParent();
+    }
+    // an empty asm ends the first iteration, so the code generator's tail merging does not fold
+    // the two copies back into one (as the one-body form's top form)
+    auto *mark = InlineAsm::get(FunctionType::get(Type::getVoidTy(F.getContext()), false), "", "", true);
+    CallInst::Create(mark, "", ft);
+}
+
+SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, MutableArrayRef<LoopEntry> entries,
+                                             ArrayRef<Edge> latchEdges, bool top, SmallVectorImpl<BasicBlock *> &cold)
+{
+    AllocaInst *buffer = nullptr;
+    SmallVector<BasicBlock *, 8> sites;
+    for (unsigned i = 0; i < entries.size(); i++) cold.push_back(linkLoopEntry(F, clone, entries[i], i, buffer, entries));
+    // every site on its latch edge, branching (for now) to the header and its cold block, so that
+    // SSAUpdater sees each cold block's predecessor when a peel rewrites the uses there
+    Value *any = UndefValue::get(Type::getInt1Ty(F.getContext()));
+    for (unsigned i = 0; i < entries.size(); i++) {
+        LoopEntry &E = entries[i];
+        BasicBlock *site = BasicBlock::Create(F.getContext(), "hp.site", &F);
+        E.latch->getTerminator()->replaceSuccessorWith(E.header, site);
+        for (PHINode &P : E.header->phis()) P.replaceIncomingBlockWith(E.latch, site);
+        BranchInst::Create(E.header, cold[i], any, site);
+        sites.push_back(site);
+    }
+    for (unsigned i = 0; i < entries.size(); i++)
+        if (top && peelable(entries[i], sites[i], latchEdges)) peelTop(F, entries[i], sites[i]);
+    return sites;
 }
 
 BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned index, AllocaInst *&buffer,

@@ -51,4 +51,17 @@ LoopClone buildLoopClone(llvm::Function &F, llvm::MutableArrayRef<LoopEntry> ent
 llvm::BasicBlock *linkLoopEntry(llvm::Function &F, llvm::Function &clone, LoopEntry &E, unsigned index,
                                 llvm::AllocaInst *&buffer, llvm::ArrayRef<LoopEntry> entries);
 
+// F's side of every entry: the cold blocks (linkLoopEntry, into cold), then per entry its site
+// block on the latch edge, returned in entries' order, ending in a placeholder branch to the
+// header and cold[i] that the caller replaces by the nop (normal: the header; label: cold[i]).
+// A one-block loop (header == latch, one other predecessor, a conditional branch, the latch of no
+// other loop) with top set is peeled: a copy of its block runs the first iteration, and the site
+// block becomes the loop's top (the nop falls through into the body, whose branch goes back to
+// it: no jmp, one nop per back-edge); values of the block used outside it are merged with
+// SSAUpdater (the cold blocks' stores included).
+llvm::SmallVector<llvm::BasicBlock *, 8>
+linkLoopEntries(llvm::Function &F, llvm::Function &clone, llvm::MutableArrayRef<LoopEntry> entries,
+                llvm::ArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> latchEdges, bool top,
+                llvm::SmallVectorImpl<llvm::BasicBlock *> &cold);
+
 } // namespace hotprof_dual

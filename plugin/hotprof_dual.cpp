@@ -822,14 +822,11 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     D.givenBackedges = true;
     D.run(false);
     if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
-    AllocaInst *buf = nullptr;
-    for (unsigned i = 0; i < entries.size(); i++) {
-        hotprof_dual::LoopEntry &E = entries[i];
-        BasicBlock *call = hotprof_dual::linkLoopEntry(F, *C, E, i, buf, entries);
-        BasicBlock *site = BasicBlock::Create(F.getContext(), "hp.site", &F);
-        E.latch->getTerminator()->replaceSuccessorWith(E.header, site);
-        for (PHINode &P : E.header->phis()) P.replaceIncomingBlockWith(E.latch, site);
-        emitSite(site, E.header, call, KBackedge, H.i8p);
+    SmallVector<BasicBlock *, 8> cold;
+    SmallVector<BasicBlock *, 8> sites = hotprof_dual::linkLoopEntries(F, *C, entries, latchEdges, LoopTop == "top", cold);
+    for (unsigned i = 0; i < sites.size(); i++) {
+        sites[i]->getTerminator()->eraseFromParent(); /* the placeholder branch */
+        emitSite(sites[i], entries[i].header, cold[i], KBackedge, H.i8p);
     }
     if (verifyFunction(F, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + F.getName());
     return true;

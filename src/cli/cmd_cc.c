@@ -54,7 +54,7 @@ static void cc_usage(FILE *out, int cplusplus)
                  "The compiler is clang%s when found, else gcc%s ($HOTPROF_COMPILER overrides).\n"
                  "dual-* sets need clang 14 and the pass plugin hotprof_dual.so next to the runtime\n"
                  "(built by 'make' when llvm-14-dev is installed; see docs/dual.md). Its options, as\n"
-                 "-mllvm OPTION: -hotprof-dual-latch-sites=all|outer|none, -hotprof-dual-loops=inline|osr,\n"
+                 "-mllvm OPTION: -hotprof-dual-latch-sites=all|outer|none, -hotprof-dual-loops=inline|osr|entry,\n"
                  "-hotprof-dual-entry=clone|inline, -hotprof-dual-clone-opt=size|speed,\n"
                  "-hotprof-dual-indirect=clone|separate|single (functions with computed goto),\n"
                  "-hotprof-dual-hook-cc=c|preserve-most (defaults first).\n"
