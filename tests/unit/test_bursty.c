@@ -641,6 +641,7 @@ static void *race_writer(void *arg)
         uint64_t w = atomic_load(&r->writes);
         hp_bursty_config_set(r->cfg, HP_BURSTY_DATA_STREAMS, w % 2 ? &a : &b);
         atomic_store(&r->writes, w + 1);
+        sched_yield(); /* a seqlock reader never spins: a writer that never pauses starves it */
     }
     return NULL;
 }
@@ -655,14 +656,14 @@ TEST(config_snapshots_are_consistent_under_a_racing_writer)
     race r = {.cfg = &cfg};
     atomic_init(&r.stop, 0);
     atomic_init(&r.writes, 0);
+    hp_bursty_state st; /* before the writer starts: init adopts the config only if no write is in progress */
+    hp_bursty_init(&st, &cfg, 4);
     pthread_t th;
     int created = pthread_create(&th, NULL, race_writer, &r); /* REQUIRE evaluates twice */
     REQUIRE(created == 0);
     /* On a loaded machine (ASan, 2 cores busy) the writer may not run before the events end: wait
      * for its first writes so that the race is exercised (the check of writes below then holds). */
     while (atomic_load(&r.writes) < 2) sched_yield();
-    hp_bursty_state st;
-    hp_bursty_init(&st, &cfg, 4);
     uint64_t run = 0, off = 0, cycles = 0, mixed = 0, small = 0, big = 0;
     int prev = 0;
     for (size_t i = 0; i < 3000000; i++) {
