@@ -750,6 +750,16 @@ void linkOsr(Function &F, Module &M, OsrLoop &O, const Hooks &H)
     emitSite(site, O.header, osr, KBackedge, H.i8p);
 }
 
+// A loop-entry clone runs only in bursts: with -hotprof-dual-clone-opt=size it is built for size and
+// placed in .text.unlikely (unless it is optnone).
+static void markLoopCloneCold(Function &C)
+{
+    if (CloneOpt != "size" || C.hasFnAttribute(Attribute::OptimizeNone)) return;
+    C.addFnAttr(Attribute::MinSize);
+    C.addFnAttr(Attribute::OptimizeForSize);
+    C.setSectionPrefix("unlikely");
+}
+
 // The loop-entry form (see OsrLoop): F's entry as the separate form, and a loop-entry clone per
 // outermost loop (osr puts sites on outermost latches only, whatever -hotprof-dual-latch-sites
 // says but "none"). false (nothing changed) when F does not fit: latch sites "none",
@@ -776,11 +786,7 @@ bool runOsr(Function &F, Module &M, const Hooks &H, int level)
     runSeparate(F, M, H, level); // (F has no site yet: its entry clone has none)
     for (OsrLoop &O : loops) {
         Function *C = O.clone;
-        if (CloneOpt == "size" && !C->hasFnAttribute(Attribute::OptimizeNone)) {
-            C->addFnAttr(Attribute::MinSize);
-            C->addFnAttr(Attribute::OptimizeForSize);
-            C->setSectionPrefix("unlikely");
-        }
+        markLoopCloneCold(*C);
         DualFunction D{*C, M, H, level, false, {}, {}, {}};
         D.id = &F;
         D.osrEntry = &C->getEntryBlock();
@@ -808,11 +814,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     if (!LC.clone) return false;
     runSeparate(F, M, H, level); // (F has no site yet: its entry clone has none)
     Function *C = LC.clone;
-    if (CloneOpt == "size" && !C->hasFnAttribute(Attribute::OptimizeNone)) {
-        C->addFnAttr(Attribute::MinSize);
-        C->addFnAttr(Attribute::OptimizeForSize);
-        C->setSectionPrefix("unlikely");
-    }
+    markLoopCloneCold(*C);
     DualFunction D{*C, M, H, level, false, {}, {}, {}};
     D.id = &F;
     D.osrEntry = &C->getEntryBlock();
