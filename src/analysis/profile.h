@@ -83,8 +83,10 @@ typedef struct hp_subpath_stat {
     uint64_t key, count;     /* count: samples kept (an exact run: executions) */
     double weight, p_length; /* summed weight; the first record's p_length */
     double estimate;         /* weight / p_length: estimated executions */
-    double ranked;           /* the estimate as weighted by subpath.params (weight=length: x length,
-                                weight=cost: x cost / the largest cost; count: the estimate) */
+    double rank_estimate;    /* the estimate, times the counted share c / (c + tau - 1) with
+                                counting samples (analysis/ptype/subpath.h): compare's order */
+    double ranked;           /* rank_estimate as weighted by subpath.params (weight=length: x length,
+                                weight=cost: x cost / the largest cost; count: rank_estimate) */
     double cost;             /* code bytes of its blocks (next block pc - pc, capped at 256) */
     uint32_t length, nblocks;
     const uint32_t *guards;  /* nblocks guard ids, first block first (into p->subpath_guards) */

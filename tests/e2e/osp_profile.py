@@ -12,6 +12,9 @@ KIND:
   sampled     summary=sampled: count c_i, weight w_i, p_length 1/len (estimates = w_i * len):
               the hottest five in the exact order, then two swapped, one exact subpath missing
   exactenc    like sampled, but subpath.params says enc=exact (compare must refuse)
+  counting    like sampled, with list=counting and tau 64, plus one length-8 subpath held on 1
+              sample whose estimate (9000) is the highest: ranked by estimate x c / (c + tau - 1)
+              it falls below every subpath counted 30 times or more
   bad-length  a record of length 0; bad-nblocks: nblocks > length; bad-plen: p_length 0;
   bad-weight  weight NaN; bad-cut: the last record's blocks run past the section
 TRUTH (optional): the records written, as JSON (key, count, weight, p_length, length), so the
@@ -73,6 +76,9 @@ def subpaths(guards, kind):
             est = 3500  # exact rank 7 (2000) estimated above rank 6: the two swap
         c = max(1, int(round(est / 100)))
         out.append(dict(key=key, count=c, weight=est / length, p_length=1.0 / length, length=length, blocks=seq))
+    if kind == "counting":
+        seq = [guards[j % len(guards)] for j in range(8)]
+        out.append(dict(key=(8 << 40) ^ mix(99), count=1, weight=9000 / 8, p_length=1.0 / 8, length=8, blocks=seq))
     return out
 
 
@@ -95,16 +101,17 @@ def main():
     src, dst, kind = sys.argv[1:4]
     data = open(src, "rb").read()
     base = "sampled" if kind.startswith("bad") or kind == "exactenc" else kind
+    counting = kind == "counting"
     recs = subpaths(guards_in_pc_order(data), base)
     payload = b"".join(record(r, kind if i == 0 else "") for i, r in enumerate(recs))
     if kind == "bad-cut":
         payload = payload[:-4]
     enc = "exact" if kind == "exactenc" else "xor"
     blocks = sum(r["count"] * r["length"] for r in subpaths(guards_in_pc_order(data), "exact")) * 2
-    info = ("subpath.summary=%s\nsubpath.params=mem=65536,len=pow2,maxlen=32,enc=%s,minf=64,weight=count\n"
+    info = ("subpath.summary=%s\nsubpath.params=mem=65536,len=pow2,maxlen=32,enc=%s,minf=64,weight=count%s\n"
             "subpath.skip=%s\nsubpath.blocks=%d\nsubpath.tau=%s\n"
-            % ("exact" if base == "exact" else "sampled", enc, "exact" if base == "exact" else "live", blocks,
-               "1" if base == "exact" else "2.5"))
+            % ("exact" if base == "exact" else "sampled", enc, ",list=counting" if counting else "",
+               "exact" if base == "exact" else "live", blocks, "1" if base == "exact" else "64" if counting else "2.5"))
     last_end = [off for off, typ, _l in sections(data) if typ == SEC_GROUP_END][-1]
     out = data[:last_end] + section(SEC_INFO, info.encode()) + section(SEC_SUBPATHS, payload) + data[last_end:]
     open(dst, "wb").write(out)

@@ -23,7 +23,7 @@ int main(void)
 }
 C
 "$HP" cc -O1 -o work work.c && "$HP" run -q -o good.data -- ./work || { fail "build and run"; exit 0; }
-for k in exact sampled exactenc bad-length bad-nblocks bad-plen bad-weight bad-cut; do
+for k in exact sampled counting exactenc bad-length bad-nblocks bad-plen bad-weight bad-cut; do
     python3 "$W" good.data "$k.data" "$k" "$k.truth.json" || fail "write $k"
 done
 
@@ -104,6 +104,33 @@ check "compare text: the subpath section" grep -q "exact rank of sampled top 10"
 check_eq "compare text: the ranks as in JSON" "$(grep 'exact rank of sampled top 10' cmp.txt | awk '{for(i=7;i<=NF;i++) printf "%s%s", $i, (i<NF?",":"")}')" \
     "$(python3 -c "import json; print(','.join(map(str, json.load(open('cmp.json'))['subpath']['ranks'])))")"
 check_fails_cleanly "compare: two encodings are refused" "enc=exact.*enc=xor" "$HP" compare exactenc.data exact.data
+
+# counting samples (list=counting, tau 64): rows ranked by estimate x c / (c + tau - 1), so the
+# subpath held on 1 sample with the highest estimate comes after every one counted 30 times or
+# more; bounds carry the admission term.
+"$HP" report --type subpath --format json --top 0 counting.data > counting.json
+check "counting: ranked by the counted share, bounds with the admission term" python3 - counting.json counting.truth.json <<'PY'
+import json, math, sys
+rep, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sp, tau = rep["subpaths"], 64.0
+assert sp["tau"] == tau and "list=counting" in sp["params"], (sp["tau"], sp["params"])
+rank = lambda r: r["weight"] / r["p_length"] * r["count"] / (r["count"] + tau - 1)
+want = [k for _, k in sorted(((rank(r), r["key"]) for r in truth["records"]), key=lambda t: (-t[0], t[1]))]
+got = [int(r["key"], 16) for r in sp["rows"]]
+assert got == want, (got, want)
+top = max(truth["records"], key=lambda r: r["weight"] / r["p_length"])
+counted = [r["key"] for r in truth["records"] if r["count"] >= 30]
+assert top["count"] == 1 and all(got.index(top["key"]) > got.index(k) for k in counted), "the 1-sample subpath should rank below the counted ones"
+for r in sp["rows"]:
+    eps = math.sqrt(6 * math.log(20) / r["count"]) + (-math.log(0.025) - 1) * tau / r["count"]
+    assert abs(r["bounds"]["error_95"] - eps) < 1e-6 * eps, (r["bounds"]["error_95"], eps)
+PY
+"$HP" compare --format json counting.data exact.data > cmp_counting.json
+check "counting: compare ranks in the same order (its top 5 are the exact top 5)" python3 - cmp_counting.json <<'PY'
+import json, sys
+ranks = json.load(open(sys.argv[1]))["subpath"]["ranks"]
+assert ranks[:5] == [1, 2, 3, 4, 5], ranks
+PY
 
 # bad input: one message, exit 1, no crash.
 for k in bad-length bad-nblocks bad-plen bad-weight bad-cut; do

@@ -208,6 +208,40 @@ TEST(osp_chernoff_matches_paper_tables)
                sqrt(3.0), 1e-12);
 }
 
+/* Counting samples: a key offered N times is admitted after K ~ Geometric(1/tau) misses and the
+ * estimate is (N - K) + (tau - 1); the admission error must cover N at its confidence (two-sided:
+ * within estimate x (1 +- eps); one-sided: N >= estimate x (1 - eps)), measured over many draws. */
+TEST(osp_admission_error_covers_the_geometric_wait)
+{
+    hp_rng r;
+    hp_rng_seed(&r, 77);
+    const double taus[] = {4, 64, 1024};
+    for (int t = 0; t < 3; t++) {
+        double tau = taus[t];
+        const uint64_t N = (uint64_t)(40 * tau);
+        const int TRIALS = 20000;
+        int in95 = 0, in80 = 0, low95 = 0;
+        for (int i = 0; i < TRIALS; i++) {
+            uint64_t k = 0;
+            while (k < N && hp_rng_double(&r) * tau >= 1) k++;
+            if (k == N) continue; /* never admitted: no estimate (N >> tau: rare) */
+            uint64_t count = N - k;
+            double est = (double)count + tau - 1;
+            double e95 = hp_osp_admission_error(count, tau, 0.95, 0), e80 = hp_osp_admission_error(count, tau, 0.80, 0);
+            in95 += fabs((double)N - est) <= e95 * est;
+            in80 += fabs((double)N - est) <= e80 * est;
+            low95 += (double)N >= est * (1 - hp_osp_admission_error(count, tau, 0.95, 1));
+        }
+        CHECK((double)in95 / TRIALS >= 0.95);
+        CHECK((double)in80 / TRIALS >= 0.80);
+        CHECK((double)low95 / TRIALS >= 0.95);
+        /* and not vacuous: the two-sided 80% interval misses some draws */
+        CHECK((double)in80 / TRIALS < 0.97);
+    }
+    CHECK_NEAR(hp_osp_admission_error(100, 1, 0.95, 0), 0, 0);
+    CHECK_NEAR(hp_osp_admission_error(0, 8, 0.95, 0), 0, 0);
+}
+
 /* FFT: hottest subpath sampled 27006 times at length 4 (prob 1/4), sampling prob 1/1000:
  * 27006 * 4 * 1000 = 108,024,000. */
 TEST(osp_estimated_count_and_bound)
@@ -345,6 +379,7 @@ int main(void)
     RUN(wall_accuracy_edges);
     RUN(diff_top_hand_example);
     RUN(osp_chernoff_matches_paper_tables);
+    RUN(osp_admission_error_covers_the_geometric_wait);
     RUN(osp_estimated_count_and_bound);
     RUN(osp_chernoff_bounds_cover_at_stated_confidence);
     RUN(topk_hand_example);

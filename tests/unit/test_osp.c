@@ -219,8 +219,11 @@ static uint32_t next_block(uint32_t b, hp_rng *r)
 
 #define SN 100000
 /* (REQUIRE evaluates its condition twice: no side effects in it.) */
-/* Mean over SEEDS of weight / p_length of the 6 hottest exact subpaths; each within tol. */
-static void check_unbiased(size_t mem, int SEEDS, double tol)
+/* Mean over SEEDS of weight / p_length of the 6 hottest exact subpaths; each within tol. The list
+ * takes the admission rule `counting`, whose f grows as blocks x `grow` / HP_OSP_SAMPLE_BUDGET
+ * (grow scales this short stream up to a long run's f); *rms gets the root mean square over seeds
+ * of the hottest subpath's relative error. */
+static void check_unbiased(size_t mem, int SEEDS, double tol, int counting, double grow, double *rms)
 {
     static uint32_t stream[SN];
     static hp_osp_exact x;
@@ -258,22 +261,26 @@ static void check_unbiased(size_t mem, int SEEDS, double tol)
     hp_osp_law_init(&law, HP_OSP_LEN_POW2, 8);
     static uint8_t smem[1 << 20];
     uint64_t thinned = 0;
+    double sq_err = 0;
     for (int seed = 0; seed < SEEDS; seed++) {
         static hp_osp_sampler s;
-        hp_osp_list *l = hp_osp_list_init(smem, mem, 100 + (uint64_t)seed, 0);
+        hp_osp_list *l = hp_osp_list_init_rule(smem, mem, 100 + (uint64_t)seed, 0, counting);
         REQUIRE(l);
-        double f = hp_osp_f(16, l->tau);
+        uint32_t rule = counting ? HP_OSP_LIST_COUNTING : HP_OSP_LIST_CONCISE;
+        double f = hp_osp_f_rule(16, l->tau, rule, 0);
         hp_osp_sampler_init(&s, 1000 + (uint64_t)seed, f, &law);
         for (size_t i = 0; i < SN; i++) {
             if (!hp_osp_sampler_block(&s, stream[i])) continue;
             uint64_t k = hp_subpath_key(HP_SUBPATH_ENC_XOR, s.ids, s.length);
             hp_osp_list_offer(l, k, s.length, s.ids, hp_osp_sample_weight(&law, s.f), hp_osp_p_length(&law, s.length));
-            hp_osp_sampler_next(&s, hp_osp_f(16, l->tau), &law);
+            hp_osp_sampler_next(&s, hp_osp_f_rule(16, l->tau, rule, (double)i * grow), &law);
         }
         thinned += l->thinnings;
         for (int h = 0; h < 6; h++) {
             const hp_osp_entry *e = hp_osp_list_find(l, hk[h]);
-            if (e) est[h] += e->weight / e->p_length / SEEDS;
+            double one = e ? hp_osp_list_weight(l, e) / e->p_length : 0;
+            est[h] += one / SEEDS;
+            if (h == 0) sq_err += pow(one / (double)exact_copy[0] - 1, 2) / SEEDS;
         }
     }
     if (mem < 4096) CHECK(thinned >= (uint64_t)SEEDS); /* every run thinned */
@@ -283,10 +290,78 @@ static void check_unbiased(size_t mem, int SEEDS, double tol)
             fprintf(stderr, "  subpath %d (length %u): exact %llu, mean estimate %.1f\n", h, hl[h],
                     (unsigned long long)exact_copy[h], est[h]);
     }
+    if (rms) *rms = sqrt(sq_err);
 }
 
-TEST(estimates_are_unbiased_without_thinning) { check_unbiased(1 << 20, 40, 0.02); }
-TEST(estimates_are_unbiased_with_thinning) { check_unbiased(3072, 300, 0.05); }
+TEST(estimates_are_unbiased_without_thinning) { check_unbiased(1 << 20, 40, 0.02, 0, 0, NULL); }
+TEST(estimates_are_unbiased_with_thinning) { check_unbiased(3072, 600, 0.05, 0, 0, NULL); }
+TEST(counting_estimates_are_unbiased_without_thinning) { check_unbiased(1 << 20, 40, 0.02, 1, 0, NULL); }
+TEST(counting_estimates_are_unbiased_with_thinning) { check_unbiased(3072, 300, 0.05, 1, 0, NULL); }
+/* f growing from 16 to ~200 over the stream (samples of unequal weight, as in a long run): no
+ * thinning; tau 4 (the hottest counts ~50 tau); tau 16 (~13 tau: the admission term is then a
+ * few percent of the estimate, and so is its error) */
+TEST(counting_estimates_are_unbiased_as_f_grows)
+{
+    check_unbiased(1 << 20, 100, 0.03, 1, 128, NULL);
+    check_unbiased(6144, 300, 0.03, 1, 128, NULL);
+    check_unbiased(4096, 300, 0.05, 1, 128, NULL);
+}
+
+/* The point of counting samples: with a list that thinned (tau > 1) a hot subpath's estimate
+ * errs less than under concise samples, each rule run as the runtime runs it (concise: f grows
+ * with tau; counting: f stays minf). Unbiasedness is the tests above (tolerance here: loose). */
+TEST(counting_samples_err_less_than_concise_when_thinned)
+{
+    double concise = 0, counting = 0;
+    check_unbiased(3072, 100, 0.5, 0, 0, &concise);
+    check_unbiased(3072, 100, 0.5, 1, 0, &counting);
+    fprintf(stderr, "  hottest subpath, rms relative error: concise %.4f, counting %.4f\n", concise, counting);
+    CHECK(counting < 0.7 * concise);
+}
+
+/* Gibbons–Matias thinning from tau to tau' costs a hot key tau' - tau samples on average, which
+ * hp_osp_list_weight's (tau - 1) x mean adds back: its expected weight stays. */
+TEST(counting_thinning_keeps_expected_weight_of_hot_keys)
+{
+    static uint8_t mem[1 << 16];
+    double lost = 0, weight = 0;
+    const int N = 4000;
+    for (int seed = 0; seed < N; seed++) {
+        hp_osp_list *l = hp_osp_list_init_rule(mem, sizeof mem, (uint64_t)seed, 0, 1);
+        int ok = hp_osp_list_add(l, 7, 2, NULL, 1000, 3000.0, 0.5);
+        REQUIRE(ok);
+        hp_osp_list_thin(l);
+        hp_osp_list_thin(l);
+        const hp_osp_entry *e = hp_osp_list_find(l, 7);
+        REQUIRE(e);
+        lost += (double)(1000 - e->count) / N;
+        weight += hp_osp_list_weight(l, e) / N;
+        CHECK_NEAR(e->weight / (double)e->count, 3.0, 1e-9);
+        CHECK_NEAR(l->tau, 4, 0);
+    }
+    /* loss = 1 + Geometric with mean tau' - 1, taken with probability 1 - tau/tau', per step:
+     * E = (tau' - tau) summed = 3, standard deviation per run below 4 */
+    CHECK_NEAR(lost, 3.0, 5 * 4 / sqrt(N));
+    CHECK_NEAR(weight, 3000.0, 3 * 5 * 4 / sqrt(N));
+}
+
+/* A held key is counted at every offer however high tau is; a new one only at 1 in tau. */
+TEST(counting_counts_every_offer_of_a_held_key)
+{
+    static uint8_t mem[1 << 14];
+    hp_osp_list *l = hp_osp_list_init_rule(mem, sizeof mem, 3, 0, 1);
+    REQUIRE(l);
+    REQUIRE(hp_osp_list_add(l, 5, 2, NULL, 1, 1, 0.5));
+    for (int i = 0; i < 5; i++) hp_osp_list_thin(l);
+    REQUIRE(hp_osp_list_find(l, 5) || l->n == 0);
+    if (!hp_osp_list_find(l, 5)) REQUIRE(hp_osp_list_add(l, 5, 2, NULL, 1, 1, 0.5));
+    uint64_t before = hp_osp_list_find(l, 5)->count;
+    for (int i = 0; i < 1000; i++) hp_osp_list_offer(l, 5, 2, NULL, 1, 0.5);
+    CHECK_EQ_U64(hp_osp_list_find(l, 5)->count, before + 1000);
+    int admitted = 0;
+    for (uint64_t k = 100; k < 3300; k++) admitted += hp_osp_list_offer(l, k, 2, NULL, 1, 0.5);
+    CHECK(admitted > 100 / 2 && admitted < 100 * 2); /* tau = 32: ~100 of 3200 */
+}
 
 TEST(thinning_keeps_expected_weight)
 {
@@ -342,12 +417,12 @@ TEST(subpath_clause_grammar)
     REQUIRE(hp_sample_spec_parse_osp("subpath", p, &o, err, sizeof err) == 0);
     CHECK(o.enabled);
     hp_osp_params_format(text, sizeof text, &o);
-    CHECK(strcmp(text, "mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count") == 0);
-    REQUIRE(hp_sample_spec_parse_osp("methods;subpaths:mem=2K,len=any,enc=exact,minf=8,weight=cost,skiponly=1", p, &o,
+    CHECK(strcmp(text, "mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count,list=counting") == 0);
+    REQUIRE(hp_sample_spec_parse_osp("methods;subpaths:mem=2K,len=any,enc=exact,minf=8,weight=cost,list=concise,skiponly=1", p, &o,
                                      err, sizeof err) == 0);
     CHECK(p[HP_BURSTY_METHODS].enabled);
     hp_osp_params_format(text, sizeof text, &o);
-    CHECK(strcmp(text, "mem=2048,len=any,maxlen=1024,enc=exact,minf=8,weight=cost,skiponly=1") == 0);
+    CHECK(strcmp(text, "mem=2048,len=any,maxlen=1024,enc=exact,minf=8,weight=cost,list=concise,skiponly=1") == 0);
     REQUIRE(hp_sample_spec_parse_osp("subpath:mem=1M,len=uniform,maxlen=64", p, &o, err, sizeof err) == 0);
     CHECK_EQ_U64(o.mem, 1u << 20);
     CHECK_EQ_U64(o.maxlen, 64);
@@ -362,6 +437,7 @@ TEST(subpath_clause_grammar)
     CHECK(!o.enabled);
     CHECK(spec_fails("subpath:mem=1", "subpath:mem=1: too small: at least 1K"));
     CHECK(spec_fails("subpath:enc=foo", "subpath: unknown enc 'foo' (xor or exact)"));
+    CHECK(spec_fails("subpath:list=foo", "subpath: unknown list 'foo' (counting or concise)"));
     CHECK(spec_fails("subpath:maxlen=3,len=pow2", "not a power of two"));
     CHECK(spec_fails("subpath:maxlen=2000", "out of range"));
     CHECK(spec_fails("subpath:len=zigzag", "unknown len"));
@@ -382,6 +458,12 @@ int main(void)
     RUN(skips_have_mean_f_and_f_grows_with_tau);
     RUN(estimates_are_unbiased_without_thinning);
     RUN(estimates_are_unbiased_with_thinning);
+    RUN(counting_estimates_are_unbiased_without_thinning);
+    RUN(counting_estimates_are_unbiased_with_thinning);
+    RUN(counting_estimates_are_unbiased_as_f_grows);
+    RUN(counting_samples_err_less_than_concise_when_thinned);
+    RUN(counting_thinning_keeps_expected_weight_of_hot_keys);
+    RUN(counting_counts_every_offer_of_a_held_key);
     RUN(thinning_keeps_expected_weight);
     RUN(list_stores_sequences_and_counts_collisions);
     RUN(subpath_clause_grammar);

@@ -68,7 +68,7 @@ static void fill_stat(hp_reader *r, hp_subpath_stat *sp, const hp_pair_item *it,
     const uint8_t *in = r->data + it->v2 - 1;
     hp_fmt_get_path(in, &rec);
     *sp = (hp_subpath_stat){.key = rec.key, .count = it->v1, .weight = (double)it->v1, .p_length = 1,
-                            .estimate = (double)it->v1, .ranked = (double)it->v1, .length = rec.length,
+                            .estimate = (double)it->v1, .rank_estimate = (double)it->v1, .ranked = (double)it->v1, .length = rec.length,
                             .nblocks = rec.nblocks, .guards = guards, .pcs = pcs};
     for (uint32_t i = 0; i < rec.nblocks; i++) {
         const hp_pair_item *m = hp_pairmap_find(&r->blockmap, guards[i] = get_u32(in + HP_REC_PATH_FIXED + 4 * i), 0);

@@ -47,6 +47,17 @@ hp_subpath_weight hp_subpath_weighting(const hp_profile *p)
     return !strcmp(w, "length") ? HP_SUBPATH_BY_LENGTH : !strcmp(w, "cost") ? HP_SUBPATH_BY_COST : HP_SUBPATH_BY_COUNT;
 }
 
+double hp_subpath_counting_tau(const hp_profile *p)
+{
+    char buf[16];
+    const char *rule = hp_subpath_param(p, "list", buf, sizeof buf, "concise");
+    const char *v = hp_profile_info(p, HP_INFO_SUBPATH_TAU);
+    char *end;
+    double tau = v ? strtod(v, &end) : 1;
+    if (strcmp(rule, "counting") || !v || end == v || !(tau > 1) || !isfinite(tau)) return 1;
+    return tau;
+}
+
 int hp_subpath_exact(const hp_profile *p)
 {
     const char *s = hp_profile_info(p, HP_INFO_SUBPATH_SUMMARY);
@@ -155,13 +166,15 @@ static int cmp_ranked(const void *a, const void *b)
 static void rank(hp_profile *p)
 {
     hp_subpath_weight w = hp_subpath_weighting(p);
-    double max_cost = 0;
+    double max_cost = 0, tau = hp_subpath_counting_tau(p);
     for (size_t i = 0; i < p->nsubpaths; i++) max_cost = fmax(max_cost, p->subpaths[i].cost);
     for (size_t i = 0; i < p->nsubpaths; i++) {
         hp_subpath_stat *sp = &p->subpaths[i];
-        sp->ranked = w == HP_SUBPATH_BY_LENGTH ? sp->estimate * sp->length
-                     : w == HP_SUBPATH_BY_COST && max_cost > 0 ? sp->estimate * sp->cost / max_cost
-                                                               : sp->estimate;
+        double share = tau > 1 && sp->count ? (double)sp->count / ((double)sp->count + tau - 1) : 1;
+        sp->rank_estimate = sp->estimate * share; /* counting samples: the counted share (subpath.h) */
+        sp->ranked = w == HP_SUBPATH_BY_LENGTH ? sp->rank_estimate * sp->length
+                     : w == HP_SUBPATH_BY_COST && max_cost > 0 ? sp->rank_estimate * sp->cost / max_cost
+                                                               : sp->rank_estimate;
     }
     if (p->nsubpaths) qsort(p->subpaths, p->nsubpaths, sizeof *p->subpaths, cmp_ranked);
 }

@@ -6,7 +6,13 @@
  * Bounds (core/metrics/osp.h, Eqs. 2.14-2.15): with c = the record's sample count and E its
  * estimate, eps = hp_osp_chernoff_error(c, confidence, one_sided); the bounds are E(1 - eps)
  * (at least 0) and E(1 + eps). A profile whose subpath.summary is `exact` has eps = 0 (its
- * counts are the executions themselves).
+ * counts are the executions themselves). Counting samples (subpath.params list=counting, INFO
+ * subpath.tau > 1) add hp_osp_admission_error(c, tau, ...) to eps: the samples before a
+ * subpath's admission are estimated, not counted.
+ * Rank (finish): the estimate (weighted per weight=); with counting samples times the counted
+ * share c / (c + tau - 1), so that a subpath held on a few samples, whose estimate is mostly the
+ * admission term (tau - 1 samples' worth, divided by a small p_length for a long one), does not
+ * outrank one counted thousands of times; the estimate shown stays unbiased.
  */
 #ifndef HOTPROF_ANALYSIS_PTYPE_SUBPATH_H
 #define HOTPROF_ANALYSIS_PTYPE_SUBPATH_H
@@ -23,6 +29,8 @@ typedef enum hp_subpath_weight { HP_SUBPATH_BY_COUNT, HP_SUBPATH_BY_LENGTH, HP_S
 const char *hp_subpath_param(const hp_profile *p, const char *name, char *buf, size_t len, const char *fallback);
 hp_subpath_weight hp_subpath_weighting(const hp_profile *p);
 int hp_subpath_exact(const hp_profile *p); /* subpath.summary=exact */
+/* INFO subpath.tau when subpath.params says list=counting, else 1. */
+double hp_subpath_counting_tau(const hp_profile *p);
 
 typedef struct hp_subpath_bounds {
     double lo95, hi95, lo80, hi80; /* two-sided */

@@ -1,7 +1,8 @@
 /* subpath_compare.c — the subpath section of `hotprof compare SAMPLED EXACT` (subpath.h,
  * compare.h hp_cmp_extra): keys are compared directly, so both profiles must use one encoding
  * (subpath.params enc=; else the comparison is refused with one message). Both profiles are ranked
- * by estimate (an exact profile's estimate is its count), highest first, ties by key.
+ * by rank_estimate (the estimate; with counting samples times the counted share, subpath.h; an
+ * exact profile's estimate is its count), highest first, ties by key.
  * Figures: recall_5 / recall_10 = |sampled top k ∩ exact top k| / min(k, exact subpaths);
  * ranks[i] = the exact rank (1-based) of the sampled rank i+1 of the top 10, 0 = absent from the
  * exact profile; hottest_error = |estimate - exact| / exact (%) of the exact hottest subpath
@@ -21,11 +22,11 @@ static int cmp_estimate(const void *a, const void *b, void *ctx)
 {
     const hp_profile *p = ctx;
     const hp_subpath_stat *x = &p->subpaths[*(const size_t *)a], *y = &p->subpaths[*(const size_t *)b];
-    if (x->estimate != y->estimate) return x->estimate > y->estimate ? -1 : 1;
+    if (x->rank_estimate != y->rank_estimate) return x->rank_estimate > y->rank_estimate ? -1 : 1;
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-/* One profile ranked by estimate: order[r] = its row of rank r + 1; ranks: key -> (rank, 0). */
+/* One profile ranked by rank_estimate: order[r] = its row of rank r + 1; ranks: key -> (rank, 0). */
 typedef struct ranking { const hp_profile *p; size_t *order; hp_pairmap ranks; } ranking;
 
 static int rank_profile(const hp_profile *p, ranking *r)

@@ -22,16 +22,23 @@ static void two_sided(double e, double eps, double *lo, double *hi)
     *hi = e * (1 + eps);
 }
 
+/* The relative error at a confidence: Chernoff's plus the admission term of counting samples. */
+static double error_of(const hp_subpath_stat *sp, double tau, double confidence, int one_sided)
+{
+    return hp_osp_chernoff_error(sp->count, confidence, one_sided) +
+           hp_osp_admission_error(sp->count, tau, confidence, one_sided);
+}
+
 hp_subpath_bounds hp_subpath_bounds_of(const hp_profile *p, const hp_subpath_stat *sp)
 {
     hp_subpath_bounds b;
     int exact = hp_subpath_exact(p);
-    double e = sp->estimate, eps95 = exact ? 0 : hp_osp_chernoff_error(sp->count, 0.95, 0);
-    double eps80 = exact ? 0 : hp_osp_chernoff_error(sp->count, 0.80, 0), hi;
+    double tau = exact ? 1 : hp_subpath_counting_tau(p), hi;
+    double e = sp->estimate, eps95 = exact ? 0 : error_of(sp, tau, 0.95, 0);
     two_sided(e, eps95, &b.lo95, &b.hi95);
-    two_sided(e, eps80, &b.lo80, &b.hi80);
-    two_sided(e, exact ? 0 : hp_osp_chernoff_error(sp->count, 0.95, 1), &b.lower95, &hi);
-    two_sided(e, exact ? 0 : hp_osp_chernoff_error(sp->count, 0.80, 1), &b.lower80, &hi);
+    two_sided(e, exact ? 0 : error_of(sp, tau, 0.80, 0), &b.lo80, &b.hi80);
+    two_sided(e, exact ? 0 : error_of(sp, tau, 0.95, 1), &b.lower95, &hi);
+    two_sided(e, exact ? 0 : error_of(sp, tau, 0.80, 1), &b.lower80, &hi);
     b.error95 = eps95;
     return b;
 }

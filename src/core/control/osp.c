@@ -8,7 +8,7 @@
 void hp_osp_params_default(hp_osp_params *p)
 {
     *p = (hp_osp_params){0, HP_OSP_DEFAULT_MEM, HP_OSP_LEN_POW2, HP_OSP_DEFAULT_MAXLEN, HP_SUBPATH_ENC_XOR,
-                         HP_OSP_DEFAULT_MINF, HP_OSP_W_COUNT, 0};
+                         HP_OSP_DEFAULT_MINF, HP_OSP_W_COUNT, 0, HP_OSP_LIST_COUNTING};
 }
 
 /* ---------------------------------------------------------------- length laws */
@@ -65,6 +65,13 @@ uint64_t hp_osp_draw_skip(hp_rng *r, double f)
 {
     if (f <= 0) return 0;
     return hp_rng_geometric(r, 1.0 / (f + 1.0)); /* failures before a success: mean (1-p)/p = f */
+}
+
+double hp_osp_f_rule(uint32_t minf, double tau, uint32_t list, double blocks)
+{
+    if (list != HP_OSP_LIST_COUNTING) return hp_osp_f(minf, tau);
+    double f = blocks / HP_OSP_SAMPLE_BUDGET;
+    return f > minf ? f : minf;
 }
 
 double hp_osp_f(uint32_t minf, double tau)

@@ -39,6 +39,8 @@
 
 enum hp_osp_law { HP_OSP_LEN_POW2 = 0, HP_OSP_LEN_UNIFORM = 1, HP_OSP_LEN_ANY = 2, HP_OSP_LEN_POW2_3_5 = 3 };
 enum hp_osp_weight { HP_OSP_W_COUNT = 0, HP_OSP_W_LENGTH = 1, HP_OSP_W_COST = 2 };
+/* The hot-list's admission rule (core/summary/osplist.h). */
+enum hp_osp_list_rule { HP_OSP_LIST_COUNTING = 0, HP_OSP_LIST_CONCISE = 1 };
 
 #define HP_OSP_MAXLEN 1024u        /* = HP_SUBPATH_MAX_LENGTH (core/format/format.h) */
 #define HP_OSP_DEFAULT_MEM 65536u
@@ -60,6 +62,7 @@ typedef struct hp_osp_params {
     uint32_t minf;     /* smallest mean skip, blocks */
     uint32_t weight;   /* enum hp_osp_weight */
     uint32_t skiponly; /* 1: skip but never record (measures the skipping overhead) */
+    uint32_t list;     /* enum hp_osp_list_rule */
 } hp_osp_params;
 
 /* The defaults (disabled). */
@@ -81,6 +84,15 @@ uint32_t hp_osp_draw_length(const hp_osp_lawp *l, hp_rng *r);
 uint64_t hp_osp_draw_skip(hp_rng *r, double f);
 /* The mean skip for the list's threshold tau (>= 1): max(minf, minf x tau). */
 double hp_osp_f(uint32_t minf, double tau);
+/* The mean skip under a list rule (enum hp_osp_list_rule) after `blocks` blocks of the thread:
+ * concise, hp_osp_f (f follows tau, the paper's §2.3.4); counting, max(minf, blocks /
+ * HP_OSP_SAMPLE_BUDGET) at any tau: every sample of a held key counts, so f need not follow the
+ * list, and it grows with the run as the paper's initial f = n / (m x G) (Eq. 2.13) would be set
+ * for a run of n blocks. A thread thus offers about HP_OSP_SAMPLE_BUDGET x ln(blocks / (minf x
+ * HP_OSP_SAMPLE_BUDGET)) samples after its first minf x HP_OSP_SAMPLE_BUDGET blocks (~0.36 M
+ * for 10^9 blocks): the sampling cost grows with the log of the run's length. */
+#define HP_OSP_SAMPLE_BUDGET 65536.0
+double hp_osp_f_rule(uint32_t minf, double tau, uint32_t list, double blocks);
 /* What one sample stands for: f + E[L] (the mean cycle). */
 static inline double hp_osp_sample_weight(const hp_osp_lawp *l, double f) { return f + l->mean; }
 /* weight=cost: the acceptance probability beta_p / beta_m of a subpath whose blocks cost

@@ -163,10 +163,12 @@ int hp_sample_spec_parse(const char *text, hp_bursty_params p[HP_BURSTY_NTYPES],
 static const char *const law_names[] = {"pow2", "uniform", "any", "pow2+3+5"};
 static const char *const enc_names[] = {"xor", "exact"};
 static const char *const weight_names[] = {"count", "length", "cost"};
+static const char *const list_names[] = {"counting", "concise"};
 
 const char *hp_osp_law_name(uint32_t law) { return law < 4 ? law_names[law] : "?"; }
 const char *hp_osp_enc_name(uint32_t enc) { return enc < 2 ? enc_names[enc] : "?"; }
 const char *hp_osp_weight_name(uint32_t weight) { return weight < 3 ? weight_names[weight] : "?"; }
+const char *hp_osp_list_name(uint32_t list) { return list < 2 ? list_names[list] : "?"; }
 
 static int word_of(const char *v, size_t vlen, const char *const *names, int n)
 {
@@ -203,7 +205,7 @@ static int osp_num(const char *kv, size_t len, const char *v, size_t vlen, uint3
 static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *maxlen_set, char *err, size_t errlen)
 {
     const char *eq = memchr(kv, '=', len);
-    if (!eq) return say(err, errlen, "subpath: '%.*s' is not KEY=VALUE (mem, len, maxlen, enc, minf, weight, skiponly)", kv, len);
+    if (!eq) return say(err, errlen, "subpath: '%.*s' is not KEY=VALUE (mem, len, maxlen, enc, minf, weight, list, skiponly)", kv, len);
     size_t klen = (size_t)(eq - kv), vlen = len - klen - 1;
     const char *v = eq + 1;
     int w;
@@ -233,10 +235,14 @@ static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *maxlen_set
         if ((w = word_of(v, vlen, weight_names, 3)) < 0)
             return say(err, errlen, "subpath: unknown weight '%.*s' (count, length or cost)", v, vlen);
         p->weight = (uint32_t)w;
+    } else if (KEY("list")) {
+        if ((w = word_of(v, vlen, list_names, 2)) < 0)
+            return say(err, errlen, "subpath: unknown list '%.*s' (counting or concise)", v, vlen);
+        p->list = (uint32_t)w;
     } else if (KEY("skiponly")) {
         if (osp_num(kv, len, v, vlen, 0, 1, &p->skiponly, err, errlen)) return -1;
     } else {
-        return say(err, errlen, "subpath: unknown key '%.*s' (mem, len, maxlen, enc, minf, weight, skiponly)", kv, klen);
+        return say(err, errlen, "subpath: unknown key '%.*s' (mem, len, maxlen, enc, minf, weight, list, skiponly)", kv, klen);
     }
 #undef KEY
     return 0;
@@ -269,9 +275,9 @@ int hp_osp_params_parse(const char *text, size_t len, hp_osp_params *p, char *er
 
 size_t hp_osp_params_format(char *out, size_t cap, const hp_osp_params *p)
 {
-    int n = snprintf(out, cap, "mem=%u,len=%s,maxlen=%u,enc=%s,minf=%u,weight=%s%s", (unsigned)p->mem,
+    int n = snprintf(out, cap, "mem=%u,len=%s,maxlen=%u,enc=%s,minf=%u,weight=%s,list=%s%s", (unsigned)p->mem,
                      hp_osp_law_name(p->law), (unsigned)p->maxlen, hp_osp_enc_name(p->enc), (unsigned)p->minf,
-                     hp_osp_weight_name(p->weight), p->skiponly ? ",skiponly=1" : "");
+                     hp_osp_weight_name(p->weight), hp_osp_list_name(p->list), p->skiponly ? ",skiponly=1" : "");
     if (n < 0) return 0;
     return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
 }

@@ -30,7 +30,7 @@
  *   skiponly 1: skip but never record a subpath (measures the skipping overhead alone)
  * Only hp_sample_*_osp accept it (the others say "subpath" is not an HPS type). Its canonical
  * form (hp_osp_params_format, INFO subpath.params) is
- *   mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count   (",skiponly=1" when set).
+ *   mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count,list=counting   (",skiponly=1" when set).
  *
  * Pure C11: no allocation, no system calls; errors are one sentence in the caller's buffer.
  */
@@ -102,6 +102,7 @@ size_t hp_osp_params_format(char *out, size_t cap, const hp_osp_params *p);
 const char *hp_osp_law_name(uint32_t law);
 const char *hp_osp_enc_name(uint32_t enc);
 const char *hp_osp_weight_name(uint32_t weight);
+const char *hp_osp_list_name(uint32_t list);
 
 /* "period=N,burst=M,jitter=J" into *p (keys in any order, each optional: missing keys keep *p's
  * values; `enabled` is not touched). 0, or -1 and err. */

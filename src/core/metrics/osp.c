@@ -17,6 +17,14 @@ double hp_osp_chernoff_error(uint64_t sample_count, double confidence, int one_s
     return sqrt(c * log_inv_delta / (double)sample_count);
 }
 
+double hp_osp_admission_error(uint64_t sample_count, double tau, double confidence, int one_sided)
+{
+    if (!(tau > 1) || sample_count == 0) return 0;
+    double share = one_sided ? 1 + log(confidence) : -log((1 - confidence) / 2) - 1;
+    if (share < 1 && !one_sided) share = 1; /* K = 0: the estimate tau - 1 too high */
+    return share * tau / (double)sample_count;
+}
+
 double hp_osp_estimated_count(uint64_t sample_count, double p_sample, double p_length)
 {
     return (double)sample_count / p_sample / p_length;

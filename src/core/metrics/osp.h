@@ -19,6 +19,14 @@
  * ("if the subpath is hotter than we assume, it does not matter"): with the stated confidence the
  * true count is at least estimate * (1 - eps); no upper bound is claimed. */
 double hp_osp_chernoff_error(uint64_t sample_count, double confidence, int one_sided);
+/* Counting samples (core/summary/osplist.h): the samples a held subpath had before the list
+ * admitted it are estimated as tau - 1; their true number K is geometric (success 1/tau), so the
+ * estimate carries a further relative error, added to the Chernoff one. Two-sided: K beyond its
+ * (1 + c) / 2 quantile, -ln((1 - c) / 2) x tau, overshoots tau - 1 by (-ln((1 - c) / 2) - 1) x tau
+ * (which also covers K = 0 for c >= 0.73); one-sided (a lower bound: the estimate too high): K
+ * below its 1 - c quantile, -ln(c) x tau, falls short by (1 + ln c) x tau. Over x samples;
+ * tau <= 1 or x = 0 gives 0 (no admission under way, or nothing to bound). */
+double hp_osp_admission_error(uint64_t sample_count, double tau, double confidence, int one_sided);
 /* Section 4 (Table 4.8 text): estimated count = sample count / sampling probability / a-priori
  * probability of the path's length (for length 2^n, 1/2^n). E.g. 27006 / (1/1000) / (1/4). */
 double hp_osp_estimated_count(uint64_t sample_count, double p_sample, double p_length);

@@ -1,9 +1,15 @@
-/* osplist.c — OSP's weighted concise sample with stored sequences (osplist.h). */
+/* osplist.c — OSP's weighted hot-list with stored sequences: concise or counting samples
+ * (osplist.h). */
 #include "core/summary/osplist.h"
 #include "core/base/hash.h"
 #include <string.h>
 
 hp_osp_list *hp_osp_list_init(void *mem, size_t bytes, uint64_t seed, int check_seq)
+{
+    return hp_osp_list_init_rule(mem, bytes, seed, check_seq, 0);
+}
+
+hp_osp_list *hp_osp_list_init_rule(void *mem, size_t bytes, uint64_t seed, int check_seq, int counting)
 {
     if (!mem || bytes < HP_OSP_MIN_LIST_BYTES) return NULL;
     hp_osp_list *l = mem;
@@ -19,6 +25,7 @@ hp_osp_list *hp_osp_list_init(void *mem, size_t bytes, uint64_t seed, int check_
     l->arena_cap = (uint32_t)((bytes - ((uint8_t *)l->arena - (uint8_t *)mem)) / sizeof(uint32_t));
     l->tau = 1;
     l->check_seq = (uint32_t)!!check_seq;
+    l->counting = (uint32_t)!!counting;
     memset(l->slot, 0, l->nslots * sizeof *l->slot);
     hp_rng_seed(&l->rng, seed);
     return l;
@@ -67,14 +74,31 @@ static void compact(hp_osp_list *l)
     reindex(l);
 }
 
+/* Concise: c' ~ Binomial(c, keep), the weight rescaled so that its expectation stays. */
+static void thin_concise(hp_osp_list *l, hp_osp_entry *e, double keep)
+{
+    uint64_t c2 = hp_rng_binomial(&l->rng, e->count, keep);
+    e->weight = c2 ? e->weight * ((double)c2 / (double)e->count) / keep : 0;
+    e->count = c2;
+}
+
+/* Counting (Gibbons–Matias): the first sample survives with probability keep; each loss costs
+ * one and the next survives with probability 1/tau'. The weight loses its mean per count lost. */
+static void thin_counting(hp_osp_list *l, hp_osp_entry *e, double keep, double tau2)
+{
+    uint64_t c2 = e->count;
+    if (hp_rng_double(&l->rng) >= keep)
+        for (c2--; c2 && hp_rng_double(&l->rng) * tau2 >= 1; c2--) {}
+    e->weight = c2 ? e->weight * ((double)c2 / (double)e->count) : 0;
+    e->count = c2;
+}
+
 void hp_osp_list_thin(hp_osp_list *l)
 {
     double keep = 0.5; /* tau / tau' */
     for (uint32_t i = 0; i < l->n; i++) {
-        hp_osp_entry *e = &l->e[i];
-        uint64_t c2 = hp_rng_binomial(&l->rng, e->count, keep);
-        e->weight = c2 ? e->weight * ((double)c2 / (double)e->count) / keep : 0;
-        e->count = c2;
+        if (l->counting) thin_counting(l, &l->e[i], keep, l->tau / keep);
+        else thin_concise(l, &l->e[i], keep);
     }
     l->tau /= keep;
     l->thinnings++;
@@ -113,7 +137,7 @@ static int put(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *se
         hp_osp_list_thin(l);
     }
     e = &l->e[l->n];
-    *e = (hp_osp_entry){key, c, w, p_length, length, HP_OSP_NO_SEQ};
+    *e = (hp_osp_entry){key, c, w, p_length, c ? w / (double)c : 0, length, HP_OSP_NO_SEQ};
     if (seq) {
         memcpy(l->arena + l->arena_used, seq, length * sizeof *seq);
         e->seq = l->arena_used;
@@ -127,9 +151,19 @@ int hp_osp_list_offer(hp_osp_list *l, uint64_t key, uint32_t length, const uint3
                       double p_length)
 {
     l->offered++;
+    if (l->counting && hp_osp_list_find(l, key)) {
+        l->admitted++;
+        return put(l, key, length, seq, 1, weight, p_length, 1);
+    }
     if (l->tau > 1 && hp_rng_double(&l->rng) * l->tau >= 1) return 0;
     l->admitted++;
-    return put(l, key, length, seq, 1, weight * l->tau, p_length, 1);
+    return put(l, key, length, seq, 1, l->counting ? weight : weight * l->tau, p_length, 1);
+}
+
+double hp_osp_list_weight(const hp_osp_list *l, const hp_osp_entry *e)
+{
+    if (!l->counting || !e->count) return e->weight;
+    return e->weight + (l->tau - 1) * e->w_first;
 }
 
 int hp_osp_list_add(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, uint64_t c, double w,

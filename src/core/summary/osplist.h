@@ -1,14 +1,28 @@
-/* osplist.h — OSP's hot-list: a Gibbons–Matias concise sample (concise.h) of weighted subpaths
- * within a memory budget, keeping each entry's block sequence (osp-online-subpath-profiling.txt
- * §2.3; core/control/osp.h says what a sample's weight is).
+/* osplist.h — OSP's hot-list of weighted subpaths within a memory budget, keeping each entry's
+ * block sequence (osp-online-subpath-profiling.txt §2.3; core/control/osp.h says what a sample's
+ * weight is). Two admission rules (Gibbons–Matias, SIGMOD 1998; hp_osp_list_init's `counting`):
  *
- * Threshold tau (1 at first): a sample offered is admitted with probability 1/tau and then
- * carries weight x tau. An admitted sample of a key held adds 1 to its count and its weight; a new
- * key takes an entry and stores its sequence. When the entries or the sequence arena would
- * overflow the list thins: tau' = 2 tau, each entry's count c becomes c' ~ Binomial(c, tau/tau')
- * and its weight is multiplied by (c'/c) x (tau'/tau); entries reaching 0 are dropped and the
- * arena is compacted. Each step keeps E[weight] unchanged, so weight / p_length stays an
- * unbiased estimate of the subpath's executions.
+ * Concise samples (the paper's §2.3.4). Threshold tau (1 at first): a sample offered is admitted
+ * with probability 1/tau and then carries weight x tau. An admitted sample of a key held adds 1 to
+ * its count and its weight; a new key takes an entry and stores its sequence. When the entries or
+ * the sequence arena would overflow the list thins: tau' = 2 tau, each entry's count c becomes
+ * c' ~ Binomial(c, tau/tau') and its weight is multiplied by (c'/c) x (tau'/tau); entries
+ * reaching 0 are dropped and the arena is compacted. Each step keeps E[weight] unchanged, so
+ * weight / p_length stays an unbiased estimate of the subpath's executions.
+ *
+ * Counting samples. A sample of a key held is always counted (count += 1, weight += its weight,
+ * unscaled); a key not held is admitted with probability 1/tau. Thinning to tau' = 2 tau runs
+ * Gibbons–Matias' coin procedure per entry: with probability tau/tau' nothing changes, else the
+ * count drops by one and keeps dropping on each further coin of probability 1 - 1/tau' (the
+ * weight by the same share of its mean); the list is then distributed as if tau' had ruled from
+ * the start. The samples a held key had before its admission are, for a key offered many more
+ * than tau times, tau - 1 in expectation (a geometric wait), so hp_osp_list_weight adds
+ * (tau - 1) x the weight of its admitting sample (samples' weights change over a run — f grows —
+ * and the misses came just before the admission; thinning drops the earliest counts, about
+ * tau' - tau of a hot key's, and keeps that weight as the estimate of theirs): unbiased for the
+ * hot keys; a key offered about tau times or less is over-estimated by up to that much. A hot
+ * key thus counts tau times as many samples as under concise samples: its relative error
+ * shrinks by sqrt(tau).
  *
  * Memory: one caller-provided block of `bytes` holds the struct, the entries, the index (2 slots
  * per entry) and the arena of sequences (u32 guard ids): entries = bytes / HP_OSP_BYTES_PER_ENTRY
@@ -30,6 +44,7 @@
 typedef struct hp_osp_entry {
     uint64_t key, count;
     double weight, p_length;
+    double w_first; /* counting: the weight of the sample that admitted it (the era of its misses) */
     uint32_t length;
     uint32_t seq;   /* arena offset of its `length` ids, HP_OSP_NO_SEQ if not kept */
 } hp_osp_entry;
@@ -37,7 +52,7 @@ typedef struct hp_osp_entry {
 #define HP_OSP_BYTES_PER_ENTRY (sizeof(hp_osp_entry) + 2 * sizeof(uint32_t) + HP_OSP_AVG_SEQ * sizeof(uint32_t))
 
 typedef struct hp_osp_list {
-    uint32_t cap, n, nslots, arena_cap, arena_used, check_seq;
+    uint32_t cap, n, nslots, arena_cap, arena_used, check_seq, counting, pad;
     double tau;
     uint64_t offered, admitted, thinnings, collisions, dropped_seq;
     hp_rng rng;
@@ -47,16 +62,22 @@ typedef struct hp_osp_list {
 } hp_osp_list;
 
 /* Lays the list out in mem (bytes >= HP_OSP_MIN_LIST_BYTES); NULL if too small.
- * check_seq: 1 to compare sequences of equal keys (enc=exact). */
+ * check_seq: 1 to compare sequences of equal keys (enc=exact). Concise samples. */
 #define HP_OSP_MIN_LIST_BYTES 512u
 hp_osp_list *hp_osp_list_init(void *mem, size_t bytes, uint64_t seed, int check_seq);
-/* Offers one sample: admitted with probability 1/tau (weight x tau). seq may be NULL. Returns 1
- * if admitted and kept, 0 otherwise. */
+/* The same with the admission rule chosen: counting 1 = counting samples, 0 = concise. */
+hp_osp_list *hp_osp_list_init_rule(void *mem, size_t bytes, uint64_t seed, int check_seq, int counting);
+/* Offers one sample: concise, admitted with probability 1/tau (weight x tau); counting, always
+ * counted when its key is held, else admitted with probability 1/tau. seq may be NULL. Returns 1
+ * if counted and kept, 0 otherwise. */
 int hp_osp_list_offer(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, double weight,
                       double p_length);
 /* Adds without admission (exact counting: count += c, weight += w); 0 if it did not fit. */
 int hp_osp_list_add(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, uint64_t c, double w,
                     double p_length);
+/* The weight an entry stands for: its weight (concise), or its weight plus (tau - 1) x its mean
+ * weight for the samples before its admission (counting). Estimate = this / p_length. */
+double hp_osp_list_weight(const hp_osp_list *l, const hp_osp_entry *e);
 /* The entry of key, or NULL. */
 hp_osp_entry *hp_osp_list_find(const hp_osp_list *l, uint64_t key);
 /* Its stored ids (NULL if none). */

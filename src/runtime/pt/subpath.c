@@ -89,7 +89,7 @@ static HP_NOINST void write_group(const hp_pt_sink *o)
     o->begin(HP_SEC_SUBPATHS);
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
-        put_record(o, e->key, e->count, e->weight, e->p_length, e->length, hp_osp_list_seq(c, e));
+        put_record(o, e->key, e->count, hp_osp_list_weight(c, e), e->p_length, e->length, hp_osp_list_seq(c, e));
     }
     o->end();
     munmap(c, hp_rt_osp_params()->mem);
@@ -127,11 +127,12 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
 {
     int mode = HP_LOAD_ACQ(&hp_g.osp);
     if (mode == HP_OSP_RT_NONE) return 0;
-    uint64_t blocks = 0, samples = 0, rejected = 0, collisions = 0, entries = 0, bytes = 0, cuts = 0;
+    uint64_t blocks = 0, samples = 0, rejected = 0, collisions = 0, entries = 0, bytes = 0, cuts = 0, bmax = 0;
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
         if (!o) continue;
-        blocks += HP_LOAD_RLX(&o->blocks), samples += HP_LOAD_RLX(&o->samples);
+        uint64_t b = HP_LOAD_RLX(&o->blocks);
+        blocks += b, samples += HP_LOAD_RLX(&o->samples), bmax = b > bmax ? b : bmax;
         rejected += HP_LOAD_RLX(&o->rejected), collisions += HP_LOAD_RLX(&o->collisions);
         cuts += hp_rt_osp_count_cuts(o);
         const hp_tab *c = HP_LOAD_ACQ(&o->counts);
@@ -140,7 +141,7 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     double tau = 1, f = 0;
     hp_osp_list *c = mode != HP_OSP_RT_EXACT ? hp_rt_osp_list_copy() : NULL;
     if (c) {
-        tau = c->tau, f = hp_osp_f(hp_rt_osp_params()->minf, c->tau), entries = c->n, bytes = hp_osp_list_bytes_used(c);
+        tau = c->tau, f = hp_osp_f_rule(hp_rt_osp_params()->minf, c->tau, hp_rt_osp_params()->list, (double)bmax), entries = c->n, bytes = hp_osp_list_bytes_used(c);
         collisions += c->collisions;
         munmap(c, hp_rt_osp_params()->mem);
     }
@@ -208,7 +209,7 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
     if (!c) return 0;
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
-        keep_row(out, k, &n, e->key, e->length, e->p_length > 0 ? e->weight / e->p_length : 0, hp_osp_list_seq(c, e));
+        keep_row(out, k, &n, e->key, e->length, e->p_length > 0 ? hp_osp_list_weight(c, e) / e->p_length : 0, hp_osp_list_seq(c, e));
     }
     munmap(c, hp_rt_osp_params()->mem);
     return n;

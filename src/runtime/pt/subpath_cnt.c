@@ -5,8 +5,8 @@
  *
  * Invariants: o->cmode is HP_OSP_C_BURST exactly while hp_osp_count_on(o->cs) (the block hooks
  * record), else HP_OSP_C_PRE when one of the next HP_OSP_PREARM events triggers (the thread
- * enters the instrumented copies that many events early), else HP_OSP_C_IDLE; S = hp_osp_f(minf, tau of the list
- * at the thread's last offer).
+ * enters the instrumented copies that many events early), else HP_OSP_C_IDLE; S = hp_osp_f_rule(minf, tau of the
+ * list at the thread's last offer, list, the thread's estimated blocks).
  * Owner thread only; `busy` keeps a signal handler's hooks out of an update in progress.
  */
 #include "runtime/pt/subpath.h"
@@ -27,7 +27,7 @@ HP_NOINST hp_thread_osp *hp_rt_osp_count_state(hp_thread *t)
 HP_NOINST int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed)
 {
     const hp_osp_params *p = hp_rt_osp_params();
-    double S = hp_osp_f(p->minf, o->ctau);
+    double S = hp_osp_f_rule(p->minf, o->ctau, p->list, o->cest);
     hp_osp_count_events(o->cs, elapsed, S);
     if (p->skiponly) o->cs->starting = 0; /* the countdown and draws alone */
     set_mode(o);

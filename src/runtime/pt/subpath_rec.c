@@ -40,7 +40,9 @@ HP_NOINST int hp_rt_osp_setup(const hp_osp_params *p, int mode, uint64_t seed)
     hp_osp_law_init(&g_law, p->law, p->maxlen);
     if (mode == HP_OSP_RT_LIVE || mode == HP_OSP_RT_PATCH || mode == HP_OSP_RT_COUNT) {
         void *mem = hp_map(p->mem);
-        g_list = mem ? hp_osp_list_init(mem, p->mem, hp_mix64(seed ^ 0x05b5), p->enc == HP_SUBPATH_ENC_EXACT) : NULL;
+        g_list = mem ? hp_osp_list_init_rule(mem, p->mem, hp_mix64(seed ^ 0x05b5), p->enc == HP_SUBPATH_ENC_EXACT,
+                                             p->list == HP_OSP_LIST_COUNTING)
+                     : NULL;
         if (!g_list) return 0;
     }
     HP_STORE_REL(&hp_g.osp, mode);
@@ -83,7 +85,7 @@ static HP_NOINST void osp_own(hp_thread *t, hp_thread_osp *o)
     o->pool_tsc = o->pool_gaps = 0;
     if (o->x) hp_osp_exact_init(o->x, g_p.maxlen, g_p.enc);
     if (g_mode != HP_OSP_RT_LIVE && g_mode != HP_OSP_RT_PATCH && g_mode != HP_OSP_RT_COUNT) return;
-    double f = hp_osp_f(g_p.minf, g_list->tau);
+    double f = hp_osp_f_rule(g_p.minf, g_list->tau, g_p.list, 0);
     if (g_mode == HP_OSP_RT_COUNT) { /* f is the period S in boundary events */
         hp_osp_count_init(o->cs, hp_mix64(g_seed ^ (t->seed + t->tid * 0x9e3779b97f4a7c15ull) ^ 0xc0), f);
         o->ctau = g_list->tau;
@@ -195,7 +197,7 @@ static HP_NOINST void sample_done(hp_thread_osp *o)
     if (!g_p.skiponly) {
         HP_BUMP(&o->samples);
         if (hp_rt_osp_offer(o, s->ids, L, hp_osp_sample_weight(&g_law, f), p, &s->rng, &tau))
-            f = hp_osp_f(g_p.minf, tau); /* as the list's tau left it at this offer */
+            f = hp_osp_f_rule(g_p.minf, tau, g_p.list, (double)o->blocks); /* as the list's tau left it at this offer */
     }
     hp_osp_sampler_next(s, f, &g_law);
     o->drawn_skip = s->skip;

@@ -199,5 +199,5 @@ HP_NOINST uint64_t hp_rt_osp_window_end(uint32_t w, uint64_t off_ns, uint64_t on
         if (ns > 0.0) per_block += ns, n++;
     }
     if (!n) return 0;
-    return (uint64_t)(hp_osp_f(hp_rt_osp_params()->minf, tau) * per_block / n);
+    return (uint64_t)(hp_osp_f_rule(hp_rt_osp_params()->minf, tau, hp_rt_osp_params()->list, 0) * per_block / n);
 }
