@@ -12,10 +12,12 @@
 # osp_top10.csv and osp_prefix.csv; the tables go to stdout, progress to stderr.
 #
 # Usage: bench/osp/run.sh [--quick] [--small] [--runs N] [--workloads "fft lexgen ..."]
-#                         [--results DIR] [--no-prefix] [--selftest]
+#                         [--results DIR] [--no-prefix] [--dual-flags "..."] [--selftest]
 #   --quick     fft and lexgen at small sizes, 1 round, no prefix runs: a smoke test.
 #   --small     the small sizes of bench/hps_sweep --quick (accuracy meaningful, slowdowns less so).
 #   --runs N    rounds of timing (default 5; the medians are over rounds).
+#   --dual-flags  more `hotprof cc` flags for the dual-blocks build of the count variants, e.g.
+#               "--dual-sites=count" (inline count sites: docs/dual.md); in the results' header.
 #   --selftest  only check osp.py's table/CSV/SVG logic on fabricated profiles (runs no workload).
 # The full run (8 workloads, default sizes, 5 rounds; the exact runs count every subpath) takes
 # a long time on 2 cores: run it on a quiet machine.
@@ -30,8 +32,9 @@ NOPREFIX=""
 WORKLOADS="fft heapsort lexgen compress gametree interp nbody mt_work"
 RESULTS="$ROOT/bench/results"
 NATIVE_CC=${NATIVE_CC:-clang}
+DUAL_FLAGS=""
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
         --workloads) WORKLOADS="$2"; shift ;;
         --results) RESULTS="$2"; shift ;;
         --no-prefix) NOPREFIX=--no-prefix ;;
+        --dual-flags) DUAL_FLAGS="$2"; shift ;;
         --selftest) exec python3 "$HERE/osp.py" --selftest ;;
         -h|--help) usage 0 ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
@@ -70,10 +74,10 @@ build_variant() {   # name, CC command
 }
 build_variant native "$NATIVE_CC"
 build_variant hooked "$HOTPROF cc --hooks=blocks"
-build_variant dual "$HOTPROF cc --hooks=dual-blocks"
+build_variant dual "$HOTPROF cc --hooks=dual-blocks${DUAL_FLAGS:+ $DUAL_FLAGS}"
 
 mkdir -p "$RESULTS"
-HEADER="# bench/osp: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, hooked: hotprof cc --hooks=blocks -O2, dual: --hooks=dual-blocks -O2, $RUNS rounds$([ "$SMALL" = 1 ] && echo ', small sizes'), $(date -u +%Y-%m-%dT%H:%MZ)"
+HEADER="# bench/osp: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, hooked: hotprof cc --hooks=blocks -O2, dual: --hooks=dual-blocks${DUAL_FLAGS:+ $DUAL_FLAGS} -O2, $RUNS rounds$([ "$SMALL" = 1 ] && echo ', small sizes'), $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/osp.py" --bin-dir "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" --small "$SMALL" $NOPREFIX \
     --workloads "$WORKLOADS" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/osp.txt, osp.csv, osp_top10.csv, osp_prefix.csv and osp.svg"
