@@ -156,6 +156,30 @@ TEST(wall_accuracy_hand_example_and_asymmetry)
     CHECK_NEAR(hp_wall_accuracy(actual41, 41, est4, 4, 0.05, scratch), 80.0 / 120.0, 1e-12);
 }
 
+/* Ties at the cut-off: the expectation over tie orders, the same under any relabelling of keys.
+ * actual: 20 paths, {1:10} then 6 paths of 5 and 13 of 1: 5% -> 1 place, no tie at 10 -> H_act
+ * = {1}. A sample whose top 1 is path 1 -> 1; one whose 3 hottest tie (1, 2, 3) -> 1/3.
+ * actual2: 40 paths, 6 tie at the top (weight 5) for 2 places: each in with chance 1/3; an
+ * estimate whose top 2 are two of them (no tie there) matches 2 x 5 x 1/3 of 10 -> 1/3, whatever
+ * the keys. */
+TEST(wall_accuracy_ties_at_the_cut_off)
+{
+    hp_metric_item actual[20], est[3] = {{1, 7}, {2, 7}, {3, 7}}, est1[2] = {{1, 9}, {2, 7}};
+    actual[0] = (hp_metric_item){1, 10};
+    for (size_t k = 2; k <= 7; k++) actual[k - 1] = (hp_metric_item){k, 5};
+    for (size_t k = 8; k <= 20; k++) actual[k - 1] = (hp_metric_item){k, 1};
+    CHECK_NEAR(hp_wall_accuracy(actual, 20, est1, 2, 0.05, scratch), 1.0, 1e-12);
+    CHECK_NEAR(hp_wall_accuracy(actual, 20, est, 3, 0.05, scratch), 1.0 / 3.0, 1e-12);
+    hp_metric_item actual2[40];
+    for (size_t k = 1; k <= 40; k++) actual2[k - 1] = (hp_metric_item){k, k <= 6 ? 5.0 : 1.0};
+    for (uint64_t base = 0; base < 200; base += 37) { /* relabel: the tied keys sort anywhere */
+        hp_metric_item a[40], e[2];
+        for (size_t k = 0; k < 40; k++) a[k] = (hp_metric_item){(actual2[k].key * 7919 + base) % 1000, actual2[k].weight};
+        e[0] = (hp_metric_item){a[4].key, 9}, e[1] = (hp_metric_item){a[5].key, 8};
+        CHECK_NEAR(hp_wall_accuracy(a, 40, e, 2, 0.05, scratch), 1.0 / 3.0, 1e-12);
+    }
+}
+
 TEST(wall_accuracy_edges)
 {
     hp_metric_item a[] = {{1, 5}, {2, 3}};
@@ -376,6 +400,7 @@ int main(void)
     RUN(multihash_error_hand_example);
     RUN(multihash_error_edges);
     RUN(wall_accuracy_hand_example_and_asymmetry);
+    RUN(wall_accuracy_ties_at_the_cut_off);
     RUN(wall_accuracy_edges);
     RUN(diff_top_hand_example);
     RUN(osp_chernoff_matches_paper_tables);

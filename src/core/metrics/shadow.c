@@ -9,6 +9,20 @@
 
 /* ---- Shadow profiling: Wall weight matching ------------------------------------------------- */
 
+/* Of a heaviest-first prefix sorted[0..n), the members that may be among its `take` hottest:
+ * those heavier than the take-th one, and every one tied with it. Returns how many; *share gets
+ * the chance that one of the tied makes the cut (uniform tie order), 1 when nothing ties. */
+static size_t cut_with_ties(const hp_metric_item *sorted, size_t n, size_t take, double *share, double *cut_weight)
+{
+    double w = sorted[take - 1].weight;
+    size_t above = 0, end = take;
+    while (above < take && sorted[above].weight > w) above++;
+    while (end < n && sorted[end].weight == w) end++;
+    *share = (double)(take - above) / (double)(end - above);
+    *cut_weight = w;
+    return end;
+}
+
 double hp_wall_accuracy(const hp_metric_item *actual, size_t n_actual, const hp_metric_item *est,
                         size_t n_est, double top_fraction, hp_metric_item *scratch)
 {
@@ -20,17 +34,20 @@ double hp_wall_accuracy(const hp_metric_item *actual, size_t n_actual, const hp_
     if (h < 1) h = 1;
     if (h > pa) h = pa;
     size_t he = hp_metric_min_size(h, pe);
-    double denominator = hp_metric_total(sa, h);
-    hp_metric_sort_by_key(sa, h);
-    hp_metric_sort_by_key(se, he);
+    if (he == 0) return 0.0;
+    double denominator = hp_metric_total(sa, h), share_a, share_e, cut_a, cut_e;
+    size_t na = cut_with_ties(sa, pa, h, &share_a, &cut_a), ne = cut_with_ties(se, pe, he, &share_e, &cut_e);
+    hp_metric_sort_by_key(sa, na);
+    hp_metric_sort_by_key(se, ne);
     double matched = 0.0;
-    for (size_t i = 0, j = 0; i < h && j < he;) {
+    for (size_t i = 0, j = 0; i < na && j < ne;) {
         if (sa[i].key < se[j].key) {
             i++;
         } else if (se[j].key < sa[i].key) {
             j++;
         } else {
-            matched += sa[i++].weight;
+            double in_a = sa[i].weight == cut_a ? share_a : 1.0, in_e = se[j].weight == cut_e ? share_e : 1.0;
+            matched += sa[i++].weight * in_a * in_e;
             j++;
         }
     }

@@ -14,6 +14,11 @@
  * (paper: 5%) of the distinct paths of the exact profile: ceil(top_fraction * n) of its n members
  * with weight > 0 (at least 1). H_est = the same NUMBER of hottest members of the estimated
  * profile. Asymmetric: `actual` is the reference. Empty actual: 1 if est is empty too, else 0.
+ * Ties at a cut-off (members weighing as much as the last one taken, on either side) are taken in
+ * a uniformly random order and the value is its expectation: each tied member is in with
+ * probability (places left) / (members tied), so the result does not depend on how the keys
+ * happen to sort (a 6-way tie for the one place of a small profile gave 0 or 1 by key order
+ * before). Without ties it is the paper's value.
  * scratch: n_actual + n_est items. */
 #define HP_WALL_PAPER_TOP_FRACTION 0.05
 double hp_wall_accuracy(const hp_metric_item *actual, size_t n_actual, const hp_metric_item *est,
