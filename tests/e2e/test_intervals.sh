@@ -163,9 +163,12 @@ PY
 check "bursty: the text says intervals count sampled events" bash -c '"$0" report --type intervals "$1" | grep -q "bursty: intervals count the sampled events"' "$HP" b.data
 
 # ---- patched bursts: the value hooks feed intervals inside windows only
-N=1000000
+# (N = 4M and windows of 1000 units: windows come from the control thread, and on a loaded
+# machine it opened 14 in a 4M run, each recording its window's ~100 units: 5 intervals where 8
+# are needed; a 1M run with 100-unit windows got 1-3)
+N=4000000
 "$HP" run -q --seed 2 -o x.data --sample value:summary=multihash -- ./ph $N >/dev/null
-"$HP" run -q --seed 2 -o p.data --bursts patch --sample edges:period=100,burst=100 \
+HOTPROF_WINDOW=1000 "$HP" run -q --seed 2 -o p.data --bursts patch --sample edges:period=100,burst=100 \
     --sample value:summary=multihash,interval=1000 --sample edges:summary=multihash,interval=1000 -- ./ph $N >/dev/null
 check "patched bursts: the hot tuples are the exhaustive run's top tuples, 111 before 222" python3 - "$HP" x.data p.data <<'PY'
 import json, subprocess, sys
