@@ -27,6 +27,9 @@ HP_NOINST hp_thread_osp *hp_rt_osp_count_state(hp_thread *t)
 HP_NOINST int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed)
 {
     const hp_osp_params *p = hp_rt_osp_params();
+    /* skiponly records no segment, so no blocks are estimated: its S grows with the events
+     * instead (at least one block each), as a full run's would with its blocks */
+    if (p->skiponly) o->cest += (double)elapsed;
     double S = hp_osp_f_rule(p->minf, o->ctau, p->list, o->cest);
     hp_osp_count_events(o->cs, elapsed, S);
     if (p->skiponly) o->cs->starting = 0; /* the countdown and draws alone */
