@@ -46,6 +46,14 @@ done
 
 "$HP" run -q --seed 3 --bursts live --sample subpath:mem=2K,enc=exact -o small.data -- ./osp_loop $N >/dev/null 2>&1
 dec small.data small.json && python3 "$ROOT/tests/e2e/check_osp_run.py" small small.json 2048
+# a counting list that thinned (2K): snapshot_topk picks and orders its rows as the report ranks
+# them (the counted share of each estimate), with the same estimates
+"$HP" run -q --seed 5 --bursts live --sample subpath:mem=2K -o smallk.data -- ./osp_loop $N topk >/dev/null 2>smallk.err
+"$HP" report --type subpath --format json --top 3 smallk.data >smallk.json 2>/dev/null
+check_eq "counting list: snapshot_topk's 3 subpaths are the report's top 3, in its order" \
+    "$(awk '/^topk [0-9]/ {print $2}' smallk.err | tr '\n' ' ')" \
+    "$(python3 -c 'import json,sys; print(" ".join(str(int(r["key"], 16)) for r in json.load(open(sys.argv[1]))["subpaths"]["rows"]) + " ")' smallk.json)"
+check "counting list: the list thinned (tau > 1)" python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["subpaths"]; assert d["tau"] > 1 and "list=counting" in d["params"], d["tau"]' smallk.json
 "$HP" run -q --bursts live --sample subpath:skiponly=1 -o skip.data -- ./osp_loop $N >/dev/null 2>&1
 dec skip.data skip.json && python3 "$ROOT/tests/e2e/check_osp_run.py" skiponly skip.json
 "$HP" run -q --bursts live --sample subpath:weight=cost -o cost.data -- ./osp_loop $N >/dev/null 2>&1

@@ -207,9 +207,18 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
     }
     hp_osp_list *c = mode != HP_OSP_RT_NONE ? hp_rt_osp_list_copy() : NULL;
     if (!c) return 0;
+    /* chosen and ordered by the counted share of the estimate, as the report ranks them
+     * (analysis/ptype/subpath.h: a subpath held on a few samples of a counting list is mostly
+     * its admission term); the rows then get their estimates */
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
-        keep_row(out, k, &n, e->key, e->length, e->p_length > 0 ? hp_osp_list_weight(c, e) / e->p_length : 0, hp_osp_list_seq(c, e));
+        double est = e->p_length > 0 ? hp_osp_list_weight(c, e) / e->p_length : 0;
+        double share = c->counting && e->count ? (double)e->count / ((double)e->count + c->tau - 1) : 1;
+        keep_row(out, k, &n, e->key, e->length, est * share, hp_osp_list_seq(c, e));
+    }
+    for (int i = 0; i < n; i++) {
+        const hp_osp_entry *e = hp_osp_list_find(c, out[i].key);
+        out[i].value = e && e->p_length > 0 ? hp_osp_list_weight(c, e) / e->p_length : 0;
     }
     munmap(c, hp_rt_osp_params()->mem);
     return n;
