@@ -38,6 +38,10 @@
 // dual_indirect.cpp cannot follow, returns_twice calls, token values across blocks) get one copy
 // with live hooks instead (latch hooks included, whose answer they ignore). Computed goto
 // (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h.
+// Return sites (-hotprof-dual-return-sites=on, dual_retsites.h): in the one-body form each call
+// of the clean copy that can return is followed by a site (kind 2) whose label is the point after
+// the same call in the instrumented copy (its block split before reg2mem, as a latch site's target
+// is repaired); the instrumented copies' calls get call-range records (kind 3).
 // Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
 // hook, not the address rule) on every block of a cloned function.
