@@ -289,6 +289,7 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
         if (g_mods[i].start == start) {
             g_sites -= nsites(start, stop);
             for (const hp_dual_rec *r = start; r < stop; r++) g_count_sites -= r->flags & HP_DUAL_REC_COUNT;
+            HP_STORE_REL(&g_mods[i].nrets, 0); /* no call range either */
             g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
         }
     for (uint32_t i = 0; i < g_npages; i++)
