@@ -38,6 +38,10 @@
 // dual_indirect.cpp cannot follow, returns_twice calls, token values across blocks) get one copy
 // with live hooks instead (latch hooks included, whose answer they ignore). Computed goto
 // (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h.
+// Return sites (-hotprof-dual-return-sites=on, dual_retsites.h): in the one-body form each call
+// of the clean copy that can return is followed by a site (kind 2) whose label is the point after
+// the same call in the instrumented copy (its block split before reg2mem, as a latch site's target
+// is repaired); the instrumented copies' calls get call-range records (kind 3).
 // Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
 // hook, not the address rule) on every block of a cloned function.
@@ -65,6 +69,7 @@
 
 #include "dual_indirect.h"
 #include "dual_loops.h"
+#include "dual_retsites.h"
 
 using namespace llvm;
 
@@ -139,7 +144,7 @@ static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dua
 namespace {
 
 enum Level { LFunctions = 0, LBlocks = 1, LMemory = 2, LAll = 3 }; // LAll: memory + compares (hookCompares)
-enum SiteKind { KEntry = 0, KBackedge = 1 };
+enum SiteKind { KEntry = 0, KBackedge = 1, KReturn = 2 }; // KReturn: after a call (dual_retsites.h)
 constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
 
 struct Hooks {
@@ -179,15 +184,18 @@ bool countSites(Module &M)
 
 // The site: the patchable nop (5 bytes not crossing an 8-byte boundary), or with count sites the
 // countdown's decrement and branch; and its record {site, target, kind, flags: 1 = count site}.
+// A return site is always a nop; its flags' upper 16 bits hold the distance from the label `2:`
+// before its call (markCall) to the nop, so the runtime knows the call's return address range.
 CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, SiteKind kind, Type *i8p)
 {
     LLVMContext &C = at->getContext();
-    bool count = countSites(*at->getModule());
+    bool count = kind != KReturn && countSites(*at->getModule());
     std::string code = count ? "1: subq $$1, %fs:hp_dual_countdown@tpoff\njle ${0:l}\n"
                              : ".p2align 3,,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n";
+    std::string flags = kind == KReturn ? ".short 0\n.short 1b - 2b" : count ? ".long 1" : ".long 0";
     std::string text = code + ".pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n"
                               ".long 1b - .\n.long ${0:l} - .\n.long " +
-                       std::to_string((int)kind) + "\n.long " + (count ? "1" : "0") + "\n.popsection";
+                       std::to_string((int)kind) + "\n" + flags + "\n.popsection";
     FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {i8p}, false);
     InlineAsm *IA = InlineAsm::get(FT, text, "X,~{dirflag},~{fpsr},~{flags}", /*sideeffect*/ true);
     Constant *ba = BlockAddress::get(at->getParent(), target);
@@ -418,8 +426,12 @@ struct DualFunction {
         if (!clone) return runSingle();
         cold = true;
         thunked = HookCC == "preserve-most";
-        findBackedges();
         bool cg = hotprof_dual::hasComputedGoto(F); // computed goto: dual_indirect.h
+        SmallVector<hotprof_dual::ReturnSite, 16> rets; // (not with computed goto: its phis, dual_indirect.h)
+        if (!cg && hotprof_dual::returnSitesOn()) hotprof_dual::splitAfterCalls(F, rets);
+        SmallPtrSet<BasicBlock *, 16> conts; // continuations after a call: no block hook
+        for (auto &r : rets) conts.insert(r.cont);
+        findBackedges();
         bool cross = cg && hotprof_dual::addressCrossesCopies(F);
         if (cg) hotprof_dual::splitIndirectLatches(backedges);
         leaveOuterOnly = cg;
@@ -446,11 +458,12 @@ struct DualFunction {
         if (cross) hotprof_dual::joinIndirectDests(orig, VM);
         BasicBlock *E1i = cast<BasicBlock>(VM[E1]);
 
+        if (!rets.empty()) hotprof_dual::markReturnPoints(copy);
         // hooks in the instrumented copy, before its back-edge blocks exist
         if (level >= LBlocks) {
             SmallVector<BasicBlock *, 64> hooked;
             for (size_t i = 0; i < orig.size(); i++)
-                if (sancovBlock(*orig[i])) hooked.push_back(copy[i]);
+                if (sancovBlock(*orig[i]) && !conts.count(orig[i])) hooked.push_back(copy[i]);
             hookBlocks(hooked, E1i, kFlagDual);
         }
         if (level >= LMemory) hookMemory(copy);
@@ -461,6 +474,7 @@ struct DualFunction {
         E0->getTerminator()->eraseFromParent();
         emitSite(E0, E1, E1i, KEntry, H.i8p);
         for (auto &be : backedges) linkBackedge(be.first, be.second, VM);
+        for (auto &r : rets) linkReturn(r, VM);
 
         DominatorTree DT(F);
         SmallVector<AllocaInst *, 32> slots;
@@ -538,11 +552,21 @@ struct DualFunction {
         else B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
     }
 
+    // clean: call; [nop: continuation | the instrumented copy's continuation] (dual_retsites.h).
+    void linkReturn(hotprof_dual::ReturnSite &r, ValueToValueMapTy &VM)
+    {
+        BasicBlock *at = r.call->getParent();
+        hotprof_dual::markCall(r.call);
+        at->getTerminator()->eraseFromParent(); /* br cont */
+        emitSite(at, r.cont, cast<BasicBlock>(VM[r.cont]), KReturn, H.i8p);
+    }
+
     // One copy, hooks always live (functions that cannot be cloned).
     void runSingle()
     {
         SmallVector<BasicBlock *, 64> all, hooked;
         for (BasicBlock &BB : F) all.push_back(&BB);
+        if (hotprof_dual::returnSitesOn()) hotprof_dual::markReturnPoints(all); /* returns continue instrumented */
         if (!givenBackedges) findBackedges();
         if (level >= LBlocks) {
             for (BasicBlock *BB : all)
@@ -915,6 +939,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(SiteForm, {"nop", "count"});
         checkOption(SiteExits, {"shared", "dedicated"});
         checkOption(LoopTop, {"top", "edge"});
+        hotprof_dual::returnSitesOn(); /* checks its value */
         hotprof_dual::checkIndirectOption();
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll

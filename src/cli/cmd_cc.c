@@ -6,7 +6,7 @@
  * exported, so shared libraries built with `hotprof cc -shared` (which are linked without a
  * runtime) bind to the one runtime in the program. Wrapper options start with --hooks=,
  * --calls=, --compiler=, --print-command and may stand anywhere; they are removed before the
- * compiler sees the arguments; so is --dual-sites= (dual-* sets). Environment: HOTPROF_HOOKS,
+ * compiler sees the arguments; so are --dual-sites= and --dual-return-sites= (dual-* sets). Environment: HOTPROF_HOOKS,
  * HOTPROF_DUAL_SITES, HOTPROF_COMPILER, HOTPROF_LIBDIR.
  * Static links (-static, -static-pie) with clang and sanitizer coverage add
  * -fno-sanitize-link-runtime: clang would otherwise link its UBSan runtime (for default coverage
@@ -29,6 +29,7 @@ typedef struct cc_options {
     int print_command;
     int cplusplus;
     int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md) */
+    int return_sites;   /* --dual-return-sites=on: a site after each call (docs/dual.md) */
 } cc_options;
 
 typedef struct cc_args_shape {
@@ -44,7 +45,8 @@ static void cc_usage(FILE *out, int cplusplus)
 {
     fprintf(out,
             "usage: hotprof %s [--hooks=SET] [--calls=optimized|source] [--compiler=PATH]\n"
-            "                  [--dual-sites=nop|count] [--print-command] COMPILER-ARGS...\n"
+            "                  [--dual-sites=nop|count] [--dual-return-sites=off|on] [--print-command]\n"
+            "                  COMPILER-ARGS...\n"
             "Compiles and links like the compiler, adding hotprof's hooks and runtime.\n"
             "Use as CC=\"hotprof cc\" make. Hook sets (default %s, or $HOTPROF_HOOKS):\n",
             cplusplus ? "c++" : "cc", hp_hookset_default);
@@ -60,7 +62,9 @@ static void cc_usage(FILE *out, int cplusplus)
                  "-hotprof-dual-hook-cc=c|preserve-most (defaults first).\n"
                  "--dual-sites=nop (default, or $HOTPROF_DUAL_SITES) gives dual-* sets patchable nops at\n"
                  "entries and loop latches; count compiles count mode's decrement-and-branch in instead\n"
-                 "(runs with --bursts count, live and exhaustive; not patched bursts).\n",
+                 "(runs with --bursts count, live and exhaustive; not patched bursts).\n"
+                 "--dual-return-sites=on puts a site after each call in the clean copies (count mode's\n"
+                 "subpaths then see a burst's blocks after it returns into a clean caller).\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
 
@@ -123,6 +127,9 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
         if (parse_dual_sites(a + 13, &o->count_sites)) *err = "--dual-sites takes nop or count";
         return 1;
     }
+    if (!strcmp(a, "--dual-return-sites=on")) return o->return_sites = 1, 1;
+    if (!strcmp(a, "--dual-return-sites=off")) return o->return_sites = 0, 1;
+    if (!strncmp(a, "--dual-return-sites=", 20)) return *err = "--dual-return-sites takes off or on", 1;
     if (!strcmp(a, "--print-command")) return o->print_command = 1, 1;
     return 0;
 }
@@ -210,6 +217,7 @@ static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
     const char *flags[] = {pass, "-Xclang", "-load", "-Xclang", plugin, "-mllvm", opt, NULL};
     for (int i = 0; flags[i]; i++) push(b, flags[i]);
     if (o->count_sites) push(b, "-mllvm"), push(b, "-hotprof-dual-site=count");
+    if (o->return_sites) push(b, "-mllvm"), push(b, "-hotprof-dual-return-sites=on");
     return 0;
 }
 
@@ -286,7 +294,7 @@ static void xray_retired_note(void)
 
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
-    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0};
+    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0, 0};
     const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
     if (env_sites && *env_sites && parse_dual_sites(env_sites, &o.count_sites)) {
         fprintf(stderr, "hotprof cc: HOTPROF_DUAL_SITES takes nop or count, not '%s'\n", env_sites);
@@ -309,6 +317,10 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
     }
     if (o.count_sites && strncmp(o.hooks->name, "dual-", 5) != 0) {
         fprintf(stderr, "hotprof cc: --dual-sites=count needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
+        return 2;
+    }
+    if (o.return_sites && strncmp(o.hooks->name, "dual-", 5) != 0) {
+        fprintf(stderr, "hotprof cc: --dual-return-sites=on needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
         return 2;
     }
     const char *compiler = choose_compiler(&o);

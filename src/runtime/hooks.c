@@ -73,7 +73,8 @@ HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 {
     FAST_THREAD(t);
     if (HP_UNLIKELY(t->bursty)) { /* the exhaustive path tests t->bursty once */
-        if (t->blockflags & HP_BLOCK_OSP) osp_exit(t); /* count mode: a subpath burst's first frame returns */
+        if (t->blockflags & HP_BLOCK_OSP) /* count mode: a subpath burst's first frame returns */
+            osp_exit(t, (uint64_t)(uintptr_t)call_site);
         if (t->bursty == HP_THREAD_BURSTY && HP_LOAD_RLX(&hp_g.patch) &&
             !patch_mask(t, (uint64_t)(uintptr_t)__builtin_return_address(0), (uint64_t)(uintptr_t)&__cyg_profile_func_exit))
             return;

@@ -4,12 +4,15 @@
  * hp_rt_osp_block. Reached only when the thread's blockflags has HP_BLOCK_OSP, so the block hook
  * of a run without subpaths tests nothing more than before. Count mode (HP_OSP_RT_COUNT): a block
  * outside a subpath burst returns at once; osp_exit cuts a burst when its first frame returns
- * (the caller may be a clean copy, whose blocks no hook sees).
+ * (the caller may be a clean copy, whose blocks no hook sees) — unless it returns to a call with
+ * a live return site (ctl/dual.h hp_dual_return_point): the countdown is 0 in a burst, so the
+ * caller goes on in its instrumented copy right after the call, and the base moves down to it.
  */
 #ifndef HOTPROF_RUNTIME_HOOKS_OSP_H
 #define HOTPROF_RUNTIME_HOOKS_OSP_H
 #include "runtime/hooks_common.h"
 #include "runtime/pt/subpath.h"
+#include "runtime/ctl/dual.h"
 
 static inline HP_NOINST void osp_block(hp_thread *t, uint32_t id)
 {
@@ -29,12 +32,19 @@ static inline HP_NOINST void osp_block(hp_thread *t, uint32_t id)
     hp_rt_osp_block(t, id);
 }
 
-/* An exit hook (bursty): a count-mode subpath burst ends when its first frame returns (a
- * pre-armed thread then takes a new first frame at its trigger). */
-static inline HP_NOINST void osp_exit(hp_thread *t)
+static HP_NOINST __attribute__((noinline, cold)) void osp_exit_base(hp_thread *t, hp_thread_osp *o, uint64_t ret)
+{
+    if (hp_dual_return_point(ret)) hp_rt_osp_count_return(o, t->depth);
+    else hp_rt_osp_count_exit(o);
+}
+
+/* An exit hook (bursty) returning to ret: a count-mode subpath burst ends when its first frame
+ * returns (a pre-armed thread then takes a new first frame at its trigger), unless ret has a
+ * live return site. */
+static inline HP_NOINST void osp_exit(hp_thread *t, uint64_t ret)
 {
     hp_thread_osp *o = t->osp;
-    if (HP_UNLIKELY(o && o->cmode >= HP_OSP_C_BURST) && t->depth <= o->cbase) hp_rt_osp_count_exit(o);
+    if (HP_UNLIKELY(o && o->cmode >= HP_OSP_C_BURST) && t->depth <= o->cbase) osp_exit_base(t, o, ret);
 }
 
 #endif

@@ -649,7 +649,8 @@ static HP_NOINST void do_init(void)
     } else {
         /* patched call sites (ctl/sites.c): only when hp_sites_probe enabled them; with two-version
          * code, the dual sites and the call sites switch together (ctl/dual.c) */
-        if (g_count) hp_dual_count_start(); /* --bursts count: every site to its trampoline */
+        if (g_count) /* --bursts count: every site to its trampoline (return sites: with subpaths) */
+            hp_dual_count_start(HP_LOAD_ACQ(&hp_g.osp) == HP_OSP_RT_COUNT);
         else if (hp_dual_start(c->window) != 0) hp_sites_start();
         if (c->mode == HP_RUN_EXHAUSTIVE || (c->mode == HP_RUN_BURSTY && !HP_LOAD_ACQ(&hp_g.patch) && !hp_g.xray && !g_count)) {
             /* two-version code (ctl/dual.c) with exhaustive or live hooks: every instrumented copy, always */

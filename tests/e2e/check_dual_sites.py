@@ -8,7 +8,9 @@ records; every site lies inside one aligned 8-byte word (offset 0..3) and holds 
 (0f 1f 44 00 xx); an entry site (kind 0) whose target is a separate clone "F.hotprof" is F's very
 first byte; every other site jumps inside its own function (the one-body form). With --clones, the
 functions that got a separate clone are exactly F, G, ... ("" for none); with --loop-clones, those
-with loop-entry clones "F.hotprof.loop[.N]" (called from F's latch nops). Reads the ELF with readelf
+with loop-entry clones "F.hotprof.loop[.N]" (called from F's latch nops). With return sites
+(-hotprof-dual-return-sites=on) a return site (kind 2, its call's distance in the last word's upper
+half) is checked as a back-edge site, and call-range records (kind 3) are no sites: skipped. Reads the ELF with readelf
 and nm (binutils): section addresses and file offsets, function symbols."""
 import struct
 import subprocess
@@ -71,6 +73,10 @@ def main():
     recs = []
     for i in range(0, size, 16):
         srel, trel, kind, zero = struct.unpack_from("<iiII", data, off + i)
+        if kind == 3:  # a call range of an instrumented copy (return sites on): no site
+            continue
+        if kind == 2 and zero & 0xFFFF == 0 and zero >> 16:  # a return site: its call's distance
+            kind, zero = 1, 0  # checked as a back-edge site: a nop in its function
         recs.append((a0 + i + srel, a0 + i + 4 + trel, kind, zero))
     report("%d site records" % len(recs), len(recs) > 0)
     bad_align = [hex(s) for s, _, _, _ in recs if s & 7 > 3]

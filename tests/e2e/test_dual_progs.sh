@@ -6,7 +6,9 @@
 # every dual hook set, exhaustive, bursty (patched windows at 1/100), count-triggered bursts
 # (HOTPROF_BURSTS=count: trampolines; the dlopen'ed library gets its own when it registers) and
 # with HOTPROF_MODE=off — and a dual-blocks build with inline count sites (dual-blocks-cs:
-# `hotprof cc --dual-sites=count`); exhaustive runs also report the
+# `hotprof cc --dual-sites=count`) and one with return sites (dual-blocks-rs: `hotprof cc
+# --dual-return-sites=on`; these two and dual-blocks also with count-mode subpaths, where return
+# sites are written, the dlopen'ed library's at registration); exhaustive runs also report the
 # programs' own expected counts ("expect F N" lines, check_expect.py) where they print them.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -17,10 +19,14 @@ cd "$T" || exit 1
 same_output() {
     local label=$1; shift
     "./$label.native" "$@" 2>&1 | grep -v '^rss_kb' >"$label.want"
-    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs; do
-        for mode in exhaustive off bursty count; do
-            HOTPROF_SAMPLE="methods:period=99,burst=1;callpairs:period=99,burst=1" HOTPROF_BURSTS=$([ $mode = count ] && echo count || echo auto) \
-            HOTPROF_MODE=${mode/count/bursty} HOTPROF_OUTPUT="$label.$hs.$mode.data" LD_LIBRARY_PATH="$T/$hs" "./$label.$hs" "$@" 2>&1 |
+    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs dual-blocks-rs; do
+        local modes="exhaustive off bursty count"
+        case $hs in dual-blocks|dual-blocks-cs|dual-blocks-rs) modes="$modes subpath";; esac
+        for mode in $modes; do
+            local sample="methods:period=99,burst=1;callpairs:period=99,burst=1"
+            [ $mode = subpath ] && sample=subpath
+            HOTPROF_SAMPLE="$sample" HOTPROF_BURSTS=$(case $mode in count|subpath) echo count;; *) echo auto;; esac) \
+            HOTPROF_MODE=$(case $mode in count|subpath) echo bursty;; *) echo $mode;; esac) HOTPROF_OUTPUT="$label.$hs.$mode.data" LD_LIBRARY_PATH="$T/$hs" "./$label.$hs" "$@" 2>&1 |
                 grep -v '^rss_kb' >"$label.$hs.$mode.got"
             check_eq "$label $hs $mode: same output as native" "$(cat "$label.$hs.$mode.got")" "$(cat "$label.want")"
         done
@@ -39,7 +45,10 @@ build() { # LABEL COMPILER SRC EXTRA...: native and the three dual builds
     done
     "$HP" "$comp" --hooks=dual-blocks --dual-sites=count -O2 -o "$label.dual-blocks-cs" "$src" "$@" -lpthread ||
         { fail "$label: dual-blocks --dual-sites=count build"; return 1; }
+    "$HP" "$comp" --hooks=dual-blocks --dual-return-sites=on -O2 -o "$label.dual-blocks-rs" "$src" "$@" -lpthread ||
+        { fail "$label: dual-blocks --dual-return-sites=on build"; return 1; }
 }
+hsflags() { case $1 in dual-blocks-rs) echo "--hooks=dual-blocks --dual-return-sites=on";; *) echo "--hooks=$1";; esac; }
 
 build rt_throw c++ "$P/rt_throw.cpp" && same_output rt_throw 1000
 build rt_longjmp cc "$P/rt_longjmp.c" && same_output rt_longjmp 1000
@@ -49,14 +58,20 @@ build patch_sigtrap cc "$P/patch_sigtrap.c" && same_output patch_sigtrap siginfo
 # shared libraries: libdso_lib.so linked, libdso_plugin.so dlopen'ed and dlclose'd
 clang -O2 -shared -fPIC -o libdso_lib.so "$P/dso_lib.c" && clang -O2 -shared -fPIC -DDSO_PLUGIN -o plugin.so "$P/dso_lib.c" &&
     clang -O2 -o dso.native "$P/dso_main.c" -L. -ldso_lib -Wl,-rpath,'$ORIGIN' -ldl || fail "dso: native build"
-for hs in dual-functions dual-blocks dual-memory; do
+for hs in dual-functions dual-blocks dual-memory dual-blocks-rs; do
     mkdir -p "$hs"
-    "$HP" cc --hooks="$hs" -O2 -shared -fPIC -o "$hs/libdso_lib.so" "$P/dso_lib.c" &&
-        "$HP" cc --hooks="$hs" -O2 -shared -fPIC -DDSO_PLUGIN -o "$hs/plugin.so" "$P/dso_lib.c" &&
-        "$HP" cc --hooks="$hs" -O2 -o "dso.$hs" "$P/dso_main.c" -L"$hs" -ldso_lib -ldl || fail "dso: $hs build"
+    # shellcheck disable=SC2046
+    "$HP" cc $(hsflags $hs) -O2 -shared -fPIC -o "$hs/libdso_lib.so" "$P/dso_lib.c" &&
+        "$HP" cc $(hsflags $hs) -O2 -shared -fPIC -DDSO_PLUGIN -o "$hs/plugin.so" "$P/dso_lib.c" &&
+        "$HP" cc $(hsflags $hs) -O2 -o "dso.$hs" "$P/dso_main.c" -L"$hs" -ldso_lib -ldl || fail "dso: $hs build"
 done
 ./dso.native ./plugin.so >dso.want 2>&1
-for hs in dual-functions dual-blocks dual-memory; do
+for hs in dual-blocks dual-blocks-rs; do
+    HOTPROF_MODE=bursty HOTPROF_BURSTS=count HOTPROF_SAMPLE=subpath HOTPROF_OUTPUT="dso.$hs.s.data" \
+        LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.s.got" 2>&1
+    check_eq "dso $hs count subpaths: same output as native" "$(cat "dso.$hs.s.got")" "$(cat dso.want)"
+done
+for hs in dual-functions dual-blocks dual-memory dual-blocks-rs; do
     HOTPROF_OUTPUT="dso.$hs.data" LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.got" 2>&1
     check_eq "dso $hs: same output as native" "$(cat "dso.$hs.got")" "$(cat dso.want)"
     HOTPROF_MODE=bursty HOTPROF_SAMPLE="methods:period=9,burst=1" HOTPROF_OUTPUT="dso.$hs.b.data" \

@@ -1,6 +1,8 @@
 /* test_dual_tramp.c — the trampolines of `--bursts count` (src/runtime/ctl/dual_tramp.c):
  *   - hp_tramp_encode writes the bytes the assembler writes for `subq $1, %fs:OFF; jle T; jmp R`
  *     at the same address (a copy assembled into this test), int3 after them;
+ *   - hp_tramp_encode_test (a return site's) writes `cmpq $0, %fs:OFF; jle T; jmp R` likewise, and
+ *     a mapped one goes to the target while the countdown is <= 0 and leaves the countdown alone;
  *   - rel32 range: a target just inside +-2 GB encodes, one byte beyond does not;
  *   - the countdown's %fs offset is the same in a second thread;
  *   - a trampoline mapped near this test's code runs: it decrements the thread's countdown and
@@ -25,6 +27,22 @@ __asm__(".pushsection .rodata\n"
         "  jle asm_tramp + 0x400\n"
         "  jmp asm_tramp + 0x200\n"
         ".popsection\n");
+
+extern const uint8_t asm_tramp_test[];
+__asm__(".pushsection .rodata\n"
+        "asm_tramp_test:\n"
+        "  cmpq $0, %fs:-0x80\n"
+        "  jle asm_tramp_test + 0x400\n"
+        "  jmp asm_tramp_test + 0x200\n"
+        ".popsection\n");
+
+TEST(encode_test_matches_the_assembler)
+{
+    uint8_t out[HP_TRAMP_SLOT];
+    uint64_t at = (uint64_t)(uintptr_t)asm_tramp_test;
+    REQUIRE(hp_tramp_encode_test(out, at, at + 0x400, at + 0x200, -0x80) == HP_TRAMP_LEN);
+    CHECK(memcmp(out, asm_tramp_test, HP_TRAMP_LEN) == 0);
+}
 
 TEST(encode_matches_the_assembler)
 {
@@ -94,9 +112,33 @@ TEST(trampoline_runs_and_counts_down)
     munmap(page, 4096);
 }
 
+TEST(test_trampoline_leaves_the_countdown)
+{
+    uint64_t lo = (uint64_t)(uintptr_t)&went_target, hi = (uint64_t)(uintptr_t)&went_resume;
+    if (lo > hi) { uint64_t x = lo; lo = hi; hi = x; }
+    uint8_t *page = hp_tramp_map_near(lo, hi, HP_TRAMP_SLOT);
+    REQUIRE(page != NULL);
+    int32_t off;
+    REQUIRE(hp_tramp_fs_offset(&hp_dual_countdown, &off));
+    REQUIRE(hp_tramp_encode_test(page, (uint64_t)(uintptr_t)page, (uint64_t)(uintptr_t)&went_target,
+                                 (uint64_t)(uintptr_t)&went_resume, off) == HP_TRAMP_LEN);
+    REQUIRE(mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0);
+    int (*tramp)(void);
+    memcpy(&tramp, &page, sizeof tramp);
+    hp_dual_countdown = 2;
+    CHECK_EQ_U64(tramp(), 2); /* > 0: back to the clean copy */
+    CHECK_EQ_U64((uint64_t)hp_dual_countdown, 2);
+    hp_dual_countdown = 0;
+    CHECK_EQ_U64(tramp(), 1); /* a burst: the instrumented copy */
+    CHECK_EQ_U64((uint64_t)hp_dual_countdown, 0);
+    munmap(page, 4096);
+}
+
 int main(void)
 {
     RUN(encode_matches_the_assembler);
+    RUN(encode_test_matches_the_assembler);
+    RUN(test_trampoline_leaves_the_countdown);
     RUN(rel32_range_is_checked);
     RUN(fs_offset_is_the_same_in_another_thread);
     RUN(trampoline_runs_and_counts_down);

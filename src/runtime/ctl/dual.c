@@ -32,6 +32,11 @@
  * later get theirs at registration. Trampoline pages are never unmapped (a dlclose'd module's
  * stay mapped: a few bytes per site). The hooks that run the bursts are in hooks_dual.h.
  *
+ * Return sites (kind HP_DUAL_KIND_RETURN) are never switched by bursts or exhaustive mode; in
+ * count mode with subpaths (hp_dual_count_start(1)) they jump to a trampoline that tests the
+ * countdown instead of decrementing it, and each module with trampolines gets a sorted table of
+ * its return sites' call ranges (hp_dual_return_point), built before its sites are written.
+ *
  * State (file-static): the module table (up to MODS_CAP modules: ranges of records and their
  * trampolines), the page set, g_all (every site on from now on: exhaustive mode), g_count (every
  * site to its trampoline from now on: count mode) and the countdown's %fs offset, counters;
@@ -45,6 +50,7 @@
 #include "runtime/thread.h"
 #include "core/format/info_keys.h"
 #include <sched.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -54,6 +60,8 @@
 static struct {
     const hp_dual_rec *start, *stop;
     uint8_t *tramp; /* count mode: the module's trampolines, one slot per record (NULL: none) */
+    const uint64_t *rets; /* count mode with return sites: (lo, hi] call ranges sorted by lo */
+    uint64_t nrets;       /* (published after rets is filled) */
 } g_mods[MODS_CAP];
 static uint32_t g_nmods;
 static uint64_t g_pages[PAGES_CAP]; /* pages made writable (0: empty slot) */
@@ -61,6 +69,7 @@ static uint32_t g_npages;
 static int g_all, g_lock;
 static uint64_t g_sites, g_skipped, g_switches, g_count_sites;
 static int g_count;           /* count mode: every site to its trampoline, now and for later modules */
+static int g_count_ret;       /* ... return sites too (subpaths in count mode) */
 static int32_t g_fs_off;      /* %fs offset of hp_dual_countdown (the same in every thread) */
 static uint64_t g_tramps, g_direct, g_bursts;
 
@@ -115,10 +124,20 @@ static int write_site_to(const hp_dual_rec *r, uint64_t target, int on)
 
 static int write_site(const hp_dual_rec *r, int on) { return write_site_to(r, rec_target(r), on); }
 
+/* Records that are sites (not HP_DUAL_KIND_CALL). */
+static uint64_t nsites(const hp_dual_rec *start, const hp_dual_rec *stop)
+{
+    uint64_t n = 0;
+    for (const hp_dual_rec *r = start; r < stop; r++) n += r->kind != HP_DUAL_KIND_CALL;
+    return n;
+}
+
+/* Bursts and exhaustive mode: every site but return sites (left as nops: counted as written). */
 static uint64_t switch_module(uint32_t m, int on)
 {
     uint64_t n = 0;
-    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++) n += (uint64_t)write_site(r, on);
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
+        if (r->kind != HP_DUAL_KIND_CALL) n += r->kind == HP_DUAL_KIND_RETURN ? 1u : (uint64_t)write_site(r, on);
     return n;
 }
 
@@ -139,7 +158,9 @@ static int make_tramps(uint32_t m)
     if (!p) return 0;
     for (size_t i = 0; i < (size_t)(z - a); i++) {
         uint8_t *at = p + i * HP_TRAMP_SLOT;
-        if (!hp_tramp_encode(at, (uint64_t)(uintptr_t)at, rec_target(&a[i]), rec_site(&a[i]) + 5, g_fs_off)) {
+        size_t (*enc)(uint8_t *, uint64_t, uint64_t, uint64_t, int32_t) =
+            a[i].kind == HP_DUAL_KIND_RETURN ? hp_tramp_encode_test : hp_tramp_encode;
+        if (!enc(at, (uint64_t)(uintptr_t)at, rec_target(&a[i]), rec_site(&a[i]) + 5, g_fs_off)) {
             munmap(p, len);
             return 0;
         }
@@ -161,19 +182,74 @@ static int only_count_sites(uint32_t m)
     return 1;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int has_range(const hp_dual_rec *r) { return r->kind == HP_DUAL_KIND_RETURN || r->kind == HP_DUAL_KIND_CALL; }
+
+/* Module m's call ranges (lo, hi] = (site - distance, site] of its return sites and instrumented
+ * calls, sorted (under g_lock, before its return sites are written). 0 if it has no return site
+ * or they cannot be stored. */
+static uint64_t make_rets(uint32_t m)
+{
+    uint64_t n = 0, nret = 0;
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
+        n += has_range(r), nret += r->kind == HP_DUAL_KIND_RETURN;
+    uint64_t *v = nret ? hp_map((size_t)n * 2 * sizeof *v) : NULL;
+    if (!v) return 0;
+    uint64_t k = 0;
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
+        if (has_range(r)) {
+            v[k++] = rec_site(r) - HP_DUAL_REC_CALL_DIST(r);
+            v[k++] = rec_site(r);
+        }
+    qsort(v, (size_t)n, 2 * sizeof *v, cmp_range);
+    g_mods[m].rets = v;
+    HP_STORE_REL(&g_mods[m].nrets, n);
+    return n;
+}
+
+/* The site's place in count mode: its trampoline (a return site's only with g_count_ret and
+ * ranges: else it stays a nop), or straight to its target without trampolines. 1 if written or
+ * rightly left alone. */
+static int count_site(uint32_t m, const hp_dual_rec *r, int rets)
+{
+    uint8_t *tr = g_mods[m].tramp;
+    size_t i = (size_t)(r - g_mods[m].start);
+    if (r->kind == HP_DUAL_KIND_CALL) return 0; /* not a site */
+    if (r->kind == HP_DUAL_KIND_RETURN) return !rets || write_site_to(r, (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT), 1);
+    g_direct += !tr && !(r->flags & HP_DUAL_REC_COUNT); /* a count site needs no trampoline */
+    return write_site_to(r, tr ? (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT) : rec_target(r), 1);
+}
+
 /* Every site of module m to its trampoline (or straight to its target without one). Sites written. */
 static uint64_t switch_module_count(uint32_t m)
 {
     uint64_t n = 0;
-    uint8_t *tr = g_mods[m].tramp;
-    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++) {
-        size_t i = (size_t)(r - g_mods[m].start);
-        n += (uint64_t)write_site_to(r, tr ? (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT) : rec_target(r), 1);
-    }
-    if (!tr)
-        for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
-            g_direct += !(r->flags & HP_DUAL_REC_COUNT); /* a count site needs no trampoline */
+    int rets = g_count_ret && g_mods[m].tramp && make_rets(m);
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++) n += (uint64_t)count_site(m, r, rets);
     return n;
+}
+
+int hp_dual_return_point(uint64_t ret)
+{
+    uint32_t nm = HP_LOAD_ACQ(&g_nmods);
+    for (uint32_t m = 0; m < nm; m++) {
+        uint64_t n = HP_LOAD_ACQ(&g_mods[m].nrets);
+        const uint64_t *v = g_mods[m].rets;
+        if (!n || ret <= v[0] || ret > v[2 * n - 1]) continue; /* (disjoint ranges: the last hi is the highest) */
+        uint64_t lo = 0, hi = n; /* the last range whose lo < ret */
+        while (hi - lo > 1) {
+            uint64_t mid = (lo + hi) / 2;
+            if (v[2 * mid] < ret) lo = mid;
+            else hi = mid;
+        }
+        if (v[2 * lo] < ret && ret <= v[2 * lo + 1] && g_mods[m].start) return 1;
+    }
+    return 0;
 }
 
 int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
@@ -186,13 +262,13 @@ int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
         uint32_t m = g_nmods;
         g_mods[m].start = start;
         g_mods[m].stop = stop;
-        g_sites += (uint64_t)(stop - start);
+        g_sites += nsites(start, stop);
         for (const hp_dual_rec *r = start; r < stop; r++) g_count_sites += r->flags & HP_DUAL_REC_COUNT;
         HP_STORE_REL(&g_nmods, m + 1);
-        if (g_all) g_skipped += (uint64_t)(stop - start) - switch_module(m, 1);
+        if (g_all) g_skipped += nsites(start, stop) - switch_module(m, 1);
         if (g_count) {
             make_tramps(m);
-            g_skipped += (uint64_t)(stop - start) - switch_module_count(m);
+            g_skipped += nsites(start, stop) - switch_module_count(m);
         }
     }
     unlock();
@@ -211,8 +287,9 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
     lock();
     for (uint32_t i = 0; i < g_nmods; i++)
         if (g_mods[i].start == start) {
-            g_sites -= (uint64_t)(stop - start);
+            g_sites -= nsites(start, stop);
             for (const hp_dual_rec *r = start; r < stop; r++) g_count_sites -= r->flags & HP_DUAL_REC_COUNT;
+            HP_STORE_REL(&g_mods[i].nrets, 0); /* no call range either */
             g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
         }
     for (uint32_t i = 0; i < g_npages; i++)
@@ -318,12 +395,13 @@ int hp_dual_count_probe(const char **why)
     return -1;
 }
 
-void hp_dual_count_start(void)
+void hp_dual_count_start(int return_sites)
 {
     HP_STORE_REL(&hp_g.dual, HP_DUAL_COUNT);
     uint64_t n = 0;
     lock();
     g_count = 1;
+    g_count_ret = return_sites;
     for (uint32_t m = 0; m < g_nmods; m++)
         if (g_mods[m].start) n += switch_module_count(m);
     g_skipped = g_sites - n;

@@ -22,10 +22,18 @@
 
 /* hp_g.dual: what the instrumented copies do. */
 enum { HP_DUAL_NONE = 0, HP_DUAL_ALL = 1, HP_DUAL_BURSTS = 2, HP_DUAL_COUNT = 3 };
-enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1 };
+/* A return site (plugin -hotprof-dual-return-sites=on) follows a call in a clean copy; its target
+ * is the point after the same call in the instrumented copy. Not an event: written only in count
+ * mode with subpaths, to a trampoline that tests the countdown (dual_tramp.h); a nop otherwise.
+ * A record of kind HP_DUAL_KIND_CALL is no site: `site` is a label right after a call of an
+ * instrumented copy (built with return sites), whose return continues instrumented. */
+enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1, HP_DUAL_KIND_RETURN = 2, HP_DUAL_KIND_CALL = 3 };
 
 typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, flags; } hp_dual_rec;
 #define HP_DUAL_REC_COUNT 1u /* flags: an inline count site, not a patchable nop */
+/* A return site's (and a KIND_CALL record's) flags >> 16: the bytes from a label just before its
+ * call to the site, so the call's return address lies in (site - distance, site]. */
+#define HP_DUAL_REC_CALL_DIST(r) ((r)->flags >> 16)
 
 /* A module's records (its constructor, or dlopen): kept; switched on at once if every site is on.
  * 1 if the module is new (the caller refreshes the module list). */
@@ -61,8 +69,14 @@ size_t hp_dual_info(char *out, size_t cap); /* dual.* INFO lines (async-signal-s
  * could be mapped near it. */
 int hp_dual_count_probe(const char **why);
 /* Init, output open, after a successful probe: hp_g.dual = HP_DUAL_COUNT and every site (of
- * modules registered now and later) switched to its trampoline. */
-void hp_dual_count_start(void);
+ * modules registered now and later) switched to its trampoline; return sites too when
+ * return_sites (subpaths in count mode), else they stay nops. */
+void hp_dual_count_start(int return_sites);
+/* 1 if ret is the return address of a call whose return site jumps to its trampoline (count
+ * mode with return sites: a thread whose countdown is <= 0 goes on in the caller's instrumented
+ * copy right after the call), or of a call of an instrumented copy with a KIND_CALL record: the
+ * caller's blocks after the return are seen. Async-signal-safe (reads only). */
+int hp_dual_return_point(uint64_t ret);
 void hp_dual_count_burst(void); /* a hook: a thread's burst begins (counted for INFO) */
 /* dual.count.* INFO lines (async-signal-safe; nothing unless count mode started). */
 size_t hp_dual_count_info(char *out, size_t cap);

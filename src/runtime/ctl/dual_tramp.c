@@ -26,20 +26,32 @@ static void put32(uint8_t *p, int32_t v)
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(u >> (8 * i));
 }
 
-size_t hp_tramp_encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off)
+/* `OP $imm, %fs:fs_off; jle target; jmp resume`, OP's ModRM byte given (83 /5 sub, 83 /7 cmp). */
+static size_t encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off, uint8_t modrm,
+                     uint8_t imm)
 {
-    static const uint8_t sub[5] = {0x64, 0x48, 0x83, 0x2c, 0x25}; /* subq $imm8, %fs:disp32 */
+    const uint8_t op[5] = {0x64, 0x48, 0x83, modrm, 0x25}; /* OPq $imm8, %fs:disp32 */
     int32_t to_target, to_resume;
     if (!hp_tramp_rel32(at + 16, target, &to_target) || !hp_tramp_rel32(at + 21, resume, &to_resume)) return 0;
     memset(out, 0xcc, HP_TRAMP_SLOT);
-    memcpy(out, sub, 5);
+    memcpy(out, op, 5);
     put32(out + 5, fs_off);
-    out[9] = 0x01;
+    out[9] = imm;
     out[10] = 0x0f, out[11] = 0x8e; /* jle rel32 */
     put32(out + 12, to_target);
     out[16] = 0xe9; /* jmp rel32 */
     put32(out + 17, to_resume);
     return HP_TRAMP_LEN;
+}
+
+size_t hp_tramp_encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off)
+{
+    return encode(out, at, target, resume, fs_off, 0x2c, 0x01); /* subq $1 */
+}
+
+size_t hp_tramp_encode_test(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off)
+{
+    return encode(out, at, target, resume, fs_off, 0x3c, 0x00); /* cmpq $0 */
 }
 
 static int reaches(uint64_t at, size_t len, uint64_t lo, uint64_t hi)

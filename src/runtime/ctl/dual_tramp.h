@@ -6,6 +6,9 @@
  *     64 48 83 2c 25 <off32> 01    subq $1, %fs:OFF      (OFF: hp_dual_countdown, thread.h)
  *     0f 8e <rel32>                jle  <the site's instrumented target>
  *     e9 <rel32>                   jmp  <site + 5>       (back into the clean copy)
+ * A return site's trampoline (hp_tramp_encode_test) compares instead of decrementing:
+ *     64 48 83 3c 25 <off32> 00    cmpq $0, %fs:OFF      (not an event: the countdown is unchanged)
+ *     0f 8e <rel32> / e9 <rel32>   as above: the instrumented copy while the countdown is <= 0
  * No stack use (the red zone stays intact); it clobbers the flags only, which the plugin's nops
  * declare clobbered (~{flags}). Both jumps are rel32: a trampoline must lie within +-2 GB of its
  * targets, hence pages mapped near the module (hp_tramp_map_near).
@@ -27,6 +30,8 @@ int hp_tramp_rel32(uint64_t next, uint64_t to, int32_t *rel);
  * else jmp to resume, after decrementing the 64-bit word at %fs:fs_off. HP_TRAMP_LEN, or 0 when
  * target or resume is out of rel32 reach from at (out is then unspecified). */
 size_t hp_tramp_encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off);
+/* The same with `cmpq $0, %fs:fs_off` in place of the decrement (a return site: not an event). */
+size_t hp_tramp_encode_test(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off);
 /* len bytes of fresh read-write memory mapped so that every byte of it reaches every address in
  * [lo, hi] with a rel32 jump; NULL if no such place could be mapped. */
 void *hp_tramp_map_near(uint64_t lo, uint64_t hi, size_t len);

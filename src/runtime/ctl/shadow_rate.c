@@ -115,7 +115,7 @@ HP_NOINST void hp_shadow_rate_begin(void)
     if (!g_ready) return;
     g_cal_start = process_cpu_ns();
     g_count_ns = measure_count_ns();
-    hp_dual_count_start(); /* every site to its trampoline (the pages are writable already) */
+    hp_dual_count_start(0); /* every site to its trampoline (the pages are writable already) */
     HP_STORE_REL(&hp_g.dual, HP_DUAL_ALL); /* the hooks of an instrumented copy record exhaustively */
     hp_dual_countdown = CAL_START;
     g_phase = 1;

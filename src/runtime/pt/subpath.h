@@ -125,6 +125,9 @@ int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed); /* returns the ne
 hp_thread_osp *hp_rt_osp_count_state(hp_thread *t);
 void hp_rt_osp_count_block(hp_thread_osp *o, uint32_t id);
 void hp_rt_osp_count_exit(hp_thread_osp *o);
+/* The same exit, returning to a call with a live return site: nothing to cut; the burst's base
+ * moves down to the caller (depth: the exiting frame's). */
+void hp_rt_osp_count_return(hp_thread_osp *o, uint64_t depth);
 uint64_t hp_rt_osp_count_cuts(const hp_thread_osp *o);
 /* init: the process's OSP from the parsed clause (mode HP_OSP_RT_*, the run seed). 0 if the
  * hot-list could not be mapped (then OSP is off). */

@@ -65,4 +65,10 @@ HP_NOINST void hp_rt_osp_count_exit(hp_thread_osp *o)
     set_mode(o);
 }
 
+HP_NOINST void hp_rt_osp_count_return(hp_thread_osp *o, uint64_t depth)
+{
+    if (o->busy || !o->cs) return;
+    o->cbase = depth ? depth - 1 : 0; /* the caller's frame: its callees' exits return into it */
+}
+
 HP_NOINST uint64_t hp_rt_osp_count_cuts(const hp_thread_osp *o) { return o->cs ? o->cs->cuts : 0; }
