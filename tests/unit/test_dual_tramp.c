@@ -89,17 +89,25 @@ TEST(fs_offset_is_the_same_in_another_thread)
 static __attribute__((noinline)) int went_target(void) { return 1; }
 static __attribute__((noinline)) int went_resume(void) { return 2; }
 
-TEST(trampoline_runs_and_counts_down)
+/* A trampoline page near went_target/went_resume that jumps to one or the other: the counting
+ * trampoline (test 0) or the return site's compare (test 1); NULL if it could not be made. */
+static uint8_t *tramp_page(int test)
 {
     uint64_t lo = (uint64_t)(uintptr_t)&went_target, hi = (uint64_t)(uintptr_t)&went_resume;
     if (lo > hi) { uint64_t x = lo; lo = hi; hi = x; }
     uint8_t *page = hp_tramp_map_near(lo, hi, HP_TRAMP_SLOT);
-    REQUIRE(page != NULL);
     int32_t off;
-    REQUIRE(hp_tramp_fs_offset(&hp_dual_countdown, &off));
-    REQUIRE(hp_tramp_encode(page, (uint64_t)(uintptr_t)page, (uint64_t)(uintptr_t)&went_target,
-                            (uint64_t)(uintptr_t)&went_resume, off) == HP_TRAMP_LEN);
-    REQUIRE(mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0);
+    if (!page || !hp_tramp_fs_offset(&hp_dual_countdown, &off)) return NULL;
+    uint64_t at = (uint64_t)(uintptr_t)page, t = (uint64_t)(uintptr_t)&went_target, r = (uint64_t)(uintptr_t)&went_resume;
+    size_t len = test ? hp_tramp_encode_test(page, at, t, r, off) : hp_tramp_encode(page, at, t, r, off);
+    if (len != HP_TRAMP_LEN || mprotect(page, 4096, PROT_READ | PROT_EXEC) != 0) return munmap(page, 4096), NULL;
+    return page;
+}
+
+TEST(trampoline_runs_and_counts_down)
+{
+    uint8_t *page = tramp_page(0);
+    REQUIRE(page != NULL);
     int (*tramp)(void);
     memcpy(&tramp, &page, sizeof tramp);
     hp_dual_countdown = 3;
@@ -114,15 +122,8 @@ TEST(trampoline_runs_and_counts_down)
 
 TEST(test_trampoline_leaves_the_countdown)
 {
-    uint64_t lo = (uint64_t)(uintptr_t)&went_target, hi = (uint64_t)(uintptr_t)&went_resume;
-    if (lo > hi) { uint64_t x = lo; lo = hi; hi = x; }
-    uint8_t *page = hp_tramp_map_near(lo, hi, HP_TRAMP_SLOT);
+    uint8_t *page = tramp_page(1);
     REQUIRE(page != NULL);
-    int32_t off;
-    REQUIRE(hp_tramp_fs_offset(&hp_dual_countdown, &off));
-    REQUIRE(hp_tramp_encode_test(page, (uint64_t)(uintptr_t)page, (uint64_t)(uintptr_t)&went_target,
-                                 (uint64_t)(uintptr_t)&went_resume, off) == HP_TRAMP_LEN);
-    REQUIRE(mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0);
     int (*tramp)(void);
     memcpy(&tramp, &page, sizeof tramp);
     hp_dual_countdown = 2;
