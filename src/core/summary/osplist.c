@@ -118,18 +118,22 @@ static int same_seq(const hp_osp_list *l, const hp_osp_entry *e, const uint32_t 
 
 /* count += c, weight += w for key (a new entry if needed); 0 if it collided or did not fit.
  * thin: 1 to thin until it fits, 0 to fail when full. */
+/* count += c, weight += w for the held entry e; 0 if the sample collided with it. */
+static int add_to(hp_osp_list *l, hp_osp_entry *e, uint32_t length, const uint32_t *seq, uint64_t c, double w)
+{
+    if (e->length != length || (l->check_seq && !same_seq(l, e, seq))) {
+        l->collisions++;
+        return 0;
+    }
+    e->count += c, e->weight += w;
+    return 1;
+}
+
 static int put(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, uint64_t c, double w, double p_length,
                int thin)
 {
     hp_osp_entry *e = hp_osp_list_find(l, key);
-    if (e) {
-        if (e->length != length || (l->check_seq && !same_seq(l, e, seq))) {
-            l->collisions++;
-            return 0;
-        }
-        e->count += c, e->weight += w;
-        return 1;
-    }
+    if (e) return add_to(l, e, length, seq, c, w);
     if (length > l->arena_cap) seq = NULL, l->dropped_seq++;
     uint32_t need = seq ? length : 0;
     while (full(l, need)) {
@@ -151,9 +155,10 @@ int hp_osp_list_offer(hp_osp_list *l, uint64_t key, uint32_t length, const uint3
                       double p_length)
 {
     l->offered++;
-    if (l->counting && hp_osp_list_find(l, key)) {
+    hp_osp_entry *held = l->counting ? hp_osp_list_find(l, key) : NULL;
+    if (held) {
         l->admitted++;
-        return put(l, key, length, seq, 1, weight, p_length, 1);
+        return add_to(l, held, length, seq, 1, weight);
     }
     if (l->tau > 1 && hp_rng_double(&l->rng) * l->tau >= 1) return 0;
     l->admitted++;
