@@ -15,6 +15,7 @@
 #include "analysis/ptype/subpath.h"
 #include "analysis/ptype/aptype.h"
 #include "core/format/info_keys.h"
+#include "core/summary/osplist.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -170,7 +171,7 @@ static void rank(hp_profile *p)
     for (size_t i = 0; i < p->nsubpaths; i++) max_cost = fmax(max_cost, p->subpaths[i].cost);
     for (size_t i = 0; i < p->nsubpaths; i++) {
         hp_subpath_stat *sp = &p->subpaths[i];
-        double share = tau > 1 && sp->count ? (double)sp->count / ((double)sp->count + tau - 1) : 1;
+        double share = hp_osp_counted_share(sp->count, tau);
         sp->rank_estimate = sp->estimate * share; /* counting samples: the counted share (subpath.h) */
         sp->ranked = w == HP_SUBPATH_BY_LENGTH ? sp->rank_estimate * sp->length
                      : w == HP_SUBPATH_BY_COST && max_cost > 0 ? sp->rank_estimate * sp->cost / max_cost

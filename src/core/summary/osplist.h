@@ -78,6 +78,12 @@ int hp_osp_list_add(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_
 /* The weight an entry stands for: its weight (concise), or its weight plus (tau - 1) x its mean
  * weight for the samples before its admission (counting). Estimate = this / p_length. */
 double hp_osp_list_weight(const hp_osp_list *l, const hp_osp_entry *e);
+/* The share of a counting-samples estimate that was counted: c / (c + tau - 1) (1 when tau <= 1
+ * or c = 0). Reports rank by estimate x this (analysis/ptype/subpath.h). */
+static inline double hp_osp_counted_share(uint64_t count, double tau)
+{
+    return tau > 1 && count ? (double)count / ((double)count + tau - 1) : 1;
+}
 /* The entry of key, or NULL. */
 hp_osp_entry *hp_osp_list_find(const hp_osp_list *l, uint64_t key);
 /* Its stored ids (NULL if none). */

@@ -213,7 +213,7 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
         double est = e->p_length > 0 ? hp_osp_list_weight(c, e) / e->p_length : 0;
-        double share = c->counting && e->count ? (double)e->count / ((double)e->count + c->tau - 1) : 1;
+        double share = c->counting ? hp_osp_counted_share(e->count, c->tau) : 1;
         keep_row(out, k, &n, e->key, e->length, est * share, hp_osp_list_seq(c, e));
     }
     for (int i = 0; i < n; i++) {
