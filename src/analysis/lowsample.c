@@ -3,7 +3,9 @@
  * callers put it on a line of their own (report header, JSON "warnings", `hotprof run`'s end).
  */
 #include "analysis/lowsample.h"
+#include "core/control/spec.h"
 #include "core/format/info_keys.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +25,27 @@ static int mode_is_sampled(const hp_profile *p, const char *mode)
     return hp_profile_info(p, key) != NULL;
 }
 
+/* The profile says which HPS types were on (INFO sample.<type>.enabled) and none was: e.g.
+ * `--sample subpath` alone, whose samples the subpath section accounts for (its calls and
+ * back-edges are not samples of anything). Profiles that do not say are taken as on. */
+static int says_no_hps_type_on(const hp_profile *p)
+{
+    int said = 0;
+    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
+        char key[64];
+        snprintf(key, sizeof key, HP_INFO_SAMPLE_PREFIX "%s" HP_INFO_ENABLED_SUFFIX, hp_sample_type_name(t));
+        const char *v = hp_profile_info(p, key);
+        if (v && strcmp(v, "0")) return 0;
+        said |= v != NULL;
+    }
+    return said;
+}
+
 int hp_profile_samples(const hp_profile *p, uint64_t *samples)
 {
     const char *mode = hp_profile_info(p, HP_INFO_MODE);
     *samples = 0;
-    if (!mode || !mode_is_sampled(p, mode)) return 0;
+    if (!mode || !mode_is_sampled(p, mode) || says_no_hps_type_on(p)) return 0;
     *samples = info_u64(p, HP_INFO_TOTAL_CALLS) + info_u64(p, HP_INFO_TOTAL_BACKEDGES);
     return 1;
 }

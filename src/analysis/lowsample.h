@@ -3,7 +3,8 @@
  * 1-30 samples and no warning). A profile is sampled when its INFO mode is bursty (live HPS
  * counters), patch (patched bursts, dual sites included) or xray, or any other mode whose runtime
  * records "<mode>.sampled_entries"; its samples are the boundary events it recorded, INFO
- * total.calls + total.backedges. Exhaustive, timer and shadow profiles are never warned about.
+ * total.calls + total.backedges. Exhaustive, timer and shadow profiles are never warned about, nor
+ * is a profile whose INFO sample.<type>.enabled says no HPS type was on (subpaths alone).
  */
 #ifndef HOTPROF_ANALYSIS_LOWSAMPLE_H
 #define HOTPROF_ANALYSIS_LOWSAMPLE_H

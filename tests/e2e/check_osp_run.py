@@ -121,10 +121,31 @@ def skiponly(path):
         str({k: v for k, v in info.items() if k.startswith("subpath")}))
 
 
+def p_law(info):
+    """P(L) of the default pow2 law (maxlen 32), or P(length >= L) when the run offered prefixes."""
+    law = {L: 2.0 ** -i / (1 - 1 / 32) for i, L in enumerate((2, 4, 8, 16, 32), 1)}
+    if "prefixes=on" in info.get("subpath.params", ""):
+        return {L: sum(p for M, p in law.items() if M >= L) for L in law}
+    return law
+
+
+def prefixes(path, on):
+    d = load(path)
+    info, recs = d["info"], d["subpaths"]
+    res("prefixes=%s: the params say so" % on, "prefixes=" + on in info.get("subpath.params", ""), info.get("subpath.params"))
+    law = p_law(info)
+    bad = [r for r in recs if abs(r["p_length"] - law[r["length"]]) > 1e-9]
+    res("prefixes=%s: each record's p_length is P(%s)" % (on, "L >= l" if on == "on" else "L = l"), recs and not bad,
+        str(bad[:2]))
+    if on == "on":
+        res("prefixes=on: length-2 records are counted on every sample (p_length 1)",
+            any(r["length"] == 2 and r["p_length"] == 1 for r in recs), "")
+
+
 def cost(path):
     d = load(path)
     info, recs = d["info"], d["subpaths"]
-    law = {L: 2.0 ** -i / (1 - 1 / 32) for i, L in enumerate((2, 4, 8, 16, 32), 1)}
+    law = p_law(info)
     res("weight=cost: some samples rejected", int(info.get("subpath.rejected", 0)) > 0, info.get("subpath.rejected"))
     bad = [r for r in recs if not (0 < r["p_length"] <= law[r["length"]] + 1e-12)]
     res("weight=cost: p_length includes the acceptance", recs and not bad, str(bad[:2]))
@@ -141,5 +162,7 @@ elif what == "small":
     small(sys.argv[2], int(sys.argv[3]))
 elif what == "skiponly":
     skiponly(sys.argv[2])
+elif what == "prefixes":
+    prefixes(sys.argv[2], sys.argv[3])
 elif what == "cost":
     cost(sys.argv[2])

@@ -56,6 +56,11 @@ check_eq "counting list: snapshot_topk's 3 subpaths are the report's top 3, in i
 check "counting list: the list thinned (tau > 1)" python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["subpaths"]; assert d["tau"] > 1 and "list=counting" in d["params"], d["tau"]' smallk.json
 "$HP" run -q --bursts live --sample subpath:skiponly=1 -o skip.data -- ./osp_loop $N >/dev/null 2>&1
 dec skip.data skip.json && python3 "$ROOT/tests/e2e/check_osp_run.py" skiponly skip.json
+# prefixes (the default): every prefix of a sample the law draws, with p_length P(L >= l)
+dec live_xor.data live_xor.json && python3 "$ROOT/tests/e2e/check_osp_run.py" prefixes live_xor.json on
+"$HP" run -q --seed 7 --bursts live --sample subpath:prefixes=off -o nopre.data -- ./osp_loop $N >/dev/null 2>&1
+dec nopre.data nopre.json && python3 "$ROOT/tests/e2e/check_osp_run.py" prefixes nopre.json off
+python3 "$ROOT/tests/e2e/check_osp_run.py" live nopre.json ex_xor.json "live prefixes=off"
 "$HP" run -q --bursts live --sample subpath:weight=cost -o cost.data -- ./osp_loop $N >/dev/null 2>&1
 dec cost.data cost.json && python3 "$ROOT/tests/e2e/check_osp_run.py" cost cost.json
 

@@ -45,6 +45,23 @@ TEST(sampled_modes_are_recognized)
     CHECK(hp_profile_samples(with_info(&f, NULL, "5", "5", NULL), &n) == 0);
 }
 
+/* A bursty run with no HPS type on (--sample subpath alone) recorded no HPS samples: it used to
+ * be warned "only 0 samples" under "sampling bursty (HPS): no HPS type on". */
+TEST(no_hps_type_on_is_not_warned)
+{
+    fake f;
+    uint64_t n;
+    with_info(&f, "bursty", "0", "0", NULL);
+    f.kv[2] = (hp_info_kv){(char *)"sample.methods.enabled", (char *)"0"};
+    f.kv[3] = (hp_info_kv){(char *)"sample.edges.enabled", (char *)"0"};
+    f.p.ninfo = 4;
+    CHECK(hp_profile_samples(&f.p, &n) == 0);
+    CHECK(warns(&f.p) == 0);
+    f.kv[3].value = (char *)"1"; /* edges on: its 0 samples are warned about */
+    CHECK(hp_profile_samples(&f.p, &n) == 1);
+    CHECK(warns(&f.p) == 1);
+}
+
 TEST(threshold_is_strict)
 {
     fake f;
@@ -72,6 +89,7 @@ TEST(message_names_the_count_and_fits_a_small_buffer)
 int main(void)
 {
     RUN(sampled_modes_are_recognized);
+    RUN(no_hps_type_on_is_not_warned);
     RUN(threshold_is_strict);
     RUN(message_names_the_count_and_fits_a_small_buffer);
     return test_main_end();

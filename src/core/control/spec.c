@@ -164,6 +164,7 @@ static const char *const law_names[] = {"pow2", "uniform", "any", "pow2+3+5"};
 static const char *const enc_names[] = {"xor", "exact"};
 static const char *const weight_names[] = {"count", "length", "cost"};
 static const char *const list_names[] = {"counting", "concise"};
+static const char *const onoff_names[] = {"off", "on"};
 
 const char *hp_osp_law_name(uint32_t law) { return law < 4 ? law_names[law] : "?"; }
 const char *hp_osp_enc_name(uint32_t enc) { return enc < 2 ? enc_names[enc] : "?"; }
@@ -202,10 +203,11 @@ static int osp_num(const char *kv, size_t len, const char *v, size_t vlen, uint3
     return 0;
 }
 
-static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *maxlen_set, char *err, size_t errlen)
+/* set: bit 0 maxlen given, bit 1 prefixes given (len=any leaves prefixes off unless given). */
+static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *set, char *err, size_t errlen)
 {
     const char *eq = memchr(kv, '=', len);
-    if (!eq) return say(err, errlen, "subpath: '%.*s' is not KEY=VALUE (mem, len, maxlen, enc, minf, weight, list, skiponly)", kv, len);
+    if (!eq) return say(err, errlen, "subpath: '%.*s' is not KEY=VALUE (mem, len, maxlen, enc, minf, weight, list, prefixes, skiponly)", kv, len);
     size_t klen = (size_t)(eq - kv), vlen = len - klen - 1;
     const char *v = eq + 1;
     int w;
@@ -221,10 +223,10 @@ static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *maxlen_set
         if ((w = word_of(v, vlen, law_names, 4)) < 0)
             return say(err, errlen, "subpath: unknown len '%.*s' (pow2, uniform, any or pow2+3+5)", v, vlen);
         p->law = (uint32_t)w;
-        if (!*maxlen_set) p->maxlen = w == HP_OSP_LEN_ANY ? HP_OSP_DEFAULT_MAXLEN_ANY : HP_OSP_DEFAULT_MAXLEN;
+        if (!(*set & 1)) p->maxlen = w == HP_OSP_LEN_ANY ? HP_OSP_DEFAULT_MAXLEN_ANY : HP_OSP_DEFAULT_MAXLEN;
     } else if (KEY("maxlen")) {
         if (osp_num(kv, len, v, vlen, 2, HP_OSP_MAXLEN, &p->maxlen, err, errlen)) return -1;
-        *maxlen_set = 1;
+        *set |= 1;
     } else if (KEY("enc")) {
         if ((w = word_of(v, vlen, enc_names, 2)) < 0)
             return say(err, errlen, "subpath: unknown enc '%.*s' (xor or exact)", v, vlen);
@@ -239,10 +241,15 @@ static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *maxlen_set
         if ((w = word_of(v, vlen, list_names, 2)) < 0)
             return say(err, errlen, "subpath: unknown list '%.*s' (counting or concise)", v, vlen);
         p->list = (uint32_t)w;
+    } else if (KEY("prefixes")) {
+        if ((w = word_of(v, vlen, onoff_names, 2)) < 0)
+            return say(err, errlen, "subpath: prefixes must be on or off, not '%.*s'", v, vlen);
+        p->prefixes = (uint32_t)w;
+        *set |= 2;
     } else if (KEY("skiponly")) {
         if (osp_num(kv, len, v, vlen, 0, 1, &p->skiponly, err, errlen)) return -1;
     } else {
-        return say(err, errlen, "subpath: unknown key '%.*s' (mem, len, maxlen, enc, minf, weight, list, skiponly)", kv, klen);
+        return say(err, errlen, "subpath: unknown key '%.*s' (mem, len, maxlen, enc, minf, weight, list, prefixes, skiponly)", kv, klen);
     }
 #undef KEY
     return 0;
@@ -251,12 +258,12 @@ static int osp_key(const char *kv, size_t len, hp_osp_params *p, int *maxlen_set
 int hp_osp_params_parse(const char *text, size_t len, hp_osp_params *p, char *err, size_t errlen)
 {
     hp_osp_params q = *p;
-    int maxlen_set = 0;
+    int set = 0;
     size_t pos = 0;
     while (pos < len) {
         const char *comma = memchr(text + pos, ',', len - pos);
         size_t n = comma ? (size_t)(comma - (text + pos)) : len - pos;
-        if (osp_key(text + pos, n, &q, &maxlen_set, err, errlen)) return -1;
+        if (osp_key(text + pos, n, &q, &set, err, errlen)) return -1;
         pos += n + 1;
         if (comma && pos == len) return say(err, errlen, "subpath: '%.*s' ends with a comma", text, len);
     }
@@ -267,6 +274,7 @@ int hp_osp_params_parse(const char *text, size_t len, hp_osp_params *p, char *er
                      law_names[q.law]);
         return -1;
     }
+    if (q.law == HP_OSP_LEN_ANY && !(set & 2)) q.prefixes = 0; /* up to maxlen - 1 offers a sample */
     if (q.law == HP_OSP_LEN_POW2_3_5 && q.maxlen < 8)
         return say(err, errlen, "subpath: len=pow2+3+5 needs maxlen=8 or more%.*s", "", 0);
     *p = q;
@@ -275,9 +283,11 @@ int hp_osp_params_parse(const char *text, size_t len, hp_osp_params *p, char *er
 
 size_t hp_osp_params_format(char *out, size_t cap, const hp_osp_params *p)
 {
-    int n = snprintf(out, cap, "mem=%u,len=%s,maxlen=%u,enc=%s,minf=%u,weight=%s,list=%s%s", (unsigned)p->mem,
+    int n = snprintf(out, cap, "mem=%u,len=%s,maxlen=%u,enc=%s,minf=%u,weight=%s,list=%s,prefixes=%s%s",
+                     (unsigned)p->mem,
                      hp_osp_law_name(p->law), (unsigned)p->maxlen, hp_osp_enc_name(p->enc), (unsigned)p->minf,
-                     hp_osp_weight_name(p->weight), hp_osp_list_name(p->list), p->skiponly ? ",skiponly=1" : "");
+                     hp_osp_weight_name(p->weight), hp_osp_list_name(p->list), p->prefixes ? "on" : "off",
+                     p->skiponly ? ",skiponly=1" : "");
     if (n < 0) return 0;
     return (size_t)n < cap ? (size_t)n : (cap ? cap - 1 : 0);
 }

@@ -20,17 +20,21 @@
  *
  * The `subpath` clause (online subpath profiling, core/control/osp.h; synonym "subpaths") has keys
  * of its own, each optional:
- *   subpath[:mem=BYTES,len=LAW,maxlen=N,enc=ENC,minf=N,weight=W,skiponly=0|1]
+ *   subpath[:mem=BYTES,len=LAW,maxlen=N,enc=ENC,minf=N,weight=W,list=L,prefixes=on|off,skiponly=0|1]
  *   mem      hot-list budget in bytes, suffix K (x1024) or M (x1048576); 1K..1G; default 64K
  *   len      pow2 (default) | uniform | any | pow2+3+5 (osp.h gives the laws)
  *   maxlen   2..1024; default 32 (1024 with len=any); a power of two for pow2 and uniform
  *   enc      xor (default) | exact (core/ptype/subpath.h)
  *   minf     the smallest mean skip in blocks, 1..2^30; default 64
  *   weight   count (default) | length | cost
+ *   list     counting (default) | concise (core/summary/osplist.h)
+ *   prefixes on (default; off with len=any unless given): a sample also offers its shorter
+ *            prefixes the law draws (hp_osp_prefixes, osp.h)
  *   skiponly 1: skip but never record a subpath (measures the skipping overhead alone)
  * Only hp_sample_*_osp accept it (the others say "subpath" is not an HPS type). Its canonical
  * form (hp_osp_params_format, INFO subpath.params) is
- *   mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count,list=counting   (",skiponly=1" when set).
+ *   mem=65536,len=pow2,maxlen=32,enc=xor,minf=64,weight=count,list=counting,prefixes=on
+ * (",skiponly=1" when set).
  *
  * Pure C11: no allocation, no system calls; errors are one sentence in the caller's buffer.
  */

@@ -168,8 +168,9 @@ static HP_NOINST double cost_accept(const uint32_t *ids, uint32_t n)
     return hp_osp_cost_accept(cost, n, HP_OSP_COST_CAP);
 }
 
-HP_NOINST int hp_rt_osp_offer(hp_thread_osp *o, uint32_t *ids, uint32_t L, double weight, double p, hp_rng *rng,
-                              double *tau)
+/* One subpath of the sample to the list (rejection for weight=cost first); 1 if offered. */
+static HP_NOINST int offer_one(hp_thread_osp *o, uint32_t *ids, uint32_t L, double weight, double p, hp_rng *rng,
+                               double *tau)
 {
     double accept = g_p.weight == HP_OSP_W_COST ? cost_accept(ids, L) : 1;
     if (accept < 1 && hp_rng_double(rng) >= accept) {
@@ -185,6 +186,22 @@ HP_NOINST int hp_rt_osp_offer(hp_thread_osp *o, uint32_t *ids, uint32_t L, doubl
     *tau = g_list->tau;
     list_unlock();
     return 1;
+}
+
+/* p is the law's P(L); prefixes=on offers every prefix the law draws with P(length >= its
+ * length) instead (hp_osp_prefixes), each from a copy (enc=exact canonicalizes in place). */
+HP_NOINST int hp_rt_osp_offer(hp_thread_osp *o, uint32_t *ids, uint32_t L, double weight, double p, hp_rng *rng,
+                              double *tau)
+{
+    if (!g_p.prefixes) return offer_one(o, ids, L, weight, p, rng, tau);
+    uint32_t copy[HP_OSP_MAXLEN];
+    double tail;
+    int offered = 0;
+    for (uint32_t len = hp_osp_prefix_next(&g_law, L, 0, &tail); len; len = hp_osp_prefix_next(&g_law, L, len, &tail)) {
+        memcpy(copy, ids, len * sizeof *ids);
+        offered |= offer_one(o, copy, len, weight, tail, rng, tau);
+    }
+    return offered;
 }
 
 /* A complete sample: key, rejection (weight=cost), the list; then the next cycle. */
