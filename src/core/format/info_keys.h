@@ -104,6 +104,8 @@
 #define HP_INFO_SUBPATH_ENTRIES "subpath.entries"       /* records kept */
 #define HP_INFO_SUBPATH_COLLISIONS "subpath.collisions" /* enc=exact key collisions detected */
 #define HP_INFO_SUBPATH_DROPPED "subpath.dropped"       /* samples dropped: the list lock was busy too long */
+#define HP_INFO_SUBPATH_EVENTS "subpath.events"         /* count mode: boundary events, counted */
+#define HP_INFO_SUBPATH_EVENTS_EST "subpath.events_est" /* count mode: the same, estimated from the triggers */
 #define HP_INFO_SUBPATH_CUT "subpath.cut"               /* count mode: pending subpaths cut by a return to clean code */
 
 /* ---- hotprof merge (file INFO of a merged profile, analysis/merge/) ----

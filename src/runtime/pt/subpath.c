@@ -5,6 +5,12 @@
  * this file reads its state only through hp_rt_osp_params / hp_rt_osp_list_copy and the threads'
  * published hp_thread_osp.
  *
+ * Count mode calibrates (ratio estimator): every weight and the blocks are written times
+ * g = boundary events counted / events estimated from the triggers (sum of S per trigger), over
+ * the process's threads, so the estimates add up to the events the clean code counted (lexgen,
+ * 20 seeds: blocks' error sd 0.58% -> 0.14%). INFO subpath.events and events_est give both; the
+ * live top-k is not calibrated.
+ *
  * Async-signal-safety: memory and mmap/munmap (the writer may run in a fatal-signal handler).
  */
 #define _GNU_SOURCE
@@ -79,6 +85,18 @@ static HP_NOINST void write_exact(const hp_pt_sink *o)
     munmap(sum, hp_tab_bytes(sum));
 }
 
+/* Count mode's calibration g (see the header); 1 in other modes or before any trigger. */
+static HP_NOINST double count_calibration(uint64_t *events, double *events_est)
+{
+    *events = 0, *events_est = 0;
+    if (HP_LOAD_ACQ(&hp_g.osp) != HP_OSP_RT_COUNT) return 1;
+    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
+        const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
+        if (o) *events += HP_LOAD_RLX(&o->cevents), *events_est += *(const volatile double *)&o->cevents_est;
+    }
+    return *events && *events_est > 0 ? (double)*events / *events_est : 1;
+}
+
 static HP_NOINST void write_group(const hp_pt_sink *o)
 {
     int mode = HP_LOAD_ACQ(&hp_g.osp);
@@ -86,10 +104,12 @@ static HP_NOINST void write_group(const hp_pt_sink *o)
     if (mode != HP_OSP_RT_LIVE && mode != HP_OSP_RT_PATCH && mode != HP_OSP_RT_COUNT) return;
     hp_osp_list *c = hp_rt_osp_list_copy();
     if (!c) return;
+    uint64_t events;
+    double events_est, g = count_calibration(&events, &events_est);
     o->begin(HP_SEC_SUBPATHS);
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
-        put_record(o, e->key, e->count, hp_osp_list_weight(c, e), e->p_length, e->length, hp_osp_list_seq(c, e));
+        put_record(o, e->key, e->count, g * hp_osp_list_weight(c, e), e->p_length, e->length, hp_osp_list_seq(c, e));
     }
     o->end();
     munmap(c, hp_rt_osp_params()->mem);
@@ -128,6 +148,8 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     int mode = HP_LOAD_ACQ(&hp_g.osp);
     if (mode == HP_OSP_RT_NONE) return 0;
     uint64_t blocks = 0, samples = 0, rejected = 0, collisions = 0, entries = 0, bytes = 0, cuts = 0, bmax = 0;
+    uint64_t events;
+    double events_est, g = count_calibration(&events, &events_est);
     for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
         const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
         if (!o) continue;
@@ -153,7 +175,7 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     n = cat(out, n, cap, HP_INFO_SUBPATH_SKIP "="), n = cat(out, n, cap, mode == HP_OSP_RT_EXACT ? "exact\n"
                                                        : mode == HP_OSP_RT_PATCH ? "patch\n"
                                                        : mode == HP_OSP_RT_COUNT ? "count\n" : "live\n");
-    n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_BLOCKS, blocks);
+    n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_BLOCKS, g == 1 ? blocks : (uint64_t)(g * (double)blocks + 0.5));
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_SAMPLES, samples);
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_REJECTED, rejected);
     n = cat_kv_dec(out, n, cap, HP_INFO_SUBPATH_TAU, tau);
@@ -163,6 +185,8 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_COLLISIONS, collisions);
     if (mode != HP_OSP_RT_EXACT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_DROPPED, hp_rt_osp_dropped());
     if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_CUT, cuts);
+    if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_EVENTS, events);
+    if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_EVENTS_EST, (uint64_t)(events_est + 0.5));
     return n;
 }
 

@@ -59,6 +59,8 @@ typedef struct hp_thread_osp {
     uint64_t carmed;       /* count: events that elapse at the next slow path (>= 1) */
     uint64_t cbs;          /* count: events left to the HPS controller's slow path (>= 1) */
     double ctau, cest;     /* count: the list's tau at the last offer; blocks estimated (sum of S per start) */
+    uint64_t cevents;      /* count: boundary events elapsed (exact, to the last slow path) */
+    double cevents_est;    /* count: the same estimated from the triggers (sum of S per trigger) */
     struct hp_osp_count *cs; /* count: the segment sampler (mmap'd with the state) */
     uint64_t tid;          /* the thread the sampler and ring belong to */
     uint64_t drawn_skip;   /* live: the skip of the cycle in progress (blocks seen = sum of cycles) */

@@ -32,6 +32,8 @@ HP_NOINST int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed)
     if (p->skiponly) o->cest += (double)elapsed;
     double S = hp_osp_f_rule(p->minf, o->ctau, p->list, o->cest);
     hp_osp_count_events(o->cs, elapsed, S);
+    o->cevents += elapsed;
+    if (o->cs->starting) o->cevents_est += o->cs->wstart;
     if (p->skiponly) o->cs->starting = 0; /* the countdown and draws alone */
     set_mode(o);
     return (int)o->cmode;
