@@ -15,10 +15,11 @@ Per workload:
              site off (bursty, patched, one methods burst per 10^9 events: bench/fastpath's
              hp-blk-idle); skip-live / skip-patch = `subpath:skiponly=1` (skips drawn, nothing
              recorded: the skipping cost; a variant the runtime rejects is reported n/a);
-             full-live / full-patch = `subpath` with --bursts live / patch; skip-count / full-count
-             = the same on the dual-blocks build with --bursts count (count-triggered segments,
-             docs/osp.md), whose accuracy is measured against an exact run of that build (its
-             guard ids are its own).
+             full-live / full-patch = `subpath` with --bursts live / patch; floor-count = the
+             dual-blocks build with --bursts count and the floor's methods burst (its count sites
+             counting, nothing sampled); skip-count / full-count = `subpath` on that build with
+             --bursts count (count-triggered segments, docs/osp.md), whose accuracy is measured
+             against an exact run of that build (its guard ids are its own).
   memory     INFO subpath.bytes / entries of the full runs, and max RSS (wait4's ru_maxrss) of
              every variant: the profiler's RSS = full - floor (Table 4.7).
   accuracy   each full run's profile (one per round, seed = round) against the exact run, keys
@@ -29,7 +30,7 @@ Per workload:
              Chernoff error (95% two-sided), length.
   prefixes   (workloads whose size is a count of identical, deterministic rounds or steps: fft,
              nbody) Table 4.11: the program at 6, 12, ..., 36% of its size is the first 6..36%
-             of the full run; for each prefix, the ranks in a sampled (patched) run of the exact
+             of the full run; for each prefix, the ranks in a sampled (full-count) run of the exact
              run's 5 hottest subpaths. (The runtime has no mid-run snapshot of subpaths to a
              file; a prefix run stands in for a stop of the full run.)
 Writes RESULTS/osp.txt (the tables and the targets of the issue beside the medians), osp.csv (one
@@ -66,11 +67,13 @@ VARIANTS = {  # name: (binary kind, environment)
     "full-patch": ("hooked", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch", "HOTPROF_SAMPLE": "subpath"}),
     # count-triggered segments on the dual-blocks build (docs/osp.md "count"); its own exact run
     # (keys are the guard ids of that binary)
+    "floor-count": ("dual", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count", "HOTPROF_SAMPLE": FLOOR_SAMPLE}),
     "skip-count": ("dual", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count",
                             "HOTPROF_SAMPLE": "subpath:skiponly=1"}),
     "full-count": ("dual", {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count", "HOTPROF_SAMPLE": "subpath"}),
 }
 FULL = ["full-live", "full-patch", "full-count"]
+PREFIX_VARIANT = "full-count"  # Table 4.11 (the default on a dual build; its exact run is the dual binary's)
 TARGET_SLOWDOWN = 1.30
 TARGET_BYTES = 65536
 TARGET_HOTTEST_ERROR = 0.01
@@ -318,9 +321,10 @@ def measure_prefixes(w):
     out = []
     for pct in PREFIX_PCTS:
         size = max(1, round(base * pct / 100))
-        exact = w.exact(size, ".%d" % pct)
+        kind = VARIANTS[PREFIX_VARIANT][0]
+        exact = w.exact(size, ".%d" % pct, kind=kind)
         profile = os.path.join(w.work, "prefix.%d.data" % pct)
-        _t, _m, text, rc = run_measured(w.binary("hooked", size), w.env("full-patch", profile, 1))
+        _t, _m, text, rc = run_measured(w.binary(kind, size), w.env(PREFIX_VARIANT, profile, 1))
         sp = subpaths_of(w.hp, profile) if output_ok(rc, text) else None
         if exact is None or sp is None:
             log("%s: prefix %d%%: no profile" % (w.name, pct))
@@ -344,16 +348,16 @@ def table_41(rows):
 def table_43(rows):
     out = ["Table 4.3: CPU time of native, slowdowns (median of paired rounds): compiled-in floor, skipping only,",
            "full OSP; live hooks and patched sites; sampling part = full - skip (in units of the native time)",
-           "(count: the dual-blocks build, --bursts count)",
-           "%-10s %8s %7s %9s %9s %9s %10s %9s %9s %10s %9s %9s" % (
+           "(count: the dual-blocks build, --bursts count; its floor: count sites counting, nothing sampled)",
+           "%-10s %8s %7s %9s %9s %9s %10s %9s %9s %7s %10s %9s %9s" % (
                "workload", "native s", "floor", "skip live", "full live", "samp live", "skip patch", "full patch",
-               "samp patch", "skip count", "full count", "samp count")]
+               "samp patch", "floor c", "skip count", "full count", "samp count")]
     for r in rows:
         s = lambda v: r["slowdown_" + v]
-        out.append("%-10s %8s %7s %9s %9s %9s %10s %9s %9s %10s %9s %9s" % (
+        out.append("%-10s %8s %7s %9s %9s %9s %10s %9s %9s %7s %10s %9s %9s" % (
             r["workload"], fmt(r["native_s"], "%.2f"), fmt(s("floor")), fmt(s("skip-live")), fmt(s("full-live")),
             fmt(s("full-live") - s("skip-live")), fmt(s("skip-patch")), fmt(s("full-patch")),
-            fmt(s("full-patch") - s("skip-patch")), fmt(s("skip-count")), fmt(s("full-count")),
+            fmt(s("full-patch") - s("skip-patch")), fmt(s("floor-count")), fmt(s("skip-count")), fmt(s("full-count")),
             fmt(s("full-count") - s("skip-count"))))
     out += ["Time the runtime measured itself (INFO subpath.time_skip_ns / time_sample_ns, median), s and share of",
             "native time (n/a where it does not measure it)",
@@ -400,7 +404,8 @@ def table_411(prefixes):
     out = []
     for w in sorted({p["workload"] for p in prefixes}):
         rows = [p for p in prefixes if p["workload"] == w]
-        out += ["", "Table 4.11: %s: rank in the sample (patched) of the exact top 5 at each prefix of the run" % w,
+        out += ["", "Table 4.11: %s: rank in the sample (%s) of the exact top 5 at each prefix of the run"
+                % (w, PREFIX_VARIANT),
                 "%-9s" % "true rank" + "".join("%7s" % ("%d%%" % p["pct"]) for p in rows)]
         for i in range(5):
             out.append("%-9d" % (i + 1) + "".join("%7s" % (p["ranks"][i] if i < len(p["ranks"]) and p["ranks"][i]
@@ -443,6 +448,9 @@ def targets(rows):
                 None if math.isnan(total) else total <= TARGET_SLOWDOWN))
     skip, floor = med([r["slowdown_skip-patch"] for r in rows]), med([r["slowdown_floor"] for r in rows])
     out.append(("skipping (skip-only, patched) %s vs the compiled-in floor %s, medians: skipping <= floor"
+                % (fmt(skip), fmt(floor)), None if math.isnan(skip) or math.isnan(floor) else skip <= floor))
+    skip, floor = med([r["slowdown_skip-count"] for r in rows]), med([r["slowdown_floor-count"] for r in rows])
+    out.append(("skipping (skip-only, count) %s vs the dual build's floor %s, medians: skipping <= floor"
                 % (fmt(skip), fmt(floor)), None if math.isnan(skip) or math.isnan(floor) else skip <= floor))
     return out
 
@@ -621,7 +629,8 @@ def selftest():
            "native_s": 1.1, "profiler_rss_kb": 70, "dropped": "skip-live: unknown key skiponly"}
     for v in VARIANTS:
         row["slowdown_" + v] = {"native": 1.0, "floor": 1.2, "skip-live": float("nan"), "skip-patch": 1.19,
-                                "full-live": 5.0, "full-patch": 1.28, "skip-count": 1.1, "full-count": 1.6}[v]
+                                "full-live": 5.0, "full-patch": 1.28, "floor-count": 1.05, "skip-count": 1.1,
+                                "full-count": 1.6}[v]
         row["rss_kb_" + v] = 2000 + 30 * len(v)
     for v in FULL:
         row.update({"bytes_" + v: 60000, "entries_" + v: 900, "tau_" + v: 1.5, "f_" + v: 64,
@@ -643,7 +652,9 @@ def selftest():
             ("fft target met, lexgen missed", "[met] fft (patched)" in text and "[MISSED] lexgen (patched)" in text),
             ("median total slowdown 1.39 missed", "[MISSED] total slowdown with patched sites, median over the suite: 1.390"
              in text),
-            ("skip <= floor met", "[met] skipping" in text),
+            ("skip <= floor met", "[met] skipping (skip-only, patched)" in text),
+            ("count skipping > its floor missed", "[MISSED] skipping (skip-only, count) 1.100 vs the dual build's floor 1.050"
+             in text),
             ("n/a for a rejected variant", " n/a " in text and "variants the runtime rejected" in text),
             ("csv: one row per workload", len(csv_rows) == 2 and csv_rows[1]["workload"] == "lexgen"),
             ("svg: 6 bars, 3 legend keys, 2 floor ticks", len([e for e in svg.iter() if e.tag.endswith("rect")]) == 1 + 6 + 3
