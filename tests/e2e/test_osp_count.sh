@@ -58,9 +58,24 @@ if "$HP" cc --hooks=dual-blocks -O0 -I"$ROOT/include" -o osp_loop "$P/osp_loop.c
     "$HP" run -q --seed 5 --bursts count --sample subpath -o tc.data -- ./osp_loop $TN - $TT >tc.out 2>&1
     check_eq "threads: program output unchanged" "$(cat tc.out)" "$(HOTPROF_MODE=off ./osp_loop $TN - $TT)"
     dec tc.data tc.json && python3 "$ROOT/tests/e2e/check_osp_count.py" tc.json tx.json "threads count" 1
+    # the live top-k takes the profile's calibration (events / events_est): the same estimates
+    "$HP" run -q --seed 5 --bursts count --sample subpath -o lt.data -- ./osp_loop $N topk >/dev/null 2>lt.err
+    "$HP" report --type subpath --format json --top 3 lt.data >lt.json 2>/dev/null
+    check "count: snapshot_topk's 3 estimates are the report's (calibrated), within 0.1%" python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))["subpaths"]["rows"]
+snap = [l.split() for l in open(sys.argv[2]) if l.startswith("topk ")]
+assert len(snap) == 3 == len(rows), (snap, rows)
+for s, r in zip(snap, rows):
+    assert int(s[1]) == int(r["key"], 16) and abs(float(s[3]) - r["estimate"]) <= 0.001 * r["estimate"], (s, r)' lt.json lt.err
     "$HP" run -q --bursts count --sample subpath:skiponly=1 -o so.data -- ./osp_loop $N >/dev/null 2>&1
     n=$("$HP" info so.data | awk '$1 == "subpath.samples" {print $2}')
     check_eq "skiponly: no sample" "$n" 0
+    # its triggers follow a full run's schedule: S grows with the estimated blocks (it grew with
+    # the events before, 5x the triggers of a full run here: subpath.blocks said 2.0M of 10M)
+    b=$("$HP" info so.data | awk '$1 == "subpath.blocks" {print $2}')
+    check "skiponly: blocks estimated within 3% of exact (${b:-none})" python3 -c \
+        'import json,sys; e=int(json.load(open(sys.argv[1]))["info"]["subpath.blocks"]); assert abs(int(sys.argv[2]) - e) <= 0.03 * e' lx.json "${b:-0}"
 else
     fail "osp_loop: dual-blocks build"
 fi

@@ -9,7 +9,7 @@
  * g = boundary events counted / events estimated from the triggers (sum of S per trigger), over
  * the process's threads, so the estimates add up to the events the clean code counted (lexgen,
  * 20 seeds: blocks' error sd 0.58% -> 0.14%). INFO subpath.events and events_est give both; the
- * live top-k is not calibrated.
+ * live top-k (snapshot_topk, `hotprof top`) takes the same factor as of its moment.
  *
  * Async-signal-safety: memory and mmap/munmap (the writer may run in a fatal-signal handler).
  */
@@ -240,9 +240,11 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
         double share = c->counting ? hp_osp_counted_share(e->count, c->tau) : 1;
         keep_row(out, k, &n, e->key, e->length, est * share, hp_osp_list_seq(c, e));
     }
+    uint64_t events;
+    double events_est, g = count_calibration(&events, &events_est); /* as the profile will say */
     for (int i = 0; i < n; i++) {
         const hp_osp_entry *e = hp_osp_list_find(c, out[i].key);
-        out[i].value = e && e->p_length > 0 ? hp_osp_list_weight(c, e) / e->p_length : 0;
+        out[i].value = e && e->p_length > 0 ? g * hp_osp_list_weight(c, e) / e->p_length : 0;
     }
     munmap(c, hp_rt_osp_params()->mem);
     return n;

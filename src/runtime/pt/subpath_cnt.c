@@ -27,14 +27,10 @@ HP_NOINST hp_thread_osp *hp_rt_osp_count_state(hp_thread *t)
 HP_NOINST int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed)
 {
     const hp_osp_params *p = hp_rt_osp_params();
-    /* skiponly records no segment, so no blocks are estimated: its S grows with the events
-     * instead (at least one block each), as a full run's would with its blocks */
-    if (p->skiponly) o->cest += (double)elapsed;
     double S = hp_osp_f_rule(p->minf, o->ctau, p->list, o->cest);
     hp_osp_count_events(o->cs, elapsed, S);
     o->cevents += elapsed;
     if (o->cs->starting) o->cevents_est += o->cs->wstart;
-    if (p->skiponly) o->cs->starting = 0; /* the countdown and draws alone */
     set_mode(o);
     return (int)o->cmode;
 }
@@ -54,7 +50,9 @@ HP_NOINST void hp_rt_osp_count_block(hp_thread_osp *o, uint32_t id)
         o->cest += c->wstart; /* each block of a triggered segment stands for S blocks */
         HP_STORE_RLX(&o->blocks, (uint64_t)(o->cest + 0.5));
     }
-    hp_osp_count_block(c, id, hp_rt_osp_law(), offer, o);
+    /* skiponly: the triggers and their segments' blocks (so S grows as a full run's, with the
+     * estimated blocks), but no subpath is started, recorded or offered */
+    if (!hp_rt_osp_params()->skiponly) hp_osp_count_block(c, id, hp_rt_osp_law(), offer, o);
     set_mode(o);
 }
 
