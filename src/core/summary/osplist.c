@@ -2,6 +2,7 @@
  * (osplist.h). */
 #include "core/summary/osplist.h"
 #include "core/base/hash.h"
+#include <math.h>
 #include <string.h>
 
 hp_osp_list *hp_osp_list_init(void *mem, size_t bytes, uint64_t seed, int check_seq)
@@ -82,15 +83,17 @@ static void thin_concise(hp_osp_list *l, hp_osp_entry *e, double keep)
     e->count = c2;
 }
 
-/* Counting (Gibbons–Matias): the first sample survives with probability keep; each loss costs
- * one and the next survives with probability 1/tau'. The weight loses its mean per count lost. */
+/* Counting: the entry is dropped with Gibbons–Matias' probability of its count reaching 0,
+ * (1 - keep) (1 - 1/tau')^(c - 1); a survivor keeps its count, and its weight and admission
+ * term are divided by its survival probability (see osplist.h). */
 static void thin_counting(hp_osp_list *l, hp_osp_entry *e, double keep, double tau2)
 {
-    uint64_t c2 = e->count;
-    if (hp_rng_double(&l->rng) >= keep)
-        for (c2--; c2 && hp_rng_double(&l->rng) * tau2 >= 1; c2--) {}
-    e->weight = c2 ? e->weight * ((double)c2 / (double)e->count) : 0;
-    e->count = c2;
+    double survive = 1 - (1 - keep) * pow(1 - 1 / tau2, (double)(e->count ? e->count - 1 : 0));
+    if (!e->count || hp_rng_double(&l->rng) >= survive) {
+        e->count = 0, e->weight = 0;
+        return;
+    }
+    e->weight /= survive, e->w_adm /= survive;
 }
 
 void hp_osp_list_thin(hp_osp_list *l)
@@ -141,7 +144,9 @@ static int put(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *se
         hp_osp_list_thin(l);
     }
     e = &l->e[l->n];
-    *e = (hp_osp_entry){key, c, w, p_length, c ? w / (double)c : 0, length, HP_OSP_NO_SEQ};
+    /* counting: the samples missed before this admission, tau - 1 of this one's weight */
+    double adm = l->counting && c ? (l->tau - 1) * w / (double)c : 0;
+    *e = (hp_osp_entry){key, c, w, p_length, adm, length, HP_OSP_NO_SEQ};
     if (seq) {
         memcpy(l->arena + l->arena_used, seq, length * sizeof *seq);
         e->seq = l->arena_used;
@@ -168,7 +173,7 @@ int hp_osp_list_offer(hp_osp_list *l, uint64_t key, uint32_t length, const uint3
 double hp_osp_list_weight(const hp_osp_list *l, const hp_osp_entry *e)
 {
     if (!l->counting || !e->count) return e->weight;
-    return e->weight + (l->tau - 1) * e->w_first;
+    return e->weight + e->w_adm;
 }
 
 int hp_osp_list_add(hp_osp_list *l, uint64_t key, uint32_t length, const uint32_t *seq, uint64_t c, double w,

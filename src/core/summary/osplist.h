@@ -11,18 +11,20 @@
  * weight / p_length stays an unbiased estimate of the subpath's executions.
  *
  * Counting samples. A sample of a key held is always counted (count += 1, weight += its weight,
- * unscaled); a key not held is admitted with probability 1/tau. Thinning to tau' = 2 tau runs
- * Gibbons–Matias' coin procedure per entry: with probability tau/tau' nothing changes, else the
- * count drops by one and keeps dropping on each further coin of probability 1 - 1/tau' (the
- * weight by the same share of its mean); the list is then distributed as if tau' had ruled from
- * the start. The samples a held key had before its admission are, for a key offered many more
- * than tau times, tau - 1 in expectation (a geometric wait), so hp_osp_list_weight adds
- * (tau - 1) x the weight of its admitting sample (samples' weights change over a run — f grows —
- * and the misses came just before the admission; thinning drops the earliest counts, about
- * tau' - tau of a hot key's, and keeps that weight as the estimate of theirs): unbiased for the
- * hot keys; a key offered about tau times or less is over-estimated by up to that much. A hot
- * key thus counts tau times as many samples as under concise samples: its relative error
- * shrinks by sqrt(tau).
+ * unscaled); a key not held is admitted with probability 1/tau. The samples a key missed before
+ * its admission are, for a key offered many more than tau times, tau - 1 in expectation (a
+ * geometric wait): the entry's admission term w_adm = (tau - 1) x the admitting sample's weight
+ * (samples' weights change over a run — f grows — and the misses came just before it), and
+ * hp_osp_list_weight = weight + w_adm. Thinning to tau' = 2 tau drops an entry with the
+ * probability that Gibbons–Matias' coin procedure would take its count to 0, (1 - tau/tau') x
+ * (1 - 1/tau')^(c - 1), so the list frees as much room as theirs; a survivor keeps its count
+ * and has its weight and admission term divided by its survival probability (Horvitz–Thompson:
+ * E[estimate] unchanged). Their procedure also takes ~tau' - tau counts off every survivor and
+ * adds them back as (tau' - 1) x a weight: for a hot key that random loss was the largest error
+ * left (lexgen, tau 512: ~1% of the hottest subpath's ~25 000 counts); here a key admitted at a
+ * small tau keeps it for good. Unbiased for keys offered many more than tau times (at admission);
+ * a key offered about tau times or less is over-estimated by up to its admission term. A hot key
+ * counts tau times as many samples as under concise samples: its relative error shrinks by sqrt(tau).
  *
  * Memory: one caller-provided block of `bytes` holds the struct, the entries, the index (2 slots
  * per entry) and the arena of sequences (u32 guard ids): entries = bytes / HP_OSP_BYTES_PER_ENTRY
@@ -44,7 +46,8 @@
 typedef struct hp_osp_entry {
     uint64_t key, count;
     double weight, p_length;
-    double w_first; /* counting: the weight of the sample that admitted it (the era of its misses) */
+    double w_adm;   /* counting: the admission term, (tau at admission - 1) x the admitting sample's
+                     * weight, divided by the survival probability of each thinning since */
     uint32_t length;
     uint32_t seq;   /* arena offset of its `length` ids, HP_OSP_NO_SEQ if not kept */
 } hp_osp_entry;
