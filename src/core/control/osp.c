@@ -47,13 +47,6 @@ double hp_osp_p_length(const hp_osp_lawp *l, uint32_t length)
     return law_weight(l->law, l->maxlen, length) / l->z;
 }
 
-double hp_osp_p_tail(const hp_osp_lawp *l, uint32_t length)
-{
-    double w = 0;
-    for (uint32_t L = length < 2 ? 2 : length; L <= l->maxlen; L++) w += law_weight(l->law, l->maxlen, L);
-    return w / l->z;
-}
-
 uint32_t hp_osp_prefix_next(const hp_osp_lawp *l, uint32_t L, uint32_t prev, double *tail)
 {
     if (prev < 2) *tail = 1;
@@ -61,15 +54,6 @@ uint32_t hp_osp_prefix_next(const hp_osp_lawp *l, uint32_t L, uint32_t prev, dou
     for (uint32_t len = prev < 2 ? 2 : prev + 1; len <= L && len <= l->maxlen; len++)
         if (law_weight(l->law, l->maxlen, len) > 0) return len;
     return 0;
-}
-
-uint32_t hp_osp_prefixes(const hp_osp_lawp *l, uint32_t L, uint32_t *lengths, double *p)
-{
-    uint32_t n = 0;
-    double tail;
-    for (uint32_t len = hp_osp_prefix_next(l, L, 0, &tail); len; len = hp_osp_prefix_next(l, L, len, &tail))
-        lengths[n] = len, p[n++] = tail;
-    return n;
 }
 
 uint32_t hp_osp_draw_length(const hp_osp_lawp *l, hp_rng *r)

@@ -63,7 +63,7 @@ typedef struct hp_osp_params {
     uint32_t weight;   /* enum hp_osp_weight */
     uint32_t skiponly; /* 1: skip but never record (measures the skipping overhead) */
     uint32_t list;     /* enum hp_osp_list_rule */
-    uint32_t prefixes; /* 1: each sample also offers its shorter prefixes (hp_osp_prefixes) */
+    uint32_t prefixes; /* 1: each sample also offers its shorter prefixes (hp_osp_prefix_next) */
 } hp_osp_params;
 
 /* The defaults (disabled). */
@@ -79,17 +79,13 @@ typedef struct hp_osp_lawp {
 void hp_osp_law_init(hp_osp_lawp *l, uint32_t law, uint32_t maxlen);
 /* P(L) under the law (0 for a length it never draws). */
 double hp_osp_p_length(const hp_osp_lawp *l, uint32_t length);
-/* P(length drawn >= length) under the law. */
-double hp_osp_p_tail(const hp_osp_lawp *l, uint32_t length);
-/* prefixes=on: the lengths a sample of length L offers, ascending into lengths[] (room for L - 1),
- * every length <= L the law draws, each with p[i] = hp_osp_p_tail(lengths[i]); returns how many.
+/* prefixes=on, one prefix at a time: the next length after prev (0 to start) that a sample of
+ * length L offers, every length <= L the law draws, ascending, with P(length drawn >= it) in
+ * *tail; 0 when none is left.
  * A block position where a sample starts is counted for its subpath of length l exactly when the
  * drawn L >= l, so weight / P(L >= l) stays unbiased, and each subpath gets P(L >= l) / P(L = l)
  * times the samples (pow2, maxlen 32: 1.9x for length 2, 1.75x for 8), for ~1.9 list offers per
  * sample and no more blocks recorded. */
-uint32_t hp_osp_prefixes(const hp_osp_lawp *l, uint32_t L, uint32_t *lengths, double *p);
-/* The same one at a time, without arrays: the next prefix length after prev (0 to start) and
- * its P(length >= it) in *tail; 0 when none is left. */
 uint32_t hp_osp_prefix_next(const hp_osp_lawp *l, uint32_t L, uint32_t prev, double *tail);
 /* One length drawn from the law. */
 uint32_t hp_osp_draw_length(const hp_osp_lawp *l, hp_rng *r);

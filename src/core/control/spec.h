@@ -29,7 +29,7 @@
  *   weight   count (default) | length | cost
  *   list     counting (default) | concise (core/summary/osplist.h)
  *   prefixes on (default; off with len=any unless given): a sample also offers its shorter
- *            prefixes the law draws (hp_osp_prefixes, osp.h)
+ *            prefixes the law draws (hp_osp_prefix_next, osp.h)
  *   skiponly 1: skip but never record a subpath (measures the skipping overhead alone)
  * Only hp_sample_*_osp accept it (the others say "subpath" is not an HPS type). Its canonical
  * form (hp_osp_params_format, INFO subpath.params) is

@@ -85,16 +85,19 @@ static HP_NOINST void write_exact(const hp_pt_sink *o)
     munmap(sum, hp_tab_bytes(sum));
 }
 
-/* Count mode's calibration g (see the header); 1 in other modes or before any trigger. */
+/* Count mode's calibration g (see the header); 1 in other modes or before any trigger. The
+ * sums it is made of go to *events and *events_est when they are not NULL. */
 static HP_NOINST double count_calibration(uint64_t *events, double *events_est)
 {
-    *events = 0, *events_est = 0;
-    if (HP_LOAD_ACQ(&hp_g.osp) != HP_OSP_RT_COUNT) return 1;
-    for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
-        const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
-        if (o) *events += HP_LOAD_RLX(&o->cevents), *events_est += *(const volatile double *)&o->cevents_est;
-    }
-    return *events && *events_est > 0 ? (double)*events / *events_est : 1;
+    uint64_t ev = 0;
+    double est = 0;
+    if (HP_LOAD_ACQ(&hp_g.osp) == HP_OSP_RT_COUNT)
+        for (hp_thread *t = HP_LOAD_ACQ(&hp_g.threads); t; t = t->next) {
+            const hp_thread_osp *o = HP_LOAD_ACQ(&t->osp);
+            if (o) ev += HP_LOAD_RLX(&o->cevents), est += *(const volatile double *)&o->cevents_est;
+        }
+    if (events) *events = ev, *events_est = est;
+    return ev && est > 0 ? (double)ev / est : 1;
 }
 
 static HP_NOINST void write_group(const hp_pt_sink *o)
@@ -104,8 +107,7 @@ static HP_NOINST void write_group(const hp_pt_sink *o)
     if (mode != HP_OSP_RT_LIVE && mode != HP_OSP_RT_PATCH && mode != HP_OSP_RT_COUNT) return;
     hp_osp_list *c = hp_rt_osp_list_copy();
     if (!c) return;
-    uint64_t events;
-    double events_est, g = count_calibration(&events, &events_est);
+    double g = count_calibration(NULL, NULL);
     o->begin(HP_SEC_SUBPATHS);
     for (uint32_t i = 0; i < c->n; i++) {
         const hp_osp_entry *e = &c->e[i];
@@ -240,8 +242,7 @@ static HP_NOINST int live_rows(hp_live_row *out, int k)
         double share = c->counting ? hp_osp_counted_share(e->count, c->tau) : 1;
         keep_row(out, k, &n, e->key, e->length, est * share, hp_osp_list_seq(c, e));
     }
-    uint64_t events;
-    double events_est, g = count_calibration(&events, &events_est); /* as the profile will say */
+    double g = count_calibration(NULL, NULL); /* as the profile will say */
     for (int i = 0; i < n; i++) {
         const hp_osp_entry *e = hp_osp_list_find(c, out[i].key);
         out[i].value = e && e->p_length > 0 ? g * hp_osp_list_weight(c, e) / e->p_length : 0;

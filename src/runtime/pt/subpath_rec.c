@@ -189,7 +189,7 @@ static HP_NOINST int offer_one(hp_thread_osp *o, uint32_t *ids, uint32_t L, doub
 }
 
 /* p is the law's P(L); prefixes=on offers every prefix the law draws with P(length >= its
- * length) instead (hp_osp_prefixes), each from a copy (enc=exact canonicalizes in place). */
+ * length) instead (hp_osp_prefix_next), enc=exact from a copy (its key canonicalizes the ids in place). */
 HP_NOINST int hp_rt_osp_offer(hp_thread_osp *o, uint32_t *ids, uint32_t L, double weight, double p, hp_rng *rng,
                               double *tau)
 {
@@ -198,8 +198,9 @@ HP_NOINST int hp_rt_osp_offer(hp_thread_osp *o, uint32_t *ids, uint32_t L, doubl
     double tail;
     int offered = 0;
     for (uint32_t len = hp_osp_prefix_next(&g_law, L, 0, &tail); len; len = hp_osp_prefix_next(&g_law, L, len, &tail)) {
-        memcpy(copy, ids, len * sizeof *ids);
-        offered |= offer_one(o, copy, len, weight, tail, rng, tau);
+        uint32_t *prefix = ids;
+        if (g_p.enc == HP_SUBPATH_ENC_EXACT) prefix = memcpy(copy, ids, len * sizeof *ids);
+        offered |= offer_one(o, prefix, len, weight, tail, rng, tau);
     }
     return offered;
 }
