@@ -6,7 +6,10 @@
  * outside a subpath burst returns at once; osp_exit cuts a burst when its first frame returns
  * (the caller may be a clean copy, whose blocks no hook sees) — unless it returns to a call with
  * a live return site (ctl/dual.h hp_dual_return_point): the countdown is 0 in a burst, so the
- * caller goes on in its instrumented copy right after the call, and the base moves down to it.
+ * caller goes on in its instrumented copy right after the call, and the base moves down to it —
+ * or unless it returns out of every module with dual sites (ctl/dual_text.c: a thread's start
+ * routine into libc, a callback into a library): no block of ours runs until ours is entered
+ * again, whose blocks the burst then sees as the exhaustive stream does, so nothing is cut.
  */
 #ifndef HOTPROF_RUNTIME_HOOKS_OSP_H
 #define HOTPROF_RUNTIME_HOOKS_OSP_H
@@ -34,13 +37,13 @@ static inline HP_NOINST void osp_block(hp_thread *t, uint32_t id)
 
 static HP_NOINST __attribute__((noinline, cold)) void osp_exit_base(hp_thread *t, hp_thread_osp *o, uint64_t ret)
 {
-    if (hp_dual_return_point(ret)) hp_rt_osp_count_return(o, t->depth);
+    if (hp_dual_return_point(ret) || !hp_dual_in_text(ret)) hp_rt_osp_count_return(o, t->depth);
     else hp_rt_osp_count_exit(o);
 }
 
 /* An exit hook (bursty) returning to ret: a count-mode subpath burst ends when its first frame
  * returns (a pre-armed thread then takes a new first frame at its trigger), unless ret has a
- * live return site. */
+ * live return site or lies outside our modules. */
 static inline HP_NOINST void osp_exit(hp_thread *t, uint64_t ret)
 {
     hp_thread_osp *o = t->osp;

@@ -255,6 +255,7 @@ int hp_dual_return_point(uint64_t ret)
 int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
 {
     if (!start || start >= stop) return 0;
+    hp_dual_text_note(start);
     lock();
     for (uint32_t i = 0; i < g_nmods; i++)
         if (g_mods[i].start == start) { unlock(); return 0; } /* the same module again */

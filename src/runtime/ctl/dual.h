@@ -77,6 +77,11 @@ void hp_dual_count_start(int return_sites);
  * copy right after the call), or of a call of an instrumented copy with a KIND_CALL record: the
  * caller's blocks after the return are seen. Async-signal-safe (reads only). */
 int hp_dual_return_point(uint64_t ret);
+/* dual_text.c: a registering module's executable segments noted (module_data: any address it
+ * maps; dl_iterate_phdr, not signal-safe); 1 if addr lies in one noted (or if one could not be
+ * noted), 0 if it is outside every module with dual sites (async-signal-safe). */
+void hp_dual_text_note(const void *module_data);
+int hp_dual_in_text(uint64_t addr);
 void hp_dual_count_burst(void); /* a hook: a thread's burst begins (counted for INFO) */
 /* dual.count.* INFO lines (async-signal-safe; nothing unless count mode started). */
 size_t hp_dual_count_info(char *out, size_t cap);
