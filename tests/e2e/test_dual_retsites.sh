@@ -12,6 +12,8 @@
 #   - count mode with subpaths: subpath.cut 0 with return sites (> 0 without), and the subpaths
 #     that cross inner()'s return into main estimated within 5% of the exhaustive count
 #     (check_retsites.py; without return sites they come out far too low: < 50%);
+#   - subpath.prearm 0 with return sites (the crossing check above then holds without
+#     pre-arming), 4 without;
 #   - a return out of every module of ours is not a cut (ctl/dual_text.c): progs/osp_loop.c with
 #     200 short threads in turn (each thread's start routine returns into libc, often with a burst
 #     on), built with return sites: subpath.cut 0 in two runs (4-13 before, one per such end);
@@ -64,6 +66,8 @@ json ex.r0.data ex.r0.json && json ex.r1.data ex.r1.json &&
 check_eq "r1: count subpaths: subpath.cut 0" "$(info s.r1.data subpath.cut)" 0
 check_eq "r1c: count subpaths: subpath.cut 0" "$(info s.r1c.data subpath.cut)" 0
 check "r0: count subpaths: subpath.cut > 0 (no return sites)" test "$(info s.r0.data subpath.cut)" -gt 0
+check_eq "r1: count subpaths: no pre-arming with return sites (subpath.prearm)" "$(info s.r1.data subpath.prearm)" 0
+check_eq "r0: count subpaths: pre-arming without return sites (subpath.prearm)" "$(info s.r0.data subpath.prearm)" 4
 if "$HP" cc --hooks=dual-blocks --dual-return-sites=on -O1 -I"$ROOT/include" -o ol "$P/osp_loop.c" -lpthread; then
     for s in 1 2; do
         "$HP" run -q --seed $s --bursts count --sample subpath:maxlen=32 -o ol$s.data -- ./ol 20000 - 200 >/dev/null

@@ -107,6 +107,7 @@
 #define HP_INFO_SUBPATH_EVENTS "subpath.events"         /* count mode: boundary events, counted */
 #define HP_INFO_SUBPATH_EVENTS_EST "subpath.events_est" /* count mode: the same, estimated from the triggers */
 #define HP_INFO_SUBPATH_CUT "subpath.cut"               /* count mode: pending subpaths cut by a return to clean code */
+#define HP_INFO_SUBPATH_PREARM "subpath.prearm"         /* count mode: events run instrumented before a trigger */
 
 /* ---- hotprof merge (file INFO of a merged profile, analysis/merge/) ----
  *   merge.inputs=N   merge.input.<i>=FILE   merge.input.<i>.<key>=VALUE (i = 1..N; key: pid,

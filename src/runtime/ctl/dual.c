@@ -67,6 +67,7 @@ static uint32_t g_nmods;
 static uint64_t g_pages[PAGES_CAP]; /* pages made writable (0: empty slot) */
 static uint32_t g_npages;
 static int g_all, g_lock;
+static int g_rets_live; /* some module's return sites written (count mode with subpaths) */
 static uint64_t g_sites, g_skipped, g_switches, g_count_sites;
 static int g_count;           /* count mode: every site to its trampoline, now and for later modules */
 static int g_count_ret;       /* ... return sites too (subpaths in count mode) */
@@ -230,9 +231,12 @@ static uint64_t switch_module_count(uint32_t m)
 {
     uint64_t n = 0;
     int rets = g_count_ret && g_mods[m].tramp && make_rets(m);
+    if (rets) HP_STORE_REL(&g_rets_live, 1);
     for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++) n += (uint64_t)count_site(m, r, rets);
     return n;
 }
+
+int hp_dual_return_sites_live(void) { return HP_LOAD_ACQ(&g_rets_live); }
 
 int hp_dual_return_point(uint64_t ret)
 {

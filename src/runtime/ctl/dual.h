@@ -77,6 +77,8 @@ void hp_dual_count_start(int return_sites);
  * copy right after the call), or of a call of an instrumented copy with a KIND_CALL record: the
  * caller's blocks after the return are seen. Async-signal-safe (reads only). */
 int hp_dual_return_point(uint64_t ret);
+/* 1 once count mode with return sites wrote some module's return sites (and its call ranges). */
+int hp_dual_return_sites_live(void);
 /* dual_text.c: a registering module's executable segments noted (module_data: any address it
  * maps; dl_iterate_phdr, not signal-safe); 1 if addr lies in one noted (or if one could not be
  * noted), 0 if it is outside every module with dual sites (async-signal-safe). */

@@ -187,6 +187,7 @@ static HP_NOINST size_t group_info(char *out, size_t cap)
     n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_COLLISIONS, collisions);
     if (mode != HP_OSP_RT_EXACT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_DROPPED, hp_rt_osp_dropped());
     if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_CUT, cuts);
+    if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_PREARM, hp_rt_osp_prearm());
     if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_EVENTS, events);
     if (mode == HP_OSP_RT_COUNT) n = cat_kv_u64(out, n, cap, HP_INFO_SUBPATH_EVENTS_EST, (uint64_t)(events_est + 0.5));
     return n;

@@ -35,6 +35,7 @@
 #include "runtime/thread.h"
 #include "core/control/osp.h"
 #include "core/control/osp_count.h"
+#include "runtime/ctl/dual.h"
 #include <x86intrin.h>
 
 enum { HP_OSP_RT_NONE = 0, HP_OSP_RT_EXACT = 1, HP_OSP_RT_LIVE = 2, HP_OSP_RT_PATCH = 3, HP_OSP_RT_COUNT = 4 };
@@ -43,6 +44,10 @@ enum { HP_OSP_RT_NONE = 0, HP_OSP_RT_EXACT = 1, HP_OSP_RT_LIVE = 2, HP_OSP_RT_PA
  * so that the frames of those events do too (blocks after a callee's return into them can be
  * seen), blocks not recorded. Odd values: the inline block path returns at once. */
 #define HP_OSP_PREARM 4 /* fft: blocks seen 93% of exact with 1, 97% with 4; cost: 4 events a trigger */
+/* Events pre-armed before a trigger: none when return sites are live (ctl/dual.h: a burst's return
+ * into a clean caller goes on in its instrumented copy, which is what pre-arming was for; fft and
+ * lexgen: blocks and top-10 errors unchanged, 6-7% less run time), else HP_OSP_PREARM. */
+static inline uint64_t hp_rt_osp_prearm(void) { return hp_dual_return_sites_live() ? 0 : HP_OSP_PREARM; }
 enum { HP_OSP_C_NONE = 0, HP_OSP_C_IDLE = 1, HP_OSP_C_BURST = 2, HP_OSP_C_PRE = 3 };
 
 
