@@ -12,7 +12,8 @@
 #   - progs/osp_calls.c (a loop calling a function): the blocks after each return are seen
 #     (pre-arming), estimates within a few % (check_osp_count.py);
 #   - progs/osp_phases.c (two phases of very different block rates): each phase's estimated blocks
-#     within the statistics of exact (check_osp_phases.py, no allowance), where patched windows'
+#     within the statistics of exact (check_osp_phases.py, no allowance; a trigger's samples
+#     counted as one group), where patched windows'
 #     error is printed (measured, not checked: docs/osp.md).
 # Before this (init.c refused subpaths in count mode and fell back to patched windows) the skip
 # and estimate checks failed.
@@ -60,14 +61,20 @@ if "$HP" cc --hooks=dual-blocks -O0 -I"$ROOT/include" -o osp_loop "$P/osp_loop.c
     dec tc.data tc.json && python3 "$ROOT/tests/e2e/check_osp_count.py" tc.json tx.json "threads count" 1
     # the live top-k takes the profile's calibration (events / events_est): the same estimates
     "$HP" run -q --seed 5 --bursts count --sample subpath -o lt.data -- ./osp_loop $N topk >/dev/null 2>lt.err
-    "$HP" report --type subpath --format json --top 3 lt.data >lt.json 2>/dev/null
+    "$HP" report --type subpath --format json --top 0 lt.data >lt.json 2>/dev/null
+    # (matched by key: two subpaths of one loop may tie, and ties may come in either order)
     check "count: snapshot_topk's 3 estimates are the report's (calibrated), within 0.1%" python3 -c '
 import json, sys
 rows = json.load(open(sys.argv[1]))["subpaths"]["rows"]
+by_key = {int(r["key"], 16): r for r in rows}
 snap = [l.split() for l in open(sys.argv[2]) if l.startswith("topk ")]
-assert len(snap) == 3 == len(rows), (snap, rows)
-for s, r in zip(snap, rows):
-    assert int(s[1]) == int(r["key"], 16) and abs(float(s[3]) - r["estimate"]) <= 0.001 * r["estimate"], (s, r)' lt.json lt.err
+assert len(snap) == 3 <= len(rows), (snap, len(rows))
+for s in snap:
+    r = by_key[int(s[1])]
+    assert abs(float(s[3]) - r["estimate"]) <= 0.001 * r["estimate"], (s, r)
+top3 = sorted(r["estimate"] for r in rows[:3])
+for a, b in zip(sorted(float(s[3]) for s in snap), top3):
+    assert abs(a - b) <= 0.001 * b, (snap, top3)' lt.json lt.err
     "$HP" run -q --bursts count --sample subpath:skiponly=1 -o so.data -- ./osp_loop $N >/dev/null 2>&1
     n=$("$HP" info so.data | awk '$1 == "subpath.samples" {print $2}')
     check_eq "skiponly: no sample" "$n" 0
@@ -103,7 +110,7 @@ if "$HP" cc --hooks=dual-blocks -O0 -o osp_phases "$P/osp_phases.c"; then
     check_eq "phases: program output unchanged (count)" "$(cat phc.out)" "$want"
     check_eq "phases: program output unchanged (patch)" "$(cat php.out)" "$want"
     subpath_json phx.data phx.json && subpath_json phc.data phc.json && subpath_json php.data php.json
-    python3 "$ROOT/tests/e2e/check_osp_phases.py" phc.json phx.json "phases count" 0 0 live
+    python3 "$ROOT/tests/e2e/check_osp_phases.py" phc.json phx.json "phases count" 0 0 count
     python3 "$ROOT/tests/e2e/check_osp_phases.py" php.json phx.json "phases patch" 0.5 0.75 measure
 else
     fail "osp_phases: dual-blocks build"
