@@ -6,7 +6,11 @@
 # ~0.12 per ns), with enough shadows to spread over the run (load 0.5, 20 ms slices), the estimate
 # must be within a factor 2 of the exact figure (the old estimate from sampled gaps between hooks
 # was 5-13x high on shadow_phases). Every shadow calibrated its native event rate (count mode's
-# trampolines: shadow.calibrated = shadow.finished) and a density is reported.
+# trampolines: shadow.calibrated = shadow.finished) and a density is reported. The same on
+# --hooks=all builds, whose shadows count calls + blocks through a stub their hook call sites call
+# (shadow_rate_sites.c; the old estimate there was 1.4-36x high), after recording: every shadow
+# that reached its sample or slice calibrated. (test_shadow.sh: a program whose shadows end early
+# at a write to shared memory keeps their profiles; calibrating first lost all of them.)
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -18,10 +22,10 @@ fi
 key() { "$HP" info "$1" | awk -v k="$2" '$1 == k {print $2}'; }
 total() { "$HP" report --format json --top 1 "$1" | python3 -c "import json,sys; t=json.load(sys.stdin)['totals']; print(t['calls'] + t['blocks'])"; }
 
-# coverage NAME PROG ARGS...: exhaustive reference, then a shadow run; checks the ratio
+# coverage NAME HOOKS PROG ARGS...: exhaustive reference, then a shadow run; checks the ratio
 coverage() {
-    local name=$1 prog=$2; shift 2
-    "$HP" cc --hooks=dual-all -O2 -o "$prog" "$P/$prog.c" >cc.out 2>&1 || { fail "${name}_build" "$(tail -3 cc.out)"; return; }
+    local name=$1 hooks=$2 prog=$3; shift 3
+    "$HP" cc --hooks="$hooks" -O2 -o "$prog" "$P/$prog.c" >cc.out 2>&1 || { fail "${name}_build" "$(tail -3 cc.out)"; return; }
     "$HP" run -q -o "ex_$prog.data" -- "./$prog" "$@" >/dev/null
     nice -n 10 "$HP" run -q --mode shadow --load 0.5 --shadow-slice 20 --sample path --sample value:summary=tnv \
         -o "sh_$prog.data" -- "./$prog" "$@" >/dev/null
@@ -29,14 +33,27 @@ coverage() {
     ev=$(key "sh_$prog.data" shadow.events) tot=$(total "ex_$prog.data") est=$(key "sh_$prog.data" shadow.coverage_ppm)
     fin=$(key "sh_$prog.data" shadow.finished) cal=$(key "sh_$prog.data" shadow.calibrated)
     check "${name}_shadows_recorded (events ${ev:-none})" test "${ev:-0}" -gt 0
-    check_eq "${name}_every_shadow_calibrated" "${cal:-none}" "${fin:-0}"
+    if [ "${hooks#dual}" != "$hooks" ]; then
+        check_eq "${name}_every_shadow_calibrated" "${cal:-none}" "${fin:-0}"
+    else # call sites calibrate after recording: shadows that ended otherwise (the program's exit) did not
+        local ends=$(( $(key "sh_$prog.data" shadow.end.sample) + $(key "sh_$prog.data" shadow.end.slice) ))
+        check "${name}_every_shadow_that_reached_its_sample_or_slice_calibrated ($cal of $ends, $fin finished)" \
+            test "${cal:-0}" -ge "$ends" -a "${cal:-0}" -ge 1
+    fi
     check "${name}_density_reported" test "$(key "sh_$prog.data" shadow.density_per_ms)" -gt 0
     local ratio
     ratio=$(python3 -c "import sys; ev, tot, est = map(float, sys.argv[1:]); print('%.2f' % (est / 1e6 / (ev / tot)) if ev and tot else 'nan')" \
         "${ev:-0}" "${tot:-0}" "${est:-0}")
-    check "${name}_estimate_within_2x_of_exact (estimate/exact $ratio)" \
-        python3 -c "import sys; r = float(sys.argv[1]); sys.exit(0 if 0.5 <= r <= 2 else 1)" "$ratio"
+    # dual: within 2x; call sites: within 2.5x (measured 0.88-1.68: the stub's cost in dense code
+    # is known less well than a trampoline's)
+    local hi=2
+    [ "${hooks#dual}" = "$hooks" ] && hi=2.5
+    check "${name}_estimate_within_${hi}x_of_exact (estimate/exact $ratio)" \
+        python3 -c "import sys; r = float(sys.argv[1]); h = float(sys.argv[2]); sys.exit(0 if 1 / h <= r <= h else 1)" "$ratio" "$hi"
 }
 
-coverage shadow_coverage_phases shadow_phases 16000000
-coverage shadow_coverage_sparse shadow_sparse 4000000
+coverage shadow_coverage_phases dual-all shadow_phases 16000000
+coverage shadow_coverage_sparse dual-all shadow_sparse 4000000
+# without two-version code: the call sites' stub counts (shadow_rate_sites.c)
+coverage shadow_coverage_phases_all all shadow_phases 16000000
+coverage shadow_coverage_sparse_all all shadow_sparse 4000000

@@ -226,8 +226,9 @@ HP_NOINST void hp_shadow_child_tick(void)
     const hp_shadow_cfg *c = hp_shadow_cfg_get();
     uint64_t now = cpu_ns();
     hp_shadow_rate_tick(now);
-    if (events_now() >= c->spec.sample) hp_shadow_child_end(HP_END_SAMPLE);
-    if (g_slice_ns && now - g_start_cpu_ns >= g_slice_ns + hp_shadow_rate_extra_ns()) hp_shadow_child_end(HP_END_SLICE);
+    if (events_now() >= c->spec.sample && !hp_shadow_rate_hold_end(now)) hp_shadow_child_end(HP_END_SAMPLE);
+    if (g_slice_ns && now - g_start_cpu_ns >= g_slice_ns + hp_shadow_rate_extra_ns() && !hp_shadow_rate_hold_end(now))
+        hp_shadow_child_end(HP_END_SLICE);
     if (HP_LOAD_ACQ(&c->shared->parent_exiting)) hp_shadow_child_end(HP_END_PARENT_EXIT);
 }
 

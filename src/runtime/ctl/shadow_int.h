@@ -97,6 +97,15 @@ void hp_shadow_rate_tick(uint64_t cpu_now);
 int hp_shadow_rate_native_ns(uint64_t *ns);
 uint64_t hp_shadow_rate_extra_ns(void); /* while calibrating: no slice end (UINT64_MAX / 4); else 0 */
 size_t hp_shadow_rate_info(char *out, size_t n, size_t cap);
+/* hold_end: the shadow reached its sample or slice; 1 while it must run on to calibrate. */
+int hp_shadow_rate_hold_end(uint64_t cpu_now);
+/* shadow_rate_sites.c: the same without two-version code, through the hook call sites (sites.c).
+ * prepare: the shadow, before its filter: the stub's page and its cost per event (*cost_ns); 1
+ * if ready. begin: at the end of the recording, the sites to the stub (1) or nothing changed (0).
+ * count: calls + blocks counted by the stub. */
+int hp_shadow_rate_sites_prepare(double *cost_ns);
+int hp_shadow_rate_sites_begin(void);
+uint64_t hp_shadow_rate_sites_count(void);
 
 /* shadow_sys.c */
 void hp_shadow_sys_install(void);                      /* the SIGSYS handler (child, before the filter) */

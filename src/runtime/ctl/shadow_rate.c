@@ -16,8 +16,15 @@
  * MEASURE_REPS: code the parent wrote once into a page of its own) and comes off each window: in
  * dense code (~1 ns per event) it is as large as the program's own time.
  *
- * Invariants: every text write happens in hp_shadow_rate_begin (before the seccomp filter); the
- * tick writes only the countdown (no system call, no lock). State: file-static; in the parent
+ * Without two-version code, when the parent turned its hook call sites off (sites.c), the same
+ * windows count calls + blocks through a stub the listed sites call instead of their hooks
+ * (shadow_rate_sites.c) — at the END of a shadow that reached its sample or slice
+ * (hp_shadow_rate_hold_end), so that one ended early by an input or a write to shared memory
+ * keeps its profile (it is then not calibrated; the coverage takes the others' density). Its
+ * calls + blocks recorded before the counting over the rate are its native time.
+ *
+ * Invariants: every page is made writable in hp_shadow_rate_begin (before the seccomp filter); the
+ * tick writes only the countdown, or the listed sites' bytes (no system call, no lock). State: file-static; in the parent
  * only g_ready is used.
  */
 #define _GNU_SOURCE
@@ -37,6 +44,11 @@
 #define MEASURE_REPS 3
 
 static int g_ready;                    /* parent: trampolines mapped */
+static int g_sites;                    /* parent: no two-version code, hook call sites off (sites.c):
+                                        * a shadow counts through shadow_rate_sites.c instead */
+static int g_by_sites;                 /* shadow: calibrating (or calibrated) through call sites */
+static int g_sites_armed;              /* shadow: the stub page is ready: calibrate at the end */
+static uint64_t g_rec_events;          /* shadow (sites): calls + blocks recorded before calibrating */
 static uint8_t *g_probe;               /* parent: the measuring loops' page (NULL: none) */
 static double g_count_ns;              /* shadow: a trampoline's cost per event */
 static int g_phase;                    /* shadow: 0 none, 1 calibrating, 2 recording */
@@ -44,13 +56,20 @@ static uint64_t g_last_count, g_last_cpu, g_base_cb;
 static uint64_t g_cal_start;           /* the shadow's CPU clock when its calibration began */
 static hp_shadow_rate g_rate;
 
+/* The events the hooks recorded: entries + back-edges (what trampolines count), or calls + blocks
+ * (what the call-site stub counts). */
 static HP_NOINST uint64_t hooked_cb(void)
 {
     hp_thread *t = hp_tls;
-    return t ? HP_LOAD_RLX(&t->tot.calls) + HP_LOAD_RLX(&t->tot.backedges) : 0;
+    if (!t) return 0;
+    return HP_LOAD_RLX(&t->tot.calls) + (g_by_sites ? HP_LOAD_RLX(&t->tot.blocks) : HP_LOAD_RLX(&t->tot.backedges));
 }
 
-static HP_NOINST uint64_t counted(void) { return (uint64_t)(CAL_START - hp_dual_countdown) + hooked_cb(); }
+static HP_NOINST uint64_t counted(void)
+{
+    uint64_t native = g_by_sites ? hp_shadow_rate_sites_count() : (uint64_t)(CAL_START - hp_dual_countdown);
+    return native + hooked_cb();
+}
 
 /* The measuring page: at 0 a loop of `n` (rdi) iterations whose site jumps to the trampoline at
  * 64 (jle to the ret, never taken while counting; jmp back after the site); at 32 the same loop
@@ -79,6 +98,7 @@ HP_NOINST void hp_shadow_rate_prepare(void)
     const char *why;
     g_ready = hp_dual_present() && hp_dual_count_probe(&why) == 0;
     if (g_ready) g_probe = make_probe();
+    g_sites = !hp_dual_present() && HP_LOAD_RLX(&hp_g.patch);
 }
 
 /* One run of the loop at p over MEASURE_ITERS iterations, in ns. */
@@ -112,6 +132,10 @@ static HP_NOINST uint64_t process_cpu_ns(void)
 
 HP_NOINST void hp_shadow_rate_begin(void)
 {
+    if (g_sites) { /* the page and the stub's cost now (before the filter); the counting at the end */
+        g_sites_armed = hp_shadow_rate_sites_prepare(&g_count_ns);
+        return;
+    }
     if (!g_ready) return;
     g_cal_start = process_cpu_ns();
     g_count_ns = measure_count_ns();
@@ -131,8 +155,24 @@ HP_NOINST void hp_shadow_rate_tick(uint64_t cpu_now)
     uint64_t spent = cpu_now - g_cal_start; /* CAL_NS at least and a window that counted; 4 CAL_NS at most */
     if ((spent < CAL_NS || !g_rate.best_events) && spent < 4 * CAL_NS) return;
     g_base_cb = hooked_cb();
-    hp_dual_countdown = CAL_DONE;
+    if (!g_by_sites) hp_dual_countdown = CAL_DONE; /* (call sites: the shadow ends now) */
     g_phase = 2;
+}
+
+/* The shadow reached its sample or slice: 1 while it must run on to calibrate (call sites: the
+ * counting starts now, after the recording, so that a shadow that ends early — an input, a write
+ * to shared memory — keeps what it recorded), 0 when it may end. */
+HP_NOINST int hp_shadow_rate_hold_end(uint64_t cpu_now)
+{
+    if (g_phase == 1) return 1;
+    if (!g_sites_armed || g_phase == 2) return 0;
+    g_by_sites = 1; /* (hooked_cb counts calls + blocks from here) */
+    g_rec_events = hooked_cb();
+    if (!hp_shadow_rate_sites_begin()) return 0;
+    g_phase = 1;
+    g_cal_start = cpu_now;
+    g_last_count = counted(), g_last_cpu = cpu_now;
+    return 1;
 }
 
 /* How much longer than its slice this shadow may run: while it calibrates, UINT64_MAX / 4 (no
@@ -145,7 +185,7 @@ HP_NOINST uint64_t hp_shadow_rate_extra_ns(void) { return g_phase == 1 ? UINT64_
 HP_NOINST int hp_shadow_rate_native_ns(uint64_t *ns)
 {
     if (!g_phase) return 0;
-    *ns = (uint64_t)hp_shadow_rate_native_ns_of(&g_rate, hooked_cb() - g_base_cb);
+    *ns = (uint64_t)hp_shadow_rate_native_ns_of(&g_rate, g_by_sites ? g_rec_events : hooked_cb() - g_base_cb);
     return 1;
 }
 
