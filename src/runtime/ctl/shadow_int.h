@@ -97,6 +97,9 @@ void hp_shadow_rate_tick(uint64_t cpu_now);
 int hp_shadow_rate_native_ns(uint64_t *ns);
 uint64_t hp_shadow_rate_extra_ns(void); /* while calibrating: no slice end (UINT64_MAX / 4); else 0 */
 size_t hp_shadow_rate_info(char *out, size_t n, size_t cap);
+/* cost_ns: a site's cost per event, ns (>= 0): a loop of 50000 iterations through it against the
+ * same loop through a 5-byte nop (interleaved, best of 3; each loop takes its count in rdi). */
+double hp_shadow_rate_cost_ns(const uint8_t *with_loop, const uint8_t *nop_loop);
 /* hold_end: the shadow reached its sample or slice; 1 while it must run on to calibrate. */
 int hp_shadow_rate_hold_end(uint64_t cpu_now);
 /* shadow_rate_sites.c: the same without two-version code, through the hook call sites (sites.c).

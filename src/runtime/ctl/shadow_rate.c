@@ -110,17 +110,22 @@ static HP_NOINST uint64_t time_loop(const uint8_t *p)
     return hp_now_ns() - t0;
 }
 
+HP_NOINST double hp_shadow_rate_cost_ns(const uint8_t *with_loop, const uint8_t *nop_loop)
+{
+    uint64_t with = UINT64_MAX, without = UINT64_MAX;
+    for (int r = 0; r < MEASURE_REPS; r++) { /* interleaved: both see the same machine */
+        uint64_t a = time_loop(with_loop), b = time_loop(nop_loop);
+        with = a < with ? a : with, without = b < without ? b : without;
+    }
+    return with > without ? (double)(with - without) / (double)MEASURE_ITERS : 0.0;
+}
+
 /* A trampoline's cost per event (ns, >= 0); 0 without the measuring page. */
 static HP_NOINST double measure_count_ns(void)
 {
     if (!g_probe) return 0.0;
     hp_dual_countdown = CAL_START;
-    uint64_t with = UINT64_MAX, without = UINT64_MAX;
-    for (int r = 0; r < MEASURE_REPS; r++) { /* interleaved: both see the same machine */
-        uint64_t a = time_loop(g_probe), b = time_loop(g_probe + 32);
-        with = a < with ? a : with, without = b < without ? b : without;
-    }
-    return with > without ? (double)(with - without) / (double)MEASURE_ITERS : 0.0;
+    return hp_shadow_rate_cost_ns(g_probe, g_probe + 32);
 }
 
 static HP_NOINST uint64_t process_cpu_ns(void)

@@ -21,8 +21,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define MEASURE_ITERS 50000L
-#define MEASURE_REPS 3
 #define STUB_AT 64 /* the stub's offset in the page; the loops are at 0 (call) and 32 (nop) */
 
 void __cyg_profile_func_enter(void *fn, void *site);
@@ -55,31 +53,12 @@ static HP_NOINST uint8_t *make_page(uint64_t lo, uint64_t hi)
     return p;
 }
 
-static HP_NOINST uint64_t time_loop(const uint8_t *p)
-{
-    void (*f)(long) = (void (*)(long))(uintptr_t)p;
-    uint64_t t0 = hp_now_ns();
-    f(MEASURE_ITERS);
-    return hp_now_ns() - t0;
-}
-
-/* The stub's cost per event in ns (>= 0): interleaved, best of MEASURE_REPS. */
-static HP_NOINST double measure_ns(void)
-{
-    uint64_t with = UINT64_MAX, without = UINT64_MAX;
-    for (int r = 0; r < MEASURE_REPS; r++) {
-        uint64_t a = time_loop(g_page), b = time_loop(g_page + 32);
-        with = a < with ? a : with, without = b < without ? b : without;
-    }
-    return with > without ? (double)(with - without) / (double)MEASURE_ITERS : 0.0;
-}
-
 HP_NOINST int hp_shadow_rate_sites_prepare(double *cost_ns)
 {
     uint64_t lo, hi;
     hp_sites_child_span(&lo, &hi);
     if (!hi || !(g_page = make_page(lo, hi + 5))) return 0;
-    *cost_ns = measure_ns();
+    *cost_ns = hp_shadow_rate_cost_ns(g_page, g_page + 32);
     return 1;
 }
 
