@@ -24,8 +24,8 @@
  * calls + blocks recorded before the counting over the rate are its native time.
  *
  * Invariants: every page is made writable in hp_shadow_rate_begin (before the seccomp filter); the
- * tick writes only the countdown, or the listed sites' bytes (no system call, no lock). State: file-static; in the parent
- * only g_ready is used.
+ * tick and hp_shadow_rate_hold_end write only the countdown or the listed sites' bytes (no system
+ * call, no lock). State: file-static; in the parent only g_ready and g_sites are used.
  */
 #define _GNU_SOURCE
 #include "runtime/ctl/shadow_int.h"
@@ -51,7 +51,8 @@ static int g_sites_armed;              /* shadow: the stub page is ready: calibr
 static uint64_t g_rec_events;          /* shadow (sites): calls + blocks recorded before calibrating */
 static uint8_t *g_probe;               /* parent: the measuring loops' page (NULL: none) */
 static double g_count_ns;              /* shadow: a trampoline's cost per event */
-static int g_phase;                    /* shadow: 0 none, 1 calibrating, 2 recording */
+static int g_phase;                    /* shadow: 0 none, 1 calibrating, 2 calibrated (recording,
+                                        * or with call sites: ending) */
 static uint64_t g_last_count, g_last_cpu, g_base_cb;
 static uint64_t g_cal_start;           /* the shadow's CPU clock when its calibration began */
 static hp_shadow_rate g_rate;
@@ -62,7 +63,8 @@ static HP_NOINST uint64_t hooked_cb(void)
 {
     hp_thread *t = hp_tls;
     if (!t) return 0;
-    return HP_LOAD_RLX(&t->tot.calls) + (g_by_sites ? HP_LOAD_RLX(&t->tot.blocks) : HP_LOAD_RLX(&t->tot.backedges));
+    uint64_t other = g_by_sites ? HP_LOAD_RLX(&t->tot.blocks) : HP_LOAD_RLX(&t->tot.backedges);
+    return HP_LOAD_RLX(&t->tot.calls) + other;
 }
 
 static HP_NOINST uint64_t counted(void)
