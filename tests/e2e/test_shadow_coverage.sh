@@ -44,7 +44,7 @@ coverage() {
     local ratio
     ratio=$(python3 -c "import sys; ev, tot, est = map(float, sys.argv[1:]); print('%.2f' % (est / 1e6 / (ev / tot)) if ev and tot else 'nan')" \
         "${ev:-0}" "${tot:-0}" "${est:-0}")
-    # dual: within 2x; call sites: within 2.5x (measured 0.88-1.68: the stub's cost in dense code
+    # dual: within 2x; call sites: within 2.5x (measured 0.88-1.87: the stub's cost in dense code
     # is known less well than a trampoline's)
     local hi=2
     [ "${hooks#dual}" = "$hooks" ] && hi=2.5
