@@ -3,7 +3,9 @@
 # programs, driven by tests/e2e/test_interp_harness.c (a SIGPROF timer standing in for --mode timer):
 #   - known values (tests/workloads/vs_known_values.c; L = 64 so a run covers the 8 strides): the load in load_sevens gives 7 in 90% of
 #     its captures (share within 4 points), use_one's caller sets xmm0 = 1.0 (share >= 97%), the
-#     load in stride_sum has 8 addresses 64 bytes apart with ~12.5% each; with both engines;
+#     load in stride_sum has 8 addresses 64 bytes apart with ~12.5% each (within 4 binomial
+#     standard errors of its ~200 captures, +-0.094: the fixed 0.08..0.17, +-1.9 of them, failed
+#     once in CI with the tf engine); with both engines;
 #   - interpreting never changes results: every bench workload (gcc -O2) and the known-values
 #     program print the same output with the same exit status with and without values 16/1 (ool);
 #   - the check engine (OOL on a copy against the real single step) finds zero mismatches on every
@@ -42,9 +44,9 @@ for eng in ool tf; do
     check "interp_${eng}_argument_always_1.0" test "$s1" -ge 1
     stride=$(awk -v lo=$((16#$(sym "$T/kv.h" stride_sum))) -v hi=$((16#$(sym_end "$T/kv.h" stride_sum))) '
         $1 == "V" && $3 == 2 { pc = $2 + 0; if (pc < lo || pc >= hi || $7 != 8) next
-            ok = 1; min = -1
+            ok = 1; min = -1; tol = 4 * sqrt(0.125 * 0.875 / $5)
             for (i = 8; i <= 15; i++) { split($i, a, ":"); v[i] = a[1] + 0; sh = a[2] * $6 / $5
-                if (sh < 0.08 || sh > 0.17) ok = 0; if (min < 0 || v[i] < min) min = v[i] }
+                if (sh < 0.125 - tol || sh > 0.125 + tol) ok = 0; if (min < 0 || v[i] < min) min = v[i] }
             for (i = 8; i <= 15; i++) if ((v[i] - min) % 64 != 0 || v[i] - min > 7 * 64) ok = 0
             if (ok) n++ } END { print n + 0 }' "$d")
     check "interp_${eng}_address_strides_by_64" test "$stride" -ge 1
