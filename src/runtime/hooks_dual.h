@@ -102,7 +102,7 @@ static HP_NOINST __attribute__((noinline)) uint32_t dual_count_controller(hp_thr
 #define DUAL_OSP_NEW (1u << 31) /* dual_count_event: a subpath burst began at this event */
 
 /* Subpaths in count mode (pt/subpath.h HP_OSP_RT_COUNT): the one countdown runs to the earlier of
- * the controller's slow path (o->cbs events) and the hp_rt_osp_prearm()-th event before the thread's
+ * the controller's slow path (o->cbs events) and the o->cprearm-th event before the thread's
  * next subpath trigger, and stays at 0 from there (pre-armed: the frames of those events run
  * instrumented, so their blocks after the trigger's callees return are seen) while either is in a burst; o->carmed
  * events have elapsed when it runs out. A subpath burst that begins (or whose first frame
@@ -127,7 +127,7 @@ static HP_NOINST __attribute__((noinline)) uint32_t dual_count_slow_osp(hp_threa
         o->cexited = 0;
         on |= DUAL_OSP_NEW;
     }
-    uint64_t left = o->cs->left - hp_rt_osp_prearm(); /* IDLE: left > the pre-armed events */
+    uint64_t left = o->cs->left - o->cprearm; /* IDLE: left > the pre-armed events */
     uint64_t arm = t->bs.on_mask || m != HP_OSP_C_IDLE ? 0 : o->cbs < left ? o->cbs : left;
     o->carmed = arm ? arm : 1;
     hp_dual_countdown = (int64_t)arm;

@@ -83,11 +83,10 @@ uint32_t hp_sites_tick_off(void);
 void hp_sites_child_all_on(void);
 /* A shadow's calibration (shadow_rate_sites.c), after hp_sites_child_all_on: the span of the
  * listed sites (lo = hi = 0: none); every listed site whose call goes to one of hooks (directly or
- * through a PLT stub) made to call stub instead and every other one off — 0 (nothing changed) if
- * some listed site cannot reach stub with a rel32, else the sites retargeted; then every listed
- * site back on, to its own hook. */
+ * through a PLT stub) made to call stub instead and every other one off, for good — 0 (nothing
+ * changed) if some listed site cannot reach stub with a rel32 or none calls a hook, else the
+ * sites retargeted. */
 void hp_sites_child_span(uint64_t *lo, uint64_t *hi);
 uint32_t hp_sites_child_retarget(uint64_t stub, const uint64_t *hooks, int nhooks);
-void hp_sites_child_restore(void);
 
 #endif

@@ -97,6 +97,9 @@ void hp_shadow_rate_tick(uint64_t cpu_now);
 int hp_shadow_rate_native_ns(uint64_t *ns);
 uint64_t hp_shadow_rate_extra_ns(void); /* while calibrating: no slice end (UINT64_MAX / 4); else 0 */
 size_t hp_shadow_rate_info(char *out, size_t n, size_t cap);
+/* loops: at p a loop of rdi iterations whose 5-byte site is `op rel32` (rel from p + 5), at p + 32
+ * the same loop with a 5-byte nop: what cost_ns times. */
+void hp_shadow_rate_loops(uint8_t *p, uint8_t op, int32_t rel);
 /* cost_ns: a site's cost per event, ns (>= 0): a loop of 50000 iterations through it against the
  * same loop through a 5-byte nop (interleaved, best of 3; each loop takes its count in rdi). */
 double hp_shadow_rate_cost_ns(const uint8_t *with_loop, const uint8_t *nop_loop);

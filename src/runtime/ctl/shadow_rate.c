@@ -44,10 +44,9 @@
 #define MEASURE_REPS 3
 
 static int g_ready;                    /* parent: trampolines mapped */
-static int g_sites;                    /* parent: no two-version code, hook call sites off (sites.c):
-                                        * a shadow counts through shadow_rate_sites.c instead */
+static int g_sites;                    /* no two-version code, hook call sites off (sites.c): a shadow
+                                        * counts through shadow_rate_sites.c (shadow: its page is ready) */
 static int g_by_sites;                 /* shadow: calibrating (or calibrated) through call sites */
-static int g_sites_armed;              /* shadow: the stub page is ready: calibrate at the end */
 static uint64_t g_rec_events;          /* shadow (sites): calls + blocks recorded before calibrating */
 static uint8_t *g_probe;               /* parent: the measuring loops' page (NULL: none) */
 static double g_count_ns;              /* shadow: a trampoline's cost per event */
@@ -73,21 +72,28 @@ static HP_NOINST uint64_t counted(void)
     return native + hooked_cb();
 }
 
+HP_NOINST void hp_shadow_rate_loops(uint8_t *p, uint8_t op, int32_t rel)
+{
+    static const uint8_t loop[11] = {0, 0, 0, 0, 0, 0x48, 0xff, 0xcf, 0x75, 0xf6, 0xc3}; /* dec rdi; jnz; ret */
+    static const uint8_t nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+    memcpy(p, loop, sizeof loop), memcpy(p + 32, loop, sizeof loop);
+    p[0] = op;
+    memcpy(p + 1, &rel, 4);
+    memcpy(p + 32, nop5, sizeof nop5);
+}
+
 /* The measuring page: at 0 a loop of `n` (rdi) iterations whose site jumps to the trampoline at
  * 64 (jle to the ret, never taken while counting; jmp back after the site); at 32 the same loop
  * with the site's 5-byte nop. */
 static HP_NOINST uint8_t *make_probe(void)
 {
-    static const uint8_t loop[11] = {0xe9, 0, 0, 0, 0, 0x48, 0xff, 0xcf, 0x75, 0xf6, 0xc3};
-    static const uint8_t nops[11] = {0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0xff, 0xcf, 0x75, 0xf6, 0xc3};
     int32_t fs_off, rel;
     if (!hp_tramp_fs_offset(&hp_dual_countdown, &fs_off)) return NULL;
     uint8_t *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     uint64_t at = (uint64_t)(uintptr_t)p;
-    memcpy(p, loop, sizeof loop), memcpy(p + 32, nops, sizeof nops);
     hp_tramp_rel32(at + 5, at + 64, &rel);
-    memcpy(p + 1, &rel, 4);
+    hp_shadow_rate_loops(p, 0xe9, rel); /* jmp rel32 */
     if (!hp_tramp_encode(p + 64, at + 64, at + 10, at + 5, fs_off) || mprotect(p, 4096, PROT_READ | PROT_EXEC) != 0) {
         munmap(p, 4096);
         return NULL;
@@ -140,7 +146,7 @@ static HP_NOINST uint64_t process_cpu_ns(void)
 HP_NOINST void hp_shadow_rate_begin(void)
 {
     if (g_sites) { /* the page and the stub's cost now (before the filter); the counting at the end */
-        g_sites_armed = hp_shadow_rate_sites_prepare(&g_count_ns);
+        g_sites = hp_shadow_rate_sites_prepare(&g_count_ns);
         return;
     }
     if (!g_ready) return;
@@ -172,10 +178,9 @@ HP_NOINST void hp_shadow_rate_tick(uint64_t cpu_now)
 HP_NOINST int hp_shadow_rate_hold_end(uint64_t cpu_now)
 {
     if (g_phase == 1) return 1;
-    if (!g_sites_armed || g_phase == 2) return 0;
+    if (!g_sites || g_phase == 2 || !hp_shadow_rate_sites_begin()) return 0;
     g_by_sites = 1; /* (hooked_cb counts calls + blocks from here) */
     g_rec_events = hooked_cb();
-    if (!hp_shadow_rate_sites_begin()) return 0;
     g_phase = 1;
     g_cal_start = cpu_now;
     g_last_count = counted(), g_last_cpu = cpu_now;

@@ -33,13 +33,9 @@ static uint8_t *g_page;
  * 5-byte nop, at STUB_AT the stub. Near [lo, hi] (rel32 reach), read-execute. */
 static HP_NOINST uint8_t *make_page(uint64_t lo, uint64_t hi)
 {
-    static const uint8_t loop[11] = {0xe8, 0, 0, 0, 0, 0x48, 0xff, 0xcf, 0x75, 0xf6, 0xc3};
-    static const uint8_t nops[11] = {0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0xff, 0xcf, 0x75, 0xf6, 0xc3};
     uint8_t *p = hp_tramp_map_near(lo, hi, 4096);
     if (!p) return NULL;
-    memcpy(p, loop, sizeof loop), memcpy(p + 32, nops, sizeof nops);
-    int32_t rel = STUB_AT - 5;
-    memcpy(p + 1, &rel, 4);
+    hp_shadow_rate_loops(p, 0xe8, STUB_AT - 5); /* call rel32 */
     uint8_t *s = p + STUB_AT;
     uint64_t counter = (uint64_t)(uintptr_t)&g_count;
     s[0] = 0x48, s[1] = 0xb8; /* movabs $counter, %rax */
@@ -68,11 +64,7 @@ HP_NOINST int hp_shadow_rate_sites_begin(void)
     const uint64_t hooks[2] = {(uint64_t)(uintptr_t)&__cyg_profile_func_enter,
                                (uint64_t)(uintptr_t)&__sanitizer_cov_trace_pc_guard};
     g_count = 0;
-    if (hp_sites_child_retarget((uint64_t)(uintptr_t)(g_page + STUB_AT), hooks, 2) == 0) {
-        hp_sites_child_restore(); /* (nothing moved: a no-op, or every site turned back on) */
-        return 0;
-    }
-    return 1;
+    return hp_sites_child_retarget((uint64_t)(uintptr_t)(g_page + STUB_AT), hooks, 2) > 0;
 }
 
 HP_NOINST uint64_t hp_shadow_rate_sites_count(void) { return HP_LOAD_RLX(&g_count); }

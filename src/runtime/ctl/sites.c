@@ -280,8 +280,7 @@ HP_NOINST void hp_sites_child_all_on(void)
 
 /* ---- a shadow's native-rate calibration (shadow_rate_sites.c; one thread, after
  * hp_sites_child_all_on: every listed site is on and its page writable). Retargeting writes a
- * site's rel32 too: no other thread can run it here. g_saved[i]: list entry i's own rel32. */
-static uint32_t *g_saved;
+ * site's rel32 too: no other thread can run it here, and the shadow ends without turning back. */
 
 /* The lowest and highest listed site (0 if none). */
 HP_NOINST void hp_sites_child_span(uint64_t *lo, uint64_t *hi)
@@ -305,37 +304,20 @@ static HP_NOINST int calls_one_of(uint64_t site, const uint64_t *hooks, int nhoo
 
 HP_NOINST uint32_t hp_sites_child_retarget(uint64_t stub, const uint64_t *hooks, int nhooks)
 {
-    uint32_t n = listed(), moved = 0;
-    for (uint32_t i = 0; i < n; i++) { /* every listed site must reach the stub */
+    uint32_t n = listed(), moving = 0;
+    for (uint32_t i = 0; i < n; i++) { /* every listed site must reach the stub; some must move */
         uint64_t s = g_list[i], d = stub - (s + 5);
-        if (s && s != DEAD && (int64_t)d != (int64_t)(int32_t)d) return 0;
+        if (!s || s == DEAD) continue;
+        if ((int64_t)d != (int64_t)(int32_t)d) return 0;
+        moving += (uint32_t)calls_one_of(s, hooks, nhooks);
     }
-    g_saved = n ? hp_map((size_t)n * sizeof *g_saved) : NULL;
-    if (!g_saved) return 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; moving && i < n; i++) {
         uint64_t s = g_list[i];
         if (!s || s == DEAD) continue;
         uint8_t *p = (uint8_t *)(uintptr_t)s;
-        g_saved[i] = load_u32(p + 1);
-        if (calls_one_of(s, hooks, nhooks)) {
-            int32_t rel = (int32_t)(stub - (s + 5));
-            memcpy(p + 1, &rel, 4);
-            moved++;
-        } else {
-            p[0] = OP_MOV_EAX;
-        }
+        int32_t rel = (int32_t)(stub - (s + 5));
+        if (calls_one_of(s, hooks, nhooks)) memcpy(p + 1, &rel, 4);
+        else p[0] = OP_MOV_EAX;
     }
-    return moved;
-}
-
-HP_NOINST void hp_sites_child_restore(void)
-{
-    if (!g_saved) return;
-    for (uint32_t i = 0, n = listed(); i < n; i++) {
-        uint64_t s = g_list[i];
-        if (!s || s == DEAD) continue;
-        uint8_t *p = (uint8_t *)(uintptr_t)s;
-        memcpy(p + 1, &g_saved[i], 4);
-        p[0] = OP_CALL;
-    }
+    return moving;
 }

@@ -63,6 +63,7 @@ typedef struct hp_thread_osp {
                             * at or below it cuts: its caller may be a clean copy) */
     uint64_t carmed;       /* count: events that elapse at the next slow path (>= 1) */
     uint64_t cbs;          /* count: events left to the HPS controller's slow path (>= 1) */
+    uint64_t cprearm;      /* count: hp_rt_osp_prearm() as of the last slow path (set_mode's, per block) */
     double ctau, cest;     /* count: the list's tau at the last offer; blocks estimated (sum of S per start) */
     uint64_t cevents;      /* count: boundary events elapsed (exact, to the last slow path) */
     double cevents_est;    /* count: the same estimated from the triggers (sum of S per trigger) */

@@ -4,7 +4,7 @@
  * burst is on; complete samples go to the process hot-list (hp_rt_osp_offer) with weight S.
  *
  * Invariants: o->cmode is HP_OSP_C_BURST exactly while hp_osp_count_on(o->cs) (the block hooks
- * record), else HP_OSP_C_PRE when one of the next hp_rt_osp_prearm() events triggers (the thread
+ * record), else HP_OSP_C_PRE when one of the next o->cprearm events triggers (the thread
  * enters the instrumented copies that many events early), else HP_OSP_C_IDLE; S = hp_osp_f_rule(minf, tau of the
  * list at the thread's last offer, list, the thread's estimated blocks).
  * Owner thread only; `busy` keeps a signal handler's hooks out of an update in progress.
@@ -14,7 +14,7 @@
 
 static HP_NOINST void set_mode(hp_thread_osp *o)
 {
-    uint32_t m = hp_osp_count_on(o->cs) ? HP_OSP_C_BURST : o->cs->left <= hp_rt_osp_prearm() ? HP_OSP_C_PRE : HP_OSP_C_IDLE;
+    uint32_t m = hp_osp_count_on(o->cs) ? HP_OSP_C_BURST : o->cs->left <= o->cprearm ? HP_OSP_C_PRE : HP_OSP_C_IDLE;
     HP_STORE_RLX(&o->cmode, m);
 }
 
@@ -27,6 +27,7 @@ HP_NOINST hp_thread_osp *hp_rt_osp_count_state(hp_thread *t)
 HP_NOINST int hp_rt_osp_count_event(hp_thread_osp *o, uint64_t elapsed)
 {
     const hp_osp_params *p = hp_rt_osp_params();
+    o->cprearm = hp_rt_osp_prearm(); /* (a module loaded later may bring return sites) */
     double S = hp_osp_f_rule(p->minf, o->ctau, p->list, o->cest);
     hp_osp_count_events(o->cs, elapsed, S);
     o->cevents += elapsed;

@@ -92,6 +92,7 @@ static HP_NOINST void osp_own(hp_thread *t, hp_thread_osp *o)
         o->cbs = t->bs.countdown ? t->bs.countdown : 1;
         o->carmed = 1;
         o->cbase = 0;
+        o->cprearm = hp_rt_osp_prearm();
         HP_STORE_RLX(&o->cmode, HP_OSP_C_IDLE);
         return;
     }
