@@ -17,8 +17,9 @@
 
 namespace hotprof_dual {
 
-// A bad -hotprof-dual-indirect value: one message, exit status 1.
-void checkIndirectOption();
+// A bad -hotprof-dual-indirect value: one message, exit status 1. Resolves "auto" (the default):
+// separate when the level is functions (no block is profiled), else clone.
+void checkIndirectOption(bool functionsLevel);
 
 // F has computed goto: an indirectbr, or a block whose address is taken.
 bool hasComputedGoto(llvm::Function &F);

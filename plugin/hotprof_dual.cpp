@@ -148,7 +148,7 @@ enum SiteKind { KEntry = 0, KBackedge = 1, KReturn = 2 }; // KReturn: after a ca
 constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
 
 struct Hooks {
-    FunctionCallee enter, exit, backedge, guard, load[5], store[5];
+    FunctionCallee enter, exit, backedge, cleanBackedge, guard, load[5], store[5];
     Type *i8p, *i32, *i64;
 };
 
@@ -655,6 +655,42 @@ void runSeparate(Function &F, Module &M, const Hooks &H, int level)
     addEntryRecord(M, F, *C, H);
 }
 
+// The separate form of a computed-goto function with loops (an interpreter's dispatch loop):
+// F's own loop back-edges (LoopInfo latches, as -hotprof-dual-latch-sites selects them) get
+// sites too, so count mode's countdown sees them and a burst records them, though F has no
+// instrumented copy in its frame: the site's label is a cold block of F that calls
+// __hotprof_dual_clean_backedge(F) and goes on to the header in the clean copy (the blocks of F
+// itself are seen only in frames entered through F.hotprof). A latch ending in an indirectbr
+// first gets its back-edge as a plain branch (splitIndirectLatches). Returns the sites added.
+unsigned addCleanLatchSites(Function &F, const Hooks &H)
+{
+    if (LatchSites == "none") return 0;
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> edges;
+    {
+        DominatorTree DT(F);
+        LoopInfo LI(DT);
+        for (Loop *L : LI.getLoopsInPreorder()) {
+            if (LatchSites == "outer" && L->getParentLoop()) continue;
+            SmallVector<BasicBlock *, 4> latches;
+            L->getLoopLatches(latches);
+            for (BasicBlock *lt : latches) edges.push_back({lt, L->getHeader()});
+        }
+    }
+    hotprof_dual::splitIndirectLatches(edges);
+    for (auto &e : edges) {
+        BasicBlock *hd = e.second, *on = SplitEdge(e.first, hd);
+        BasicBlock *cold = BasicBlock::Create(F.getContext(), "hp.clean.latch", &F);
+        IRBuilder<> B(cold);
+        if (DILocation *dl = e.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
+        B.CreateCall(H.cleanBackedge, {B.CreateBitCast(&F, H.i8p)})->addFnAttr(Attribute::Cold);
+        B.CreateBr(hd);
+        for (PHINode &P : hd->phis()) P.addIncoming(P.getIncomingValueForBlock(on), cold);
+        on->getTerminator()->eraseFromParent();
+        emitSite(on, hd, cold, KBackedge, H.i8p);
+    }
+    return (unsigned)edges.size();
+}
+
 // Loop-entry clones (-hotprof-dual-loops=osr): a function with loops keeps its clean body as the
 // optimizer made it; the latch nop of each outermost loop L jumps to a cold block of F that calls
 // F.hotprof.L(F's arguments, L's header values for the next iteration, the values defined before L
@@ -869,6 +905,7 @@ Hooks declareHooks(Module &M)
     H.enter = M.getOrInsertFunction("__cyg_profile_func_enter", V, H.i8p, H.i8p);
     H.exit = M.getOrInsertFunction("__cyg_profile_func_exit", V, H.i8p, H.i8p);
     H.backedge = M.getOrInsertFunction("__hotprof_dual_backedge", H.i32, H.i8p);
+    H.cleanBackedge = M.getOrInsertFunction("__hotprof_dual_clean_backedge", V, H.i8p);
     H.guard = M.getOrInsertFunction("__sanitizer_cov_trace_pc_guard", V, PointerType::getUnqual(H.i32));
     const char *sizes[5] = {"1", "2", "4", "8", "16"};
     for (int i = 0; i < 5; i++) {
@@ -940,10 +977,10 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(SiteExits, {"shared", "dedicated"});
         checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */
-        hotprof_dual::checkIndirectOption();
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
+        hotprof_dual::checkIndirectOption(level == LFunctions);
         Hooks H = declareHooks(M);
         SmallVector<Function *, 64> work;
         for (Function &F : M) {
@@ -965,6 +1002,8 @@ struct DualPass : PassInfoMixin<DualPass> {
             bool sep = cg ? hotprof_dual::indirectSeparate(*F) && entryEligible(*F, M) : separateForm(*F, M);
             if (clone && sep) {
                 runSeparate(*F, M, H, fl);
+                if (cg) addCleanLatchSites(*F, H); /* after cloning: F.hotprof has none */
+                if (cg && verifyFunction(*F, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
                 continue;
             }
             if (clone && !cg && runOsr(*F, M, H, fl)) continue;

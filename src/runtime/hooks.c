@@ -168,6 +168,20 @@ HP_API int __hotprof_dual_backedge(void *fn)
     return HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_ALL;
 }
 
+/* A taken loop back-edge of a clean copy that has no instrumented copy in its frame (the separate
+ * form of a computed-goto function, plugin/hotprof_dual.cpp addCleanLatchSites): counted and
+ * recorded as __hotprof_dual_backedge does; the code after it runs clean, so a subpath burst
+ * cannot see its blocks: the burst is cut there (count mode). */
+HP_API void __hotprof_dual_clean_backedge(void *fn)
+{
+    (void)__hotprof_dual_backedge(fn);
+    hp_thread *t = hp_tls;
+    if (t && t->osp && HP_LOAD_RLX(&hp_g.osp) == HP_OSP_RT_COUNT) {
+        hp_thread_osp *o = hp_rt_osp_count_state(t);
+        if (o) hp_rt_osp_count_exit(o);
+    }
+}
+
 /* ---------------------------------------------------------------- memory and compare hooks */
 
 /* gcc would fold these identical bodies into jump thunks (identical code folding): one more

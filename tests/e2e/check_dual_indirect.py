@@ -10,8 +10,9 @@ and its code refers to exactly two dispatch tables (arrays of pointers into FUNC
 the R_X86_64_RELATIVE relocations of a PIE or the data of a non-PIE) whose targets are disjoint:
 the clean copy's table and the instrumented copy's (not with --sites-only: a direct-threaded
 function builds its addresses in code, it has no table). With --separate (the separate form,
--hotprof-dual-indirect=separate): FUNCTION has one site, the entry nop at its first byte, whose
-target is FUNCTION.hotprof, and no back-edge site; FUNCTION's tables name only FUNCTION's blocks
+-hotprof-dual-indirect=separate): FUNCTION has one entry site, the nop at its first byte, whose
+target is FUNCTION.hotprof, and back-edge sites whose targets lie in FUNCTION itself (the cold
+blocks that count a clean back-edge and go on in the clean copy); FUNCTION's tables name only FUNCTION's blocks
 and FUNCTION.hotprof's tables (at least one) only FUNCTION.hotprof's. Reads the ELF with readelf,
 nm and objdump."""
 import re
@@ -99,9 +100,13 @@ def separate(path, data, secs, syms, fn, report):
     in_f = lambda x: lo <= x < hi
     in_c = lambda x: clo <= x < chi
     mine = [r for r in records(data, secs) if in_f(r[0])]
-    report("%s has one site, the entry nop at its first byte jumping to %s.hotprof (%d sites)"
-           % (fn, fn, len(mine)), len(mine) == 1 and mine[0][0] == lo and mine[0][1] == clo and mine[0][2] == 0,
-           repr(mine))
+    entry = [r for r in mine if r[2] == 0]
+    latch = [r for r in mine if r[2] == 1]
+    report("%s has one entry site, the nop at its first byte jumping to %s.hotprof (%d entry sites)"
+           % (fn, fn, len(entry)), len(entry) == 1 and entry[0][0] == lo and entry[0][1] == clo, repr(mine))
+    report("%s's back-edge sites go to its own blocks (%d back-edge sites, %d other)"
+           % (fn, len(latch), len(mine) - len(entry) - len(latch)),
+           len(latch) >= 1 and len(entry) + len(latch) == len(mine) and all(in_f(r[1]) for r in latch), repr(mine))
     at = words(path, data, secs)
     either = lambda x: in_f(x) or in_c(x)
     stops = refs(path, lo, hi) | refs(path, clo, chi)
