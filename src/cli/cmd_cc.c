@@ -58,6 +58,7 @@ static void cc_usage(FILE *out, int cplusplus)
                  "(built by 'make' when llvm-14-dev is installed; see docs/dual.md). Its options, as\n"
                  "-mllvm OPTION: -hotprof-dual-latch-sites=all|outer|none, -hotprof-dual-loops=inline|osr|entry,\n"
                  "-hotprof-dual-entry=clone|inline, -hotprof-dual-clone-opt=size|speed,\n"
+                 "-hotprof-dual-functions-form=wrapper|clone (dual-functions: no copy of the code, or a copy),\n"
                  "-hotprof-dual-indirect=auto|clone|separate|single (functions with computed goto;\n"
                  "auto: separate under dual-functions, else clone), -hotprof-dual-hook-cc=c|preserve-most\n"
                  "(defaults first).\n"

@@ -2,7 +2,7 @@
 """check_dual_indirect.py — checks that a function with computed goto got two copies in a
 two-version binary (plugin/dual_indirect.cpp, docs/dual.md "Computed goto").
 
-usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only | --separate]
+usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only | --separate | --wrapper]
 Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: FUNCTION has
 an entry site and at least one back-edge site of its own (__hotprof_dual records {int32 site - &,
 int32 target - &, u32 kind, u32 0} whose site and target both lie in FUNCTION: the one-body form);
@@ -13,7 +13,7 @@ function builds its addresses in code, it has no table). With --separate (the se
 -hotprof-dual-indirect=separate): FUNCTION has one entry site, the nop at its first byte, whose
 target is FUNCTION.hotprof, and back-edge sites whose targets lie in FUNCTION itself (the cold
 blocks that count a clean back-edge and go on in the clean copy); FUNCTION's tables name only FUNCTION's blocks
-and FUNCTION.hotprof's tables (at least one) only FUNCTION.hotprof's. Reads the ELF with readelf,
+and FUNCTION.hotprof's tables (at least one) only FUNCTION.hotprof's. With --wrapper: see wrapper(). Reads the ELF with readelf,
 nm and objdump."""
 import re
 import struct
@@ -119,6 +119,26 @@ def separate(path, data, secs, syms, fn, report):
     return 0
 
 
+def wrapper(data, secs, syms, fn, report):
+    """The wrapper form (dual-functions' default): FUNCTION's entry nop jumps to FUNCTION.hotprof, a
+    wrapper much smaller than FUNCTION (it holds no copy of the code, no table), and every other
+    site of FUNCTION goes to a block of FUNCTION itself (its clean latch sites)."""
+    lo, hi = syms[fn]
+    clo, chi = syms.get(fn + ".hotprof", (None, None))
+    if clo is None:
+        report("%s.hotprof present" % fn, False, "missing")
+        return 1
+    mine = [r for r in records(data, secs) if lo <= r[0] < hi]
+    entry = [r for r in mine if r[2] == 0]
+    report("%s has one entry site, the nop at its first byte jumping to its wrapper (%d entry sites)"
+           % (fn, len(entry)), len(entry) == 1 and entry[0][0] == lo and entry[0][1] == clo, repr(mine))
+    report("%s's other sites go to its own blocks (%d)" % (fn, len(mine) - len(entry)),
+           all(r[2] == 1 and lo <= r[1] < hi for r in mine if r not in entry), repr(mine))
+    report("%s.hotprof is a wrapper (%d bytes, %s has %d)" % (fn, chi - clo, fn, hi - lo),
+           chi - clo < 160 and chi - clo < hi - lo, "")
+    return 0
+
+
 def main():
     path, fn, label = sys.argv[1:4]
     data = open(path, "rb").read()
@@ -141,6 +161,8 @@ def main():
         return 1
     if "--separate" in sys.argv:
         return separate(path, data, secs, syms, fn, report)
+    if "--wrapper" in sys.argv:
+        return wrapper(data, secs, syms, fn, report)
     inside = lambda x: lo <= x < hi
     a0, off, size = secs["__hotprof_dual"]
     kinds = []

@@ -10,7 +10,11 @@
 # -hotprof-dual-latch-form=top, check_site_jmp.py): it falls through into the body, where the edge
 # form's site block ends in a jmp back to the header. Also: same output as native in every layout
 # (switched off and exhaustive), the same back-edge count as the edge form, sites well-formed, a
-# bad option value is one clear message.
+# bad option value is one clear message. dual-functions is checked in its one-body form
+# (-hotprof-dual-functions-form=clone) above; its default, the wrapper form (F keeps the optimizer's
+# code, its latches get clean sites, F.hotprof is a wrapper): LSR reduces every loop of walk, the
+# one-block loops' nops sit at the top (peeled), the edge form's back-edge count, every function a
+# wrapper clone, the same output, smaller code than the one-body form.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -31,16 +35,17 @@ else fail "native: LSR dump" "loops '$nl', reduced '$nr' (clang 14 dump format c
 
 clang -O2 -o native "$SRC" && ./native 100000 >want.out || fail "native build"
 for hooks in dual-functions dual-blocks; do
-    read -r l r <<<"$(lsr "$hooks.dedicated" "$HP" cc --hooks=$hooks -mllvm -hotprof-dual-site-exits=dedicated)"
+    form=(); [ $hooks = dual-functions ] && form=(-mllvm -hotprof-dual-functions-form=clone -Wno-unused-command-line-argument)
+    read -r l r <<<"$(lsr "$hooks.dedicated" "$HP" cc --hooks=$hooks "${form[@]}" -mllvm -hotprof-dual-site-exits=dedicated)"
     check_eq "$hooks site-exits=dedicated: LSR reduces every clean loop of walk (loops, reduced)" "$l $r" "$nl $nl"
-    read -r l r <<<"$(lsr "$hooks.default" "$HP" cc --hooks=$hooks)"
+    read -r l r <<<"$(lsr "$hooks.default" "$HP" cc --hooks=$hooks "${form[@]}")"
     if [ "${l:-0}" -gt 0 ] && [ "${r:-0}" -lt "$l" ]; then
         ok "$hooks default (site-exits=shared): LSR skips the clean loops ($r of $l reduced), as documented"
     else fail "$hooks default: expected loops LSR skips (docs/dual.md is out of date?)" "loops '$l', reduced '$r'"; fi
     for variant in shared dedicated edge; do
         name=$hooks-$variant
         case $variant in edge) opt=-hotprof-dual-latch-form=edge ;; *) opt=-hotprof-dual-site-exits=$variant ;; esac
-        "$HP" cc --hooks=$hooks -O2 -mllvm $opt -o "$name" "$SRC" \
+        "$HP" cc --hooks=$hooks "${form[@]}" -O2 -mllvm $opt -o "$name" "$SRC" \
             -Wno-unused-command-line-argument || { fail "$name: build"; continue; }
         python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "" --loop-clones ""
         for mode in off exhaustive; do
@@ -58,6 +63,33 @@ print(sum(m["backedges"] for m in json.load(sys.stdin)["methods"]))'; }
     check_eq "$hooks: exhaustive back-edges, top form = edge form" "$(be "$hooks-shared.exhaustive.data")" \
         "$(be "$hooks-edge.exhaustive.data")"
 done
+# the wrapper form, dual-functions' default
+read -r l r <<<"$(lsr wrapper "$HP" cc --hooks=dual-functions)"
+check_eq "dual-functions wrapper form: LSR reduces every loop of walk (loops, reduced)" "$l $r" "$nl $nl"
+for variant in top edge; do
+    name=wrapper-$variant
+    "$HP" cc --hooks=dual-functions -O2 -mllvm -hotprof-dual-latch-form=$variant -o "$name" "$SRC" \
+        -Wno-unused-command-line-argument || { fail "$name: build"; continue; }
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "main,walk" --loop-clones ""
+    for mode in off exhaustive; do
+        HOTPROF_MODE=$mode HOTPROF_OUTPUT="$name.$mode.data" "./$name" 100000 >"$name.$mode.out"
+        check_eq "$name $mode: same output as native" "$(cat "$name.$mode.out")" "$(cat want.out)"
+    done
+done
+read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" wrapper-top walk)"
+check_eq "wrapper form: walk's one-block loops have their nop at the top (sites followed by jmp, by the body)" "$j $f" "0 $nl"
+read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" wrapper-edge walk)"
+check_eq "wrapper form latch-form=edge: the check sees the jmp after each site" "$j $f" "$nl 0"
+check_eq "wrapper form: exhaustive back-edges, top form = edge form" "$(be wrapper-top.exhaustive.data)" \
+    "$(be wrapper-edge.exhaustive.data)"
+check_eq "wrapper form: exhaustive back-edges = the one-body form's" "$(be wrapper-top.exhaustive.data)" \
+    "$(be dual-functions-shared.exhaustive.data)"
+wt=$(size -A wrapper-top | awk '$1 == ".text" {print $2}') ct=$(size -A dual-functions-shared | awk '$1 == ".text" {print $2}')
+if [ -n "$wt" ] && [ -n "$ct" ] && [ "$wt" -lt "$ct" ]; then ok "wrapper form: less code than the one-body form ($wt < $ct bytes of .text)"
+else fail "wrapper form: less code than the one-body form" "wrapper '$wt', one-body '$ct'"; fi
+check_fails_cleanly "dual: bad -hotprof-dual-functions-form, one message" \
+    "hotprof-dual-functions-form=both is not one of wrapper\|clone" \
+    "$HP" cc --hooks=dual-functions -O2 -mllvm -hotprof-dual-functions-form=both -c -o bad.o "$SRC"
 check_fails_cleanly "dual: bad -hotprof-dual-latch-form, one message" "hotprof-dual-latch-form=up is not one of top\|edge" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-latch-form=up -c -o bad.o "$SRC"
 check_fails_cleanly "dual: bad -hotprof-dual-site-exits, one message" \

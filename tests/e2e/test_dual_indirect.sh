@@ -41,7 +41,9 @@ print(sum(m.get(sys.argv[3], 0) for m in d["methods"] if m["function"] == sys.ar
 # exhaustive counts
 check_build() {
     local h=$1 hooks=$2 form=${3:-clone}
+    # (dual-functions in its one-body form: its default, the wrapper form, has one copy: below)
     "$HP" cc --hooks=$hooks -O2 -mllvm -hotprof-dual-indirect=$form -Wno-unused-command-line-argument \
+        -mllvm -hotprof-dual-functions-form=clone \
         -o $h "$SRC" || { fail "$h: build"; return; }
     if [ $form = separate ]; then
         python3 "$ROOT/tests/e2e/check_dual_indirect.py" $h run "$h run" --separate
@@ -109,12 +111,35 @@ for h in dual-functions dual-blocks dual-memory dual-all; do check_build $h-sepa
 
 # the default form (auto): separate under dual-functions (no block is profiled), clone under the
 # block-level sets (a clean frame's blocks would never be seen in a burst)
-"$HP" cc --hooks=dual-functions -O2 -o auto-fn "$SRC" && "$HP" cc --hooks=dual-blocks -O2 -o auto-blk "$SRC" ||
-    fail "auto: builds"
+"$HP" cc --hooks=dual-functions -O2 -mllvm -hotprof-dual-functions-form=clone -Wno-unused-command-line-argument \
+    -o auto-fn "$SRC" && "$HP" cc --hooks=dual-blocks -O2 -o auto-blk "$SRC" || fail "auto: builds"
 python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-fn run "auto dual-functions run" --separate
 python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-blk run "auto dual-blocks run"
 check_eq "auto dual-functions count: same output as native" \
     "$("$HP" run -q --bursts count --sample methods:period=99,burst=1 -o auto-fn.data -- ./auto-fn $N)" "$(cat want.out)"
+
+# the wrapper form (dual-functions' default): one copy of every function, computed goto included
+# (no label address can reach another copy: there is none); run, run_threaded and gen each get an
+# entry nop to their wrapper and clean latch sites; outputs equal native's in every mode; count
+# mode's estimate of run's heat within 25% of the exhaustive count
+"$HP" cc --hooks=dual-functions -O2 -o wrap "$SRC" || fail "wrapper: build"
+for fn in run run_threaded gen; do
+    python3 "$ROOT/tests/e2e/check_dual_indirect.py" wrap $fn "wrapper $fn" --wrapper
+done
+HOTPROF_OUTPUT=wrap.data ./wrap $N >wrap.exh.out
+check_eq "wrapper exhaustive: same output as native" "$(cat wrap.exh.out)" "$(cat want.out)"
+"$HP" report --format json --top 0 wrap.data >wrap.json
+python3 "$ROOT/tests/e2e/check_dual.py" blocks.json wrap.json "wrapper exhaustive vs blocks"
+check_eq "wrapper off: same output as native" "$(HOTPROF_MODE=off ./wrap $N)" "$(cat want.out)"
+check_eq "wrapper patch: same output as native" \
+    "$("$HP" run -q --bursts patch -o wrap.patch.data --sample methods:period=99,burst=1 -- ./wrap $LONG)" "$(cat want_long.out)"
+"$HP" run -q --bursts count -o wrap.count.data --sample methods:period=99,burst=1 -- ./wrap $N >wrap.count.out
+check_eq "wrapper count: same output as native" "$(cat wrap.count.out)" "$(cat want.out)"
+"$HP" report --format json --top 0 wrap.count.data >wrap.count.json
+sampled=$(field_of wrap.count.json run sampled) est=$(field_of wrap.count.json run heat) exh=$(field_of wrap.json run heat)
+if [ "$sampled" -gt 0 ] && python3 -c "import sys; sys.exit(abs($est / $exh - 1) > 0.25)"; then
+    ok "wrapper count: samples in run ($sampled sampled; heat estimate $est, exhaustive $exh)"
+else fail "wrapper count: samples in run" "sampled '$sampled', heat estimate '$est', exhaustive '$exh'"; fi
 
 # -hotprof-dual-indirect=single: the former one copy with live hooks (no site of run's own)
 "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-indirect=single -o single "$SRC" -Wno-unused-command-line-argument &&

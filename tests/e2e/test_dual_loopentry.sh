@@ -40,13 +40,15 @@ stack_loads() {
 json() { "$HP" report --format json --top 0 "$1" >"$2"; }
 for hs in dual-blocks dual-functions; do
     b=entry.$hs
-    "$HP" cc --hooks=$hs -O2 "${ENTRY[@]}" -o "$b" "$SRC" || { fail "$b: build"; continue; }
+    # (dual-functions: its one-body form; its default, the wrapper form, has no loop clones)
+    form=(); [ $hs = dual-functions ] && form=(-mllvm -hotprof-dual-functions-form=clone)
+    "$HP" cc --hooks=$hs -O2 "${ENTRY[@]}" "${form[@]}" -o "$b" "$SRC" || { fail "$b: build"; continue; }
     python3 "$ROOT/tests/e2e/check_dual_sites.py" "$b" "$b" --loop-clones "$LOOPS"
     n=$(nm "$b" | grep -c '\.hotprof\.loop')
     check_eq "$b: one loop-entry clone per function with loops" "$n" 3
     # (the edge form: the top form's peeled first iterations of one-block loops can cost a reload
     # outside the inner loops, docs/dual.md; nest: one per outer iteration)
-    "$HP" cc --hooks=$hs -O2 "${ENTRY[@]}" -mllvm -hotprof-dual-latch-form=edge -o "$b.edge" "$SRC" ||
+    "$HP" cc --hooks=$hs -O2 "${ENTRY[@]}" "${form[@]}" -mllvm -hotprof-dual-latch-form=edge -o "$b.edge" "$SRC" ||
         fail "$b.edge: build"
     for f in nest seq deep; do
         check_eq "$b latch-form=edge: clean $f loads from the stack no more than native" \
