@@ -1,6 +1,11 @@
 // hotprof_dual.cpp — the LLVM 14 pass plugin of `hotprof cc --hooks=dual-*` (docs/dual.md): two
 // versions of every function (Arnold–Ryder's checking and instrumented copies), in one of two forms.
 //
+// Wrapper form (dual-functions' default, plugin/dual_wrapper.h): no copy of F's code; F's entry
+// nop jumps to a wrapper F.hotprof (entry hook, F past the nop, exit hook) and its latches get
+// clean latch sites (a cold block of F counts the back-edge). The block-level sets (and
+// dual-functions with -hotprof-dual-functions-form=clone) take the two-copy forms below.
+//
 // Separate form (a function with no latch site: loop-free, or -hotprof-dual-latch-sites=none): the
 // function F stays the optimized clean code, untouched but for a patchable 5-byte nop at its very
 // first byte (patchable-function-entry); the instrumented copy is a clone "F.hotprof" (internal,
@@ -70,6 +75,7 @@
 #include "dual_indirect.h"
 #include "dual_loops.h"
 #include "dual_retsites.h"
+#include "dual_wrapper.h"
 
 using namespace llvm;
 
@@ -662,145 +668,28 @@ void runSeparate(Function &F, Module &M, const Hooks &H, int level)
     addEntryRecord(M, F, *C, H);
 }
 
-// The separate form of a computed-goto function with loops (an interpreter's dispatch loop):
-// F's own loop back-edges (LoopInfo latches, as -hotprof-dual-latch-sites selects them) get
-// sites too, so count mode's countdown sees them and a burst records them, though F has no
-// instrumented copy in its frame: the site's label is a cold block of F that calls
-// __hotprof_dual_clean_backedge(F) and goes on to the header in the clean copy (the blocks of F
-// itself are seen only in frames entered through F.hotprof). A latch ending in an indirectbr
-// first gets its back-edge as a plain branch (splitIndirectLatches). Returns the sites added.
-// A one-block loop hd of F in SSA form (its own latch, a conditional branch to itself and one
-// exit, and the latch of no other edge) gets its site at the top, as the one-body form's peelLoop
-// does in slot form: hd's phis and the values it defines for other blocks go to stack slots, a
-// copy of hd runs the first iteration, every back-edge (the copy's and hd's) goes through the new
-// block sc into hd, and the slots are promoted back. A nop per iteration and no jmp. Returns sc,
-// ending in a branch to hd (the caller puts the site there), or nullptr if hd does not fit.
-BasicBlock *peelTop(Function &F, BasicBlock *hd)
+// The hooks, options and site emitters the clean latch sites and the wrapper form
+// (dual_wrapper.h) take from this file.
+hotprof_dual::CleanSites cleanSites(Module &M, const Hooks &H)
 {
-    auto *br = dyn_cast<BranchInst>(hd->getTerminator());
-    if (!br || !br->isConditional() || (br->getSuccessor(0) == hd) == (br->getSuccessor(1) == hd)) return nullptr;
-    if (hd->isEHPad() || hd->isLandingPad() || hd == &F.getEntryBlock()) return nullptr;
-    for (BasicBlock *p : predecessors(hd))
-        if (p != hd && !isa<BranchInst>(p->getTerminator()) && !isa<SwitchInst>(p->getTerminator())) return nullptr;
-    SmallVector<AllocaInst *, 8> slots;
-    SmallVector<PHINode *, 4> phis;
-    for (PHINode &P : hd->phis()) phis.push_back(&P);
-    for (PHINode *P : phis) slots.push_back(DemotePHIToStack(P));
-    SmallVector<Instruction *, 8> escaping;
-    for (Instruction &I : *hd)
-        for (User *U : I.users())
-            if (cast<Instruction>(U)->getParent() != hd) {
-                escaping.push_back(&I);
-                break;
-            }
-    for (Instruction *I : escaping) slots.push_back(DemoteRegToStack(*I));
-    SmallVector<BasicBlock *, 4> preds; // (before the copy, itself a predecessor of hd, exists)
-    for (BasicBlock *p : predecessors(hd))
-        if (p != hd && !is_contained(preds, p)) preds.push_back(p);
-    ValueToValueMapTy VM;
-    BasicBlock *first = CloneBasicBlock(hd, VM, ".hp.first", &F);
-    for (Instruction &I : *first) RemapInstruction(&I, VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
-    for (BasicBlock *p : preds) p->getTerminator()->replaceSuccessorWith(hd, first);
-    BasicBlock *exit = br->getSuccessor(0) == hd ? br->getSuccessor(1) : br->getSuccessor(0);
-    for (PHINode &P : exit->phis()) {
-        Value *v = P.getIncomingValueForBlock(hd);
-        P.addIncoming(VM.count(v) ? (Value *)VM[v] : v, first);
-    }
-    BasicBlock *sc = BasicBlock::Create(F.getContext(), "hp.clean.top", &F);
-    BranchInst::Create(hd, sc);
-    hd->getTerminator()->replaceSuccessorWith(hd, sc);
-    first->getTerminator()->replaceSuccessorWith(hd, sc);
-    // an empty asm ends the first iteration, so tail merging does not fold the copies back into one
-    auto *mark = InlineAsm::get(FunctionType::get(Type::getVoidTy(F.getContext()), false), "", "", true);
-    CallInst::Create(mark, "", first->getTerminator());
-    DominatorTree DT(F);
-    PromoteMemToReg(slots, DT);
-    return sc;
-}
-
-unsigned addCleanLatchSites(Function &F, const Hooks &H)
-{
-    if (LatchSites == "none") return 0;
-    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> edges;
-    {
-        DominatorTree DT(F);
-        LoopInfo LI(DT);
-        for (Loop *L : LI.getLoopsInPreorder()) {
-            if (LatchSites == "outer" && L->getParentLoop()) continue;
-            SmallVector<BasicBlock *, 4> latches;
-            L->getLoopLatches(latches);
-            for (BasicBlock *lt : latches) edges.push_back({lt, L->getHeader()});
-        }
-    }
-    hotprof_dual::splitIndirectLatches(edges);
-    for (auto &e : edges) {
-        bool oneBlock = e.first == e.second && count_if(edges, [&](auto &o) { return o.first == e.first; }) == 1;
-        BasicBlock *hd = e.second, *on = LoopTop == "top" && oneBlock ? peelTop(F, hd) : nullptr;
-        if (!on) on = SplitEdge(e.first, hd);
-        BasicBlock *cold = BasicBlock::Create(F.getContext(), "hp.clean.latch", &F);
-        IRBuilder<> B(cold);
-        if (DILocation *dl = e.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        B.CreateCall(H.cleanBackedge, {B.CreateBitCast(&F, H.i8p)})->addFnAttr(Attribute::Cold);
-        B.CreateBr(hd);
-        for (PHINode &P : hd->phis()) P.addIncoming(P.getIncomingValueForBlock(on), cold);
-        on->getTerminator()->eraseFromParent();
-        emitSite(on, hd, cold, KBackedge, H.i8p);
-    }
-    return (unsigned)edges.size();
-}
-
-// The wrapper form fits where the separate form does and F's arguments can be passed on as they
-// came (no varargs, inalloca, preallocated or swifterror; not returns_twice).
-bool wrapperFits(Function &F, Module &M)
-{
-    if (!entryEligible(F, M) || F.isVarArg() || F.hasFnAttribute(Attribute::ReturnsTwice)) return false;
-    for (Argument &A : F.args())
-        if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
-    return true;
-}
-
-// The wrapper form (-hotprof-dual-functions-form=wrapper, dual-functions only): what the
-// instrumented copy of dual-functions records (calls, call pairs, returns, back-edges) without a
-// copy of F's code. F keeps the optimizer's code, gets the separate form's entry nop, whose label
-// is F.hotprof, and a clean latch site on each back-edge (addCleanLatchSites: a burst counts and
-// records them there). F.hotprof(args) = enter hook(F, its return address); F past the nop (F + 5:
-// the nop is before the prologue, so that is F's ABI entry) with the same arguments and
-// attributes; exit hook; return F's value. A callee entered in a burst sees its call site in F's
-// own code as its return address; the frames below F are one deeper (the wrapper's).
-void runWrapper(Function &F, Module &M, const Hooks &H)
-{
-    LLVMContext &C = F.getContext();
-    Function *W = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getName() + ".hotprof", &M);
-    W->copyAttributesFrom(&F);
-    W->setLinkage(GlobalValue::InternalLinkage);
-    W->setVisibility(GlobalValue::DefaultVisibility);
-    W->setComdat(F.getComdat());
-    W->removeFnAttr(Attribute::AlwaysInline);
-    W->addFnAttr(Attribute::NoInline);
-    W->setSectionPrefix("unlikely");
-    IRBuilder<> B(BasicBlock::Create(C, "", W));
-    Constant *fn = ConstantExpr::getBitCast(&F, H.i8p);
-    Value *ra = B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)});
-    B.CreateCall(H.enter, {fn, ra});
-    Constant *body = ConstantExpr::getBitCast(ConstantExpr::getInBoundsGetElementPtr(B.getInt8Ty(), fn, B.getInt64(5)),
-                                              F.getType());
-    SmallVector<Value *, 8> args;
-    for (Argument &A : W->args()) args.push_back(&A);
-    CallInst *CI = B.CreateCall(F.getFunctionType(), body, args);
-    AttributeList FA = F.getAttributes();
-    SmallVector<AttributeSet, 8> argAttrs;
-    for (unsigned i = 0; i < F.arg_size(); i++) argAttrs.push_back(FA.getParamAttrs(i));
-    CI->setAttributes(AttributeList::get(C, AttributeSet(), FA.getRetAttrs(), argAttrs));
-    CI->setCallingConv(F.getCallingConv());
-    B.CreateCall(H.exit, {fn, ra});
-    if (F.getReturnType()->isVoidTy()) B.CreateRetVoid();
-    else B.CreateRet(CI);
-    if (verifyFunction(*W, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + W->getName());
-    F.addFnAttr("patchable-function-entry", "5");
-    if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8)); /* the nop in one 8-byte word */
-    addEntryRecord(M, F, *W, H);
-    addCleanLatchSites(F, H);
-    if (verifyFunction(F, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + F.getName());
+    hotprof_dual::CleanSites S;
+    S.enter = H.enter;
+    S.exit = H.exit;
+    S.cleanBackedge = H.cleanBackedge;
+    S.i8p = H.i8p;
+    S.latches = LatchSites == "all"     ? hotprof_dual::CleanSites::All
+                : LatchSites == "outer" ? hotprof_dual::CleanSites::Outer
+                                        : hotprof_dual::CleanSites::None;
+    S.top = LoopTop == "top";
+    S.latchSite = [&H](BasicBlock *at, BasicBlock *normal, BasicBlock *label) {
+        emitSite(at, normal, label, KBackedge, H.i8p);
+    };
+    S.entrySite = [&M, &H](Function &F, Function &W) {
+        F.addFnAttr("patchable-function-entry", "5");
+        if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8)); /* the nop in one 8-byte word */
+        addEntryRecord(M, F, W, H);
+    };
+    return S;
 }
 
 // Loop-entry clones (-hotprof-dual-loops=osr): a function with loops keeps its clean body as the
@@ -1095,6 +984,7 @@ struct DualPass : PassInfoMixin<DualPass> {
                                                                                 : LBlocks;
         hotprof_dual::checkIndirectOption(level == LFunctions);
         Hooks H = declareHooks(M);
+        hotprof_dual::CleanSites S = cleanSites(M, H);
         SmallVector<Function *, 64> work;
         for (Function &F : M) {
             if (F.isDeclaration() || F.hasAvailableExternallyLinkage()) continue;
@@ -1110,8 +1000,9 @@ struct DualPass : PassInfoMixin<DualPass> {
         for (Function *F : work) {
             // sanitizer coverage skips a function whose entry block ends in unreachable: no blocks
             int fl = isa<UnreachableInst>(F->getEntryBlock().getTerminator()) ? LFunctions : level;
-            if (level == LFunctions && FunctionsForm == "wrapper" && wrapperFits(*F, M)) {
-                runWrapper(*F, M, H);
+            bool wrap = level == LFunctions && FunctionsForm == "wrapper";
+            if (wrap && entryEligible(*F, M) && hotprof_dual::wrapperFits(*F)) {
+                hotprof_dual::runWrapper(*F, M, S);
                 continue;
             }
             bool clone = !cannotClone(*F);
@@ -1119,8 +1010,9 @@ struct DualPass : PassInfoMixin<DualPass> {
             bool sep = cg ? hotprof_dual::indirectSeparate(*F) && entryEligible(*F, M) : separateForm(*F, M);
             if (clone && sep) {
                 runSeparate(*F, M, H, fl);
-                if (cg) addCleanLatchSites(*F, H); /* after cloning: F.hotprof has none */
-                if (cg && verifyFunction(*F, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
+                if (cg) hotprof_dual::addCleanLatchSites(*F, S); /* after cloning: F.hotprof has none */
+                if (cg && verifyFunction(*F, &errs()))
+                    report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
                 continue;
             }
             if (clone && !cg && runOsr(*F, M, H, fl)) continue;
