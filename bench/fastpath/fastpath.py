@@ -28,6 +28,13 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-fn-idle       --hooks=functions, patched, period 10^9: every site off (the compiled-in floor)
   hp-blk-idle      --hooks=blocks, patched, period 10^9: every site off (the compiled-in floor)
   hp-mem-patch     --hooks=memory, patched: methods+callpairs 1/1000 and datastream 1/100, burst 100
+  hp-dfn-off       --hooks=dual-functions (two-version code, docs/dual.md: its default wrapper form),
+                   HOTPROF_MODE=off: the switched-off floor
+  hp-dfn-clone-off the same with -hotprof-dual-functions-form=clone (the one-body and separate forms)
+  hp-dfn-patch     --hooks=dual-functions, patched bursts, methods+callpairs 1/1000, burst 1
+  hp-dfn-count     --hooks=dual-functions, count-triggered bursts (--bursts count), the same setting
+  hp-dblk-off / hp-dblk-patch / hp-dblk-count   the same three with --hooks=dual-blocks
+  (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
 variant V also runs as V@base, built with DIR/build/bin/hotprof, in the same interleaved rounds,
@@ -83,6 +90,19 @@ VARIANTS = {
     "hp-mem-patch": ([], None, [], {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
                                     "HOTPROF_SAMPLE": HPS_1000 + ";datastream:period=9900,burst=100"}, "memory"),
 }
+PATCH = {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch", "HOTPROF_SAMPLE": HPS_1000}
+COUNT = {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count", "HOTPROF_SAMPLE": HPS_1000}
+CLONE = ["-mllvm", "-hotprof-dual-functions-form=clone", "-Wno-unused-command-line-argument"]
+VARIANTS.update({
+    "hp-dfn-off": ([], None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
+    "hp-dfn-clone-off": (CLONE, None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
+    "hp-dfn-patch": ([], None, [], PATCH, "dual-functions"),
+    "hp-dfn-count": ([], None, [], COUNT, "dual-functions"),
+    "hp-dblk-off": ([], None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
+    "hp-dblk-patch": ([], None, [], PATCH, "dual-blocks"),
+    "hp-dblk-count": ([], None, [], COUNT, "dual-blocks"),
+})
+DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 
 
 def log(msg):
@@ -107,7 +127,7 @@ def build(work, name, variant, dest):
     src = os.path.join(ROOT, "bench", "workloads", name + ".c")
     if hookset:
         hp = BASE_HOTPROF if variant.endswith(BASE_SUFFIX) else HOTPROF
-        sh([hp, "cc", "--hooks=" + hookset, "-O2", "-o", dest, src, "-lm", "-lpthread"])
+        sh([hp, "cc", "--hooks=" + hookset, "-O2"] + flags + ["-o", dest, src, "-lm", "-lpthread"])
         return
     obj = os.path.join(work, "%s.%s.o" % (name, variant))
     sh(["clang", "-O2", "-c", "-o", obj] + flags + [src])
@@ -171,11 +191,11 @@ def report(rows, variants, names, csv_path):
             f.write("%s,%s,%.4f,%.4f,%.4f\n" % r)
     table = {(r[0], r[1]): r[4] for r in rows}
     print("median slowdown vs native (CPU time, paired, interleaved runs)")
-    print("%-14s" % "variant" + "".join("%10s" % n[:9] for n in names) + "%10s" % "geomean")
+    print("%-17s" % "variant" + "".join("%10s" % n[:9] for n in names) + "%10s%10s" % ("geomean", "worst"))
     for v in variants:
         vals = [table[(n, v)] for n in names]
         geo = statistics.geometric_mean(vals)
-        print("%-14s" % v + "".join("%10.3f" % x for x in vals) + "%10.3f" % geo)
+        print("%-17s" % v + "".join("%10.3f" % x for x in vals) + "%10.3f%10.3f" % (geo, max(vals)))
 
 
 def main():
@@ -192,6 +212,9 @@ def main():
         variants = [v for v in a.variants.split() if v in VARIANTS]
         if "native" not in variants:
             variants.insert(0, "native")
+        if not os.path.exists(DUAL_PLUGIN) and any(VARIANTS[v][4] and VARIANTS[v][4].startswith("dual") for v in variants):
+            log("no %s (llvm-14-dev missing when hotprof was built): skipping the dual variants" % DUAL_PLUGIN)
+            variants = [v for v in variants if not (VARIANTS[v][4] or "").startswith("dual")]
         if "hp-blk-bursty" in variants and not bursty_supported(work):
             log("runtime has no bursty mode yet: skipping hp-blk-bursty")
             variants.remove("hp-blk-bursty")
