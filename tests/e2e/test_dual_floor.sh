@@ -34,6 +34,18 @@ if [ "${nl:-0}" -gt 0 ] && [ "$nl" = "$nr" ]; then ok "native: LSR reduces all $
 else fail "native: LSR dump" "loops '$nl', reduced '$nr' (clang 14 dump format changed?)"; fi
 
 clang -O2 -o native "$SRC" && ./native 100000 >want.out || fail "native build"
+
+# build_check NAME CLONES CC-ARGS...: build NAME, check its sites (CLONES: the functions with a
+# separate clone), and its output switched off and exhaustive
+build_check() {
+    local name=$1 clones=$2; shift 2
+    "$HP" cc "$@" -O2 -o "$name" "$SRC" -Wno-unused-command-line-argument || { fail "$name: build"; return; }
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "$clones" --loop-clones ""
+    for mode in off exhaustive; do
+        HOTPROF_MODE=$mode HOTPROF_OUTPUT="$name.$mode.data" "./$name" 100000 >"$name.$mode.out"
+        check_eq "$name $mode: same output as native" "$(cat "$name.$mode.out")" "$(cat want.out)"
+    done
+}
 for hooks in dual-functions dual-blocks; do
     form=(); [ $hooks = dual-functions ] && form=(-mllvm -hotprof-dual-functions-form=clone -Wno-unused-command-line-argument)
     read -r l r <<<"$(lsr "$hooks.dedicated" "$HP" cc --hooks=$hooks "${form[@]}" -mllvm -hotprof-dual-site-exits=dedicated)"
@@ -45,13 +57,7 @@ for hooks in dual-functions dual-blocks; do
     for variant in shared dedicated edge; do
         name=$hooks-$variant
         case $variant in edge) opt=-hotprof-dual-latch-form=edge ;; *) opt=-hotprof-dual-site-exits=$variant ;; esac
-        "$HP" cc --hooks=$hooks "${form[@]}" -O2 -mllvm $opt -o "$name" "$SRC" \
-            -Wno-unused-command-line-argument || { fail "$name: build"; continue; }
-        python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "" --loop-clones ""
-        for mode in off exhaustive; do
-            HOTPROF_MODE=$mode HOTPROF_OUTPUT="$name.$mode.data" "./$name" 100000 >"$name.$mode.out"
-            check_eq "$name $mode: same output as native" "$(cat "$name.$mode.out")" "$(cat want.out)"
-        done
+        build_check "$name" "" --hooks=$hooks "${form[@]}" -mllvm $opt
     done
     read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" "$hooks-shared" walk)"
     check_eq "$hooks default: walk's one-block loops have their nop at the top (sites followed by jmp, by the body)" \
@@ -68,13 +74,7 @@ read -r l r <<<"$(lsr wrapper "$HP" cc --hooks=dual-functions)"
 check_eq "dual-functions wrapper form: LSR reduces every loop of walk (loops, reduced)" "$l $r" "$nl $nl"
 for variant in top edge; do
     name=wrapper-$variant
-    "$HP" cc --hooks=dual-functions -O2 -mllvm -hotprof-dual-latch-form=$variant -o "$name" "$SRC" \
-        -Wno-unused-command-line-argument || { fail "$name: build"; continue; }
-    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "main,walk" --loop-clones ""
-    for mode in off exhaustive; do
-        HOTPROF_MODE=$mode HOTPROF_OUTPUT="$name.$mode.data" "./$name" 100000 >"$name.$mode.out"
-        check_eq "$name $mode: same output as native" "$(cat "$name.$mode.out")" "$(cat want.out)"
-    done
+    build_check "$name" "main,walk" --hooks=dual-functions -mllvm -hotprof-dual-latch-form=$variant
 done
 read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" wrapper-top walk)"
 check_eq "wrapper form: walk's one-block loops have their nop at the top (sites followed by jmp, by the body)" "$j $f" "0 $nl"
