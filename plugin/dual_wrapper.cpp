@@ -100,7 +100,10 @@ unsigned addCleanLatchSites(Function &F, const CleanSites &S)
     }
     splitIndirectLatches(edges);
     for (auto &e : edges) {
-        bool oneBlock = e.first == e.second && count_if(edges, [&](auto &o) { return o.first == e.first; }) == 1;
+        // (a loop whose header is also its latch through another edge is no one-block loop: peeling
+        // would take that edge's target away)
+        bool oneBlock = e.first == e.second &&
+                        count_if(edges, [&](auto &o) { return o.first == e.first || o.second == e.second; }) == 1;
         BasicBlock *hd = e.second, *on = S.top && oneBlock ? peelTop(F, hd) : nullptr;
         if (!on) on = SplitEdge(e.first, hd);
         BasicBlock *cold = BasicBlock::Create(F.getContext(), "hp.clean.latch", &F);
