@@ -168,8 +168,8 @@ HP_API int __hotprof_dual_backedge(void *fn)
     return HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_ALL;
 }
 
-/* A taken loop back-edge of a clean copy that has no instrumented copy in its frame (the separate
- * form of a computed-goto function, plugin/hotprof_dual.cpp addCleanLatchSites): counted and
+/* A taken loop back-edge of a clean copy that has no instrumented copy in its frame (the wrapper
+ * form, and the separate form of a computed-goto function: plugin/dual_wrapper.h): counted and
  * recorded as __hotprof_dual_backedge does; the code after it runs clean, so a subpath burst
  * cannot see its blocks: the burst is cut there (count mode). */
 HP_API void __hotprof_dual_clean_backedge(void *fn)
