@@ -142,14 +142,15 @@ static cl::opt<std::string> LoopTop("hotprof-dual-latch-form", cl::desc("hotprof
 // check: no jump out and back; such a build runs count, live and exhaustive modes, not patched
 // bursts). Only in an executable (PIE or not): a -fPIC module that is not PIE may become a shared
 // library, where the countdown is not at a link-time %fs offset, and keeps nop sites.
+static cl::opt<std::string> SiteForm("hotprof-dual-site", cl::desc("hotprof dual: nop|count"), cl::init("nop"));
 // How a dual-functions build gives a function its instrumented copy: wrapper (default: no copy of
 // the code: F keeps the optimizer's code plus its entry nop and clean latch sites, and F.hotprof is
 // a small wrapper that calls the entry hook, F past its nop and the exit hook; runWrapper) or clone
-// (as the block-level sets: the separate, one-body or loop-entry form). qjs: switched off 1.05x
-// against 1.17x, code 1.35x against 2.05x, the same count-mode rate and accuracy (docs/dual.md).
+// (as the block-level sets: the separate, one-body or loop-entry form). Real programs (bench/
+// fastpath/real.sh): switched off 1.019x geomean against 1.088x, code 1.26-1.39x against
+// 2.21-2.65x, the same count-mode rate and accuracy (docs/fastpath.md).
 static cl::opt<std::string> FunctionsForm("hotprof-dual-functions-form", cl::desc("hotprof dual: wrapper|clone"),
                                           cl::init("wrapper"));
-static cl::opt<std::string> SiteForm("hotprof-dual-site", cl::desc("hotprof dual: nop|count"), cl::init("nop"));
 
 static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
                                    cl::init("c"));
@@ -638,6 +639,15 @@ void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H)
     appendToCompilerUsed(M, {G});
 }
 
+// F's entry site: the patchable 5-byte nop at its first byte (F aligned to 8, so the nop lies in
+// one 8-byte word) and its record, switched on: jmp C.
+void addEntrySite(Module &M, Function &F, Function &C, const Hooks &H)
+{
+    F.addFnAttr("patchable-function-entry", "5");
+    if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8));
+    addEntryRecord(M, F, C, H);
+}
+
 // The separate form: the instrumented copy is a clone C of F with live hooks (as runSingle makes
 // them, named after F); F stays the optimized clean code but for a patchable 5-byte nop at its
 // first byte (patchable-function-entry, before any prologue), which a burst switches to `jmp C`:
@@ -663,9 +673,7 @@ void runSeparate(Function &F, Module &M, const Hooks &H, int level)
     D.id = &F;
     D.run(false);
     if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
-    F.addFnAttr("patchable-function-entry", "5");
-    if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8)); /* the nop in one 8-byte word */
-    addEntryRecord(M, F, *C, H);
+    addEntrySite(M, F, *C, H);
 }
 
 // The hooks, options and site emitters the clean latch sites and the wrapper form
@@ -684,11 +692,7 @@ hotprof_dual::CleanSites cleanSites(Module &M, const Hooks &H)
     S.latchSite = [&H](BasicBlock *at, BasicBlock *normal, BasicBlock *label) {
         emitSite(at, normal, label, KBackedge, H.i8p);
     };
-    S.entrySite = [&M, &H](Function &F, Function &W) {
-        F.addFnAttr("patchable-function-entry", "5");
-        if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8)); /* the nop in one 8-byte word */
-        addEntryRecord(M, F, W, H);
-    };
+    S.entrySite = [&M, &H](Function &F, Function &W) { addEntrySite(M, F, W, H); };
     return S;
 }
 
