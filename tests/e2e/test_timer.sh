@@ -181,9 +181,12 @@ if gcc -o perfprobe perfprobe.c 2>/dev/null && ./perfprobe 2>perfprobe.err; then
     run_timer -o rate.data -- ./vs_split 150 >/dev/null
     stacks rate.data vs_split >rate.txt
     rate=$(awk '$1=="info" && $2=="timer.samples" {s=$3} $1=="info" && $2=="timer.cpu_ns" {c=$3} END {if (c > 0) printf "%.0f", s * 1e9 / c}' rate.txt)
-    # the perf clock gives the full rate, far above the ~250/s of the kernel tick; under load (make
-    # check -j2 with other tests) it measured 810-840, alone 940-1060: the band is 700..1150
-    check "timer_perf_clock_rate_1000_per_cpu_second (${rate:-none})" test "${rate:-0}" -ge 700 -a "${rate:-0}" -le 1150
+    # the perf clock gives the full rate, far above the ~250/s of the kernel tick. Its period is
+    # drawn from 0.5..1.5 of 1/freq and redrawn only every 16..48th interrupt (timer_perf.c), so a
+    # run this short (~150 samples) averages a handful of draws: its rate lies anywhere in
+    # 1000/1.5..1000/0.5 (mean 1000 x ln 3 = 1099). The band is that range: 667..2000 (the former
+    # 700..1150 failed 2 of 7 runs, 1169 and 1218; seen 770-1218)
+    check "timer_perf_clock_rate_1000_per_cpu_second (${rate:-none})" test "${rate:-0}" -ge 667 -a "${rate:-0}" -le 2000
     check_eq "timer_perf_clock_info" "$(getinfo timer.clock rate.txt)" "perf"
     check "timer_perf_clock_report_header" sh -c "'$HP' report --type samples rate.data | grep -q 'clock perf'"
 else
