@@ -110,10 +110,10 @@ unsigned addCleanLatchSites(Function &F, const CleanSites &S)
         IRBuilder<> B(cold);
         if (DILocation *dl = e.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
         B.CreateCall(S.cleanBackedge, {B.CreateBitCast(&F, S.i8p)})->addFnAttr(Attribute::Cold);
-        B.CreateBr(hd);
-        for (PHINode &P : hd->phis()) P.addIncoming(P.getIncomingValueForBlock(on), cold);
         on->getTerminator()->eraseFromParent();
-        S.latchSite(on, hd, cold);
+        BasicBlock *next = S.latchSite(on, hd, cold); // (hd, or the landing block before it)
+        B.CreateBr(next);
+        for (PHINode &P : next->phis()) P.addIncoming(P.getIncomingValueForBlock(on), cold);
     }
     return (unsigned)edges.size();
 }

@@ -21,8 +21,9 @@ struct CleanSites {
     llvm::Type *i8p = nullptr;
     enum { All, Outer, None } latches = All; // -hotprof-dual-latch-sites
     bool top = true;                         // -hotprof-dual-latch-form=top: one-block loops peeled
-    // ends `at` (no terminator yet) with a back-edge site: fall through to normal, switched on to label
-    std::function<void(llvm::BasicBlock *at, llvm::BasicBlock *normal, llvm::BasicBlock *label)> latchSite;
+    // ends `at` (no terminator yet) with a back-edge site: fall through to normal, switched on to label;
+    // returns the fall-through block (normal, or a landing block before it when normal is a header)
+    std::function<llvm::BasicBlock *(llvm::BasicBlock *at, llvm::BasicBlock *normal, llvm::BasicBlock *label)> latchSite;
     // F's entry nop (its first byte) and its record, switched on: jmp W
     std::function<void(llvm::Function &F, llvm::Function &W)> entrySite;
 };

@@ -196,6 +196,19 @@ bool countSites(Module &M)
     return SiteForm == "count" && (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default);
 }
 
+// A back-edge site's fall-through when it goes to a loop header (a block with other predecessors):
+// a block of its own that goes on to the header and takes `at`'s place in the header's phis. A
+// callbr cannot be a predecessor of a loop's header without spoiling LoopSimplify form (its edges
+// cannot be split), and without that form the code generator's loop strength reduction skips the
+// loop: gametree's `evaluate` ran 1.19x native with its inner latch sites, 1.00x with this block.
+BasicBlock *latchLanding(BasicBlock *at, BasicBlock *header)
+{
+    BasicBlock *next = BasicBlock::Create(at->getContext(), "hp.site.next", at->getParent(), header);
+    BranchInst::Create(header, next);
+    for (PHINode &P : header->phis()) P.replaceIncomingBlockWith(at, next);
+    return next;
+}
+
 // The site: the patchable nop (5 bytes not crossing an 8-byte boundary), or with count sites the
 // countdown's decrement and branch; and its record {site, target, kind, flags: 1 = count site}.
 // A return site is always a nop; its flags' upper 16 bits hold the distance from the label `2:`
@@ -212,6 +225,7 @@ CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, Sit
                        std::to_string((int)kind) + "\n" + flags + "\n.popsection";
     FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {i8p}, false);
     InlineAsm *IA = InlineAsm::get(FT, text, "X,~{dirflag},~{fpsr},~{flags}", /*sideeffect*/ true);
+    if (kind == KBackedge && !pred_empty(normal)) normal = latchLanding(at, normal);
     Constant *ba = BlockAddress::get(at->getParent(), target);
     return CallBrInst::Create(FT, IA, normal, {target}, {ConstantExpr::getBitCast(ba, i8p)}, "", at);
 }
@@ -690,7 +704,7 @@ hotprof_dual::CleanSites cleanSites(Module &M, const Hooks &H)
                                         : hotprof_dual::CleanSites::None;
     S.top = LoopTop == "top";
     S.latchSite = [&H](BasicBlock *at, BasicBlock *normal, BasicBlock *label) {
-        emitSite(at, normal, label, KBackedge, H.i8p);
+        return emitSite(at, normal, label, KBackedge, H.i8p)->getDefaultDest();
     };
     S.entrySite = [&M, &H](Function &F, Function &W) { addEntrySite(M, F, W, H); };
     return S;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_site_jmp.py — for test_dual_floor.sh: how many back-edge sites of function FN are followed
-by an unconditional jmp (the site block laid out after the latch, jumping back to the header) and
-how many fall through into the loop body. Sites come from the binary's __hotprof_dual records
+by an unconditional jmp before any other branch (the site block laid out after the latch, jumping
+back to the header) and how many fall through into the loop body (whose next branch is its own). Sites come from the binary's __hotprof_dual records
 {int32 site - &, int32 target - &, u32 kind, u32 0} (kind 1: back-edge); only sites whose target
 lies inside FN's clean copy count (the one-body form). Prints "JMP FALLTHROUGH".
 usage: check_site_jmp.py BINARY FN"""
@@ -37,7 +37,10 @@ for line in subprocess.run(["objdump", "-d", "--no-show-raw-insn", "--start-addr
 jmp = fall = 0
 for k, (a, _mn) in enumerate(ins[:-1]):
     if a in sites:
-        if ins[k + 1][1] == "jmp":
+        # the first branch after the site: a jmp (back to the header, maybe after the induction
+        # variables' steps the code generator put in the landing block) or the body's own branch
+        nxt = next((mn for _a, mn in ins[k + 1:] if mn.startswith("j")), "")
+        if nxt == "jmp":
             jmp += 1
         else:
             fall += 1

@@ -13,8 +13,10 @@
 # bad option value is one clear message. dual-functions is checked in its one-body form
 # (-hotprof-dual-functions-form=clone) above; its default, the wrapper form (F keeps the optimizer's
 # code, its latches get clean sites, F.hotprof is a wrapper): LSR reduces every loop of walk, the
-# one-block loops' nops sit at the top (peeled), the edge form's back-edge count, every function a
-# wrapper clone, the same output, smaller code than the one-body form.
+# one-block loops' nops sit at the top (peeled), and in the edge form (unpeeled, as a multi-block
+# loop: the nop's fall-through is a landing block before the header, so the loop keeps LoopSimplify
+# form), the edge form's back-edge count, every function a wrapper clone, the same output, smaller
+# code than the one-body form.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -72,6 +74,10 @@ done
 # the wrapper form, dual-functions' default
 read -r l r <<<"$(lsr wrapper "$HP" cc --hooks=dual-functions)"
 check_eq "dual-functions wrapper form: LSR reduces every loop of walk (loops, reduced)" "$l $r" "$nl $nl"
+# the edge form keeps walk's loops unpeeled: its latch nops end blocks that go to the headers, the
+# case of every multi-block loop (a callbr there spoiled LoopSimplify form until the landing block)
+read -r l r <<<"$(lsr wrapper-edge "$HP" cc --hooks=dual-functions -mllvm -hotprof-dual-latch-form=edge)"
+check_eq "wrapper form latch-form=edge: LSR reduces every loop of walk (loops, reduced)" "$l $r" "$nl $nl"
 for variant in top edge; do
     name=wrapper-$variant
     build_check "$name" "main,walk" --hooks=dual-functions -mllvm -hotprof-dual-latch-form=$variant
