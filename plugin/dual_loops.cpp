@@ -171,8 +171,14 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
             it->second.push_back({T, loads[k]});
         }
     }
-    SwitchInst *S = SwitchInst::Create(idx, tramps[0], (unsigned)tramps.size(), sw);
-    for (size_t i = 1; i < tramps.size(); i++) S->addCase(ConstantInt::get(cast<IntegerType>(i32), i), tramps[i]);
+    R.fnEntry = cast<BasicBlock>(VM[&F.getEntryBlock()]);
+    SwitchInst *S = SwitchInst::Create(idx, R.fnEntry, (unsigned)tramps.size(), sw);
+    for (size_t i = 0; i < tramps.size(); i++) S->addCase(ConstantInt::get(cast<IntegerType>(i32), i), tramps[i]);
+    SmallVector<AllocaInst *, 8> statics; // (F's static allocas stay static: in the clone's entry)
+    for (Instruction &I : *R.fnEntry)
+        if (auto *AI = dyn_cast<AllocaInst>(&I))
+            if (isa<ConstantInt>(AI->getArraySize())) statics.push_back(AI); /* (static in F's entry) */
+    for (AllocaInst *AI : statics) AI->moveBefore(S);
     repairSSA(defs);
     removeUnreachableBlocks(*C);
     SmallPtrSet<BasicBlock *, 32> before;

@@ -18,6 +18,8 @@
 
 namespace hotprof_dual {
 
+constexpr int kFromEntry = -1; // the loop-entry clone's index for a whole call of F
+
 // One way into the loop-entry clone: a latch edge of F and the values that cross it.
 struct LoopEntry {
     llvm::BasicBlock *header, *latch;
@@ -31,6 +33,7 @@ struct LoopEntry {
 // makes the outer loop irreducible in the clone, so its own LoopInfo would miss back-edges).
 struct LoopClone {
     llvm::Function *clone = nullptr;
+    llvm::BasicBlock *fnEntry = nullptr; // the copy of F's entry block: the switch's default
     llvm::SmallPtrSet<llvm::BasicBlock *, 8> noHook;
     llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, 8> backedges;
 };
@@ -42,6 +45,9 @@ bool collectLoopEntries(llvm::Function &F, bool outerOnly, llvm::SmallVectorImpl
 
 // F.hotprof.loop, not yet instrumented (nullptr if it does not verify; nothing left behind).
 // Its parameters: F's own, the entry index (i32), the buffer (i8*), F's return address (i8*).
+// An index that is no entry's (kFromEntry) runs it from the copy of F's entry block (F's static
+// allocas moved to the switch block, the clone's entry): the clone is also F's instrumented copy
+// for whole calls (F.hotprof, a wrapper that tail-calls it), so each block of F has one copy.
 LoopClone buildLoopClone(llvm::Function &F, llvm::MutableArrayRef<LoopEntry> entries,
                          llvm::ArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> latchEdges);
 

@@ -257,6 +257,7 @@ struct DualFunction {
     Function *id = nullptr; // the function the hooks name (F itself, or the clean F of a clone)
     BasicBlock *osrEntry = nullptr; // a loop-entry clone's entry block: no entry hook, no block hook
     Value *osrRet = nullptr;        // ... and F's return address, passed in
+    BasicBlock *fnEntry = nullptr;  // -loops=entry: the copy of F's entry block (whole calls)
     const SmallPtrSetImpl<BasicBlock *> *noHook = nullptr; // -loops=entry: its switch and trampolines
     bool givenBackedges = false;    // backedges given (from F's LoopInfo), not found in this function
 
@@ -388,7 +389,7 @@ struct DualFunction {
         if (bbs.empty()) return;
         // A loop-entry clone has no entry block; a leading record {F, entry} that no block calls
         // opens its run of blocks, so the runtime's block map gives them F (blockmap.c).
-        size_t lead = osrEntry ? 1 : 0;
+        size_t lead = osrEntry && !fnEntry ? 1 : 0;
         auto *GT = ArrayType::get(H.i32, bbs.size() + lead);
         auto *guards = new GlobalVariable(M, GT, false, GlobalValue::PrivateLinkage, Constant::getNullValue(GT),
                                           "__hotprof_dual_guards");
@@ -614,11 +615,12 @@ struct DualFunction {
         if (level >= LBlocks) {
             for (BasicBlock *BB : all)
                 if (sancovBlock(*BB) && BB != osrEntry && !(noHook && noHook->count(BB))) hooked.push_back(BB);
-            hookBlocks(hooked, osrEntry ? nullptr : &F.getEntryBlock(), kFlagDual);
+            hookBlocks(hooked, fnEntry ? fnEntry : osrEntry ? nullptr : &F.getEntryBlock(), kFlagDual);
         }
         if (level >= LMemory) hookMemory(all);
         if (level >= LAll) hookCompares(all);
-        if (!osrEntry) hookEntry(&F.getEntryBlock());
+        if (fnEntry) hookEntry(fnEntry);
+        else if (!osrEntry) hookEntry(&F.getEntryBlock());
         hookReturns(all);
         for (auto &be : backedges) { // a block on each latch -> header edge counts the back-edge
             BasicBlock *on = SplitEdge(be.first, be.second);
@@ -892,8 +894,42 @@ bool runOsr(Function &F, Module &M, const Hooks &H, int level)
     return true;
 }
 
-// The loop-entry form with one clone per function (-hotprof-dual-loops=entry, dual_loops.h): F's
-// entry as the separate form, and F.hotprof.loop entered at the header of any latch with a site.
+// F.hotprof of the loop-entry form: F's entry nop's label, a wrapper that tail-calls the loop-entry
+// clone C from F's entry (index kFromEntry, no buffer, its own return address: F's caller's, as
+// the nop jumps here before F pushes anything). C's copy of F's entry block has the entry hook.
+static Function *entryWrapper(Function &F, Function &C, Module &M)
+{
+    LLVMContext &Ctx = F.getContext();
+    Function *W = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getName() + ".hotprof", &M);
+    W->copyAttributesFrom(&F);
+    W->removeFnAttr("patchable-function-entry");
+    W->removeFnAttr(Attribute::AlwaysInline);
+    W->addFnAttr(Attribute::NoInline);
+    W->setLinkage(GlobalValue::InternalLinkage);
+    W->setVisibility(GlobalValue::DefaultVisibility);
+    W->setComdat(F.getComdat());
+    W->setSectionPrefix("unlikely");
+    IRBuilder<> B(BasicBlock::Create(Ctx, "", W));
+    SmallVector<Value *, 8> args;
+    for (Argument &A : W->args()) args.push_back(&A);
+    args.push_back(B.getInt32(hotprof_dual::kFromEntry));
+    args.push_back(ConstantPointerNull::get(B.getInt8PtrTy()));
+    args.push_back(B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)}));
+    CallInst *CI = B.CreateCall(&C, args);
+    AttributeList FA = F.getAttributes();
+    SmallVector<AttributeSet, 8> argAttrs;
+    for (unsigned i = 0; i < F.arg_size(); i++) argAttrs.push_back(FA.getParamAttrs(i));
+    CI->setAttributes(AttributeList::get(Ctx, AttributeSet(), FA.getRetAttrs(), argAttrs));
+    CI->setTailCall();
+    if (F.getReturnType()->isVoidTy()) B.CreateRetVoid();
+    else B.CreateRet(CI);
+    if (verifyFunction(*W, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + W->getName());
+    return W;
+}
+
+// The loop-entry form with one clone per function (-hotprof-dual-loops=entry, dual_loops.h): F
+// keeps the optimizer's code; F.hotprof.loop, its only instrumented copy, is entered at the
+// header of any latch with a site or, through the wrapper F.hotprof (F's entry nop), at F's entry.
 // false (nothing changed) when F does not fit, as runOsr.
 bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
 {
@@ -906,12 +942,13 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
         return false;
     hotprof_dual::LoopClone LC = hotprof_dual::buildLoopClone(F, entries, latchEdges);
     if (!LC.clone) return false;
-    runSeparate(F, M, H, level); // (F has no site yet: its entry clone has none)
     Function *C = LC.clone;
+    addEntrySite(M, F, *entryWrapper(F, *C, M), H); // (F has no site yet)
     markLoopCloneCold(*C);
     DualFunction D{*C, M, H, level, false, {}, {}, {}};
     D.id = &F;
     D.osrEntry = &C->getEntryBlock();
+    D.fnEntry = LC.fnEntry;
     D.osrRet = C->getArg(C->arg_size() - 1);
     D.noHook = &LC.noHook;
     D.backedges.append(LC.backedges.begin(), LC.backedges.end());

@@ -3,7 +3,9 @@
 # entry: plugin/dual_loops.cpp, docs/dual.md "Loop-entry form"). On progs/dual_loopentry.c (nested
 # loops with values defined between them, loops in sequence, a long inner loop without calls),
 # for dual-blocks and dual-functions:
-#   - sites well-formed, nest/seq/deep each get exactly one loop-entry clone (check_dual_sites.py);
+#   - sites well-formed, nest/seq/deep each get exactly one loop-entry clone (check_dual_sites.py),
+#     their only instrumented copy: F.hotprof passes whole calls to it (index kFromEntry), and its
+#     copy of F's entry block has the entry hook;
 #   - with -hotprof-dual-latch-form=edge the clean functions load nothing from the stack that the
 #     native ones do not (objdump: a %rsp/%rbp memory source, outside the cold call blocks), but
 #     one reload in nest (LSR's choice: see there);
@@ -47,6 +49,19 @@ for hs in dual-blocks dual-functions; do
     python3 "$ROOT/tests/e2e/check_dual_sites.py" "$b" "$b" --loop-clones "$LOOPS"
     n=$(nm "$b" | grep -c '\.hotprof\.loop')
     check_eq "$b: one loop-entry clone per function with loops" "$n" 3
+    # ... and it is the only instrumented copy: F.hotprof (the entry nop's label) only passes the
+    # call on to it from F's entry (a jmp or call of F.hotprof.loop, no hook), and the clone's
+    # copy of F's entry block calls the entry hook
+    for f in nest seq deep; do
+        read -r calls hooks ent <<<"$(objdump -d --no-show-raw-insn "$b" | awk -v w="<$f.hotprof>:" -v c="<$f.hotprof.loop>:" '
+            $2 == w {on = 1; next} $2 == c {on = 2; next} /^$/ {on = 0}
+            on == 1 && /(jmp|call) +[0-9a-f]+ <'"$f"'\.hotprof\.loop>/ {calls++}
+            on == 1 && /call.*<__(sanitizer|cyg)/ {hooks++}
+            on == 2 && /call.*<__cyg_profile_func_enter/ {ent++}
+            END {print calls + 0, hooks + 0, ent + 0}')"
+        check_eq "$b: $f.hotprof passes whole calls to $f.hotprof.loop, which has the entry hook (calls, hooks, entry hooks)" \
+            "$calls $hooks $ent" "1 0 1"
+    done
     # (the edge form: the top form's peeled first iterations of one-block loops can cost a reload
     # outside the inner loops, docs/dual.md; nest: one per outer iteration)
     "$HP" cc --hooks=$hs -O2 "${ENTRY[@]}" "${form[@]}" -mllvm -hotprof-dual-latch-form=edge -o "$b.edge" "$SRC" ||
