@@ -14,6 +14,8 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/Local.h"
@@ -23,6 +25,11 @@
 #include <algorithm>
 
 using namespace llvm;
+
+// on (default): a live-in the trampoline can recompute (dual_loops.h) does not cross; off: every
+// live-in crosses through the buffer (for comparison and tests).
+static cl::opt<std::string> Recompute("hotprof-dual-loop-recompute", cl::desc("hotprof dual: on|off"),
+                                      cl::init("on"));
 
 namespace hotprof_dual {
 
@@ -52,6 +59,17 @@ bool liveAt(Instruction &V, SmallPtrSetImpl<BasicBlock *> &seen)
     return false;
 }
 
+// V can be recomputed in a trampoline: a getelementptr or cast whose operands are constants, F's
+// arguments or values that cross before it (avail).
+bool recomputable(Value *V, SmallPtrSetImpl<Value *> &avail)
+{
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !(isa<GetElementPtrInst>(I) || isa<CastInst>(I))) return false;
+    for (Value *op : I->operands())
+        if (!isa<Constant>(op) && !isa<Argument>(op) && !avail.count(op)) return false;
+    return true;
+}
+
 // E's values: the header PHIs' values from the latch, then the values live at the header (their
 // definitions strictly dominate it: SSA), block by block down the dominator tree.
 void entryValues(Function &F, DominatorTree &DT, LoopEntry &E)
@@ -66,7 +84,14 @@ void entryValues(Function &F, DominatorTree &DT, LoopEntry &E)
             if (!I.getType()->isVoidTy() && liveAt(I, seen)) E.vals.push_back(&I);
     }
     SmallVector<Type *, 16> types;
-    for (Value *V : E.vals) types.push_back(V->getType());
+    SmallPtrSet<Value *, 32> avail;
+    for (unsigned k = 0; k < E.vals.size(); k++) {
+        Value *V = E.vals[k];
+        bool again = k >= E.nphis && Recompute != "off" && recomputable(V, avail);
+        E.slot.push_back(again ? -1 : (int)types.size());
+        if (!again) types.push_back(V->getType());
+        avail.insert(V);
+    }
     E.layout = StructType::get(F.getContext(), types);
 }
 
@@ -105,6 +130,14 @@ void repairSSA(ArrayRef<std::pair<Instruction *, SmallVector<std::pair<BasicBloc
 
 } // namespace
 
+void checkLoopRecompute()
+{
+    if (Recompute != "on" && Recompute != "off")
+        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-loop-recompute=") + Recompute +
+                               " is not one of on|off",
+                           false);
+}
+
 bool collectLoopEntries(Function &F, bool outerOnly, SmallVectorImpl<LoopEntry> &out, SmallVectorImpl<Edge> *all)
 {
     DominatorTree DT(F);
@@ -116,7 +149,7 @@ bool collectLoopEntries(Function &F, bool outerOnly, SmallVectorImpl<LoopEntry> 
             if (count(successors(lt), L->getHeader()) != 1) return false;
             if (all) all->push_back({lt, L->getHeader()});
             if (outerOnly && L->getLoopDepth() != 1) continue;
-            out.push_back({L->getHeader(), lt, {}, 0, nullptr});
+            out.push_back({L->getHeader(), lt, {}, 0, {}, nullptr});
         }
     }
     for (LoopEntry &E : out) entryValues(F, DT, E);
@@ -159,8 +192,21 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         IRBuilder<> B(T);
         Value *p = B.CreateBitCast(buf, PointerType::getUnqual(E.layout));
         SmallVector<Value *, 16> loads;
-        for (unsigned k = 0; k < E.vals.size(); k++)
-            loads.push_back(B.CreateLoad(E.layout->getElementType(k), B.CreateStructGEP(E.layout, p, k)));
+        DenseMap<Value *, Value *> here; // F's value -> its value in T
+        for (unsigned k = 0; k < E.vals.size(); k++) {
+            if (E.slot[k] >= 0) {
+                unsigned f = (unsigned)E.slot[k];
+                loads.push_back(B.CreateLoad(E.layout->getElementType(f), B.CreateStructGEP(E.layout, p, f)));
+            } else { // (recomputable: its operands are here, F's arguments or constants)
+                Instruction *I = cast<Instruction>(E.vals[k])->clone();
+                I->setDebugLoc(DebugLoc()); /* (F's location names F's subprogram, not the clone's) */
+                for (Use &op : I->operands())
+                    if (here.count(op.get())) op.set(here[op.get()]);
+                    else if (isa<Argument>(op.get())) op.set(VM[op.get()]);
+                loads.push_back(B.Insert(I));
+            }
+            here[E.vals[k]] = loads.back();
+        }
         B.CreateBr(hd);
         unsigned k = 0;
         for (PHINode &P : hd->phis()) P.addIncoming(loads[k++], T);
@@ -316,7 +362,8 @@ BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned i
     if (DILocation *dl = E.latch->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
     else if (DISubprogram *sp = F.getSubprogram()) B.SetCurrentDebugLocation(DILocation::get(Ctx, 0, 0, sp));
     Value *p = B.CreateBitCast(buffer, PointerType::getUnqual(E.layout));
-    for (unsigned k = 0; k < E.vals.size(); k++) B.CreateStore(E.vals[k], B.CreateStructGEP(E.layout, p, k));
+    for (unsigned k = 0; k < E.vals.size(); k++)
+        if (E.slot[k] >= 0) B.CreateStore(E.vals[k], B.CreateStructGEP(E.layout, p, (unsigned)E.slot[k]));
     SmallVector<Value *, 16> args;
     for (Argument &A : F.args()) args.push_back(&A);
     args.push_back(B.getInt32(index));

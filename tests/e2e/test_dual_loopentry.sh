@@ -116,3 +116,24 @@ PY
         json "$c.c.data" "$c.c.json" && python3 "$ROOT/tests/e2e/check_dual_count.py" share "$b.cex.json" "$c.c.json" "$c 1/1000"
     done
 done
+
+# values the trampoline recomputes (address computations and casts of arguments, constants and
+# crossing values) do not cross: fewer stores in the cold blocks than with
+# -hotprof-dual-loop-recompute=off, the same output and exhaustive counts as the blocks build
+for r in on off; do
+    "$HP" cc --hooks=dual-blocks -O2 "${ENTRY[@]}" -mllvm -hotprof-dual-loop-recompute=$r -S -emit-llvm \
+        -fno-discard-value-names -o "rc.$r.ll" "$SRC" || fail "recompute=$r: IR build"
+done
+read -r ron aon <<<"$(awk -f "$ROOT/tests/e2e/dual_cold_stores.awk" rc.on.ll)"
+read -r roff aoff <<<"$(awk -f "$ROOT/tests/e2e/dual_cold_stores.awk" rc.off.ll)"
+if [ "${roff:-0}" -gt 0 ] && [ "${ron:-0}" -lt "$roff" ] && [ "${aon:-0}" -lt "${aoff:-0}" ]; then
+    ok "recompute: the cold blocks store fewer values ($aon, of them $ron addresses/casts; off: $aoff, $roff)"
+else fail "recompute: fewer cold-block stores" "on '$ron of $aon', off '$roff of $aoff'"; fi
+"$HP" cc --hooks=dual-blocks -O2 "${ENTRY[@]}" -mllvm -hotprof-dual-loop-recompute=off -o rcoff "$SRC" ||
+    fail "recompute=off: build"
+check_eq "recompute=off exhaustive: same output as native" \
+    "$(HOTPROF_MODE=exhaustive HOTPROF_OUTPUT=rcoff.data ./rcoff "${ARGS[@]}")" "$(cat want.out)"
+json rcoff.data rcoff.json && python3 "$ROOT/tests/e2e/check_dual.py" blocks.json rcoff.json "recompute=off" --blocks
+check_fails_cleanly "dual: bad -hotprof-dual-loop-recompute, one message" \
+    "hotprof-dual-loop-recompute=maybe is not one of on|off" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-loop-recompute=maybe -c -o bad.o "$SRC"
