@@ -59,6 +59,12 @@ bool liveAt(Instruction &V, SmallPtrSetImpl<BasicBlock *> &seen)
     return false;
 }
 
+// V needs no buffer: a constant (no block address) or an argument of F (the clone has its own).
+bool direct(Value *V)
+{
+    return isa<ConstantData>(V) || isa<GlobalValue>(V) || isa<Argument>(V);
+}
+
 // V can be recomputed in a trampoline: a getelementptr or cast whose operands are constants, F's
 // arguments or values that cross before it (avail).
 bool recomputable(Value *V, SmallPtrSetImpl<Value *> &avail)
@@ -87,7 +93,7 @@ void entryValues(Function &F, DominatorTree &DT, LoopEntry &E)
     SmallPtrSet<Value *, 32> avail;
     for (unsigned k = 0; k < E.vals.size(); k++) {
         Value *V = E.vals[k];
-        bool again = k >= E.nphis && Recompute != "off" && recomputable(V, avail);
+        bool again = Recompute != "off" && (direct(V) || recomputable(V, avail));
         E.slot.push_back(again ? -1 : (int)types.size());
         if (!again) types.push_back(V->getType());
         avail.insert(V);
@@ -197,6 +203,9 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
             if (E.slot[k] >= 0) {
                 unsigned f = (unsigned)E.slot[k];
                 loads.push_back(B.CreateLoad(E.layout->getElementType(f), B.CreateStructGEP(E.layout, p, f)));
+            } else if (direct(E.vals[k])) {
+                Value *V = E.vals[k];
+                loads.push_back(isa<Argument>(V) ? (Value *)VM[V] : V);
             } else { // (recomputable: its operands are here, F's arguments or constants)
                 Instruction *I = cast<Instruction>(E.vals[k])->clone();
                 I->setDebugLoc(DebugLoc()); /* (F's location names F's subprogram, not the clone's) */

@@ -39,9 +39,11 @@ struct LoopClone {
     llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, 8> backedges;
 };
 
-// A live-in value that is an address computation or a cast of constants, F's arguments and values
-// crossing before it (vals is in dominance order) does not cross: the trampoline recomputes it
-// (lexgen's main: 1 100 of its 2 350 crossing values are such getelementptrs and bitcasts).
+// Values the trampoline has without the buffer do not cross it: constants and F's arguments (as
+// header PHIs' values), and address computations or casts of those and of values crossing before
+// them (vals is in dominance order), which it recomputes (lexgen's main: 1 100 of its 2 350
+// crossing values were such getelementptrs and bitcasts). -hotprof-dual-loop-recompute=off: all
+// cross.
 
 // -hotprof-dual-loop-recompute's value is on or off, else one message and exit status 1.
 void checkLoopRecompute();
