@@ -238,6 +238,13 @@ static bool addressLeavesFrame(Function &F, const AddressUsers &users)
     return false;
 }
 
+bool indirectLoopEntry(Function &F)
+{
+    if (!indirectCloneable(F) || addressCrossesCopies(F)) return false;
+    AddressUsers users(F);
+    return !addressLeavesFrame(F, users);
+}
+
 bool indirectSeparate(Function &F)
 {
     if (!g_separate || !indirectCloneable(F)) return false;
@@ -245,17 +252,28 @@ bool indirectSeparate(Function &F)
     return !addressLeavesFrame(F, users);
 }
 
-Function *cloneComputedGoto(Function &F, ValueToValueMapTy &VM)
+TablePairs privateTables(Function &F, ValueToValueMapTy &VM)
 {
     AddressUsers users(F);
-    SmallVector<std::pair<GlobalVariable *, GlobalVariable *>, 4> tables;
+    TablePairs tables;
     for (GlobalVariable *G : users.tables) { // F's blocks for now: the clone's do not exist yet
         GlobalVariable *C = tableClone(F, G, G->getInitializer());
         VM[G] = C;
         tables.push_back({G, C});
     }
-    Function *C = CloneFunction(&F, VM); // maps blockaddress(@F, bb) to blockaddress(@C, bb')
+    return tables;
+}
+
+void fillPrivateTables(ArrayRef<std::pair<GlobalVariable *, GlobalVariable *>> tables, ValueToValueMapTy &VM)
+{
     for (auto &t : tables) t.second->setInitializer(MapValue(t.first->getInitializer(), VM));
+}
+
+Function *cloneComputedGoto(Function &F, ValueToValueMapTy &VM)
+{
+    TablePairs tables = privateTables(F, VM);
+    Function *C = CloneFunction(&F, VM); // maps blockaddress(@F, bb) to blockaddress(@C, bb')
+    fillPrivateTables(tables, VM);
     return C;
 }
 

@@ -11,6 +11,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include <utility>
@@ -49,10 +50,24 @@ unsigned mapDispatchTables(llvm::Function &F, llvm::ValueToValueMapTy &VM);
 // Otherwise F takes the one-body form (clone).
 bool indirectSeparate(llvm::Function &F);
 
+// The loop-entry form (dual_loops.h) fits F's computed goto: F is cloneable, no code address of F
+// leaves its frame (as indirectSeparate, whatever -hotprof-dual-indirect says) and none is live
+// across a loop header (addressCrossesCopies: the values that cross into the clone at a header
+// must not include F's label addresses). Computed before any change to F.
+bool indirectLoopEntry(llvm::Function &F);
+
 // The separate form's clone of F (CloneFunction; VM as it fills it): each dispatch table F uses
 // gets a private clone naming the clone's blocks, which the clone loads from, and the clone's
 // blockaddress constants and indirectbr destinations name its own blocks. F is unchanged.
 llvm::Function *cloneComputedGoto(llvm::Function &F, llvm::ValueToValueMapTy &VM);
+
+// The same in two steps, for a clone made otherwise (the loop-entry clone, dual_loops.h): before
+// cloning, a private clone of each table F uses (still naming F's blocks), mapped in VM; after
+// cloning (VM then maps F's blocks), the clones' initializers name the cloned blocks.
+using TablePairs = llvm::SmallVector<std::pair<llvm::GlobalVariable *, llvm::GlobalVariable *>, 4>;
+TablePairs privateTables(llvm::Function &F, llvm::ValueToValueMapTy &VM);
+void fillPrivateTables(llvm::ArrayRef<std::pair<llvm::GlobalVariable *, llvm::GlobalVariable *>> tables,
+                       llvm::ValueToValueMapTy &VM);
 
 // A code address (a value loaded from a dispatch table or a blockaddress) live across a loop
 // header, or stored to memory, can be computed in one copy and jumped to in the other (a nop at

@@ -6,6 +6,7 @@
 // storing it at the latch stores what the header sees. F itself changes only by the buffer's
 // alloca and, per entry, a site block on the latch edge and a cold block (linkLoopEntry).
 #include "dual_loops.h"
+#include "dual_indirect.h"
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -177,7 +178,11 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
     for (Argument &A : F.args()) VM[&A] = C->getArg(a++);
     Argument *idx = C->getArg(a), *buf = C->getArg(a + 1);
     SmallVector<ReturnInst *, 8> rets;
+    bool cg = hasComputedGoto(F); // (private dispatch tables: the clone's gotos stay in the clone)
+    TablePairs tables;
+    if (cg) tables = privateTables(F, VM);
     CloneFunctionInto(C, &F, VM, CloneFunctionChangeType::LocalChangesOnly, rets);
+    if (cg) fillPrivateTables(tables, VM);
     C->removeFnAttr("patchable-function-entry");
     C->removeFnAttr(Attribute::AlwaysInline);
     C->addFnAttr(Attribute::NoInline);

@@ -93,7 +93,7 @@ static cl::opt<std::string> LatchSites("hotprof-dual-latch-sites", cl::desc("hot
 // (both copies in one body behind a callbr at the entry, as functions with latch sites have).
 static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof dual: clone|inline"),
                                       cl::init("clone"));
-// How a function with latch sites gets its instrumented copy: inline (default: both copies in one
+// How a function with latch sites gets its instrumented copy: inline (both copies in one
 // body) or osr (its entry as the separate form, and per outermost loop a loop-entry clone called
 // from the latch nop; needs latch sites "outer"). osr has the lower switched-off floor, but a
 // call made in a loop then has two instrumented call sites (F.hotprof, F.hotprof.loop), and
@@ -101,8 +101,12 @@ static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof du
 // (docs/dual.md, Measured).
 // entry: one loop-entry clone per function, entered at any latch's header by an index (every latch
 // gets a site with latch sites "all"): plugin/dual_loops.h.
-static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr|entry"),
-                                     cl::init("inline"));
+// auto (the default): entry under dual-blocks (its floor: docs/dual.md "Loop-entry form"), inline
+// under dual-memory and dual-all (shadow paths, value profiles: measured with the one-body form)
+// and with return sites (a one-body form's sites).
+static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: auto|inline|osr|entry"),
+                                     cl::init("auto"));
+static std::string g_loopForm; // LoopForm with auto resolved (DualPass::run)
 // How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
 // in bursts), or speed (as the clean function).
 static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
@@ -862,7 +866,7 @@ static void markLoopCloneCold(Function &C)
 // varargs, inalloca/preallocated/swifterror arguments, a loop with several latches or latch edges.
 bool runOsr(Function &F, Module &M, const Hooks &H, int level)
 {
-    if (LoopForm != "osr" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
+    if (g_loopForm != "osr" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
     DominatorTree DT(F);
@@ -933,9 +937,21 @@ static Function *entryWrapper(Function &F, Function &C, Module &M)
 // false (nothing changed) when F does not fit, as runOsr.
 bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
 {
-    if (LoopForm != "entry" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
+    if (g_loopForm != "entry" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
+    if (hotprof_dual::hasComputedGoto(F)) { // private tables in the clone, latches as branches
+        if (!hotprof_dual::indirectLoopEntry(F)) return false;
+        SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> edges;
+        DominatorTree DT(F);
+        LoopInfo LI(DT);
+        for (Loop *L : LI.getLoopsInPreorder()) {
+            SmallVector<BasicBlock *, 4> latches;
+            L->getLoopLatches(latches);
+            for (BasicBlock *lt : latches) edges.push_back({lt, L->getHeader()});
+        }
+        hotprof_dual::splitIndirectLatches(edges); // (F stays equivalent if the form then does not fit)
+    }
     SmallVector<hotprof_dual::LoopEntry, 8> entries;
     SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> latchEdges;
     if (!hotprof_dual::collectLoopEntries(F, LatchSites == "outer", entries, &latchEdges) || entries.empty())
@@ -1041,7 +1057,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
         checkOption(LatchSites, {"outer", "all", "none"});
         checkOption(EntryForm, {"clone", "inline"});
-        checkOption(LoopForm, {"osr", "inline", "entry"});
+        checkOption(LoopForm, {"auto", "osr", "inline", "entry"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
         checkOption(SiteForm, {"nop", "count"});
@@ -1054,6 +1070,9 @@ struct DualPass : PassInfoMixin<DualPass> {
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
         hotprof_dual::checkIndirectOption(level == LFunctions);
+        g_loopForm = LoopForm != "auto"                              ? std::string(LoopForm)
+                     : level == LBlocks && !hotprof_dual::returnSitesOn() ? "entry"
+                                                                     : "inline";
         Hooks H = declareHooks(M);
         hotprof_dual::CleanSites S = cleanSites(M, H);
         SmallVector<Function *, 64> work;
@@ -1087,7 +1106,7 @@ struct DualPass : PassInfoMixin<DualPass> {
                 continue;
             }
             if (clone && !cg && runOsr(*F, M, H, fl)) continue;
-            if (clone && !cg && runLoopEntry(*F, M, H, fl)) continue;
+            if (clone && runLoopEntry(*F, M, H, fl)) continue;
             DualFunction D{*F, M, H, fl, false, {}, {}, {}};
             D.run(clone);
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later

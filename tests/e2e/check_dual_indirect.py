@@ -2,7 +2,7 @@
 """check_dual_indirect.py — checks that a function with computed goto got two copies in a
 two-version binary (plugin/dual_indirect.cpp, docs/dual.md "Computed goto").
 
-usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only | --separate | --wrapper]
+usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only | --separate | --loop-entry | --wrapper]
 Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: FUNCTION has
 an entry site and at least one back-edge site of its own (__hotprof_dual records {int32 site - &,
 int32 target - &, u32 kind, u32 0} whose site and target both lie in FUNCTION: the one-body form);
@@ -13,7 +13,9 @@ function builds its addresses in code, it has no table). With --separate (the se
 -hotprof-dual-indirect=separate): FUNCTION has one entry site, the nop at its first byte, whose
 target is FUNCTION.hotprof, and back-edge sites whose targets lie in FUNCTION itself (the cold
 blocks that count a clean back-edge and go on in the clean copy); FUNCTION's tables name only FUNCTION's blocks
-and FUNCTION.hotprof's tables (at least one) only FUNCTION.hotprof's. With --wrapper: see wrapper(). Reads the ELF with readelf,
+and FUNCTION.hotprof's tables (at least one) only FUNCTION.hotprof's. With --loop-entry (the loop-entry
+form, dual-blocks' default): the same, but the tables checked are FUNCTION.hotprof.loop's (the code;
+FUNCTION.hotprof is a wrapper of it). With --wrapper: see wrapper(). Reads the ELF with readelf,
 nm and objdump."""
 import re
 import struct
@@ -91,11 +93,14 @@ def tables_of(path, at, lo, hi, inside, stops=()):
     return tables
 
 
-def separate(path, data, secs, syms, fn, report):
+def separate(path, data, secs, syms, fn, report, tables_in=".hotprof"):
     lo, hi = syms[fn]
     clo, chi = syms.get(fn + ".hotprof", (None, None))
-    if clo is None:
-        report("%s.hotprof present" % fn, False, "missing")
+    wlo = clo  # the entry nop's target
+    if tables_in != ".hotprof":  # the loop-entry form: F.hotprof is a wrapper, the code is F.hotprof.loop
+        clo, chi = syms.get(fn + tables_in, (None, None))
+    if clo is None or wlo is None:
+        report("%s.hotprof and %s%s present" % (fn, fn, tables_in), False, "missing")
         return 1
     in_f = lambda x: lo <= x < hi
     in_c = lambda x: clo <= x < chi
@@ -103,7 +108,7 @@ def separate(path, data, secs, syms, fn, report):
     entry = [r for r in mine if r[2] == 0]
     latch = [r for r in mine if r[2] == 1]
     report("%s has one entry site, the nop at its first byte jumping to %s.hotprof (%d entry sites)"
-           % (fn, fn, len(entry)), len(entry) == 1 and entry[0][0] == lo and entry[0][1] == clo, repr(mine))
+           % (fn, fn, len(entry)), len(entry) == 1 and entry[0][0] == lo and entry[0][1] == wlo, repr(mine))
     report("%s's back-edge sites go to its own blocks (%d back-edge sites, %d other)"
            % (fn, len(latch), len(mine) - len(entry) - len(latch)),
            len(latch) >= 1 and len(entry) + len(latch) == len(mine) and all(in_f(r[1]) for r in latch), repr(mine))
@@ -114,7 +119,7 @@ def separate(path, data, secs, syms, fn, report):
     ct = tables_of(path, at, clo, chi, either, stops)
     report("%s's tables name only its own blocks (%d tables)" % (fn, len(ft)),
            all(all(in_f(t) for t in ts) for ts in ft.values()), repr(ft))
-    report("%s.hotprof's tables name only its own blocks (%d tables)" % (fn, len(ct)),
+    report("%s%s's tables name only its own blocks (%d tables)" % (fn, tables_in, len(ct)),
            len(ct) >= 1 and all(all(in_c(t) for t in ts) for ts in ct.values()), repr(ct))
     return 0
 
@@ -161,6 +166,8 @@ def main():
         return 1
     if "--separate" in sys.argv:
         return separate(path, data, secs, syms, fn, report)
+    if "--loop-entry" in sys.argv:
+        return separate(path, data, secs, syms, fn, report, ".hotprof.loop")
     if "--wrapper" in sys.argv:
         return wrapper(data, secs, syms, fn, report)
     inside = lambda x: lo <= x < hi
