@@ -101,12 +101,10 @@ static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof du
 // (docs/dual.md, Measured).
 // entry: one loop-entry clone per function, entered at any latch's header by an index (every latch
 // gets a site with latch sites "all"): plugin/dual_loops.h.
-// auto (the default): entry under dual-blocks (its floor: docs/dual.md "Loop-entry form"), inline
-// under dual-memory and dual-all (shadow paths, value profiles: measured with the one-body form)
-// and with return sites (a one-body form's sites).
-static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: auto|inline|osr|entry"),
-                                     cl::init("auto"));
-static std::string g_loopForm; // LoopForm with auto resolved (DualPass::run)
+// (inline is the default for every set: entry has the lower floor, but a loop clone, once entered,
+// runs until F returns, so its sampling cost is far higher: docs/dual.md "Loop-entry form".)
+static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr|entry"),
+                                     cl::init("inline"));
 // How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
 // in bursts), or speed (as the clean function).
 static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
@@ -866,7 +864,7 @@ static void markLoopCloneCold(Function &C)
 // varargs, inalloca/preallocated/swifterror arguments, a loop with several latches or latch edges.
 bool runOsr(Function &F, Module &M, const Hooks &H, int level)
 {
-    if (g_loopForm != "osr" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
+    if (LoopForm != "osr" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
     DominatorTree DT(F);
@@ -937,7 +935,7 @@ static Function *entryWrapper(Function &F, Function &C, Module &M)
 // false (nothing changed) when F does not fit, as runOsr.
 bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
 {
-    if (g_loopForm != "entry" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
+    if (LoopForm != "entry" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
     if (hotprof_dual::hasComputedGoto(F)) { // private tables in the clone, latches as branches
@@ -1057,7 +1055,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
         checkOption(LatchSites, {"outer", "all", "none"});
         checkOption(EntryForm, {"clone", "inline"});
-        checkOption(LoopForm, {"auto", "osr", "inline", "entry"});
+        checkOption(LoopForm, {"osr", "inline", "entry"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
         checkOption(SiteForm, {"nop", "count"});
@@ -1070,9 +1068,6 @@ struct DualPass : PassInfoMixin<DualPass> {
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
         hotprof_dual::checkIndirectOption(level == LFunctions);
-        g_loopForm = LoopForm != "auto"                              ? std::string(LoopForm)
-                     : level == LBlocks && !hotprof_dual::returnSitesOn() ? "entry"
-                                                                     : "inline";
         Hooks H = declareHooks(M);
         hotprof_dual::CleanSites S = cleanSites(M, H);
         SmallVector<Function *, 64> work;

@@ -14,7 +14,7 @@ function builds its addresses in code, it has no table). With --separate (the se
 target is FUNCTION.hotprof, and back-edge sites whose targets lie in FUNCTION itself (the cold
 blocks that count a clean back-edge and go on in the clean copy); FUNCTION's tables name only FUNCTION's blocks
 and FUNCTION.hotprof's tables (at least one) only FUNCTION.hotprof's. With --loop-entry (the loop-entry
-form, dual-blocks' default): the same, but the tables checked are FUNCTION.hotprof.loop's (the code;
+form, -hotprof-dual-loops=entry): the same, but the tables checked are FUNCTION.hotprof.loop's (the code;
 FUNCTION.hotprof is a wrapper of it). With --wrapper: see wrapper(). Reads the ELF with readelf,
 nm and objdump."""
 import re

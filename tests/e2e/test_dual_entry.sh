@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_dual_entry.sh — the forms of two-version code (plugin/hotprof_dual.cpp, docs/dual.md):
 # loop-free functions get a separate instrumented clone F.hotprof entered from a patchable nop at
-# F's first byte, functions with loops a loop-entry clone (dual-blocks' default: F.hotprof is then
-# a wrapper of it; -hotprof-dual-loops=inline: both copies in one body, as before); with
+# F's first byte, functions with loops both copies in one body (defaults); with
+# -hotprof-dual-loops=entry a loop-entry clone (F.hotprof is then a wrapper of it); with
 # -hotprof-dual-loops=osr a function with loops gets F.hotprof too and a loop-entry clone per
 # outermost loop, called from the nop on that loop's latch; -hotprof-dual-entry=inline (and
 # -fcf-protection) give every function the one-body form.
@@ -37,8 +37,8 @@ variant() {
         python3 "$ROOT/tests/e2e/check_dual.py" blocks.json "$name.json" "$name" --blocks --no-backedge shared_ret
 }
 
-variant default "$LOOPFREE,inner,outer" inner,outer
-variant onebody "$LOOPFREE" "" -mllvm -hotprof-dual-loops=inline
+variant default "$LOOPFREE" ""
+variant entry "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=entry
 variant osr "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=osr
 variant inline "" "" -mllvm -hotprof-dual-entry=inline
 variant none "$LOOPFREE,inner,outer" "" -mllvm -hotprof-dual-latch-sites=none

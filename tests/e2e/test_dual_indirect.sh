@@ -14,7 +14,7 @@
 # its own blocks; run_threaded keeps the one-body form; the same outputs and exhaustive counts,
 # and count mode's estimate of run's heat, back-edges included (before those sites the clean
 # run's back-edges were never counted: its heat estimate was its calls' alone, docs/dual.md).
-# With the loop-entry form (-hotprof-dual-loops=entry, dual-blocks' default): `run` has its entry
+# With the loop-entry form (-hotprof-dual-loops=entry): `run` has its entry
 # nop to the wrapper run.hotprof and back-edge sites into cold blocks of its own, its table and
 # run.hotprof.loop's name only their own blocks; the same outputs, exhaustive counts, count-mode
 # heat and real subpaths. The default (auto) is separate under dual-functions and clone under the
@@ -46,7 +46,7 @@ print(sum(m.get(sys.argv[3], 0) for m in d["methods"] if m["function"] == sys.ar
 check_build() {
     local h=$1 hooks=$2 form=${3:-clone}
     # (dual-functions in its one-body form: its default, the wrapper form, has one copy: below;
-    # dual-blocks' loop-entry default, "entry" here, with the one-body form for what it refuses)
+    # "entry": the loop-entry form, with the one-body form for what it refuses)
     local opts=(-mllvm -hotprof-dual-indirect=$form -mllvm -hotprof-dual-loops=inline)
     [ $form = entry ] && opts=(-mllvm -hotprof-dual-loops=entry)
     "$HP" cc --hooks=$hooks -O2 "${opts[@]}" -Wno-unused-command-line-argument \
@@ -117,16 +117,16 @@ print("%d of %d" % (len(bad), len(rows)) if bad or not rows else "")' $h.sx.json
 
 for h in dual-functions dual-blocks dual-memory dual-all; do check_build $h $h; done
 for h in dual-functions dual-blocks dual-memory dual-all; do check_build $h-separate $h separate; done
-# the loop-entry form (dual-blocks' default): run's one instrumented copy run.hotprof.loop with its
+# the loop-entry form (-hotprof-dual-loops=entry): run's one instrumented copy run.hotprof.loop with its
 # private table, entered at a header from run's clean latch sites or through the wrapper
 for h in dual-blocks dual-all; do check_build $h-entry $h entry; done
 
-# the default form (auto): separate under dual-functions (no block is profiled); under dual-blocks
-# the loop-entry form (a burst reaches a clean frame's blocks at its next back-edge)
+# the default form (auto): separate under dual-functions (no block is profiled), clone under the
+# block-level sets (a clean frame's blocks would never be seen in a burst)
 "$HP" cc --hooks=dual-functions -O2 -mllvm -hotprof-dual-functions-form=clone -Wno-unused-command-line-argument \
     -o auto-fn "$SRC" && "$HP" cc --hooks=dual-blocks -O2 -o auto-blk "$SRC" || fail "auto: builds"
 python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-fn run "auto dual-functions run" --separate
-python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-blk run "auto dual-blocks run" --loop-entry
+python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-blk run "auto dual-blocks run"
 check_eq "auto dual-functions count: same output as native" \
     "$("$HP" run -q --bursts count --sample methods:period=99,burst=1 -o auto-fn.data -- ./auto-fn $N)" "$(cat want.out)"
 

@@ -34,7 +34,7 @@ info() { "$HP" info "$1" | awk -v k="$2" '$1 == k {print $2}'; }
 tot() { python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['totals']; print(t['calls'], t['call_pairs'], t['backedges'], t['blocks'], t['edges'])" "$1"; }
 
 clang -O1 -o native "$P/dual_retsites.c" && ./native $N >want
-# (r0 in the one-body form, as r1: return sites belong to that form; dual-blocks defaults to loop-entry)
+# (r0 pinned to the one-body form, as r1: return sites belong to that form)
 "$HP" cc --hooks=dual-blocks -mllvm -hotprof-dual-loops=inline -O1 -o r0 "$P/dual_retsites.c" || { fail "build without return sites"; exit 0; }
 "$HP" cc --hooks=dual-blocks --dual-return-sites=on -O1 -o r1 "$P/dual_retsites.c" || { fail "build with return sites"; exit 0; }
 "$HP" cc --hooks=dual-functions --dual-return-sites=on -O2 -o r1f "$P/dual_retsites.c" || fail "dual-functions build"
