@@ -247,6 +247,20 @@ CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, Sit
     return CallBrInst::Create(FT, IA, normal, {target}, {ConstantExpr::getBitCast(ba, i8p)}, "", at);
 }
 
+// F's (latch, header) edges from LoopInfo, loops in preorder; outer: the outermost loops' headers.
+void latchEdgesOf(Function &F, SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &out,
+                  SmallPtrSetImpl<BasicBlock *> *outer)
+{
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        SmallVector<BasicBlock *, 4> latches;
+        L->getLoopLatches(latches);
+        for (BasicBlock *lt : latches) out.push_back({lt, L->getHeader()});
+        if (outer && L->getLoopDepth() == 1) outer->insert(L->getHeader());
+    }
+}
+
 struct DualFunction {
     Function &F;
     Module &M;
@@ -429,17 +443,7 @@ struct DualFunction {
         }
     }
 
-    void findBackedges()
-    {
-        DominatorTree DT(F);
-        LoopInfo LI(DT);
-        for (Loop *L : LI.getLoopsInPreorder()) {
-            SmallVector<BasicBlock *, 4> latches;
-            L->getLoopLatches(latches);
-            for (BasicBlock *lt : latches) backedges.push_back({lt, L->getHeader()});
-            if (L->getLoopDepth() == 1) outerHeaders.insert(L->getHeader());
-        }
-    }
+    void findBackedges() { latchEdgesOf(F, backedges, &outerHeaders); }
 
     bool siteOn(BasicBlock *header)
     {
@@ -941,13 +945,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     if (hotprof_dual::hasComputedGoto(F)) { // private tables in the clone, latches as branches
         if (!hotprof_dual::indirectLoopEntry(F)) return false;
         SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> edges;
-        DominatorTree DT(F);
-        LoopInfo LI(DT);
-        for (Loop *L : LI.getLoopsInPreorder()) {
-            SmallVector<BasicBlock *, 4> latches;
-            L->getLoopLatches(latches);
-            for (BasicBlock *lt : latches) edges.push_back({lt, L->getHeader()});
-        }
+        latchEdgesOf(F, edges, nullptr);
         hotprof_dual::splitIndirectLatches(edges); // (F stays equivalent if the form then does not fit)
     }
     SmallVector<hotprof_dual::LoopEntry, 8> entries;
