@@ -25,7 +25,11 @@ struct LoopEntry {
     llvm::BasicBlock *header, *latch;
     llvm::SmallVector<llvm::Value *, 8> vals; // header PHIs' values from the latch, then live-ins
     unsigned nphis = 0;                       // how many of vals are PHI values
-    llvm::SmallVector<int, 8> slot;           // vals[k]'s field in the buffer, -1: recomputed
+    // vals[k]'s field in the buffer, -1: the trampoline has it without the buffer: a constant or an
+    // argument of F (as a header PHI's value), or a getelementptr or cast of those and of values
+    // crossing before it (vals is in dominance order), recomputed there (lexgen's main: 1 100 of
+    // its 2 350 crossing values were such). -hotprof-dual-loop-recompute=off: every value crosses.
+    llvm::SmallVector<int, 8> slot;
     llvm::StructType *layout = nullptr;       // the buffer's layout for this entry (stored values)
 };
 
@@ -38,12 +42,6 @@ struct LoopClone {
     llvm::SmallPtrSet<llvm::BasicBlock *, 8> noHook;
     llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, 8> backedges;
 };
-
-// Values the trampoline has without the buffer do not cross it: constants and F's arguments (as
-// header PHIs' values), and address computations or casts of those and of values crossing before
-// them (vals is in dominance order), which it recomputes (lexgen's main: 1 100 of its 2 350
-// crossing values were such getelementptrs and bitcasts). -hotprof-dual-loop-recompute=off: all
-// cross.
 
 // -hotprof-dual-loop-recompute's value is on or off, else one message and exit status 1.
 void checkLoopRecompute();

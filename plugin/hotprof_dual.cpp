@@ -211,8 +211,10 @@ bool countSites(Module &M)
 bool needsLanding(BasicBlock *at, BasicBlock *header)
 {
     if (pred_empty(header)) return false;
-    for (BasicBlock &BB : *at->getParent()) // (`at` has no terminator yet)
-        if (BB.getTerminator() && isa<IndirectBrInst>(BB.getTerminator())) return false;
+    // (not hasComputedGoto: the blockaddresses of F's earlier sites make their labels address-taken;
+    // `at` has no terminator yet)
+    for (BasicBlock &BB : *at->getParent())
+        if (isa_and_nonnull<IndirectBrInst>(BB.getTerminator())) return false;
     for (BasicBlock *p : predecessors(header))
         if (p != at && p->getTerminator() && p->getTerminator()->isIndirectTerminator()) return false;
     return true;
