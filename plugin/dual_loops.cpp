@@ -31,6 +31,9 @@ using namespace llvm;
 // live-in crosses through the buffer (for comparison and tests).
 static cl::opt<std::string> Recompute("hotprof-dual-loop-recompute", cl::desc("hotprof dual: on|off"),
                                       cl::init("on"));
+// on (default): the clone goes back to F at a latch with a site when the back-edge hook says the
+// burst is over (dual_loops.h, the way back); off: once entered it runs until F returns.
+static cl::opt<std::string> Leave("hotprof-dual-loop-leave", cl::desc("hotprof dual: on|off"), cl::init("on"));
 
 namespace hotprof_dual {
 
@@ -77,9 +80,23 @@ bool recomputable(Value *V, SmallPtrSetImpl<Value *> &avail)
     return true;
 }
 
+// V is F's own when the clone goes back: a constant or argument, or an instruction in a block that
+// dominates every latch with a site (so it dominates the way back's blocks) and that no header
+// the clone is entered at reaches (rerun: those blocks), so the clone cannot run it again.
+bool sameInF(Value *V, DominatorTree &DT, ArrayRef<LoopEntry> entries, SmallPtrSetImpl<BasicBlock *> &rerun)
+{
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I) return !isa<BlockAddress>(V);
+    if (rerun.count(I->getParent())) return false;
+    for (const LoopEntry &E : entries)
+        if (!DT.dominates(I->getParent(), E.latch)) return false;
+    return true;
+}
+
 // E's values: the header PHIs' values from the latch, then the values live at the header (their
 // definitions strictly dominate it: SSA), block by block down the dominator tree.
-void entryValues(Function &F, DominatorTree &DT, LoopEntry &E)
+void entryValues(Function &F, DominatorTree &DT, SmallPtrSetImpl<BasicBlock *> &rerun, ArrayRef<LoopEntry> all,
+                 LoopEntry &E)
 {
     for (PHINode &P : E.header->phis()) E.vals.push_back(P.getIncomingValueForBlock(E.latch));
     E.nphis = (unsigned)E.vals.size();
@@ -98,6 +115,7 @@ void entryValues(Function &F, DominatorTree &DT, LoopEntry &E)
         E.slot.push_back(again ? -1 : (int)types.size());
         if (!again) types.push_back(V->getType());
         avail.insert(V);
+        E.sameInF.push_back(sameInF(V, DT, all, rerun));
     }
     E.layout = StructType::get(F.getContext(), types);
 }
@@ -135,6 +153,13 @@ void repairSSA(ArrayRef<std::pair<Instruction *, SmallVector<std::pair<BasicBloc
     }
 }
 
+// The clone's way back on its latch edge c of entry E (index): c.first -> G -> X -> header', and
+// G -> L, where L stores E's reloaded values (the clone's own, SSA repaired later with the
+// trampolines' definitions) and index into the buffer and returns (its value unused). G's branch
+// (placeholder condition: true) gets the back-edge hook's answer from the instrumenter. No block of
+// the three is one of sanitizer coverage's: no hooks (noHook), and no critical edge among them.
+Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueToValueMapTy &VM, LoopClone &R);
+
 } // namespace
 
 void checkLoopRecompute()
@@ -143,9 +168,28 @@ void checkLoopRecompute()
         report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-loop-recompute=") + Recompute +
                                " is not one of on|off",
                            false);
+    if (Leave != "on" && Leave != "off")
+        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-loop-leave=") + Leave + " is not one of on|off",
+                           false);
 }
 
-bool collectLoopEntries(Function &F, bool outerOnly, SmallVectorImpl<LoopEntry> &out, SmallVectorImpl<Edge> *all)
+bool wayBackOn() { return Leave != "off"; }
+
+static bool reloaded(const LoopEntry &E, unsigned k) { return E.slot[k] >= 0 && !(wayBackOn() && E.sameInF[k]); }
+
+static Value *layoutOf(IRBuilder<> &B, Value *buf, StructType *layout)
+{
+    Value *bytes = B.CreateBitCast(buf, B.getInt8PtrTy());
+    return B.CreateBitCast(B.CreateConstGEP1_32(B.getInt8Ty(), bytes, kResumeBytes), PointerType::getUnqual(layout));
+}
+
+static Value *resumeWord(IRBuilder<> &B, Value *buf)
+{
+    return B.CreateBitCast(buf, PointerType::getUnqual(B.getInt32Ty()));
+}
+
+bool collectLoopEntries(Function &F, bool outerOnly, BasicBlock *body, SmallVectorImpl<LoopEntry> &out,
+                        SmallVectorImpl<Edge> *all)
 {
     DominatorTree DT(F);
     LoopInfo LI(DT);
@@ -156,10 +200,14 @@ bool collectLoopEntries(Function &F, bool outerOnly, SmallVectorImpl<LoopEntry> 
             if (count(successors(lt), L->getHeader()) != 1) return false;
             if (all) all->push_back({lt, L->getHeader()});
             if (outerOnly && L->getLoopDepth() != 1) continue;
-            out.push_back({L->getHeader(), lt, {}, 0, {}, nullptr});
+            out.push_back({L->getHeader(), lt, {}, 0, {}, nullptr, {}, false, Leave == "on"});
         }
     }
-    for (LoopEntry &E : out) entryValues(F, DT, E);
+    if (out.empty()) return true;
+    out.push_back({body, &F.getEntryBlock(), {}, 0, {}, nullptr, {}, true, false});
+    SmallPtrSet<BasicBlock *, 32> rerun;
+    for (LoopEntry &E : out) reachable(E.header, nullptr, rerun);
+    for (LoopEntry &E : out) entryValues(F, DT, rerun, out, E);
     return true;
 }
 
@@ -201,7 +249,7 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         R.noHook.insert(T);
         tramps.push_back(T);
         IRBuilder<> B(T);
-        Value *p = B.CreateBitCast(buf, PointerType::getUnqual(E.layout));
+        Value *p = layoutOf(B, buf, E.layout);
         SmallVector<Value *, 16> loads;
         DenseMap<Value *, Value *> here; // F's value -> its value in T
         for (unsigned k = 0; k < E.vals.size(); k++) {
@@ -231,23 +279,30 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
             it->second.push_back({T, loads[k]});
         }
     }
-    R.fnEntry = cast<BasicBlock>(VM[&F.getEntryBlock()]);
-    SwitchInst *S = SwitchInst::Create(idx, R.fnEntry, (unsigned)tramps.size(), sw);
-    for (size_t i = 0; i < tramps.size(); i++) S->addCase(ConstantInt::get(cast<IntegerType>(i32), i), tramps[i]);
-    SmallVector<AllocaInst *, 8> statics; // (F's static allocas stay static: in the clone's entry)
-    for (Instruction &I : *R.fnEntry)
+    R.fnEntry = cast<BasicBlock>(VM[entries.back().header]); // (the whole-call entry's: last)
+    SwitchInst *S = SwitchInst::Create(idx, tramps.back(), (unsigned)tramps.size() - 1, sw);
+    for (size_t i = 0; i + 1 < tramps.size(); i++) S->addCase(ConstantInt::get(cast<IntegerType>(i32), i), tramps[i]);
+    // F's static allocas' copies stay static (in the clone's entry) until the trampolines' loads
+    // replace their uses; their block, unreachable, goes
+    SmallVector<AllocaInst *, 8> statics;
+    for (Instruction &I : *cast<BasicBlock>(VM[&F.getEntryBlock()]))
         if (auto *AI = dyn_cast<AllocaInst>(&I))
             if (isa<ConstantInt>(AI->getArraySize())) statics.push_back(AI); /* (static in F's entry) */
     for (AllocaInst *AI : statics) AI->moveBefore(S);
-    repairSSA(defs);
     removeUnreachableBlocks(*C);
     SmallPtrSet<BasicBlock *, 32> before;
     for (BasicBlock &BB : *C) before.insert(&BB);
     SplitAllCriticalEdges(*C, CriticalEdgeSplittingOptions().setIgnoreUnreachableDests());
     for (const Edge &e : latchEdges) {
         Edge c = cloneEdge(e, VM, before);
-        if (c.first) R.backedges.push_back(c);
+        if (!c.first) continue;
+        const LoopEntry *E = nullptr;
+        for (const LoopEntry &x : entries)
+            if (x.latch == e.first && x.header == e.second) E = &x;
+        if (E && E->back) c = leaveBlocks(*C, c, *E, unsigned(E - entries.data()), VM, R);
+        R.backedges.push_back(c);
     }
+    repairSSA(defs); // (after the way back's stores: they are uses too)
     if (verifyFunction(*C, &errs())) { // (should not happen: F then keeps the one-body form)
         C->eraseFromParent();
         return LoopClone();
@@ -333,6 +388,127 @@ static void peelTop(Function &F, LoopEntry &E, BasicBlock *site)
     CallInst::Create(mark, "", ft);
 }
 
+namespace {
+
+Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueToValueMapTy &VM, LoopClone &R)
+{
+    LLVMContext &Ctx = C.getContext();
+    BasicBlock *hd = c.second;
+    BasicBlock *G = BasicBlock::Create(Ctx, "hp.loop.leave", &C, hd);
+    BasicBlock *X = BasicBlock::Create(Ctx, "hp.loop.stay", &C, hd);
+    BasicBlock *L = BasicBlock::Create(Ctx, "hp.loop.out", &C);
+    c.first->getTerminator()->replaceSuccessorWith(hd, G);
+    for (PHINode &P : hd->phis()) P.replaceIncomingBlockWith(c.first, X);
+    BranchInst *br = BranchInst::Create(X, L, ConstantInt::getTrue(Ctx), G);
+    br->setDebugLoc(c.first->getTerminator()->getDebugLoc());
+    BranchInst::Create(hd, X);
+    IRBuilder<> B(L);
+    Value *buf = C.getArg(C.arg_size() - 2);
+    Value *p = layoutOf(B, buf, E.layout);
+    for (unsigned k = 0; k < E.vals.size(); k++) {
+        if (!reloaded(E, k)) continue;
+        Value *V = VM.lookup(E.vals[k]) ? (Value *)VM[E.vals[k]] : E.vals[k];
+        B.CreateStore(V, B.CreateStructGEP(E.layout, p, (unsigned)E.slot[k]));
+    }
+    B.CreateStore(B.getInt32(index), resumeWord(B, buf));
+    if (C.getReturnType()->isVoidTy()) B.CreateRetVoid();
+    else B.CreateRet(UndefValue::get(C.getReturnType()));
+    R.noHook.insert(G);
+    R.noHook.insert(X);
+    R.noHook.insert(L);
+    R.leaves.insert(G);
+    return {G, hd};
+}
+
+} // namespace
+
+namespace {
+
+// A live-in of some entry that F's way back defines anew is B's: peeling B would hide it behind
+// the merge of B's two copies, so B keeps the edge form.
+bool reloadedIn(ArrayRef<LoopEntry> entries, BasicBlock *B)
+{
+    if (!wayBackOn()) return false;
+    for (const LoopEntry &E : entries)
+        for (unsigned k = E.nphis; k < E.vals.size(); k++) {
+            auto *I = dyn_cast<Instruction>(E.vals[k]);
+            if (I && I->getParent() == B && !E.sameInF[k]) return true;
+        }
+    return false;
+}
+
+// Entry E's values in F's reload block (at B's end): F's own, loaded, or recomputed there.
+SmallVector<Value *, 16> reloadValues(IRBuilder<> &B, const LoopEntry &E, Value *buffer)
+{
+    Value *p = layoutOf(B, buffer, E.layout);
+    SmallVector<Value *, 16> vals;
+    DenseMap<Value *, Value *> here;
+    for (unsigned k = 0; k < E.vals.size(); k++) {
+        Value *V = E.vals[k];
+        if (E.sameInF[k] || direct(V)) {
+            vals.push_back(V);
+        } else if (E.slot[k] >= 0) {
+            unsigned f = (unsigned)E.slot[k];
+            vals.push_back(B.CreateLoad(E.layout->getElementType(f), B.CreateStructGEP(E.layout, p, f)));
+        } else {
+            Instruction *I = cast<Instruction>(V)->clone();
+            for (Use &op : I->operands())
+                if (here.count(op.get())) op.set(here[op.get()]);
+            vals.push_back(B.Insert(I));
+        }
+        here[V] = vals.back();
+    }
+    return vals;
+}
+
+// F's way back: each cold block's call goes on to one block that returns the clone's result, or
+// (the clone left at entry j's latch: j in the resume word) to a reload block that enters j's loop
+// at its header (a peeled loop: at its site block, the loop's top) with the values the clone
+// stored; the values it defines anew are merged into F's SSA form (SSAUpdater).
+void linkWayBack(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<BasicBlock *> sites,
+                 ArrayRef<bool> peeled, ArrayRef<BasicBlock *> cold, AllocaInst *buffer)
+{
+    LLVMContext &Ctx = F.getContext();
+    BasicBlock *back = BasicBlock::Create(Ctx, "hp.loop.back", &F);
+    BasicBlock *done = BasicBlock::Create(Ctx, "hp.loop.done", &F);
+    IRBuilder<> B(back);
+    PHINode *r = F.getReturnType()->isVoidTy() ? nullptr : B.CreatePHI(F.getReturnType(), (unsigned)cold.size());
+    for (BasicBlock *C : cold) {
+        auto *ret = cast<ReturnInst>(C->getTerminator());
+        if (r) r->addIncoming(ret->getReturnValue(), C);
+        B.SetCurrentDebugLocation(ret->getDebugLoc());
+        ret->eraseFromParent();
+        BranchInst::Create(back, C);
+    }
+    SwitchInst *S = B.CreateSwitch(B.CreateLoad(B.getInt32Ty(), resumeWord(B, buffer)), done, (unsigned)entries.size());
+    IRBuilder<> D(done);
+    if (r) D.CreateRet(r);
+    else D.CreateRetVoid();
+    SmallVector<std::pair<Instruction *, SmallVector<std::pair<BasicBlock *, Value *>, 4>>, 16> defs;
+    for (unsigned j = 0; j < entries.size(); j++) {
+        LoopEntry &E = entries[j];
+        if (!E.back) continue; /* (the clone goes back at latches only) */
+        BasicBlock *R = BasicBlock::Create(Ctx, "hp.loop.resume", &F);
+        S->addCase(B.getInt32(j), R);
+        IRBuilder<> RB(R);
+        SmallVector<Value *, 16> vals = reloadValues(RB, E, buffer);
+        BasicBlock *to = peeled[j] ? sites[j] : E.header;
+        RB.CreateBr(to);
+        unsigned k = 0;
+        for (PHINode &P : to->phis()) P.addIncoming(vals[k++], R);
+        for (k = E.nphis; k < E.vals.size(); k++) {
+            if (vals[k] == E.vals[k]) continue;
+            auto *V = cast<Instruction>(E.vals[k]);
+            auto it = std::find_if(defs.begin(), defs.end(), [&](auto &d) { return d.first == V; });
+            if (it == defs.end()) it = defs.insert(defs.end(), {V, {}});
+            it->second.push_back({R, vals[k]});
+        }
+    }
+    repairSSA(defs);
+}
+
+} // namespace
+
 SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, MutableArrayRef<LoopEntry> entries,
                                              ArrayRef<Edge> latchEdges, bool top, SmallVectorImpl<BasicBlock *> &cold)
 {
@@ -350,8 +526,12 @@ SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, Mutab
         BranchInst::Create(E.header, cold[i], any, site);
         sites.push_back(site);
     }
-    for (unsigned i = 0; i < entries.size(); i++)
-        if (top && peelable(entries[i], sites[i], latchEdges)) peelTop(F, entries[i], sites[i]);
+    SmallVector<bool, 8> peeled;
+    for (unsigned i = 0; i < entries.size(); i++) {
+        peeled.push_back(top && peelable(entries[i], sites[i], latchEdges) && !reloadedIn(entries, entries[i].header));
+        if (peeled.back()) peelTop(F, entries[i], sites[i]);
+    }
+    if (wayBackOn()) linkWayBack(F, entries, sites, peeled, cold, buffer);
     return sites;
 }
 
@@ -364,7 +544,7 @@ BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned i
         uint64_t size = 1;
         Align al(16);
         for (const LoopEntry &e : entries) {
-            size = std::max<uint64_t>(size, DL.getTypeAllocSize(e.layout));
+            size = std::max<uint64_t>(size, kResumeBytes + DL.getTypeAllocSize(e.layout));
             al = std::max(al, DL.getABITypeAlign(e.layout));
         }
         IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
@@ -375,9 +555,10 @@ BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned i
     IRBuilder<> B(cold);
     if (DILocation *dl = E.latch->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
     else if (DISubprogram *sp = F.getSubprogram()) B.SetCurrentDebugLocation(DILocation::get(Ctx, 0, 0, sp));
-    Value *p = B.CreateBitCast(buffer, PointerType::getUnqual(E.layout));
+    Value *p = layoutOf(B, buffer, E.layout);
     for (unsigned k = 0; k < E.vals.size(); k++)
         if (E.slot[k] >= 0) B.CreateStore(E.vals[k], B.CreateStructGEP(E.layout, p, (unsigned)E.slot[k]));
+    if (wayBackOn()) B.CreateStore(B.getInt32(-1), resumeWord(B, buffer));
     SmallVector<Value *, 16> args;
     for (Argument &A : F.args()) args.push_back(&A);
     args.push_back(B.getInt32(index));

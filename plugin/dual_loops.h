@@ -18,8 +18,6 @@
 
 namespace hotprof_dual {
 
-constexpr int kFromEntry = -1; // the loop-entry clone's index for a whole call of F
-
 // One way into the loop-entry clone: a latch edge of F and the values that cross it.
 struct LoopEntry {
     llvm::BasicBlock *header, *latch;
@@ -31,31 +29,53 @@ struct LoopEntry {
     // its 2 350 crossing values were such). -hotprof-dual-loop-recompute=off: every value crosses.
     llvm::SmallVector<int, 8> slot;
     llvm::StructType *layout = nullptr;       // the buffer's layout for this entry (stored values)
+    // vals[k] is F's own value when the clone goes back to F (a constant or argument, or defined
+    // in a block that dominates every latch with a site and that no header the clone is entered
+    // at reaches): not reloaded.
+    llvm::SmallVector<bool, 8> sameInF;
+    bool wholeCall = false; // the whole-call entry: header = F's entry block past its static
+                            // allocas, latch = the block of those allocas (no loop: its site is
+                            // an entry site, and the clone never goes back to it)
+    bool back = false;      // the clone goes back to F at this latch when a burst is over
+                            // (-hotprof-dual-loop-leave=on: every latch with a site)
 };
 
-// What buildLoopClone made, for the instrumenter: blocks that get no block hook (the switch and
-// the trampolines) and the clone's latch edges (from F's LoopInfo: entering at an inner header
+// The buffer: a resume word (i32: the entry whose header F goes back to, or -1: the clone
+// returned F's result), then at kResumeBytes the entry's layout.
+constexpr unsigned kResumeBytes = 16;
+
+// What buildLoopClone made, for the instrumenter: blocks that get no hook (the switch, the
+// trampolines and the way-back blocks) and the clone's latch edges (from F's LoopInfo: entering at an inner header
 // makes the outer loop irreducible in the clone, so its own LoopInfo would miss back-edges).
 struct LoopClone {
     llvm::Function *clone = nullptr;
     llvm::BasicBlock *fnEntry = nullptr; // the copy of F's entry block: the switch's default
     llvm::SmallPtrSet<llvm::BasicBlock *, 8> noHook;
     llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, 8> backedges;
+    // The way back (-hotprof-dual-loop-leave=on): the first block of each back-edge pair that has
+    // one, ending in a branch (condition for the instrumenter to set: stay) to the header's copy or
+    // to a block that stores the entry's reloaded values and its index into the buffer and returns.
+    llvm::SmallPtrSet<llvm::BasicBlock *, 8> leaves;
 };
 
-// -hotprof-dual-loop-recompute's value is on or off, else one message and exit status 1.
+// -hotprof-dual-loop-recompute's and -loop-leave's values are on or off, else one message and exit
+// status 1.
 void checkLoopRecompute();
 
-// F's latch edges that get a site (outerOnly: outermost loops' only), and all of F's latch edges
-// (in preorder) into *all. false when F does not fit (a latch with several edges to its header).
-bool collectLoopEntries(llvm::Function &F, bool outerOnly, llvm::SmallVectorImpl<LoopEntry> &out,
+// The way back is built (-hotprof-dual-loop-leave=on).
+bool wayBackOn();
+
+// F's latch edges that get a site (outerOnly: outermost loops' only), then the whole-call entry
+// (body: F's entry block past its static allocas, split off by the caller), and all of F's latch
+// edges (in preorder) into *all. false when F does not fit (a latch with several edges to its
+// header).
+bool collectLoopEntries(llvm::Function &F, bool outerOnly, llvm::BasicBlock *body, llvm::SmallVectorImpl<LoopEntry> &out,
                         llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> *all);
 
 // F.hotprof.loop, not yet instrumented (nullptr if it does not verify; nothing left behind).
 // Its parameters: F's own, the entry index (i32), the buffer (i8*), F's return address (i8*).
-// An index that is no entry's (kFromEntry) runs it from the copy of F's entry block (F's static
-// allocas moved to the switch block, the clone's entry): the clone is also F's instrumented copy
-// for whole calls (F.hotprof, a wrapper that tail-calls it), so each block of F has one copy.
+// It is F's only instrumented copy: whole calls enter it too (the whole-call entry, the switch's
+// default), with F's static allocas in the buffer, so each block of F has one copy.
 LoopClone buildLoopClone(llvm::Function &F, llvm::MutableArrayRef<LoopEntry> entries,
                          llvm::ArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> latchEdges);
 

@@ -278,6 +278,7 @@ struct DualFunction {
     BasicBlock *fnEntry = nullptr;  // -loops=entry: the copy of F's entry block (whole calls)
     const SmallPtrSetImpl<BasicBlock *> *noHook = nullptr; // -loops=entry: its switch and trampolines
     bool givenBackedges = false;    // backedges given (from F's LoopInfo), not found in this function
+    const SmallPtrSetImpl<BasicBlock *> *leaves = nullptr; // -loops=entry: the way back's branches
 
     Function *ident() { return id ? id : &F; }
 
@@ -613,16 +614,27 @@ struct DualFunction {
         emitSite(at, r.cont, cast<BasicBlock>(VM[r.cont]), KReturn, H.i8p);
     }
 
+    // The loop-entry clone's way back (dual_loops.h): the back-edge hook's answer decides, and a
+    // whole call (no buffer: F.hotprof has no frame of F to go back to) stays.
+    void leaveAt(BranchInst *br)
+    {
+        IRBuilder<> B(br);
+        CallInst *stay = B.CreateCall(H.backedge, {fnArg(B)});
+        Value *buf = F.getArg(F.arg_size() - 2);
+        br->setCondition(B.CreateOr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), B.CreateIsNull(buf)));
+    }
+
     // One copy, hooks always live (functions that cannot be cloned).
     void runSingle()
     {
         SmallVector<BasicBlock *, 64> all, hooked;
-        for (BasicBlock &BB : F) all.push_back(&BB);
+        for (BasicBlock &BB : F)
+            if (!(noHook && noHook->count(&BB))) all.push_back(&BB); /* (the loop clone's own blocks: none) */
         if (hotprof_dual::returnSitesOn()) hotprof_dual::markReturnPoints(all); /* returns continue instrumented */
         if (!givenBackedges) findBackedges();
         if (level >= LBlocks) {
             for (BasicBlock *BB : all)
-                if (sancovBlock(*BB) && BB != osrEntry && !(noHook && noHook->count(BB))) hooked.push_back(BB);
+                if (sancovBlock(*BB) && BB != osrEntry) hooked.push_back(BB);
             hookBlocks(hooked, fnEntry ? fnEntry : osrEntry ? nullptr : &F.getEntryBlock(), kFlagDual);
         }
         if (level >= LMemory) hookMemory(all);
@@ -631,6 +643,10 @@ struct DualFunction {
         else if (!osrEntry) hookEntry(&F.getEntryBlock());
         hookReturns(all);
         for (auto &be : backedges) { // a block on each latch -> header edge counts the back-edge
+            if (leaves && leaves->count(be.first)) {
+                leaveAt(cast<BranchInst>(be.first->getTerminator()));
+                continue;
+            }
             BasicBlock *on = SplitEdge(be.first, be.second);
             IRBuilder<> B(on->getTerminator());
             if (DILocation *dl = be.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
@@ -902,46 +918,16 @@ bool runOsr(Function &F, Module &M, const Hooks &H, int level)
     return true;
 }
 
-// F.hotprof of the loop-entry form: F's entry nop's label, a wrapper that tail-calls the loop-entry
-// clone C from F's entry (index kFromEntry, no buffer, its own return address: F's caller's, as
-// the nop jumps here before F pushes anything). C's copy of F's entry block has the entry hook.
-static Function *entryWrapper(Function &F, Function &C, Module &M)
-{
-    LLVMContext &Ctx = F.getContext();
-    Function *W = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getName() + ".hotprof", &M);
-    W->copyAttributesFrom(&F);
-    W->removeFnAttr("patchable-function-entry");
-    W->removeFnAttr(Attribute::AlwaysInline);
-    W->addFnAttr(Attribute::NoInline);
-    W->setLinkage(GlobalValue::InternalLinkage);
-    W->setVisibility(GlobalValue::DefaultVisibility);
-    W->setComdat(F.getComdat());
-    W->setSectionPrefix("unlikely");
-    IRBuilder<> B(BasicBlock::Create(Ctx, "", W));
-    SmallVector<Value *, 8> args;
-    for (Argument &A : W->args()) args.push_back(&A);
-    args.push_back(B.getInt32(hotprof_dual::kFromEntry));
-    args.push_back(ConstantPointerNull::get(B.getInt8PtrTy()));
-    args.push_back(B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)}));
-    CallInst *CI = B.CreateCall(&C, args);
-    AttributeList FA = F.getAttributes();
-    SmallVector<AttributeSet, 8> argAttrs;
-    for (unsigned i = 0; i < F.arg_size(); i++) argAttrs.push_back(FA.getParamAttrs(i));
-    CI->setAttributes(AttributeList::get(Ctx, AttributeSet(), FA.getRetAttrs(), argAttrs));
-    CI->setTailCall();
-    if (F.getReturnType()->isVoidTy()) B.CreateRetVoid();
-    else B.CreateRet(CI);
-    if (verifyFunction(*W, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + W->getName());
-    return W;
-}
-
 // The loop-entry form with one clone per function (-hotprof-dual-loops=entry, dual_loops.h): F
 // keeps the optimizer's code; F.hotprof.loop, its only instrumented copy, is entered at the
-// header of any latch with a site or, through the wrapper F.hotprof (F's entry nop), at F's entry.
-// false (nothing changed) when F does not fit, as runOsr.
+// header of any latch with a site or, through the entry site past F's static allocas, at F's
+// entry; in both cases from a cold block of F, to which it goes back at a latch where the burst
+// is over. false (nothing changed) when F does not fit: latch sites "none", varargs,
+// inalloca/preallocated/swifterror arguments, a latch with several edges to its header, computed
+// goto dual_indirect.h cannot take.
 bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
 {
-    if (LoopForm != "entry" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
+    if (LoopForm != "entry" || LatchSites == "none" || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
     if (hotprof_dual::hasComputedGoto(F)) { // private tables in the clone, latches as branches
@@ -950,14 +936,22 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
         latchEdgesOf(F, edges, nullptr);
         hotprof_dual::splitIndirectLatches(edges); // (F stays equivalent if the form then does not fit)
     }
+    // whole calls enter at a site past F's static allocas (as the one-body form's entry), so the
+    // clone has F's frame to go back to
+    BasicBlock *E0 = &F.getEntryBlock();
+    BasicBlock::iterator split = E0->begin();
+    while (isa<AllocaInst>(*split) && cast<AllocaInst>(*split).isStaticAlloca()) ++split;
+    BasicBlock *body = E0->splitBasicBlock(split, "hp.entry.body");
     SmallVector<hotprof_dual::LoopEntry, 8> entries;
     SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> latchEdges;
-    if (!hotprof_dual::collectLoopEntries(F, LatchSites == "outer", entries, &latchEdges) || entries.empty())
+    hotprof_dual::LoopClone LC;
+    if (hotprof_dual::collectLoopEntries(F, LatchSites == "outer", body, entries, &latchEdges) && !entries.empty())
+        LC = hotprof_dual::buildLoopClone(F, entries, latchEdges);
+    if (!LC.clone) {
+        MergeBlockIntoPredecessor(body);
         return false;
-    hotprof_dual::LoopClone LC = hotprof_dual::buildLoopClone(F, entries, latchEdges);
-    if (!LC.clone) return false;
+    }
     Function *C = LC.clone;
-    addEntrySite(M, F, *entryWrapper(F, *C, M), H); // (F has no site yet)
     markLoopCloneCold(*C);
     DualFunction D{*C, M, H, level, false, {}, {}, {}};
     D.id = &F;
@@ -965,6 +959,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     D.fnEntry = LC.fnEntry;
     D.osrRet = C->getArg(C->arg_size() - 1);
     D.noHook = &LC.noHook;
+    D.leaves = &LC.leaves;
     D.backedges.append(LC.backedges.begin(), LC.backedges.end());
     D.givenBackedges = true;
     D.run(false);
@@ -973,7 +968,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     SmallVector<BasicBlock *, 8> sites = hotprof_dual::linkLoopEntries(F, *C, entries, latchEdges, LoopTop == "top", cold);
     for (unsigned i = 0; i < sites.size(); i++) {
         sites[i]->getTerminator()->eraseFromParent(); /* the placeholder branch */
-        emitSite(sites[i], entries[i].header, cold[i], KBackedge, H.i8p);
+        emitSite(sites[i], entries[i].header, cold[i], entries[i].wholeCall ? KEntry : KBackedge, H.i8p);
     }
     if (verifyFunction(F, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + F.getName());
     return true;

@@ -97,18 +97,25 @@ def separate(path, data, secs, syms, fn, report, tables_in=".hotprof"):
     lo, hi = syms[fn]
     clo, chi = syms.get(fn + ".hotprof", (None, None))
     wlo = clo  # the entry nop's target
-    if tables_in != ".hotprof":  # the loop-entry form: F.hotprof is a wrapper, the code is F.hotprof.loop
+    loop_entry = tables_in != ".hotprof"  # the loop-entry form: no F.hotprof, the code is F.hotprof.loop
+    if loop_entry:
+        if wlo is not None:
+            report("%s: no %s.hotprof in the loop-entry form" % (fn, fn), False, "present")
         clo, chi = syms.get(fn + tables_in, (None, None))
-    if clo is None or wlo is None:
-        report("%s.hotprof and %s%s present" % (fn, fn, tables_in), False, "missing")
+    if clo is None or (wlo is None and not loop_entry):
+        report("%s.hotprof%s present" % (fn, "" if not loop_entry else tables_in), False, "missing")
         return 1
     in_f = lambda x: lo <= x < hi
     in_c = lambda x: clo <= x < chi
     mine = [r for r in records(data, secs) if in_f(r[0])]
     entry = [r for r in mine if r[2] == 0]
     latch = [r for r in mine if r[2] == 1]
-    report("%s has one entry site, the nop at its first byte jumping to %s.hotprof (%d entry sites)"
-           % (fn, fn, len(entry)), len(entry) == 1 and entry[0][0] == lo and entry[0][1] == wlo, repr(mine))
+    if loop_entry:  # past F's static allocas, to a cold block of F that calls the clone
+        report("%s has one entry site, inside it, jumping to a block of its own (%d entry sites)" % (fn, len(entry)),
+               len(entry) == 1 and entry[0][0] != lo and in_f(entry[0][1]), repr(mine))
+    else:
+        report("%s has one entry site, the nop at its first byte jumping to %s.hotprof (%d entry sites)"
+               % (fn, fn, len(entry)), len(entry) == 1 and entry[0][0] == lo and entry[0][1] == wlo, repr(mine))
     report("%s's back-edge sites go to its own blocks (%d back-edge sites, %d other)"
            % (fn, len(latch), len(mine) - len(entry) - len(latch)),
            len(latch) >= 1 and len(entry) + len(latch) == len(mine) and all(in_f(r[1]) for r in latch), repr(mine))

@@ -2,13 +2,15 @@
 """check_dual_sites.py — checks the patchable sites of a two-version binary (plugin/hotprof_dual.cpp,
 docs/dual.md) from its __hotprof_dual records {int32 site - &, int32 target - &, u32 kind, u32 0}.
 
-usage: check_dual_sites.py BINARY LABEL [--clones F,G,...] [--loop-clones F,G,...]
+usage: check_dual_sites.py BINARY LABEL [--clones F,G,...] [--loop-clones F,G,...] [--one-clone]
 Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: there are
 records; every site lies inside one aligned 8-byte word (offset 0..3) and holds a 5-byte nop
 (0f 1f 44 00 xx); an entry site (kind 0) whose target is a separate clone "F.hotprof" is F's very
 first byte; every other site jumps inside its own function (the one-body form). With --clones, the
 functions that got a separate clone are exactly F, G, ... ("" for none); with --loop-clones, those
-with loop-entry clones "F.hotprof.loop[.N]" (called from F's latch nops). With return sites
+with loop-entry clones "F.hotprof.loop[.N]" (called from F's latch nops); with --one-clone (the
+loop-entry form of -hotprof-dual-loops=entry) each of those has one entry site (kind 0) inside F
+and no separate clone "F.hotprof". With return sites
 (-hotprof-dual-return-sites=on) a return site (kind 2, its call's distance in the last word's upper
 half) is checked as a back-edge site, and call-range records (kind 3) are no sites: skipped. Reads the ELF with readelf
 and nm (binutils): section addresses and file offsets, function symbols."""
@@ -104,6 +106,11 @@ def main():
         loops = {n.split(".hotprof.loop")[0] for _, _, n in syms if ".hotprof.loop" in n}
         report("functions with loop-entry clones: %s" % (",".join(sorted(want_loops)) or "none"), loops == want_loops,
                "got %s" % sorted(loops))
+    if want_loops is not None and "--one-clone" in sys.argv:
+        entries = {f: sum(1 for s, _, k, _ in recs if k == 0 and func_of(s) == f) for f in sorted(loops)}
+        report("one entry site inside each function with a loop-entry clone, no F.hotprof",
+               all(n == 1 for n in entries.values()) and not any(f + ".hotprof" in by_addr.values() for f in loops),
+               str(entries))
     return 0 if ok else 1
 
 

@@ -2,7 +2,8 @@
 # test_dual_entry.sh — the forms of two-version code (plugin/hotprof_dual.cpp, docs/dual.md):
 # loop-free functions get a separate instrumented clone F.hotprof entered from a patchable nop at
 # F's first byte, functions with loops both copies in one body (defaults); with
-# -hotprof-dual-loops=entry a loop-entry clone (F.hotprof is then a wrapper of it); with
+# -hotprof-dual-loops=entry a loop-entry clone, whole calls entering it from a site inside F (no
+# F.hotprof); with
 # -hotprof-dual-loops=osr a function with loops gets F.hotprof too and a loop-entry clone per
 # outermost loop, called from the nop on that loop's latch; -hotprof-dual-entry=inline (and
 # -fcf-protection) give every function the one-body form.
@@ -30,7 +31,8 @@ variant() {
     local name=$1 clones=$2 loops=$3; shift 3
     "$HP" cc --hooks=dual-blocks -O2 "$@" -o "$name" "$SRC" -Wno-unused-command-line-argument ||
         { fail "$name: build"; return 1; }
-    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "$clones" --loop-clones "$loops"
+    local one=(); [ "$name" = entry ] && one=(--one-clone)
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "$clones" --loop-clones "$loops" "${one[@]}"
     HOTPROF_OUTPUT="$name.data" "./$name" $N >"$name.out" || { fail "$name: run"; return 1; }
     check_eq "$name: same output as native" "$(cat "$name.out")" "$(cat want.out)"
     "$HP" report --format json --top 0 "$name.data" >"$name.json" &&
@@ -38,7 +40,7 @@ variant() {
 }
 
 variant default "$LOOPFREE" ""
-variant entry "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=entry
+variant entry "$LOOPFREE" inner,outer -mllvm -hotprof-dual-loops=entry
 variant osr "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=osr
 variant inline "" "" -mllvm -hotprof-dual-entry=inline
 variant none "$LOOPFREE,inner,outer" "" -mllvm -hotprof-dual-latch-sites=none

@@ -4,17 +4,20 @@
 # loops with values defined between them, loops in sequence, a long inner loop without calls),
 # for dual-blocks and dual-functions:
 #   - sites well-formed, nest/seq/deep each get exactly one loop-entry clone (check_dual_sites.py),
-#     their only instrumented copy: F.hotprof passes whole calls to it (index kFromEntry), and its
-#     copy of F's entry block has the entry hook;
-#   - with -hotprof-dual-latch-form=edge the clean functions load nothing from the stack that the
-#     native ones do not (objdump: a %rsp/%rbp memory source, outside the cold call blocks), but
-#     one reload in nest (LSR's choice: see there);
+#     their only instrumented copy: whole calls enter it through an entry site inside F (no
+#     F.hotprof), and its copy of F's entry block has the entry hook;
+#   - with -hotprof-dual-latch-form=edge the clean functions load nothing from the stack on their
+#     clean path that the native ones do not (clean_stack_loads.py), but one reload in nest (LSR's
+#     choice: see there);
 #   - same output as native switched off, exhaustive, in bursts and in count mode;
 #   - exhaustive counts equal the plain blocks build's (calls, pairs, blocks, edges, back-edges);
 #   - a burst started while the thread is deep in deep's inner loop reaches it at that loop's next
 #     back-edge (deep runs once: back-edges are sampled, not only its 3 outer iterations);
 #   - count mode (--bursts count, every latch a site): the recorded share is B/(B+S) within 10%,
-#     also with inline count sites (--dual-sites=count).
+#     also with inline count sites (--dual-sites=count);
+#   - recomputed live-ins (-hotprof-dual-loop-recompute): fewer cold-block stores, same results;
+#   - the way back (-hotprof-dual-loop-leave): the clone returns to F when a burst is over
+#     (progs/dual_wayback.c counts its call site's changes), outputs as native; bad values refused.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -28,17 +31,10 @@ clang -O2 -o native "$SRC" && ./native "${ARGS[@]}" >want.out || fail "native bu
 "$HP" cc --hooks=blocks -O2 -o blocks "$SRC" && HOTPROF_OUTPUT=blocks.data ./blocks "${ARGS[@]}" >/dev/null &&
     "$HP" report --format json --top 0 blocks.data >blocks.json || fail "blocks build"
 
-# stack_loads BINARY FUNCTION: instructions of FUNCTION with a %rsp/%rbp memory source operand (two
-# operands, not lea), outside the blocks that end in the call of its loop-entry clone (the cold
-# blocks: stores to the buffer and the load of the return address)
-stack_loads() {
-    objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" -v c="<$2.hotprof.loop>" '
-        $2 == f {on = 1; next} on && /^$/ {on = 0}
-        !on {next}
-        $2 !~ /^lea/ && $3 ~ /^-?(0x[0-9a-f]+)?\(%r[sb]p[^,]*,/ {blk++}
-        $2 ~ /^(j|call|ret)/ {if (!($2 ~ /^call/ && $4 == c)) n += blk; blk = 0}
-        END {print n + blk}'
-}
+# stack_loads BINARY FUNCTION: loads from the stack (a %rsp/%rbp memory source operand, not lea)
+# on FUNCTION's clean path (clean_stack_loads.py: the cold blocks, the way back's reload blocks and
+# the clone are not on it)
+stack_loads() { python3 "$ROOT/tests/e2e/clean_stack_loads.py" "$1" "$2"; }
 
 json() { "$HP" report --format json --top 0 "$1" >"$2"; }
 for hs in dual-blocks dual-functions; do
@@ -46,21 +42,17 @@ for hs in dual-blocks dual-functions; do
     # (dual-functions: its one-body form; its default, the wrapper form, has no loop clones)
     form=(); [ $hs = dual-functions ] && form=(-mllvm -hotprof-dual-functions-form=clone)
     "$HP" cc --hooks=$hs -O2 "${ENTRY[@]}" "${form[@]}" -o "$b" "$SRC" || { fail "$b: build"; continue; }
-    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$b" "$b" --loop-clones "$LOOPS"
+    python3 "$ROOT/tests/e2e/check_dual_sites.py" "$b" "$b" --loop-clones "$LOOPS" --one-clone
     n=$(nm "$b" | grep -c '\.hotprof\.loop')
     check_eq "$b: one loop-entry clone per function with loops" "$n" 3
-    # ... and it is the only instrumented copy: F.hotprof (the entry nop's label) only passes the
-    # call on to it from F's entry (a jmp or call of F.hotprof.loop, no hook), and the clone's
-    # copy of F's entry block calls the entry hook
+    # ... and it is the only instrumented copy: whole calls enter it through an entry site in F
+    # (check_dual_sites.py), and its copy of F's entry block calls the entry hook once
     for f in nest seq deep; do
-        read -r calls hooks ent <<<"$(objdump -d --no-show-raw-insn "$b" | awk -v w="<$f.hotprof>:" -v c="<$f.hotprof.loop>:" '
-            $2 == w {on = 1; next} $2 == c {on = 2; next} /^$/ {on = 0}
-            on == 1 && /(jmp|call) +[0-9a-f]+ <'"$f"'\.hotprof\.loop>/ {calls++}
-            on == 1 && /call.*<__(sanitizer|cyg)/ {hooks++}
-            on == 2 && /call.*<__cyg_profile_func_enter/ {ent++}
-            END {print calls + 0, hooks + 0, ent + 0}')"
-        check_eq "$b: $f.hotprof passes whole calls to $f.hotprof.loop, which has the entry hook (calls, hooks, entry hooks)" \
-            "$calls $hooks $ent" "1 0 1"
+        ent=$(objdump -d --no-show-raw-insn "$b" | awk -v c="<$f.hotprof.loop>:" '
+            $2 == c {on = 1; next} /^$/ {on = 0}
+            on && /call.*<__cyg_profile_func_enter/ {ent++}
+            END {print ent + 0}')
+        check_eq "$b: $f.hotprof.loop has the entry hook" "$ent" 1
     done
     # (the edge form: the top form's peeled first iterations of one-block loops can cost a reload
     # outside the inner loops, docs/dual.md; nest: one per outer iteration)
@@ -119,9 +111,11 @@ done
 
 # values the trampoline recomputes (address computations and casts of arguments, constants and
 # crossing values) do not cross: fewer stores in the cold blocks than with
-# -hotprof-dual-loop-recompute=off, the same output and exhaustive counts as the blocks build
+# -hotprof-dual-loop-recompute=off (without the way back, whose SSA repair in F makes the stored
+# values merges), the same output and exhaustive counts as the blocks build
 for r in on off; do
-    "$HP" cc --hooks=dual-blocks -O2 "${ENTRY[@]}" -mllvm -hotprof-dual-loop-recompute=$r -S -emit-llvm \
+    "$HP" cc --hooks=dual-blocks -O2 "${ENTRY[@]}" -mllvm -hotprof-dual-loop-recompute=$r \
+        -mllvm -hotprof-dual-loop-leave=off -S -emit-llvm \
         -fno-discard-value-names -o "rc.$r.ll" "$SRC" || fail "recompute=$r: IR build"
 done
 read -r ron aon <<<"$(awk -f "$ROOT/tests/e2e/dual_cold_stores.awk" rc.on.ll)"
@@ -135,5 +129,31 @@ check_eq "recompute=off exhaustive: same output as native" \
     "$(HOTPROF_MODE=exhaustive HOTPROF_OUTPUT=rcoff.data ./rcoff "${ARGS[@]}")" "$(cat want.out)"
 json rcoff.data rcoff.json && python3 "$ROOT/tests/e2e/check_dual.py" blocks.json rcoff.json "recompute=off" --blocks
 check_fails_cleanly "dual: bad -hotprof-dual-loop-recompute, one message" \
-    "hotprof-dual-loop-recompute=maybe is not one of on|off" \
+    "hotprof-dual-loop-recompute=maybe is not one of on\\|off" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-loop-recompute=maybe -c -o bad.o "$SRC"
+
+# the way back (-hotprof-dual-loop-leave=on, the default): when a burst is over at a latch of the
+# clone, it stores the header's values and returns to F, which reloads them and goes on at that
+# header. progs/dual_wayback.c's probe counts the changes of its call site (clean run vs the
+# clone): about two per burst in count mode (6 000 000 events at 1/1000), at most one without
+# the way back; outputs as native in both, and in patch mode
+W="$P/dual_wayback.c"
+clang -O2 -o wb.native "$W" && ./wb.native 3000000 >wb.want 2>/dev/null || fail "wayback: native build"
+for lv in on off; do
+    "$HP" cc --hooks=dual-blocks -O2 "${ENTRY[@]}" -mllvm -hotprof-dual-loop-leave=$lv -o "wb.$lv" "$W" ||
+        { fail "wayback $lv: build"; continue; }
+    for m in count patch; do
+        "$HP" run -q --bursts $m --sample methods:period=999,burst=1 -o "wb.$lv.$m.data" -- "./wb.$lv" 3000000 \
+            >"wb.$lv.$m.out" 2>"wb.$lv.$m.err" || { fail "wayback $lv $m: run"; continue; }
+        check_eq "wayback $lv $m: same output as native" "$(cat "wb.$lv.$m.out")" "$(cat wb.want)"
+    done
+done
+son=$(awk '$1 == "switches" {print $2}' wb.on.count.err) soff=$(awk '$1 == "switches" {print $2}' wb.off.count.err)
+if [ "${son:-0}" -ge 6000 ] && [ "${soff:-9}" -le 1 ]; then
+    ok "wayback count: the clone goes back to run at bursts' ends ($son call-site switches; without the way back $soff)"
+else fail "wayback count: switches" "on '$son' (want >= 6000), off '$soff' (want <= 1)"; fi
+HOTPROF_MODE=exhaustive HOTPROF_OUTPUT=wb.ex.data ./wb.on 3000000 >wb.ex.out 2>/dev/null
+check_eq "wayback exhaustive: same output as native" "$(cat wb.ex.out)" "$(cat wb.want)"
+check_fails_cleanly "dual: bad -hotprof-dual-loop-leave, one message" \
+    "hotprof-dual-loop-leave=maybe is not one of on\\|off" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-loop-leave=maybe -c -o bad.o "$SRC"
