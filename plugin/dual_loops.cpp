@@ -1,10 +1,13 @@
-// dual_loops.cpp — one loop-entry clone per function (-hotprof-dual-loops=entry): see dual_loops.h
-// for the contract and docs/dual.md "Loop-entry form".
+// dual_loops.cpp — one loop-entry clone per function (-hotprof-dual-loops=entry, dual-blocks'
+// default): see dual_loops.h for the contract and docs/dual.md "One loop-entry clone per function".
 // Invariants: a value crosses into the clone only if it is live at the header it enters (a
 // header PHI's value from the latch, or a value whose definition strictly dominates the header
-// and that a use reaches from the header before its block runs again); such a value is loop-invariant in its loop, so
-// storing it at the latch stores what the header sees. F itself changes only by the buffer's
-// alloca and, per entry, a site block on the latch edge and a cold block (linkLoopEntry).
+// and that a use reaches from the header before its block runs again); such a value is
+// loop-invariant in its loop, so storing it at the latch stores what the header sees. The way
+// back crosses the same values the other way (those F does not still have). F changes by the
+// buffer's alloca, the whole-call site past its static allocas, per entry a site block on the
+// latch edge and a cold block, and the way back's dispatch and reload blocks, whose values
+// SSAUpdater merges into F's (PHIs at the headers; the loops' own code is the optimizer's).
 #include "dual_loops.h"
 #include "dual_indirect.h"
 
@@ -302,6 +305,11 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         if (E && E->back) c = leaveBlocks(*C, c, *E, unsigned(E - entries.data()), VM, R);
         R.backedges.push_back(c);
     }
+    // the back-edge that entered the clone at a header is recorded there, as the one-body form's
+    // site label is the instrumented back-edge block: its hook on the trampoline's edge (its answer
+    // unused: the clone runs at least to the next latch)
+    for (size_t i = 0; i < entries.size(); i++)
+        if (!entries[i].wholeCall) R.backedges.push_back({tramps[i], cast<BasicBlock>(VM[entries[i].header])});
     repairSSA(defs); // (after the way back's stores: they are uses too)
     if (verifyFunction(*C, &errs())) { // (should not happen: F then keeps the one-body form)
         C->eraseFromParent();
@@ -350,18 +358,20 @@ void mergeOutsideUses(BasicBlock *B, ValueToValueMapTy &VM, BasicBlock *P)
 } // namespace
 
 // The top form of a peelable loop B whose latch edge already goes through site: a first copy of
-// B runs the first iteration; site gets B's PHIs (from either copy) and is B's only predecessor.
-static void peelTop(Function &F, LoopEntry &E, BasicBlock *site)
+// B runs the first iteration (returned: its PHIs have the preheader's values alone); site gets
+// B's PHIs (from either copy) and is B's only predecessor.
+static BasicBlock *peelTop(Function &F, LoopEntry &E, BasicBlock *site)
 {
     BasicBlock *B = E.header, *pre = nullptr;
     for (BasicBlock *P : predecessors(B))
         if (P != site) pre = P;
     ValueToValueMapTy VM;
     BasicBlock *first = CloneBasicBlock(B, VM, ".hp.first", &F);
-    // the first iteration's PHI values are the ones from outside (set after cloning, which maps
-    // each PHI to its copy; the copies are unused: first's operands still name B's values)
-    for (PHINode &P : B->phis()) VM[&P] = P.getIncomingValueForBlock(pre);
-    while (isa<PHINode>(first->front())) first->front().eraseFromParent();
+    // the first iteration's PHIs keep only the values from outside (the way back adds its own:
+    // it resumes a peeled loop here, at the start of an iteration)
+    for (PHINode &P : first->phis())
+        for (unsigned i = P.getNumIncomingValues(); i-- > 0;)
+            if (P.getIncomingBlock(i) != pre) P.removeIncomingValue(i, false);
     for (Instruction &I : *first) RemapInstruction(&I, VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
     auto mapped = [&](Value *v) { return VM.lookup(v) ? (Value *)VM[v] : v; };
     pre->getTerminator()->replaceSuccessorWith(B, first);
@@ -386,6 +396,7 @@ static void peelTop(Function &F, LoopEntry &E, BasicBlock *site)
     // the two copies back into one (as the one-body form's top form)
     auto *mark = InlineAsm::get(FunctionType::get(Type::getVoidTy(F.getContext()), false), "", "", true);
     CallInst::Create(mark, "", ft);
+    return first;
 }
 
 namespace {
@@ -463,10 +474,12 @@ SmallVector<Value *, 16> reloadValues(IRBuilder<> &B, const LoopEntry &E, Value 
 
 // F's way back: each cold block's call goes on to one block that returns the clone's result, or
 // (the clone left at entry j's latch: j in the resume word) to a reload block that enters j's loop
-// at its header (a peeled loop: at its site block, the loop's top) with the values the clone
-// stored; the values it defines anew are merged into F's SSA form (SSAUpdater).
-void linkWayBack(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<BasicBlock *> sites,
-                 ArrayRef<bool> peeled, ArrayRef<BasicBlock *> cold, AllocaInst *buffer)
+// at its header with the values the clone stored; the values it defines anew are merged into F's
+// SSA form (SSAUpdater). A peeled loop is resumed at its first-iteration block, the start of an
+// iteration outside the loop (not at its top, the site block: the site would count the back-edge
+// the clone's hook counted again, and count mode's event count would drift).
+void linkWayBack(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<BasicBlock *> peeled,
+                 ArrayRef<BasicBlock *> cold, AllocaInst *buffer)
 {
     LLVMContext &Ctx = F.getContext();
     BasicBlock *back = BasicBlock::Create(Ctx, "hp.loop.back", &F);
@@ -492,7 +505,7 @@ void linkWayBack(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<Basic
         S->addCase(B.getInt32(j), R);
         IRBuilder<> RB(R);
         SmallVector<Value *, 16> vals = reloadValues(RB, E, buffer);
-        BasicBlock *to = peeled[j] ? sites[j] : E.header;
+        BasicBlock *to = peeled[j] ? peeled[j] : E.header;
         RB.CreateBr(to);
         unsigned k = 0;
         for (PHINode &P : to->phis()) P.addIncoming(vals[k++], R);
@@ -526,12 +539,12 @@ SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, Mutab
         BranchInst::Create(E.header, cold[i], any, site);
         sites.push_back(site);
     }
-    SmallVector<bool, 8> peeled;
+    SmallVector<BasicBlock *, 8> peeled; // a peeled loop's first-iteration block
     for (unsigned i = 0; i < entries.size(); i++) {
-        peeled.push_back(top && peelable(entries[i], sites[i], latchEdges) && !reloadedIn(entries, entries[i].header));
-        if (peeled.back()) peelTop(F, entries[i], sites[i]);
+        bool peel = top && peelable(entries[i], sites[i], latchEdges) && !reloadedIn(entries, entries[i].header);
+        peeled.push_back(peel ? peelTop(F, entries[i], sites[i]) : nullptr);
     }
-    if (wayBackOn()) linkWayBack(F, entries, sites, peeled, cold, buffer);
+    if (wayBackOn()) linkWayBack(F, entries, peeled, cold, buffer);
     return sites;
 }
 

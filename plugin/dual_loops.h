@@ -1,12 +1,17 @@
 // dual_loops.h — the loop-entry form of the dual plugin with one loop-entry clone per function
-// (-hotprof-dual-loops=entry; plugin/dual_loops.cpp, docs/dual.md "Loop-entry form"). Used by
-// hotprof_dual.cpp only, which instruments the clone and emits the sites.
-// Invariants: F stays the optimizer's code; each latch edge (latch -> header) chosen gets an index
-// i and a cold block of F that stores the values live at the header (the header PHIs' values
-// from that latch, then every value defined before the header and used from it on) into one
-// stack buffer of F and returns F.hotprof.loop(F's arguments, i, buffer, F's return address).
-// The clone's entry block switches on i to trampoline i, which loads those values and branches to
-// the header's copy; SSA in the clone is repaired with SSAUpdater. Pure IR work: no hooks here.
+// (-hotprof-dual-loops=entry, dual-blocks' default; plugin/dual_loops.cpp, docs/dual.md "One
+// loop-entry clone per function"). Used by hotprof_dual.cpp only, which instruments the clone and
+// emits the sites.
+// Invariants: F stays the optimizer's code; each latch edge (latch -> header) chosen, and the
+// whole-call entry (F's top past its static allocas), gets an index i and a cold block of F that
+// stores the values live at the header (the header PHIs' values from that latch, then every
+// value defined before the header and used from it on) into one stack buffer of F and calls
+// F.hotprof.loop(F's arguments, i, buffer, F's return address). The clone's entry block switches
+// on i to trampoline i, which loads those values and branches to the header's copy; SSA in the
+// clone is repaired with SSAUpdater. The way back: at a latch with a site where the burst is over
+// the clone stores that header's values and index j into the buffer and returns; F's cold blocks
+// go on to one dispatch that returns the clone's result (resume word -1) or reloads entry j's
+// values and branches to its header. Pure IR work: no hooks here.
 #pragma once
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -45,11 +50,14 @@ struct LoopEntry {
 constexpr unsigned kResumeBytes = 16;
 
 // What buildLoopClone made, for the instrumenter: blocks that get no hook (the switch, the
-// trampolines and the way-back blocks) and the clone's latch edges (from F's LoopInfo: entering at an inner header
-// makes the outer loop irreducible in the clone, so its own LoopInfo would miss back-edges).
+// trampolines and the way-back blocks) and the edges that get a back-edge hook: the clone's latch
+// edges (from F's LoopInfo: entering at an inner header makes the outer loop irreducible in the
+// clone, so its own LoopInfo would miss back-edges) and each latch entry's trampoline -> header
+// (the back-edge whose site entered the clone: recorded there, or count mode would lose the event
+// each burst starts with).
 struct LoopClone {
     llvm::Function *clone = nullptr;
-    llvm::BasicBlock *fnEntry = nullptr; // the copy of F's entry block: the switch's default
+    llvm::BasicBlock *fnEntry = nullptr; // the copy of F's entry block past its static allocas
     llvm::SmallPtrSet<llvm::BasicBlock *, 8> noHook;
     llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>, 8> backedges;
     // The way back (-hotprof-dual-loop-leave=on): the first block of each back-edge pair that has

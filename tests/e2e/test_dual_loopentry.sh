@@ -16,8 +16,9 @@
 #   - count mode (--bursts count, every latch a site): the recorded share is B/(B+S) within 10%,
 #     also with inline count sites (--dual-sites=count);
 #   - recomputed live-ins (-hotprof-dual-loop-recompute): fewer cold-block stores, same results;
-#   - the way back (-hotprof-dual-loop-leave): the clone returns to F when a burst is over
-#     (progs/dual_wayback.c counts its call site's changes), outputs as native; bad values refused.
+#   - the way back (-hotprof-dual-loop-leave): the clone returns to F when a burst is over, also
+#     when it was entered as a whole call (progs/dual_wayback.c counts its call site's changes),
+#     outputs as native; bad values refused.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -152,6 +153,18 @@ son=$(awk '$1 == "switches" {print $2}' wb.on.count.err) soff=$(awk '$1 == "swit
 if [ "${son:-0}" -ge 6000 ] && [ "${soff:-9}" -le 1 ]; then
     ok "wayback count: the clone goes back to run at bursts' ends ($son call-site switches; without the way back $soff)"
 else fail "wayback count: switches" "on '$son' (want >= 6000), off '$soff' (want <= 1)"; fi
+# ... and from a whole call: with "main" the loop is main's, entered in the clone at the thread's
+# first event (count mode's countdown is armed there), so it goes back through the whole-call entry
+for lv in on off; do
+    [ -x "wb.$lv" ] || continue
+    "$HP" run -q --bursts count --sample methods:period=999,burst=1 -o "wbm.$lv.data" -- "./wb.$lv" 3000000 main \
+        >"wbm.$lv.out" 2>"wbm.$lv.err" || { fail "wayback main $lv: run"; continue; }
+    check_eq "wayback main $lv: same output as native" "$(cat "wbm.$lv.out")" "$(cat wb.want)"
+done
+son=$(awk '$1 == "switches" {print $2}' wbm.on.err) soff=$(awk '$1 == "switches" {print $2}' wbm.off.err)
+if [ "${son:-0}" -ge 6000 ] && [ "${soff:-9}" -le 1 ]; then
+    ok "wayback main: a whole call goes back to main's clean loop ($son call-site switches; without the way back $soff)"
+else fail "wayback main: switches" "on '$son' (want >= 6000), off '$soff' (want <= 1)"; fi
 HOTPROF_MODE=exhaustive HOTPROF_OUTPUT=wb.ex.data ./wb.on 3000000 >wb.ex.out 2>/dev/null
 check_eq "wayback exhaustive: same output as native" "$(cat wb.ex.out)" "$(cat wb.want)"
 check_fails_cleanly "dual: bad -hotprof-dual-loop-leave, one message" \
