@@ -15,6 +15,7 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -81,6 +82,14 @@ bool recomputable(Value *V, SmallPtrSetImpl<Value *> &avail)
     for (Value *op : I->operands())
         if (!isa<Constant>(op) && !isa<Argument>(op) && !avail.count(op)) return false;
     return true;
+}
+
+// I allocates stack memory at run time (a dynamic alloca, or stacksave: a VLA's scope).
+bool allocatesOnStack(Instruction &I)
+{
+    if (auto *AI = dyn_cast<AllocaInst>(&I)) return !AI->isStaticAlloca();
+    auto *II = dyn_cast<IntrinsicInst>(&I);
+    return II && II->getIntrinsicID() == Intrinsic::stacksave;
 }
 
 // V is F's own when the clone goes back: a constant or argument, or an instruction in a block that
@@ -207,9 +216,18 @@ bool collectLoopEntries(Function &F, bool outerOnly, BasicBlock *body, SmallVect
         }
     }
     if (out.empty()) return true;
-    out.push_back({body, &F.getEntryBlock(), {}, 0, {}, nullptr, {}, true, false});
     SmallPtrSet<BasicBlock *, 32> rerun;
     for (LoopEntry &E : out) reachable(E.header, nullptr, rerun);
+    // memory the clone allocates on its own stack (a dynamic alloca) is gone once it goes back:
+    // in a loop, no way back at all; before the loops, none for whole calls (which make it there)
+    bool inLoops = false, before = false;
+    for (BasicBlock &BB : F)
+        for (Instruction &I : BB)
+            if (allocatesOnStack(I)) (rerun.count(&BB) ? inLoops : before) = true;
+    if (inLoops)
+        for (LoopEntry &E : out) E.back = false;
+    out.push_back({body, &F.getEntryBlock(), {}, 0, {}, nullptr, {}, true, Leave == "on" && !inLoops && !before});
+    if (out.back().back) reachable(body, nullptr, rerun); /* (else only loop entries go back) */
     for (LoopEntry &E : out) entryValues(F, DT, rerun, out, E);
     return true;
 }
@@ -235,6 +253,8 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
     CloneFunctionInto(C, &F, VM, CloneFunctionChangeType::LocalChangesOnly, rets);
     if (cg) fillPrivateTables(tables, VM);
     C->removeFnAttr("patchable-function-entry");
+    for (Argument &A : C->args()) // (F's own copy: what the clone writes there F sees when it goes back)
+        if (A.hasByValAttr()) A.removeAttr(Attribute::ByVal);
     C->removeFnAttr(Attribute::AlwaysInline);
     C->addFnAttr(Attribute::NoInline);
     C->setLinkage(GlobalValue::InternalLinkage);
@@ -283,6 +303,7 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         }
     }
     R.fnEntry = cast<BasicBlock>(VM[entries.back().header]); // (the whole-call entry's: last)
+    if (!entries.back().back) R.stayIndex = (int)entries.size() - 1;
     SwitchInst *S = SwitchInst::Create(idx, tramps.back(), (unsigned)tramps.size() - 1, sw);
     for (size_t i = 0; i + 1 < tramps.size(); i++) S->addCase(ConstantInt::get(cast<IntegerType>(i32), i), tramps[i]);
     // F's static allocas' copies stay static (in the clone's entry) until the trampolines' loads

@@ -42,7 +42,9 @@ struct LoopEntry {
                             // allocas, latch = the block of those allocas (no loop: its site is
                             // an entry site, and the clone never goes back to it)
     bool back = false;      // the clone goes back to F at this latch when a burst is over
-                            // (-hotprof-dual-loop-leave=on: every latch with a site)
+                            // (-hotprof-dual-loop-leave=on: every latch with a site; not in a
+                            // function with dynamic allocas in its loops); the whole-call entry's:
+                            // a clone entered there may go back (no dynamic alloca in F at all)
 };
 
 // The buffer: a resume word (i32: the entry whose header F goes back to, or -1: the clone
@@ -64,6 +66,8 @@ struct LoopClone {
     // one, ending in a branch (condition for the instrumenter to set: stay) to the header's copy or
     // to a block that stores the entry's reloaded values and its index into the buffer and returns.
     llvm::SmallPtrSet<llvm::BasicBlock *, 8> leaves;
+    int stayIndex = -1; // entered with this index (a whole call of F with dynamic allocas, which
+                        // the clone then makes in its own frame) it never goes back
 };
 
 // -hotprof-dual-loop-recompute's and -loop-leave's values are on or off, else one message and exit

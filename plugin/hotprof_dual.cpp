@@ -287,6 +287,7 @@ struct DualFunction {
     const SmallPtrSetImpl<BasicBlock *> *noHook = nullptr; // -loops=entry: its switch and trampolines
     bool givenBackedges = false;    // backedges given (from F's LoopInfo), not found in this function
     const SmallPtrSetImpl<BasicBlock *> *leaves = nullptr; // -loops=entry: the way back's branches
+    int stayIndex = -1;             // -loops=entry: entered with it, the clone never goes back
 
     Function *ident() { return id ? id : &F; }
 
@@ -628,8 +629,10 @@ struct DualFunction {
     {
         IRBuilder<> B(br);
         CallInst *stay = B.CreateCall(H.backedge, {fnArg(B)});
-        Value *buf = F.getArg(F.arg_size() - 2);
-        br->setCondition(B.CreateOr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), B.CreateIsNull(buf)));
+        Value *idx = F.getArg(F.arg_size() - 3), *buf = F.getArg(F.arg_size() - 2);
+        Value *on = B.CreateOr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), B.CreateIsNull(buf));
+        if (stayIndex >= 0) on = B.CreateOr(on, B.CreateICmpEQ(idx, ConstantInt::get(H.i32, stayIndex)));
+        br->setCondition(on);
     }
 
     // One copy, hooks always live (functions that cannot be cloned).
@@ -970,6 +973,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     D.osrRet = C->getArg(C->arg_size() - 1);
     D.noHook = &LC.noHook;
     D.leaves = &LC.leaves;
+    D.stayIndex = LC.stayIndex;
     D.backedges.append(LC.backedges.begin(), LC.backedges.end());
     D.givenBackedges = true;
     D.run(false);

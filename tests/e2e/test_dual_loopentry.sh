@@ -18,7 +18,8 @@
 #   - recomputed live-ins (-hotprof-dual-loop-recompute): fewer cold-block stores, same results;
 #   - the way back (-hotprof-dual-loop-leave): the clone returns to F when a burst is over, also
 #     when it was entered as a whole call (progs/dual_wayback.c counts its call site's changes),
-#     outputs as native; bad values refused.
+#     but not into memory the clone allocated (alloca) or copied (byval); outputs as native; bad
+#     values refused.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -165,6 +166,17 @@ son=$(awk '$1 == "switches" {print $2}' wbm.on.err) soff=$(awk '$1 == "switches"
 if [ "${son:-0}" -ge 6000 ] && [ "${soff:-9}" -le 1 ]; then
     ok "wayback main: a whole call goes back to main's clean loop ($son call-site switches; without the way back $soff)"
 else fail "wayback main: switches" "on '$son' (want >= 6000), off '$soff' (want <= 1)"; fi
+# ... but never into memory that is gone or was a copy: a function whose alloca the clone made (a
+# whole call) does not go back from it, and a byval argument is F's own memory in the clone (both
+# lost sums before: qjs's JS_CallInternal, which allocas its frame, failed its own checks)
+for w in alloca byval; do
+    ./wb.native 300000 $w >"wb.$w.want" 2>/dev/null
+    for m in count patch; do
+        "$HP" run -q --bursts $m --sample methods:period=999,burst=1 -o "wb.$w.$m.data" -- ./wb.on 300000 $w \
+            >"wb.$w.$m.out" 2>/dev/null || { fail "wayback $w $m: run"; continue; }
+        check_eq "wayback $w $m: same output as native" "$(cat "wb.$w.$m.out")" "$(cat "wb.$w.want")"
+    done
+done
 HOTPROF_MODE=exhaustive HOTPROF_OUTPUT=wb.ex.data ./wb.on 3000000 >wb.ex.out 2>/dev/null
 check_eq "wayback exhaustive: same output as native" "$(cat wb.ex.out)" "$(cat wb.want)"
 check_fails_cleanly "dual: bad -hotprof-dual-loop-leave, one message" \
