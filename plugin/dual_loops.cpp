@@ -1,5 +1,5 @@
-// dual_loops.cpp — one loop-entry clone per function (-hotprof-dual-loops=entry, dual-blocks'
-// default): see dual_loops.h for the contract and docs/dual.md "One loop-entry clone per function".
+// dual_loops.cpp — one loop-entry clone per function (-hotprof-dual-loops=entry): see dual_loops.h
+// for the contract and docs/dual.md "One loop-entry clone per function".
 // Invariants: a value crosses into the clone only if it is live at the header it enters (a
 // header PHI's value from the latch, or a value whose definition strictly dominates the header
 // and that a use reaches from the header before its block runs again); such a value is

@@ -1,7 +1,6 @@
 // dual_loops.h — the loop-entry form of the dual plugin with one loop-entry clone per function
-// (-hotprof-dual-loops=entry, dual-blocks' default; plugin/dual_loops.cpp, docs/dual.md "One
-// loop-entry clone per function"). Used by hotprof_dual.cpp only, which instruments the clone and
-// emits the sites.
+// (-hotprof-dual-loops=entry; plugin/dual_loops.cpp, docs/dual.md "One loop-entry clone per
+// function"). Used by hotprof_dual.cpp only, which instruments the clone and emits the sites.
 // Invariants: F stays the optimizer's code; each latch edge (latch -> header) chosen, and the
 // whole-call entry (F's top past its static allocas), gets an index i and a cold block of F that
 // stores the values live at the header (the header PHIs' values from that latch, then every

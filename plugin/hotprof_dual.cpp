@@ -19,12 +19,11 @@
 // called from a cold block of F behind the nop on L's latch edge (see OsrLoop below): F's loops
 // keep the native register allocation.
 //
-// One loop-entry clone (functions with loops under dual-blocks: the default, -hotprof-dual-loops=
-// auto): F stays the optimizer's code, its one instrumented copy F.hotprof.loop is entered from
-// cold blocks of F (its top and every latch) and goes back to F at a latch: plugin/dual_loops.h.
+// One loop-entry clone (-hotprof-dual-loops=entry): F stays the optimizer's code, its one
+// instrumented copy F.hotprof.loop is entered from cold blocks of F (its top and every latch) and
+// goes back to F at a latch: plugin/dual_loops.h.
 //
-// One-body form (functions with latch sites under dual-memory, dual-all, with return sites, or
-// -hotprof-dual-loops=inline), per function that clang marked for
+// One-body form (functions with latch sites: the default), per function that clang marked for
 // -finstrument-functions-after-inlining (the attribute is taken off, so the codegen instrumenter
 // does nothing and no_instrument_function is respected):
 //   1. critical edges are split as sanitizer coverage splits them (so the blocks are its blocks);
@@ -106,13 +105,11 @@ static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof du
 // (docs/dual.md, Measured).
 // entry: one loop-entry clone per function, entered at any latch's header by an index (every latch
 // gets a site with latch sites "all"): plugin/dual_loops.h.
-// auto (the default): entry under dual-blocks without return sites (the lower floor, and with the
-// way back the same sampling cost: docs/dual.md "One loop-entry clone per function"), else inline
-// (dual-memory and dual-all: shadow paths and value profiles were measured with the one-body
-// form; return sites belong to the one-body form).
-static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: auto|inline|osr|entry"),
-                                     cl::init("auto"));
-static std::string g_loopForm; // LoopForm with auto resolved (DualPass::run)
+// (inline is the default for every set: entry has the lower floor on the workloads, but its way
+// back, whose reloaded values F's loop headers merge, made large functions slower: qjs 5.3x native,
+// brotli's text 11.5x; docs/dual.md "One loop-entry clone per function".)
+static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr|entry"),
+                                     cl::init("inline"));
 // How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
 // in bursts), or speed (as the clean function).
 static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof dual: size|speed"),
@@ -897,7 +894,7 @@ static void markLoopCloneCold(Function &C)
 // varargs, inalloca/preallocated/swifterror arguments, a loop with several latches or latch edges.
 bool runOsr(Function &F, Module &M, const Hooks &H, int level)
 {
-    if (g_loopForm != "osr" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
+    if (LoopForm != "osr" || LatchSites == "none" || !entryEligible(F, M) || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
     DominatorTree DT(F);
@@ -940,7 +937,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
 {
     // (-hotprof-dual-entry=inline: the one-body form for every function; no first-byte nop is
     // needed here, so -fcf-protection and exported functions of -fPIC code take this form too)
-    if (g_loopForm != "entry" || LatchSites == "none" || EntryForm != "clone" || F.isVarArg()) return false;
+    if (LoopForm != "entry" || LatchSites == "none" || EntryForm != "clone" || F.isVarArg()) return false;
     for (Argument &A : F.args())
         if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() || A.hasSwiftErrorAttr()) return false;
     if (hotprof_dual::hasComputedGoto(F)) { // private tables in the clone, latches as branches
@@ -1064,7 +1061,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
         checkOption(LatchSites, {"outer", "all", "none"});
         checkOption(EntryForm, {"clone", "inline"});
-        checkOption(LoopForm, {"auto", "osr", "inline", "entry"});
+        checkOption(LoopForm, {"osr", "inline", "entry"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
         checkOption(SiteForm, {"nop", "count"});
@@ -1077,9 +1074,6 @@ struct DualPass : PassInfoMixin<DualPass> {
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
         hotprof_dual::checkIndirectOption(level == LFunctions);
-        g_loopForm = LoopForm != "auto"                                   ? std::string(LoopForm)
-                     : level == LBlocks && !hotprof_dual::returnSitesOn() ? "entry"
-                                                                          : "inline";
         Hooks H = declareHooks(M);
         hotprof_dual::CleanSites S = cleanSites(M, H);
         SmallVector<Function *, 64> work;

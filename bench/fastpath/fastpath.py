@@ -34,9 +34,11 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-dfn-patch     --hooks=dual-functions, patched bursts, methods+callpairs 1/1000, burst 1
   hp-dfn-count     --hooks=dual-functions, count-triggered bursts (--bursts count), the same setting
   hp-dblk-off / hp-dblk-patch / hp-dblk-count   the same three with --hooks=dual-blocks
-                   (dual-blocks' default for functions with loops: the loop-entry form)
   hp-dblk-onebody-off / hp-dblk-onebody-patch / hp-dblk-onebody-count   the same three with
-                   --hooks=dual-blocks -mllvm -hotprof-dual-loops=inline (the one-body form)
+                   --hooks=dual-blocks -mllvm -hotprof-dual-loops=inline (the one-body form, the
+                   default: these name it whatever the default is)
+  hp-dblk-entry-off / hp-dblk-entry-patch / hp-dblk-entry-count   the same three with
+                   --hooks=dual-blocks -mllvm -hotprof-dual-loops=entry (the loop-entry form)
   (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
@@ -97,6 +99,7 @@ PATCH = {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch", "HOTPROF_SAMPLE": 
 COUNT = {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "count", "HOTPROF_SAMPLE": HPS_1000}
 CLONE = ["-mllvm", "-hotprof-dual-functions-form=clone", "-Wno-unused-command-line-argument"]
 ONEBODY = ["-mllvm", "-hotprof-dual-loops=inline", "-Wno-unused-command-line-argument"]
+ENTRY = ["-mllvm", "-hotprof-dual-loops=entry", "-Wno-unused-command-line-argument"]
 VARIANTS.update({
     "hp-dfn-off": ([], None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
     "hp-dfn-clone-off": (CLONE, None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
@@ -108,6 +111,9 @@ VARIANTS.update({
     "hp-dblk-onebody-off": (ONEBODY, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
     "hp-dblk-onebody-patch": (ONEBODY, None, [], PATCH, "dual-blocks"),
     "hp-dblk-onebody-count": (ONEBODY, None, [], COUNT, "dual-blocks"),
+    "hp-dblk-entry-off": (ENTRY, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
+    "hp-dblk-entry-patch": (ENTRY, None, [], PATCH, "dual-blocks"),
+    "hp-dblk-entry-count": (ENTRY, None, [], COUNT, "dual-blocks"),
 })
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # test_dual_entry.sh — the forms of two-version code (plugin/hotprof_dual.cpp, docs/dual.md):
 # loop-free functions get a separate instrumented clone F.hotprof entered from a patchable nop at
-# F's first byte, functions with loops a loop-entry clone, whole calls entering it from a site
-# inside F (no F.hotprof; dual-blocks' default; -hotprof-dual-loops=inline: both copies in one
-# body); with
+# F's first byte, functions with loops both copies in one body (defaults); with
+# -hotprof-dual-loops=entry a loop-entry clone, whole calls entering it from a site inside F (no
+# F.hotprof); with
 # -hotprof-dual-loops=osr a function with loops gets F.hotprof too and a loop-entry clone per
 # outermost loop, called from the nop on that loop's latch; -hotprof-dual-entry=inline gives every
-# function the one-body form, -fcf-protection the loop-free ones (their nop cannot be F's first
-# byte; the loop-entry form's entry site is inside F).
+# function the one-body form, and so does -fcf-protection (a separate clone's nop cannot be F's
+# first byte) but to the loop-entry form's functions (its entry site is inside F).
 # For progs/dual_loops.c (loop-free: main, rare, shared_ret; loops: inner, outer) under each
 # plugin option: the sites (check_dual_sites.py: aligned 5-byte nops, clone entries at the first
 # byte, which functions got which clone), same output as native, and exhaustive counts equal to
@@ -32,7 +32,7 @@ variant() {
     local name=$1 clones=$2 loops=$3; shift 3
     "$HP" cc --hooks=dual-blocks -O2 "$@" -o "$name" "$SRC" -Wno-unused-command-line-argument ||
         { fail "$name: build"; return 1; }
-    local one=(); [ "$name" = default ] || [ "$name" = cet ] && one=(--one-clone)
+    local one=(); [ "$name" = entry ] || [ "$name" = cet-entry ] && one=(--one-clone)
     python3 "$ROOT/tests/e2e/check_dual_sites.py" "$name" "$name" --clones "$clones" --loop-clones "$loops" "${one[@]}"
     HOTPROF_OUTPUT="$name.data" "./$name" $N >"$name.out" || { fail "$name: run"; return 1; }
     check_eq "$name: same output as native" "$(cat "$name.out")" "$(cat want.out)"
@@ -40,14 +40,15 @@ variant() {
         python3 "$ROOT/tests/e2e/check_dual.py" blocks.json "$name.json" "$name" --blocks --no-backedge shared_ret
 }
 
-variant default "$LOOPFREE" inner,outer
-variant onebody "$LOOPFREE" "" -mllvm -hotprof-dual-loops=inline
+variant default "$LOOPFREE" ""
+variant entry "$LOOPFREE" inner,outer -mllvm -hotprof-dual-loops=entry
 variant osr "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=osr
 variant inline "" "" -mllvm -hotprof-dual-entry=inline
 variant none "$LOOPFREE,inner,outer" "" -mllvm -hotprof-dual-latch-sites=none
 variant speed "$LOOPFREE,inner,outer" inner,outer -mllvm -hotprof-dual-loops=osr -mllvm -hotprof-dual-clone-opt=speed
 variant pm "$LOOPFREE" "" -mllvm -hotprof-dual-loops=inline -mllvm -hotprof-dual-hook-cc=preserve-most -mllvm -hotprof-dual-latch-sites=all
-variant cet "" inner,outer -fcf-protection=full
+variant cet "" "" -fcf-protection=full
+variant cet-entry "" inner,outer -fcf-protection=full -mllvm -hotprof-dual-loops=entry
 
 # the clone is a local function in .text.unlikely (minsize): the hot text keeps the clean code only
 "$HP" cc --hooks=dual-blocks -O2 -c -o default.o "$SRC"

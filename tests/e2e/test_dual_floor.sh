@@ -11,8 +11,8 @@
 # form's site block ends in a jmp back to the header. Also: same output as native in every layout
 # (switched off and exhaustive), the same back-edge count as the edge form, sites well-formed, a
 # bad option value is one clear message. Both sets are checked in their one-body forms
-# (-hotprof-dual-loops=inline; dual-functions also with -hotprof-dual-functions-form=clone)
-# above; the loop-entry form (-hotprof-dual-loops=entry, dual-blocks' default) has
+# (-hotprof-dual-loops=inline, dual-blocks' default; dual-functions also with
+# -hotprof-dual-functions-form=clone) above; the loop-entry form (-hotprof-dual-loops=entry) has
 # LSR reduce every loop of walk; dual-functions' default, the wrapper form (F keeps the optimizer's
 # code, its latches get clean sites, F.hotprof is a wrapper): LSR reduces every loop of walk, the
 # one-block loops' nops sit at the top (peeled), and in the edge form (unpeeled, as a multi-block
@@ -51,7 +51,7 @@ build_check() {
     done
 }
 for hooks in dual-functions dual-blocks; do
-    # (the one-body form: dual-blocks' and dual-functions' defaults are the loop-entry and wrapper forms)
+    # (the one-body form: dual-blocks' default, and dual-functions' with -hotprof-dual-functions-form=clone)
     form=(-mllvm -hotprof-dual-loops=inline -Wno-unused-command-line-argument)
     [ $hooks = dual-functions ] && form+=(-mllvm -hotprof-dual-functions-form=clone)
     read -r l r <<<"$(lsr "$hooks.dedicated" "$HP" cc --hooks=$hooks "${form[@]}" -mllvm -hotprof-dual-site-exits=dedicated)"
@@ -75,7 +75,7 @@ print(sum(m["backedges"] for m in json.load(sys.stdin)["methods"]))'; }
     check_eq "$hooks: exhaustive back-edges, top form = edge form" "$(be "$hooks-shared.exhaustive.data")" \
         "$(be "$hooks-edge.exhaustive.data")"
 done
-# the loop-entry form (dual-blocks' default): F keeps the optimizer's code, so LSR reduces every loop
+# the loop-entry form (-hotprof-dual-loops=entry): F keeps the optimizer's code, so LSR reduces every loop
 read -r l r <<<"$(lsr entry "$HP" cc --hooks=dual-blocks -mllvm -hotprof-dual-loops=entry)"
 check_eq "dual-blocks loop-entry form: LSR reduces every loop of walk (loops, reduced)" "$l $r" "$nl $nl"
 # the wrapper form, dual-functions' default

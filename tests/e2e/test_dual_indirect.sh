@@ -121,12 +121,12 @@ for h in dual-functions dual-blocks dual-memory dual-all; do check_build $h-sepa
 # private table, entered at a header from run's clean latch sites or through the wrapper
 for h in dual-blocks dual-all; do check_build $h-entry $h entry; done
 
-# the default form (auto): separate under dual-functions (no block is profiled); under dual-blocks
-# the loop-entry form (a burst reaches a clean frame's blocks at its next back-edge)
+# the default form (auto): separate under dual-functions (no block is profiled), clone under the
+# block-level sets (a clean frame's blocks would never be seen in a burst)
 "$HP" cc --hooks=dual-functions -O2 -mllvm -hotprof-dual-functions-form=clone -Wno-unused-command-line-argument \
     -o auto-fn "$SRC" && "$HP" cc --hooks=dual-blocks -O2 -o auto-blk "$SRC" || fail "auto: builds"
 python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-fn run "auto dual-functions run" --separate
-python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-blk run "auto dual-blocks run" --loop-entry
+python3 "$ROOT/tests/e2e/check_dual_indirect.py" auto-blk run "auto dual-blocks run"
 check_eq "auto dual-functions count: same output as native" \
     "$("$HP" run -q --bursts count --sample methods:period=99,burst=1 -o auto-fn.data -- ./auto-fn $N)" "$(cat want.out)"
 

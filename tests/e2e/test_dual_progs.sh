@@ -8,9 +8,8 @@
 # with HOTPROF_MODE=off — and a dual-blocks build with inline count sites (dual-blocks-cs:
 # `hotprof cc --dual-sites=count`) and one with return sites (dual-blocks-rs: `hotprof cc
 # --dual-return-sites=on`; these two and dual-blocks also with count-mode subpaths, where return
-# sites are written, the dlopen'ed library's at registration; dual-blocks itself is the loop-entry
-# form) and the one-body form (dual-blocks-ob: -mllvm -hotprof-dual-loops=inline); exhaustive runs
-# also report the
+# sites are written, the dlopen'ed library's at registration) and the loop-entry form (dual-blocks-le:
+# -mllvm -hotprof-dual-loops=entry, with its way back); exhaustive runs also report the
 # programs' own expected counts ("expect F N" lines, check_expect.py) where they print them.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -21,9 +20,9 @@ cd "$T" || exit 1
 same_output() {
     local label=$1; shift
     "./$label.native" "$@" 2>&1 | grep -v '^rss_kb' >"$label.want"
-    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs dual-blocks-rs dual-blocks-ob; do
+    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs dual-blocks-rs dual-blocks-le; do
         local modes="exhaustive off bursty count"
-        case $hs in dual-blocks|dual-blocks-cs|dual-blocks-rs|dual-blocks-ob) modes="$modes subpath";; esac
+        case $hs in dual-blocks|dual-blocks-cs|dual-blocks-rs|dual-blocks-le) modes="$modes subpath";; esac
         for mode in $modes; do
             local sample="methods:period=99,burst=1;callpairs:period=99,burst=1"
             [ $mode = subpath ] && sample=subpath
@@ -50,13 +49,13 @@ build() { # LABEL COMPILER SRC EXTRA...: native and the three dual builds
     "$HP" "$comp" --hooks=dual-blocks --dual-return-sites=on -O2 -o "$label.dual-blocks-rs" "$src" "$@" -lpthread ||
         { fail "$label: dual-blocks --dual-return-sites=on build"; return 1; }
     # shellcheck disable=SC2046
-    "$HP" "$comp" $(hsflags dual-blocks-ob) -O2 -o "$label.dual-blocks-ob" "$src" "$@" -lpthread ||
-        { fail "$label: dual-blocks one-body form build"; return 1; }
+    "$HP" "$comp" $(hsflags dual-blocks-le) -O2 -o "$label.dual-blocks-le" "$src" "$@" -lpthread ||
+        { fail "$label: dual-blocks loop-entry form build"; return 1; }
 }
 hsflags() {
     case $1 in
         dual-blocks-rs) echo "--hooks=dual-blocks --dual-return-sites=on" ;;
-        dual-blocks-ob) echo "--hooks=dual-blocks -mllvm -hotprof-dual-loops=inline" ;;
+        dual-blocks-le) echo "--hooks=dual-blocks -mllvm -hotprof-dual-loops=entry" ;;
         *) echo "--hooks=$1" ;;
     esac
 }
@@ -69,7 +68,7 @@ build patch_sigtrap cc "$P/patch_sigtrap.c" && same_output patch_sigtrap siginfo
 # shared libraries: libdso_lib.so linked, libdso_plugin.so dlopen'ed and dlclose'd
 clang -O2 -shared -fPIC -o libdso_lib.so "$P/dso_lib.c" && clang -O2 -shared -fPIC -DDSO_PLUGIN -o plugin.so "$P/dso_lib.c" &&
     clang -O2 -o dso.native "$P/dso_main.c" -L. -ldso_lib -Wl,-rpath,'$ORIGIN' -ldl || fail "dso: native build"
-for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-ob; do
+for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-le; do
     mkdir -p "$hs"
     # shellcheck disable=SC2046
     "$HP" cc $(hsflags $hs) -O2 -shared -fPIC -o "$hs/libdso_lib.so" "$P/dso_lib.c" &&
@@ -77,12 +76,12 @@ for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-ob; 
         "$HP" cc $(hsflags $hs) -O2 -o "dso.$hs" "$P/dso_main.c" -L"$hs" -ldso_lib -ldl || fail "dso: $hs build"
 done
 ./dso.native ./plugin.so >dso.want 2>&1
-for hs in dual-blocks dual-blocks-rs dual-blocks-ob; do
+for hs in dual-blocks dual-blocks-rs dual-blocks-le; do
     HOTPROF_MODE=bursty HOTPROF_BURSTS=count HOTPROF_SAMPLE=subpath HOTPROF_OUTPUT="dso.$hs.s.data" \
         LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.s.got" 2>&1
     check_eq "dso $hs count subpaths: same output as native" "$(cat "dso.$hs.s.got")" "$(cat dso.want)"
 done
-for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-ob; do
+for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-le; do
     HOTPROF_OUTPUT="dso.$hs.data" LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.got" 2>&1
     check_eq "dso $hs: same output as native" "$(cat "dso.$hs.got")" "$(cat dso.want)"
     HOTPROF_MODE=bursty HOTPROF_SAMPLE="methods:period=9,burst=1" HOTPROF_OUTPUT="dso.$hs.b.data" \

@@ -115,3 +115,23 @@ if "$HP" cc --hooks=dual-blocks -O0 -o osp_phases "$P/osp_phases.c"; then
 else
     fail "osp_phases: dual-blocks build"
 fi
+
+# the same two programs in the loop-entry form with its way back (-hotprof-dual-loops=entry): a
+# burst that enters the clone at a header records that back-edge there, and a peeled loop is
+# resumed at its first iteration, not at its site (before: events -1.1% on osp_loop, +1.4% on
+# osp_calls: the entering back-edge lost, the resumed one counted twice)
+E=(-mllvm -hotprof-dual-loops=entry -Wno-unused-command-line-argument)
+if "$HP" cc --hooks=dual-blocks "${E[@]}" -O0 -I"$ROOT/include" -o osp_loop.e "$P/osp_loop.c" -lpthread &&
+    "$HP" cc --hooks=dual-blocks "${E[@]}" -O1 -o osp_calls.e "$P/osp_calls.c"; then
+    N=2000000
+    "$HP" run -q --mode exhaustive --sample subpath -o lxe.data -- ./osp_loop.e $N >/dev/null 2>&1 && dec lxe.data lxe.json
+    "$HP" run -q --seed 5 --bursts count --sample subpath -o lce.data -- ./osp_loop.e $N >lce.out 2>&1
+    check_eq "loop entry form: program output unchanged" "$(cat lce.out)" "$(HOTPROF_MODE=off ./osp_loop.e $N)"
+    dec lce.data lce.json && python3 "$ROOT/tests/e2e/check_osp_count.py" lce.json lxe.json "loop count, entry form" 1
+    "$HP" run -q --mode exhaustive --sample subpath -o cxe.data -- ./osp_calls.e 1000000 >/dev/null 2>&1 && dec cxe.data cxe.json
+    "$HP" run -q --seed 9 --bursts count --sample subpath -o cce.data -- ./osp_calls.e 1000000 >cce.out 2>&1
+    check_eq "calls entry form: program output unchanged" "$(cat cce.out)" "$(HOTPROF_MODE=off ./osp_calls.e 1000000)"
+    dec cce.data cce.json && python3 "$ROOT/tests/e2e/check_osp_count.py" cce.json cxe.json "calls count, entry form" 3
+else
+    fail "osp_loop/osp_calls: loop-entry form builds"
+fi
