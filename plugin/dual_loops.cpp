@@ -452,10 +452,6 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
     return {G, hd};
 }
 
-} // namespace
-
-namespace {
-
 // A live-in of some entry that F's way back defines anew is B's: peeling B would hide it behind
 // the merge of B's two copies, so B keeps the edge form.
 bool reloadedIn(ArrayRef<LoopEntry> entries, BasicBlock *B)
@@ -529,7 +525,10 @@ void linkWayBack(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<Basic
         BasicBlock *to = peeled[j] ? peeled[j] : E.header;
         RB.CreateBr(to);
         unsigned k = 0;
-        for (PHINode &P : to->phis()) P.addIncoming(vals[k++], R);
+        for (PHINode &P : to->phis()) { // (the header's PHIs are the entry's, in order: nothing added any)
+            if (k >= E.nphis) report_fatal_error("hotprof dual plugin: a loop header of " + F.getName() + " changed");
+            P.addIncoming(vals[k++], R);
+        }
         for (k = E.nphis; k < E.vals.size(); k++) {
             if (vals[k] == E.vals[k]) continue;
             auto *V = cast<Instruction>(E.vals[k]);
