@@ -4,7 +4,8 @@
  * natively gives; the hot-lists hold the values written (rax = 7, the RIP-relative load, the call's
  * return value, xmm0 = 2.0); interpreting part of it and then the rest gives the same state; a
  * syscall stops the run (values.stop.syscall) without executing it; pt/value.c writes the lists
- * as a VALUES section that decodes back (format.h), and nothing after a rebind that clears; with the tf engine, a SIGTRAP that is not a
+ * as a VALUES section that decodes back (format.h), and nothing after a rebind that clears; xsavec, xsaves
+ * and xrstors stop a run before they execute; with the tf engine, a SIGTRAP that is not a
  * single step of ours (raise) reaches the handler the program had installed before, every time. */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -19,6 +20,7 @@ int hp_rt_ensure_init(void);
 int hp_rt_ensure_init(void) { return 0; }
 
 extern char seq_start[], seq_end[], seq_sys[], seq_data[], seq_load[], seq_ret[], seq_addsd[];
+extern char seq_xs[], seq_xsavec[], seq_xsaves[], seq_xrstors[];
 __asm__(".text\n"
         "seq_start:\n"
         "  mov $7, %rax\n"
@@ -44,6 +46,15 @@ __asm__(".text\n"
         "seq_sub:\n"
         "  mov $42, %esi\n"
         "  ret\n"
+        "seq_xs:\n"                     /* glibc's lazy-binding trampoline saves the state so */
+        "  xor %edx, %edx\n"
+        "seq_xsavec:\n"
+        "  xsavec (%rcx)\n"
+        "seq_xsaves:\n"
+        "  xsaves (%rcx)\n"
+        "seq_xrstors:\n"
+        "  xrstors (%rcx)\n"
+        "  nop\n"
         ".data\n.align 16\n"
         "seq_data: .quad 0x1122334455667788, 0\n"
         "seq_one: .double 1.0\n"
@@ -169,6 +180,26 @@ TEST(values_section)
     CHECK_EQ_U64(hp_pt_value.thread_events(&th), 0);
 }
 
+/* xsavec, xsaves and xrstors (0f c7 /4 /5 /3) save or load the whole register state: run out of
+ * line they would take the handler's xmm registers, not the program's (glibc's
+ * _dl_runtime_resolve_xsavec then restored them into the program: printf printed 1.000 for
+ * 140000000.0 at --freq 20000 --values 64/1). Each one stops the run before it executes. */
+TEST(state_saves_stop)
+{
+    REQUIRE(start(64) == 0);
+    static uint8_t area[4096] __attribute__((aligned(64)));
+    char *stops[] = {seq_xsavec, seq_xsaves, seq_xrstors};
+    for (int i = 0; i < 3; i++) {
+        ucontext_t uc;
+        make_uc(&uc, i ? stops[i] : seq_xs);
+        uc.uc_mcontext.gregs[REG_RCX] = (greg_t)area;
+        memset(area, 0xa5, sizeof area);
+        hp_interp_on_sample(&th, &uc);
+        CHECK_EQ_U64(uc.uc_mcontext.gregs[REG_RIP], (uint64_t)stops[i]);
+        CHECK_EQ_U64(area[0], 0xa5); /* nothing saved */
+    }
+}
+
 static volatile int own_traps;
 static void own_trap(int sig) { (void)sig; own_traps++; }
 
@@ -190,6 +221,7 @@ int main(void)
     RUN(whole_sequence);
     RUN(split_run_same_state);
     RUN(values_section);
+    RUN(state_saves_stop);
     RUN(tf_chains_foreign_trap);
     return test_main_end();
 }

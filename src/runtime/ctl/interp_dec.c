@@ -182,6 +182,7 @@ static int raw_stop(const raw *r, int tf)
     if (op == 0x0f) {
         if (op2 == 0x0b || op2 == 0xa2 || op2 == 0x31 || op2 == 0x01 || op2 == 0xa1 || op2 == 0xa9) return HP_STOP_UNSUPPORTED;
         if (op2 == 0xc7 && (reg == 6 || reg == 7) && (r->modrm >> 6) == 3) return HP_STOP_UNSUPPORTED; /* rdrand, rdseed */
+        if (op2 == 0xc7 && mod != 3 && reg >= 3 && reg <= 5) return HP_STOP_UNSUPPORTED; /* xrstors, xsavec, xsaves */
         if (op2 == 0xae && (r->modrm >> 6) != 3 && reg != 2 && reg != 3 && reg != 7) return HP_STOP_UNSUPPORTED; /* fxsave.. xrstor */
     }
     return HP_STOP_NONE;

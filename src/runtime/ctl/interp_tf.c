@@ -197,11 +197,7 @@ void hp_tf_begin(hp_interp_thread *it, ucontext_t *uc, uint32_t skip, uint32_t l
     it->tf_left = skip + len;
     it->tf_skip = skip;
     it->tf_n = 0;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    step_next(it, uc);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    step_next(it, uc); /* in the timer's handler: every signal blocked; never change the mask (interp.c) */
 }
 
 static void on_trap(int sig, siginfo_t *si, void *ucv)
