@@ -13,7 +13,8 @@
 #     that cross inner()'s return into main estimated within 5% of the exhaustive count
 #     (check_retsites.py; without return sites they come out far too low: < 50%);
 #   - subpath.prearm 0 with return sites (the crossing check above then holds without
-#     pre-arming), 4 without;
+#     pre-arming), 4 without; the report says the blocks are estimated, and without return sites
+#     how many subpaths were cut and that --dual-return-sites=on follows returns;
 #   - a return out of every module of ours is not a cut (ctl/dual_text.c): progs/osp_loop.c with
 #     200 short threads in turn (each thread's start routine returns into libc, often with a burst
 #     on), built with return sites: subpath.cut 0 in two runs (4-13 before, one per such end);
@@ -69,6 +70,13 @@ check_eq "r1c: count subpaths: subpath.cut 0" "$(info s.r1c.data subpath.cut)" 0
 check "r0: count subpaths: subpath.cut > 0 (no return sites)" test "$(info s.r0.data subpath.cut)" -gt 0
 check_eq "r1: count subpaths: no pre-arming with return sites (subpath.prearm)" "$(info s.r1.data subpath.prearm)" 0
 check_eq "r0: count subpaths: pre-arming without return sites (subpath.prearm)" "$(info s.r0.data subpath.prearm)" 4
+# the report says what count mode without return sites cannot see, and that its blocks are estimated
+# (it said "counted", and nothing about returns)
+"$HP" report --type subpath s.r0.data >rep.r0 2>&1
+"$HP" report --type subpath s.r1.data >rep.r1 2>&1
+check "r0: report: blocks estimated, the cuts and --dual-return-sites=on named" \
+    sh -c "grep -q '(estimated)' rep.r0 && grep -q \"$(info s.r0.data subpath.cut) subpaths cut at returns\" rep.r0 && grep -q -- '--dual-return-sites=on' rep.r0"
+check "r1: report: blocks estimated, no return-site advice" sh -c "grep -q '(estimated)' rep.r1 && ! grep -q 'cut at returns' rep.r1"
 if "$HP" cc --hooks=dual-blocks --dual-return-sites=on -O1 -I"$ROOT/include" -o ol "$P/osp_loop.c" -lpthread; then
     for s in 1 2; do
         "$HP" run -q --seed $s --bursts count --sample subpath:maxlen=32 -o ol$s.data -- ./ol 20000 - 200 >/dev/null

@@ -182,6 +182,19 @@ int hp_subpath_text(FILE *out, const hp_profile *p, hp_symbolizer *s, const hp_r
     return 0;
 }
 
+/* Count mode without return sites (pre-arming on, subpath.prearm > 0): a return into a clean
+ * caller cuts the pending subpaths and the caller's next blocks start none, so subpaths that
+ * start after or cross such a return are under-estimated (docs/osp.md, "What it cannot see"):
+ * say how many were cut and how to build so that returns are followed. */
+static void count_mode_note(FILE *out, const hp_profile *p, const char *skip)
+{
+    const char *prearm = hp_profile_info(p, HP_INFO_SUBPATH_PREARM), *cut = hp_profile_info(p, HP_INFO_SUBPATH_CUT);
+    if (!skip || strcmp(skip, "count") || !prearm || !strcmp(prearm, "0")) return;
+    fprintf(out, "    %s subpaths cut at returns into clean callers: subpaths after or across such returns are\n"
+                 "    under-estimated; build with hotprof cc --dual-return-sites=on to follow returns\n",
+            cut ? cut : "?");
+}
+
 /* The header's subpath sampling line (sampled profiles): how skips ran and what the estimates
  * rest on (INFO subpath.*). */
 int hp_subpath_sampling_text(FILE *out, const hp_profile *p)
@@ -189,14 +202,15 @@ int hp_subpath_sampling_text(FILE *out, const hp_profile *p)
     const char *summary = hp_profile_info(p, HP_INFO_SUBPATH_SUMMARY);
     if (!summary || strcmp(summary, "sampled")) return 0;
     const char *skip = hp_profile_info(p, HP_INFO_SUBPATH_SKIP), *v;
-    int patch = skip && !strcmp(skip, "patch");
+    int patch = skip && !strcmp(skip, "patch"), live = skip && !strcmp(skip, "live");
     fprintf(out, "  sampling subpath (OSP, skip=%s%s); est. = weight / p_length\n", skip ? skip : "?",
             patch ? ": a sample per thread per window" : "");
     fprintf(out, "    blocks %s (%s)", (v = hp_profile_info(p, HP_INFO_SUBPATH_BLOCKS)) ? v : "?",
-            patch ? "estimated" : "counted");
+            live ? "counted" : "estimated");
     fprintf(out, "  samples %s", (v = hp_profile_info(p, HP_INFO_SUBPATH_SAMPLES)) ? v : "?");
     fprintf(out, "  tau %s", (v = hp_profile_info(p, HP_INFO_SUBPATH_TAU)) ? v : "?");
     fprintf(out, "  f %s\n", (v = hp_profile_info(p, HP_INFO_SUBPATH_F)) ? v : "?");
+    count_mode_note(out, p, skip);
     return 1;
 }
 
