@@ -546,6 +546,18 @@ static HP_NOINST int count_probe(const hp_rt_config *c, int osp_auto)
     return osp_auto ? HP_BURSTS_LIVE : HP_BURSTS_PATCH;
 }
 
+/* Subpaths by default on a build without two-version code: live hooks (every block counts its
+ * skip), the slow but unbiased way; one line (unless quiet) that says so and names the fast one. */
+static HP_NOINST int live_subpaths(const hp_rt_config *c)
+{
+    if (!c->quiet) {
+        const char *parts[] = {"hotprof: subpaths: live hooks count every block (several times slower); "
+                               "a `hotprof cc --hooks=dual-blocks` build samples them by count (docs/osp.md)"};
+        hp_say(parts, 1);
+    }
+    return HP_BURSTS_LIVE;
+}
+
 /* A program with inline count sites (-hotprof-dual-site=count, ctl/dual.h): patched bursts cannot
  * switch them, so count-triggered bursts; one message if patch was asked. */
 static HP_NOINST int inline_count_sites(const hp_rt_config *c, int bursts)
@@ -584,7 +596,7 @@ static HP_NOINST void do_init(void)
          * live skips: docs/osp.md), else live skips; patched windows (pt/subpath_win.c) only with an
          * explicit --bursts patch, since their block weights are not calibrated yet */
         int bursts = c->bursts, osp_auto = c->osp.enabled && bursts == HP_BURSTS_AUTO;
-        if (osp_auto) bursts = hp_dual_present() ? HP_BURSTS_COUNT : HP_BURSTS_LIVE;
+        if (osp_auto) bursts = hp_dual_present() ? HP_BURSTS_COUNT : live_subpaths(c);
         if (bursts != HP_BURSTS_LIVE && hp_dual_count_sites()) bursts = inline_count_sites(c, bursts);
         if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c, osp_auto)) < 0) return; /* not a dual build */
         g_count = bursts == HP_BURSTS_COUNT;

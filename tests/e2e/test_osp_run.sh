@@ -7,7 +7,9 @@
 #   - live (--sample subpath, enc=xor and exact): estimates of the hottest length-2 and -4
 #     subpaths within 10% of the exact counts; a 2K budget thins within its bytes; skiponly
 #     records nothing; weight=cost rejects and folds the acceptance into p_length;
-#   - patched windows (the default in bursty mode; --bursts live keeps live skips): INFO
+#   - without --bursts a --hooks=blocks build takes live skips and says so in one line naming the
+#     dual-blocks build (not with an explicit --bursts live, nor with -q);
+#   - patched windows (--bursts patch): INFO
 #     skip=patch, methods sampled beside, the program's output unchanged, estimated blocks and the
 #     hottest subpath near exact (one loop; and threads); the two-phase bias test on
 #     progs/osp_phases.c (check_osp_phases.py: each phase's weighted estimate near exact, where
@@ -64,7 +66,17 @@ python3 "$ROOT/tests/e2e/check_osp_run.py" live nopre.json ex_xor.json "live pre
 "$HP" run -q --bursts live --sample subpath:weight=cost -o cost.data -- ./osp_loop $N >/dev/null 2>&1
 dec cost.data cost.json && python3 "$ROOT/tests/e2e/check_osp_run.py" cost cost.json
 
-# patched windows (the default): one sample per thread per window, weighted by the blocks its
+# the default on a build without two-version code: live skips, said in one line
+env -u HOTPROF_QUIET "$HP" run --seed 7 --sample subpath -o dflt.data -- ./osp_loop 1000 >/dev/null 2>dflt.err
+check_eq "default: subpath.skip live" "$("$HP" info dflt.data | awk '$1 == "subpath.skip" {print $2}')" live
+check "default: one line says live hooks and names the dual-blocks build" \
+    test "$(grep -c 'subpaths: live hooks count every block.*--hooks=dual-blocks' dflt.err)" = 1
+env -u HOTPROF_QUIET "$HP" run --seed 7 --bursts live --sample subpath -o dflt.data -- ./osp_loop 1000 >/dev/null 2>dflt.err
+check "--bursts live: no such line" sh -c "! grep -q 'subpaths: live hooks' dflt.err"
+env -u HOTPROF_QUIET "$HP" run -q --seed 7 --sample subpath -o dflt.data -- ./osp_loop 1000 >/dev/null 2>dflt.err
+check "-q: no such line" sh -c "! grep -q 'subpaths: live hooks' dflt.err"
+
+# patched windows (--bursts patch): one sample per thread per window, weighted by the blocks its
 # interval stood for.
 PN=30000000
 "$HP" run -q --mode exhaustive --sample subpath -o exbig.data -- ./osp_loop $PN >/dev/null 2>&1
