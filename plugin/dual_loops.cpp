@@ -187,6 +187,11 @@ void checkLoopRecompute()
 
 bool wayBackOn() { return Leave != "off"; }
 
+void noWayBackUnlessAsked()
+{
+    if (!Leave.getNumOccurrences()) Leave = "off";
+}
+
 static bool reloaded(const LoopEntry &E, unsigned k) { return E.slot[k] >= 0 && !(wayBackOn() && E.sameInF[k]); }
 
 static Value *layoutOf(IRBuilder<> &B, Value *buf, StructType *layout)
@@ -212,7 +217,7 @@ bool collectLoopEntries(Function &F, bool outerOnly, BasicBlock *body, SmallVect
             if (count(successors(lt), L->getHeader()) != 1) return false;
             if (all) all->push_back({lt, L->getHeader()});
             if (outerOnly && L->getLoopDepth() != 1) continue;
-            out.push_back({L->getHeader(), lt, {}, 0, {}, nullptr, {}, false, Leave == "on"});
+            out.push_back({L->getHeader(), lt, {}, 0, {}, nullptr, {}, false, wayBackOn()});
         }
     }
     if (out.empty()) return true;
@@ -226,7 +231,7 @@ bool collectLoopEntries(Function &F, bool outerOnly, BasicBlock *body, SmallVect
             if (allocatesOnStack(I)) (rerun.count(&BB) ? inLoops : before) = true;
     if (inLoops)
         for (LoopEntry &E : out) E.back = false;
-    out.push_back({body, &F.getEntryBlock(), {}, 0, {}, nullptr, {}, true, Leave == "on" && !inLoops && !before});
+    out.push_back({body, &F.getEntryBlock(), {}, 0, {}, nullptr, {}, true, wayBackOn() && !inLoops && !before});
     if (out.back().back) reachable(body, nullptr, rerun); /* (else only loop entries go back) */
     for (LoopEntry &E : out) entryValues(F, DT, rerun, out, E);
     return true;

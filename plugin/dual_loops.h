@@ -76,6 +76,10 @@ void checkLoopRecompute();
 // The way back is built (-hotprof-dual-loop-leave=on).
 bool wayBackOn();
 
+// -hotprof-dual-loop-leave defaults to off (the default of -hotprof-dual=all, whose clean copies
+// only a shadow leaves, for good: docs/dual.md "Shadow builds").
+void noWayBackUnlessAsked();
+
 // F's latch edges that get a site (outerOnly: outermost loops' only), then the whole-call entry
 // (body: F's entry block past its static allocas, split off by the caller), and all of F's latch
 // edges (in preorder) into *all. false when F does not fit (a latch with several edges to its

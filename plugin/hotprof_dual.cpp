@@ -105,9 +105,12 @@ static cl::opt<std::string> EntryForm("hotprof-dual-entry", cl::desc("hotprof du
 // (docs/dual.md, Measured).
 // entry: one loop-entry clone per function, entered at any latch's header by an index (every latch
 // gets a site with latch sites "all"): plugin/dual_loops.h.
-// (inline is the default for every set: entry has the lower floor on the workloads, but its way
-// back, whose reloaded values F's loop headers merge, made large functions slower: qjs 5.3x native,
-// brotli's text 11.5x; docs/dual.md "One loop-entry clone per function".)
+// (inline is the default for the sets bursts use: entry has the lower floor on the workloads, but its
+// way back, whose reloaded values F's loop headers merge, made large functions slower: qjs 5.3x
+// native, brotli's text 11.5x; docs/dual.md "One loop-entry clone per function". The shadow set,
+// all, defaults to entry without the way back (useShadowDefaults): a shadow never goes back, the
+// parent never enters, and each block has one instrumented copy, so a shadow's paths are the
+// exhaustive run's.)
 static cl::opt<std::string> LoopForm("hotprof-dual-loops", cl::desc("hotprof dual: inline|osr|entry"),
                                      cl::init("inline"));
 // How the separate instrumented clone is compiled: size (minsize, in .text.unlikely: it runs only
@@ -1055,6 +1058,14 @@ void checkOption(const cl::opt<std::string> &opt, std::initializer_list<const ch
     report_fatal_error("hotprof dual plugin: -" + opt.ArgStr + "=" + opt + " is not one of " + list, false);
 }
 
+// The shadow set's defaults (-hotprof-dual=all, docs/dual.md "Shadow builds"): the loop-entry form
+// without the way back, unless -hotprof-dual-loops or -hotprof-dual-loop-leave was given.
+void useShadowDefaults()
+{
+    if (!LoopForm.getNumOccurrences()) LoopForm = "entry";
+    hotprof_dual::noWayBackUnlessAsked();
+}
+
 struct DualPass : PassInfoMixin<DualPass> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
@@ -1073,6 +1084,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
                                                                                 : LBlocks;
+        if (level == LAll) useShadowDefaults();
         hotprof_dual::checkIndirectOption(level == LFunctions);
         Hooks H = declareHooks(M);
         hotprof_dual::CleanSites S = cleanSites(M, H);

@@ -9,7 +9,7 @@
 #     records nothing; weight=cost rejects and folds the acceptance into p_length;
 #   - without --bursts a --hooks=blocks build takes live skips and says so in one line naming the
 #     dual-blocks build (not with an explicit --bursts live, nor with -q);
-#   - patched windows (--bursts patch): INFO
+#   - patched windows (--bursts patch; its report warns that the counts are not calibrated): INFO
 #     skip=patch, methods sampled beside, the program's output unchanged, estimated blocks and the
 #     hottest subpath near exact (one loop; and threads); the two-phase bias test on
 #     progs/osp_phases.c (check_osp_phases.py: each phase's weighted estimate near exact, where
@@ -85,6 +85,11 @@ dec exbig.data exbig.json
 check_eq "patch: program output unchanged" "$(head -n 1 patch.out)" "$(HOTPROF_MODE=off ./osp_loop $PN)"
 # osp_loop's blocks take < 1 ns: the absolute rate is not resolved (TOL 0), the shares are
 dec patch.data patch.json && python3 "$ROOT/tests/e2e/check_osp_run.py" patch patch.json exbig.json "patch" 0
+# its report says the counts are not to be read (they were printed as estimates, no word of it)
+"$HP" report --type subpath patch.data >patch.rep 2>&1
+check "patch: report warns that the counts are not calibrated" grep -q 'patched windows: .*rank within a phase, do not read counts' <(tr -d '\n' <patch.rep | sed 's/    / /g')
+"$HP" report --type subpath live_xor.data >live.rep 2>&1
+check "live: no such warning" sh -c "! grep -q 'patched windows:' live.rep"
 # with an HPS type: subpaths record in its windows (its schedule: fewer windows), methods beside
 "$HP" run -q --seed 7 --bursts patch --sample methods --sample subpath -o patchm.data -- ./osp_loop $PN >/dev/null 2>&1
 check_eq "patch + methods: subpath.skip" "$("$HP" info patchm.data | awk '$1 == "subpath.skip" {print $2}')" patch

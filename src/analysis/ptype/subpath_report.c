@@ -211,6 +211,10 @@ int hp_subpath_sampling_text(FILE *out, const hp_profile *p)
     fprintf(out, "  tau %s", (v = hp_profile_info(p, HP_INFO_SUBPATH_TAU)) ? v : "?");
     fprintf(out, "  f %s\n", (v = hp_profile_info(p, HP_INFO_SUBPATH_F)) ? v : "?");
     count_mode_note(out, p, skip);
+    if (patch)
+        fprintf(out, "    patched windows: each sample's weight rests on a measured native block rate that the hooks\n"
+                     "    distort (bench/osp: estimates 80-95%% low): rank within a phase, do not read counts;\n"
+                     "    a hotprof cc --hooks=dual-blocks build samples by count, unbiased (docs/osp.md)\n");
     return 1;
 }
 
