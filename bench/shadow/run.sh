@@ -17,7 +17,9 @@
 # Usage: bench/shadow/run.sh [--quick] [--runs N] [--programs "fft gametree ..."]
 #                            [--sizes "1M 10M 100M"] [--loads "0.0625 ... 2"] [--builds "all dual-all"]
 #                            [--dual-flags "FLAGS"] [--results DIR] [--selftest]
-#   --builds    which hooked builds to measure (default both; dual-all needs the plugin)
+#   --builds    which hooked builds to measure: all, dual-all (the loop-entry form, its default),
+#               dual-all-onebody (-mllvm -hotprof-dual-loops=inline); default "all dual-all"; the
+#               builds run in turn within each round; the exhaustive reference runs once per build
 #   --dual-flags  more hotprof cc options for the dual-all build (e.g. "-mllvm -hotprof-dual-loops=osr")
 #   --quick     two programs, small sizes, load 0.25 and 1, sample 1M and 10M, 1 round
 #   --selftest  checks shadow.py's table on made-up numbers, runs no program
@@ -27,7 +29,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/bench/shadow"
 HOTPROF="$ROOT/build/bin/hotprof"
 RUNS=1 QUICK=0 PROGRAMS="" SIZES="1M 10M 100M" LOADS="0.0625 0.125 0.25 0.5 1 2" RESULTS="$ROOT/bench/results" BUILDS="all dual-all" DUAL_FLAGS=""
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; RUNS=1; SIZES="1M 10M"; LOADS="0.25 1" ;;
@@ -59,8 +61,15 @@ if [ -f "$ROOT/build/lib/hotprof_dual.so" ]; then
     make -s -C "$ROOT/bench/workloads" CC="$ROOT/build/bin/hotprof cc --hooks=dual-all $DUAL_FLAGS" CFLAGS="-O2" OUT="$WORK/hpdual" >&2
     HP_DUAL="$WORK/hpdual"
 fi
+HP_DUAL_ONEBODY=""  # dual-all in the one-body form (the form dual-all had before the loop-entry default)
+if [ -n "$HP_DUAL" ] && [[ " $BUILDS " == *" dual-all-onebody "* ]]; then
+    log "building the workloads with hotprof cc --hooks=dual-all -mllvm -hotprof-dual-loops=inline $DUAL_FLAGS -O2"
+    make -s -C "$ROOT/bench/workloads" CC="$ROOT/build/bin/hotprof cc --hooks=dual-all -mllvm -hotprof-dual-loops=inline $DUAL_FLAGS" \
+        CFLAGS="-O2 -Wno-unused-command-line-argument" OUT="$WORK/hpdual1" >&2
+    HP_DUAL_ONEBODY="$WORK/hpdual1"
+fi
 mkdir -p "$RESULTS"
 HEADER="# bench/shadow$([ -n "$DUAL_FLAGS" ] && echo " (dual-all with $DUAL_FLAGS)"): tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, $RUNS round(s)$([ "$QUICK" = 1 ] && echo ', quick'), $(date -u +%Y-%m-%dT%H:%MZ)"
-python3 "$HERE/shadow.py" --native "$WORK/native" --hp "$WORK/hp" --hp-dual "$HP_DUAL" --work "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" \
+python3 "$HERE/shadow.py" --native "$WORK/native" --hp "$WORK/hp" --hp-dual "$HP_DUAL" --hp-dual-onebody "$HP_DUAL_ONEBODY" --work "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" \
     --quick "$QUICK" --programs "$PROGRAMS" --sizes "$SIZES" --loads "$LOADS" --builds "$BUILDS" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/shadow.txt, shadow.csv and shadow.svg"

@@ -52,36 +52,42 @@ def run(argv, what):
     return cpu, wall
 
 
-def measure(args, prog, size_arg, writer, build="all", hpdir=None):
+def measure_round(args, prog, size_arg, writer, r, build, hpdir, refs):
+    """Round r (0-based) of one program on one build: its native run, then one shadow run per
+    (sample size, load). The exhaustive in-process reference is run in round 0 only (refs keeps
+    its file, events and cost; the workloads are deterministic): later rounds' rows carry NaN as
+    their in-process cost."""
     native = [os.path.join(args.native, prog)] + size_arg
-    hp = [os.path.join(hpdir or args.hp, prog)] + size_arg
-    ref = os.path.join(args.work, "ref.%s.%s" % (build, prog))
+    hp = [os.path.join(hpdir, prog)] + size_arg
+    n_cpu, n_wall = run(native, prog + " native")
+    if (prog, build) not in refs:
+        ref = os.path.join(args.work, "ref.%s.%s" % (build, prog))
+        _e_cpu, e_wall = run([args.hotprof, "run", "-q", "-o", ref] + PROFILES + ["--"] + hp, prog + " exhaustive")
+        refs[(prog, build)] = (ref, totals(args.hotprof, ref), e_wall / n_wall)
+    ref, events, inprocess = refs[(prog, build)]
+    inprocess = inprocess if r == 0 else float("nan")
     rows = []
-    for r in range(args.runs):
-        n_cpu, n_wall = run(native, prog + " native")
-        e_cpu, e_wall = run([args.hotprof, "run", "-q", "-o", ref] + PROFILES + ["--"] + hp, prog + " exhaustive")
-        events = totals(args.hotprof, ref)
-        for size in args.sizes:
-            for load in args.loads:
-                out = os.path.join(args.work, "sh.%s.%s" % (build, prog))
-                s_cpu, s_wall = run([args.hotprof, "run", "-q", "--mode", "shadow", "--load", load, "--sample-size", size,
-                                     "-o", out] + PROFILES + ["--"] + hp, "%s shadow %s %s" % (prog, size, load))
-                i = info(args.hotprof, out)
-                wall_acc, difftop = compare(args.hotprof, out, ref)
-                g = lambda k: float(i.get(k, "nan"))
-                row = {"build": build, "program": prog, "round": r + 1, "size": size, "load": float(load),
-                       "native_wall_s": n_wall, "native_cpu_s": n_cpu,
-                       "inprocess_slowdown": e_wall / n_wall, "shadow_wall_s": s_wall,
-                       "slowdown": s_wall / n_wall, "parent_cpu_ratio": g("shadow.parent_cpu_ns") / 1e9 / n_cpu,
-                       "started": g("shadow.started"), "finished": g("shadow.finished"), "killed": g("shadow.killed"),
-                       "extra_minflt": g("shadow.minflt") - g("shadow.minflt_before"),
-                       "coverage": g("shadow.events") / events if events else float("nan"),
-                       "coverage_estimate": g("shadow.coverage_ppm") / 1e6,
-                       "wall_accuracy": wall_acc, "difftop": difftop}
-                rows.append(row)
-                writer(row)
-                log("%-8s %-9s %4s load %-6s slowdown %.3f  wall %.1f%%  difftop %.1f%%  coverage %.1f%%  shadows %d" %
-                    (build, prog, size, load, row["slowdown"], 100 * wall_acc, 100 * difftop, 100 * row["coverage"], row["started"]))
+    for size in args.sizes:
+        for load in args.loads:
+            out = os.path.join(args.work, "sh.%s.%s" % (build, prog))
+            s_cpu, s_wall = run([args.hotprof, "run", "-q", "--mode", "shadow", "--load", load, "--sample-size", size,
+                                 "-o", out] + PROFILES + ["--"] + hp, "%s shadow %s %s" % (prog, size, load))
+            i = info(args.hotprof, out)
+            wall_acc, difftop = compare(args.hotprof, out, ref)
+            g = lambda k: float(i.get(k, "nan"))
+            row = {"build": build, "program": prog, "round": r + 1, "size": size, "load": float(load),
+                   "native_wall_s": n_wall, "native_cpu_s": n_cpu,
+                   "inprocess_slowdown": inprocess, "shadow_wall_s": s_wall,
+                   "slowdown": s_wall / n_wall, "parent_cpu_ratio": g("shadow.parent_cpu_ns") / 1e9 / n_cpu,
+                   "started": g("shadow.started"), "finished": g("shadow.finished"), "killed": g("shadow.killed"),
+                   "extra_minflt": g("shadow.minflt") - g("shadow.minflt_before"),
+                   "coverage": g("shadow.events") / events if events else float("nan"),
+                   "coverage_estimate": g("shadow.coverage_ppm") / 1e6,
+                   "wall_accuracy": wall_acc, "difftop": difftop}
+            rows.append(row)
+            writer(row)
+            log("%-8s %-9s %4s load %-6s slowdown %.3f  wall %.1f%%  difftop %.1f%%  coverage %.1f%%  shadows %d" %
+                (build, prog, size, load, row["slowdown"], 100 * wall_acc, 100 * difftop, 100 * row["coverage"], row["started"]))
     return rows
 
 
@@ -179,7 +185,8 @@ def selftest():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--selftest", action="store_true")
-    for a in ("--native", "--hp", "--hp-dual", "--work", "--hotprof", "--programs", "--sizes", "--loads", "--results", "--header"):
+    for a in ("--native", "--hp", "--hp-dual", "--hp-dual-onebody", "--work", "--hotprof", "--programs", "--sizes", "--loads",
+              "--results", "--header"):
         ap.add_argument(a, default="")
     ap.add_argument("--builds", default="all dual-all")
     ap.add_argument("--runs", type=int, default=1)
@@ -196,16 +203,22 @@ def main():
     with open(os.path.join(args.results, "shadow.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        # both builds: --hooks=all (the parent runs patched-off hooked code) and, when the plugin
-        # exists, --hooks=dual-all (the parent runs clean copies; docs/shadow.md)
-        builds = [("all", args.hp)] + ([("dual-all", args.hp_dual)] if args.hp_dual else [])
+        # the builds: --hooks=all (the parent runs patched-off hooked code) and, when the plugin
+        # exists, --hooks=dual-all (the parent runs clean copies; docs/shadow.md) and dual-all in the
+        # one-body form (dual-all-onebody); in each round every build runs in turn (side by side)
+        builds = [("all", args.hp)] + ([("dual-all", args.hp_dual)] if args.hp_dual else []) + \
+                 ([("dual-all-onebody", args.hp_dual_onebody)] if args.hp_dual_onebody else [])
         builds = [(b, d) for b, d in builds if b in args.builds.split()]
         if not builds:
             sys.exit("shadow.py: no build left of --builds '%s' (dual-all needs the plugin)" % args.builds)
+        refs = {}
         for p in progs:
-            for b, d in builds:
-                log("%s (%s): %d round(s) x %d configurations" % (p, b, args.runs, len(args.sizes) * len(args.loads)))
-                rows += measure(args, p, [QUICK_SIZES[p]] if args.quick else [], lambda r: (w.writerow(r), f.flush()), b, d)
+            log("%s (%s): %d round(s) x %d configurations" % (p, " ".join(b for b, _ in builds), args.runs,
+                                                             len(args.sizes) * len(args.loads)))
+            for r in range(args.runs):
+                for b, d in builds:
+                    rows += measure_round(args, p, [QUICK_SIZES[p]] if args.quick else [],
+                                          lambda row: (w.writerow(row), f.flush()), r, b, d, refs)
     text = "\n".join(table([r for r in rows if r["build"] == b], "%s\n# build: hotprof cc --hooks=%s" % (args.header, b))
                      for b, _ in builds)
     print(text, end="")

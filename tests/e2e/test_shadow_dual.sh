@@ -10,7 +10,9 @@
 #     every path run to maxlen);
 #   - a --hooks=all build in --mode shadow gets a hint towards dual-all (stderr, not with -q);
 #   - --mode shadow accepts a dual-all build: shadows start, the merged profile has paths and
-#     compare values of the program's functions, and the program's output is unchanged.
+#     compare values of the program's functions, and the program's output is unchanged;
+#   - dual-all builds the loop-entry form by default (dual-blocks the one-body form), and the
+#     shadows' path keys are the exhaustive run's (>= 99% of their weight).
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
@@ -55,6 +57,24 @@ check shadow_dual_finished test "$(key sh.data shadow.finished)" -ge 1
 "$HP" report --type value --format json sh.data >sh_value.json 2>/dev/null
 check shadow_dual_has_paths python3 -c "import json,sys; d=json.load(open('sh_path.json')); sys.exit(0 if d['paths']['completed'] > 1000 else 1)"
 check shadow_dual_has_compare_values grep -q '"cmp"' sh_value.json
+
+# ---- dual-all takes the loop-entry form without the way back by default (one instrumented copy
+# per function, F.hotprof.loop; dual-blocks keeps the one-body form): a shadow's paths are the
+# exhaustive run's, key for key (>= 99% of the shadows' path weight on keys the exhaustive run of
+# the same build saw)
+"$HP" cc --hooks=dual-blocks -O2 -o ph_blocks "$P/shadow_phases.c" >cc.out 2>&1 || fail shadow_dual_build_blocks
+check shadow_dual_all_loop_entry_form sh -c "nm ph | grep -q 'hotprof\.loop'"
+check shadow_dual_blocks_one_body_form sh -c "! nm ph_blocks | grep -q 'hotprof\.loop'"
+"$HP" run -q --sample path -o exl.data -- ./ph 3000000 >/dev/null
+"$HP" report --type path --top 0 --format json exl.data >exl.json 2>/dev/null
+"$HP" report --type path --top 0 --format json sh.data >shl.json 2>/dev/null
+check shadow_dual_paths_are_the_exhaustive_runs python3 -c "
+import json, sys
+ex = {r['key'] for r in json.load(open('exl.json'))['paths']['rows']}
+rows = json.load(open('shl.json'))['paths']['rows']
+w = sum(r['count'] for r in rows)
+share = sum(r['count'] for r in rows if r['key'] in ex) / w
+print(share); sys.exit(0 if share >= 0.99 else 1)"
 
 # ---- shadows spread over the run (--shadow-slice; 20 ms here, phases of ~0.2 s): at load 0.25 and
 # the default sample size (10M: one shadow would outlive phase one), shadows start in both phases
