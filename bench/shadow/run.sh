@@ -16,20 +16,21 @@
 #
 # Usage: bench/shadow/run.sh [--quick] [--runs N] [--programs "fft gametree ..."]
 #                            [--sizes "1M 10M 100M"] [--loads "0.0625 ... 2"] [--builds "all dual-all"]
-#                            [--dual-flags "FLAGS"] [--results DIR] [--selftest]
+#                            [--dual-flags "FLAGS"] [--results DIR] [--selftest] [--rerender]
 #   --builds    which hooked builds to measure: all, dual-all (the loop-entry form, its default),
 #               dual-all-onebody (-mllvm -hotprof-dual-loops=inline); default "all dual-all"; the
 #               builds run in turn within each round; the exhaustive reference runs once per build
 #   --dual-flags  more hotprof cc options for the dual-all build (e.g. "-mllvm -hotprof-dual-loops=osr")
 #   --quick     two programs, small sizes, load 0.25 and 1, sample 1M and 10M, 1 round
 #   --selftest  checks shadow.py's table on made-up numbers, runs no program
+#   --rerender  writes shadow.txt/svg of --results again from its shadow.csv, runs no program
 # Output: a table on stdout, bench/results/shadow.{txt,csv,svg}.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/bench/shadow"
 HOTPROF="$ROOT/build/bin/hotprof"
 RUNS=1 QUICK=0 PROGRAMS="" SIZES="1M 10M 100M" LOADS="0.0625 0.125 0.25 0.5 1 2" RESULTS="$ROOT/bench/results" BUILDS="all dual-all" DUAL_FLAGS=""
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) QUICK=1; RUNS=1; SIZES="1M 10M"; LOADS="0.25 1" ;;
@@ -41,12 +42,14 @@ while [ $# -gt 0 ]; do
         --builds) BUILDS="$2"; shift ;;
         --dual-flags) DUAL_FLAGS="$2"; shift ;;
         --selftest) exec python3 "$HERE/shadow.py" --selftest ;;
+        --rerender) REREN=1 ;;
         -h|--help) usage 0 ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
     esac
     shift
 done
 case "$RUNS" in ''|*[!0-9]*|0) echo "run.sh: --runs needs a positive integer" >&2; exit 2 ;; esac
+[ "${REREN:-0}" = 1 ] && exec python3 "$HERE/shadow.py" --rerender --results "$RESULTS"
 log() { echo "[shadow $(date +%H:%M:%S)] $*" >&2; }
 [ -x "$HOTPROF" ] || { log "building hotprof"; make -s -C "$ROOT" >&2; }
 "$HOTPROF" help run 2>&1 | grep -- '--sample-size' >/dev/null || { echo "run.sh: this hotprof has no --mode shadow" >&2; exit 1; }

@@ -96,6 +96,15 @@ def med(rows, key, **sel):
     return statistics.median(v) if v else float("nan")
 
 
+def best_ratio(rows, **sel):
+    """min shadow wall / min native wall over the rows (rounds) selected: on a host whose noise only
+    slows runs down (other tenants), the fastest run of each is the least disturbed one."""
+    sel_rows = [r for r in rows if all(r[k] == x for k, x in sel.items())]
+    sh = [r["shadow_wall_s"] for r in sel_rows if not math.isnan(r["shadow_wall_s"])]
+    nat = [r["native_wall_s"] for r in sel_rows if not math.isnan(r["native_wall_s"])]
+    return min(sh) / min(nat) if sh and nat else float("nan")
+
+
 def table(rows, header):
     progs = list(dict.fromkeys(r["program"] for r in rows))
     sizes = list(dict.fromkeys(r["size"] for r in rows))
@@ -116,14 +125,15 @@ def table(rows, header):
                 100 * med(rows, "coverage", **sel), 100 * med(rows, "wall_accuracy", **sel),
                 100 * med(rows, "difftop", **sel), med(rows, "started", **sel), med(rows, "killed", **sel)))
     lines += ["", "Per program at load %g, sample %s (the targets' setting):" % (TARGET["load"], TARGET["size"]), "",
-              "%-10s %9s %11s %9s %9s %8s %8s %9s" % ("program", "slowdown", "in-process", "coverage", "estimate", "Wall",
-                                                     "DiffTop", "shadows")]
+              "%-10s %9s %6s %11s %9s %9s %8s %8s %9s" % ("program", "slowdown", "best", "in-process", "coverage", "estimate",
+                                                          "Wall", "DiffTop", "shadows")]
     for p in progs:
         sel = dict(program=p, size=TARGET["size"], load=TARGET["load"])
         if not any(all(r[k] == v for k, v in sel.items()) for r in rows):
             continue
-        lines.append("%-10s %9.3f %10.2fx %8.1f%% %8.1f%% %7.1f%% %7.1f%% %9.1f" % (
-            p, med(rows, "slowdown", **sel), med(rows, "inprocess_slowdown", program=p), 100 * med(rows, "coverage", **sel),
+        lines.append("%-10s %9.3f %6.3f %10.2fx %8.1f%% %8.1f%% %7.1f%% %7.1f%% %9.1f" % (
+            p, med(rows, "slowdown", **sel), best_ratio(rows, **sel), med(rows, "inprocess_slowdown", program=p),
+            100 * med(rows, "coverage", **sel),
             100 * med(rows, "coverage_estimate", **sel), 100 * med(rows, "wall_accuracy", **sel), 100 * med(rows, "difftop", **sel), med(rows, "started", **sel)))
     sel = dict(size=TARGET["size"], load=TARGET["load"])
     sd, wa, dt = med(rows, "slowdown", **sel), med(rows, "wall_accuracy", **sel), med(rows, "difftop", **sel)
@@ -132,6 +142,8 @@ def table(rows, header):
             TARGET["load"], TARGET["size"], sd, TARGET["slowdown"], "met" if sd <= TARGET["slowdown"] else "MISSED",
             100 * wa, 100 * TARGET["wall"], "met" if wa >= TARGET["wall"] else "MISSED",
             100 * dt, 100 * TARGET["difftop"], "met" if dt <= TARGET["difftop"] else "MISSED"),
+            "best (fastest shadow run / fastest native run over the rounds), median over programs: %.3f" %
+            statistics.median([b for b in (best_ratio(rows, program=p, **sel) for p in progs) if not math.isnan(b)] or [float("nan")]),
             "in-process (exhaustive hooks, the same profiles): median %.2fx native" % med(rows, "inprocess_slowdown")]
     return "\n".join(lines) + "\n"
 
@@ -176,10 +188,30 @@ def selftest():
     assert "slowdown 1.002 <= 1.02: met" in text, text
     assert "Wall 95.0% >= 93%: met" in text and "Diff-Top 5.0% <= 6%: met" in text
     assert abs(med(rows, "slowdown", size="1M", load=1.0) - 1.01) < 1e-12
+    two = [dict(rows[0], round=1, native_wall_s=2.0, shadow_wall_s=2.5), dict(rows[0], round=2, native_wall_s=1.6, shadow_wall_s=1.7)]
+    assert abs(best_ratio(two, program="a") - 1.7 / 1.6) < 1e-12
     with tempfile.TemporaryDirectory() as d:
         svg(rows, os.path.join(d, "x.svg"))
         assert open(os.path.join(d, "x.svg")).read().count("<polyline") == 2
     print("shadow.py selftest: ok")
+
+
+def rerender(results, header):
+    """shadow.txt and shadow.svg again from shadow.csv (header: the first line of the old shadow.txt
+    unless given)."""
+    with open(os.path.join(results, "shadow.csv")) as f:
+        rows = [{k: (v if k in ("build", "program", "size") else float(v)) for k, v in r.items()} for r in csv.DictReader(f)]
+    if not header:
+        with open(os.path.join(results, "shadow.txt")) as f:
+            header = f.readline().rstrip("\n")
+    builds = list(dict.fromkeys(r["build"] for r in rows))
+    text = "\n".join(table([r for r in rows if r["build"] == b], "%s\n# build: hotprof cc --hooks=%s" % (header, b))
+                     for b in builds)
+    print(text, end="")
+    with open(os.path.join(results, "shadow.txt"), "w") as f:
+        f.write(text)
+    svg([r for r in rows if r["build"] == builds[-1]], os.path.join(results, "shadow.svg"))
+    return 0
 
 
 def main():
@@ -191,9 +223,12 @@ def main():
     ap.add_argument("--builds", default="all dual-all")
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--quick", type=int, default=0)
+    ap.add_argument("--rerender", action="store_true", help="the tables again from --results' shadow.csv (no run)")
     args = ap.parse_args()
     if args.selftest:
         return selftest()
+    if args.rerender:
+        return rerender(args.results, args.header)
     args.sizes, args.loads = args.sizes.split(), args.loads.split()
     progs = args.programs.split() or (["fft", "gametree"] if args.quick else PROGRAMS)
     rows = []
