@@ -75,8 +75,10 @@ marker="hp-shadow-kill-$$"
 fresh_dir "$T/kill"
 (cd "$T" && HOTPROF_MODE=shadow HOTPROF_SHADOW=load=2,sample=1G HOTPROF_OUTPUT="$T/kill.data" exec ./io "$T/kill" 1 spin "$marker") &
 parent=$!
-for _ in $(seq 1 100); do [ "$(pgrep -f "$marker" | wc -l)" -ge 2 ] && break; sleep 0.05; done
-before=$(pgrep -f "$marker" | wc -l)
+# shadows live one slice (25-75 ms of CPU) and the next is forked a tick later: "before" is the
+# count seen when one was alive, not a second look that may fall between two shadows
+before=0
+for _ in $(seq 1 200); do before=$(pgrep -f "$marker" | wc -l); [ "$before" -ge 2 ] && break; sleep 0.05; done
 kill -KILL "$parent"; wait "$parent" 2>/dev/null
 sleep 1
 check shadow_kill_had_shadows test "$before" -ge 2
