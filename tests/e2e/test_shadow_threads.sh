@@ -36,8 +36,8 @@ check shadow_threads_events_counted test "$(key th.data shadow.events)" -gt 0
 marker="hp-shadow-th-$$"
 (HOTPROF_MODE=shadow HOTPROF_SHADOW=load=2,sample=1G,slice=0 HOTPROF_OUTPUT="$T/kill.data" exec -a "$marker" ./th 1 spin) &
 parent=$!
-for _ in $(seq 1 100); do [ "$(pgrep -f "$marker" | wc -l)" -ge 2 ] && break; sleep 0.05; done
-before=$(pgrep -f "$marker" | wc -l)
+before=0
+for _ in $(seq 1 200); do before=$(pgrep -f "$marker" | wc -l); [ "$before" -ge 2 ] && break; sleep 0.05; done
 kill -KILL "$parent"; wait "$parent" 2>/dev/null
 sleep 1
 check shadow_threads_kill_had_shadows test "$before" -ge 2
