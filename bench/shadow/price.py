@@ -20,7 +20,7 @@ Standard library only; writes shadow_price.{txt,csv} into --results.
 import argparse, csv, os, re, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from shadow import PROGRAMS, QUICK_SIZES, TARGET  # noqa: E402
+from shadow import PROGRAMS, QUICK_SIZES, TARGET, med, read_csv  # noqa: E402
 
 
 def log(msg):
@@ -53,15 +53,10 @@ def cow_cost(binary):
 def shadow_rows(path, build):
     """shadow.csv's rows of the build at the targets' setting, by program."""
     by = {}
-    with open(path) as f:
-        for r in csv.DictReader(f):
-            if r["build"] == build and r["size"] == TARGET["size"] and float(r["load"]) == TARGET["load"]:
-                by.setdefault(r["program"], []).append(r)
+    for r in read_csv(path):
+        if r["build"] == build and r["size"] == TARGET["size"] and r["load"] == TARGET["load"]:
+            by.setdefault(r["program"], []).append(r)
     return by
-
-
-def med(rows, key):
-    return statistics.median(float(r[key]) for r in rows)
 
 
 def price_row(args, prog, cow, rows):

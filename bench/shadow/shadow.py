@@ -91,17 +91,20 @@ def measure_round(args, prog, size_arg, writer, r, build, hpdir, refs):
     return rows
 
 
+def values(rows, key, **sel):
+    """r[key] of the rows whose fields equal sel's, NaN left out."""
+    return [r[key] for r in rows if all(r[k] == x for k, x in sel.items()) and not math.isnan(r[key])]
+
+
 def med(rows, key, **sel):
-    v = [r[key] for r in rows if all(r[k] == x for k, x in sel.items()) and not math.isnan(r[key])]
+    v = values(rows, key, **sel)
     return statistics.median(v) if v else float("nan")
 
 
 def best_ratio(rows, **sel):
     """min shadow wall / min native wall over the rows (rounds) selected: on a host whose noise only
     slows runs down (other tenants), the fastest run of each is the least disturbed one."""
-    sel_rows = [r for r in rows if all(r[k] == x for k, x in sel.items())]
-    sh = [r["shadow_wall_s"] for r in sel_rows if not math.isnan(r["shadow_wall_s"])]
-    nat = [r["native_wall_s"] for r in sel_rows if not math.isnan(r["native_wall_s"])]
+    sh, nat = values(rows, "shadow_wall_s", **sel), values(rows, "native_wall_s", **sel)
     return min(sh) / min(nat) if sh and nat else float("nan")
 
 
@@ -196,26 +199,32 @@ def selftest():
     print("shadow.py selftest: ok")
 
 
-def plotted_build(names):
-    """The build the SVG shows: the default shadow build (dual-all) when it ran, else the last."""
-    return "dual-all" if "dual-all" in names else names[-1]
-
-
-def rerender(results, header):
-    """shadow.txt and shadow.svg again from shadow.csv (header: the first line of the old shadow.txt
-    unless given)."""
-    with open(os.path.join(results, "shadow.csv")) as f:
-        rows = [{k: (v if k in ("build", "program", "size") else float(v)) for k, v in r.items()} for r in csv.DictReader(f)]
-    if not header:
-        with open(os.path.join(results, "shadow.txt")) as f:
-            header = f.readline().rstrip("\n")
-    builds = list(dict.fromkeys(r["build"] for r in rows))
+def write_results(results, rows, builds, header):
+    """One table per build on stdout and in shadow.txt; shadow.svg of the default shadow build
+    (dual-all) when it ran, else of the last."""
     text = "\n".join(table([r for r in rows if r["build"] == b], "%s\n# build: hotprof cc --hooks=%s" % (header, b))
                      for b in builds)
     print(text, end="")
     with open(os.path.join(results, "shadow.txt"), "w") as f:
         f.write(text)
-    svg([r for r in rows if r["build"] == plotted_build(builds)], os.path.join(results, "shadow.svg"))
+    plotted = "dual-all" if "dual-all" in builds else builds[-1]
+    svg([r for r in rows if r["build"] == plotted], os.path.join(results, "shadow.svg"))
+
+
+def read_csv(path):
+    """shadow.csv's rows as measure_round wrote them: build, program and size text, the rest floats."""
+    with open(path) as f:
+        return [{k: (v if k in ("build", "program", "size") else float(v)) for k, v in r.items()} for r in csv.DictReader(f)]
+
+
+def rerender(results, header):
+    """shadow.txt and shadow.svg again from shadow.csv (header: the first line of the old shadow.txt
+    unless given)."""
+    rows = read_csv(os.path.join(results, "shadow.csv"))
+    if not header:
+        with open(os.path.join(results, "shadow.txt")) as f:
+            header = f.readline().rstrip("\n")
+    write_results(results, rows, list(dict.fromkeys(r["build"] for r in rows)), header)
     return 0
 
 
@@ -259,12 +268,7 @@ def main():
                 for b, d in builds:
                     rows += measure_round(args, p, [QUICK_SIZES[p]] if args.quick else [],
                                           lambda row: (w.writerow(row), f.flush()), r, b, d, refs)
-    text = "\n".join(table([r for r in rows if r["build"] == b], "%s\n# build: hotprof cc --hooks=%s" % (args.header, b))
-                     for b, _ in builds)
-    print(text, end="")
-    with open(os.path.join(args.results, "shadow.txt"), "w") as f:
-        f.write(text)
-    svg([r for r in rows if r["build"] == plotted_build([b for b, _ in builds])], os.path.join(args.results, "shadow.svg"))
+    write_results(args.results, rows, [b for b, _ in builds], args.header)
 
 
 if __name__ == "__main__":
