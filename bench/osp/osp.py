@@ -80,7 +80,6 @@ TARGET_SLOWDOWN = 1.30
 TARGET_BYTES = 65536
 TARGET_HOTTEST_ERROR = 0.01
 TARGET_WORKLOADS = ["fft", "lexgen"]
-INLINE_COUNT_SITES = [False]  # the dual build has --dual-sites=count (--inline-count-sites)
 CURRENT = []
 
 
@@ -381,14 +380,14 @@ def table_41(rows):
     return out
 
 
-def table_43(rows):
+def table_43(rows, inline_count_sites):
     out = ["Table 4.3: CPU time of native, slowdowns (median of paired rounds): the compiled-in floor (hooks",
            "switched off), skipping only, full OSP; sampling part = full - skip (in units of the native time).",
            "live hooks and patched windows on the --hooks=blocks build (floor: its sites patched out); count on",
            "the dual-blocks build: floor dual = its sites patched out, count = its count sites counting (count",
            "mode's skipping), skip = + the triggers' segments, nothing recorded" +
            (" (inline count sites, --dual-sites=count: they count in every mode, so floor dual runs as count)"
-            if INLINE_COUNT_SITES[0] else ""),
+            if inline_count_sites else ""),
            "%-10s %8s %7s %9s %9s %9s %10s %9s %9s %7s %7s %10s %9s %9s" % (
                "workload", "native s", "floor", "skip live", "full live", "samp live", "skip patch", "full patch",
                "samp patch", "fl dual", "count", "skip count", "full count", "samp count")]
@@ -466,7 +465,7 @@ def accuracy_table(rows):
     return out
 
 
-def targets(rows):
+def targets(rows, inline_count_sites):
     """The issue's targets beside the measured medians: [(text, met or None)]."""
     out = []
     for w in TARGET_WORKLOADS:
@@ -495,7 +494,7 @@ def targets(rows):
                 "medians: skipping <= floor" % (fmt(skip), fmt(floor)), verdict(skip, floor)))
     out.append(("skipping (skip-only, patched windows) %s vs the same floor %s" % (fmt(m("skip-patch")), fmt(floor)),
                 verdict(m("skip-patch"), floor)))
-    if INLINE_COUNT_SITES[0]:
+    if inline_count_sites:
         out.append(("count mode above its build's floor with counting (inline count sites count in every mode: "
                     "fl dual and count run alike, %s and %s: their gap is this machine's noise), medians: + triggers' "
                     "segments %+.3f, + recording %+.3f (of native)" % (fmt(m("floor-dual")), fmt(m("floor-count")),
@@ -508,11 +507,14 @@ def targets(rows):
 
 
 def text_report(rows, top10, prefixes, header):
-    out = [header, ""] + table_41(rows) + [""] + table_43(rows) + [""] + table_47(rows) + [""] + accuracy_table(rows)
+    # the dual build's inline count sites (hotprof cc --dual-sites=count, named in the header) count
+    # in every mode: its switched-off floor and count mode's counting are one configuration
+    inline = "dual-sites=count" in header
+    out = [header, ""] + table_41(rows) + [""] + table_43(rows, inline) + [""] + table_47(rows) + [""] + accuracy_table(rows)
     out += table_48(top10, [w for w in TARGET_WORKLOADS if any(r["workload"] == w for r in rows)])
     out += table_411(prefixes)
     out += ["", "Targets (issue 9):"]
-    out += ["  [%s] %s" % ({True: "met", False: "MISSED", None: "n/a"}[good], text) for text, good in targets(rows)]
+    out += ["  [%s] %s" % ({True: "met", False: "MISSED", None: "n/a"}[good], text) for text, good in targets(rows, inline)]
     dropped = [r for r in rows if r.get("dropped")]
     out += ["  variants the runtime rejected: %s: %s" % (r["workload"], r["dropped"]) for r in dropped]
     return "\n".join(out) + "\n"
@@ -775,17 +777,13 @@ def main():
     ap.add_argument("--workloads", default=" ".join(WORKLOADS))
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--header", default="# bench/osp")
-    ap.add_argument("--inline-count-sites", action="store_true",
-                    help="the dual build's sites count in every mode (hotprof cc --dual-sites=count)")
     ap.add_argument("--rerender", action="store_true",
                     help="write the tables, CSV and SVG again from the CSV files in --results (no run)")
     args = ap.parse_args()
-    INLINE_COUNT_SITES[0] = args.inline_count_sites
     if args.selftest:
         return selftest()
     if args.rerender:
         rows, top10, prefixes, header = from_csv(args.results)
-        INLINE_COUNT_SITES[0] = args.inline_count_sites or "dual-sites=count" in header
         sys.stdout.write(write_results(args.results, rows, top10, prefixes, header))
         return 0
     if not args.bin_dir:

@@ -79,6 +79,5 @@ build_variant dual "$HOTPROF cc --hooks=dual-blocks${DUAL_FLAGS:+ $DUAL_FLAGS}"
 mkdir -p "$RESULTS"
 HEADER="# bench/osp: tree at commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (src/ modified)'), $(nproc) cores, native: $NATIVE_CC -O2, hooked: hotprof cc --hooks=blocks -O2, dual: --hooks=dual-blocks${DUAL_FLAGS:+ $DUAL_FLAGS} -O2, $RUNS rounds$([ "$SMALL" = 1 ] && echo ', small sizes'), $(date -u +%Y-%m-%dT%H:%MZ)"
 python3 "$HERE/osp.py" --bin-dir "$WORK" --hotprof "$HOTPROF" --runs "$RUNS" --small "$SMALL" $NOPREFIX \
-    --workloads "$WORKLOADS" --results "$RESULTS" --header "$HEADER" \
-    $(case " $DUAL_FLAGS " in *dual-sites=count*) echo --inline-count-sites ;; esac)
+    --workloads "$WORKLOADS" --results "$RESULTS" --header "$HEADER"
 log "wrote $RESULTS/osp.txt, osp.csv, osp_top10.csv, osp_prefix.csv and osp.svg"
