@@ -3,6 +3,7 @@
 // back-edges get sites whose labels are cold blocks of F that count and record the back-edge, and
 // under dual-functions its instrumented copy is a wrapper around F itself.
 #include "dual_wrapper.h"
+#include "dual_hookcall.h"
 
 #include "dual_indirect.h"
 
@@ -109,7 +110,9 @@ unsigned addCleanLatchSites(Function &F, const CleanSites &S)
         BasicBlock *cold = BasicBlock::Create(F.getContext(), "hp.clean.latch", &F);
         IRBuilder<> B(cold);
         if (DILocation *dl = e.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        B.CreateCall(S.cleanBackedge, {B.CreateBitCast(&F, S.i8p)})->addFnAttr(Attribute::Cold);
+        CallInst *hook = S.cleanBackedgePM ? callBackedgeHook(B, S.cleanBackedge, F)
+                                           : B.CreateCall(S.cleanBackedge, {B.CreateBitCast(&F, S.i8p)});
+        hook->addFnAttr(Attribute::Cold);
         on->getTerminator()->eraseFromParent();
         BasicBlock *next = S.latchSite(on, hd, cold); // (hd, or the landing block before it)
         B.CreateBr(next);

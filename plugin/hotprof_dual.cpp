@@ -76,6 +76,7 @@
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
+#include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_loops.h"
 #include "dual_retsites.h"
@@ -164,6 +165,10 @@ static cl::opt<std::string> FunctionsForm("hotprof-dual-functions-form", cl::des
 
 static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
                                    cl::init("c"));
+// How a site's label calls the back-edge hook (dual_hookcall.h): preserve_most with F's address
+// computed in place (the default), or a plain C call.
+static cl::opt<std::string> BackedgeCC("hotprof-dual-backedge-cc", cl::desc("hotprof dual: preserve-most|c"),
+                                       cl::init("preserve-most"));
 
 namespace {
 
@@ -173,6 +178,8 @@ constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
 
 struct Hooks {
     FunctionCallee enter, exit, backedge, cleanBackedge, guard, load[5], store[5];
+    FunctionCallee siteBackedge; // what a back-edge site's label calls: backedge, or its preserve_most entry
+    bool sitePM = false;         // siteBackedge and cleanBackedge are the preserve_most entries
     Type *i8p, *i32, *i64;
 };
 
@@ -608,7 +615,8 @@ struct DualFunction {
         }
         IRBuilder<> B(bi);
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        CallInst *stay = callHook(B, H.backedge, {fnArg(B)});
+        CallInst *stay = H.sitePM ? hotprof_dual::callBackedgeHook(B, H.siteBackedge, *ident())
+                                  : callHook(B, H.backedge, {fnArg(B)});
         mark(stay);
         if (leaveOuterOnly && !outerHeaders.count(hd)) B.CreateBr(hdi); /* no edge into the clean copy: dual_indirect.h */
         else B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
@@ -750,6 +758,7 @@ hotprof_dual::CleanSites cleanSites(Module &M, const Hooks &H)
     S.enter = H.enter;
     S.exit = H.exit;
     S.cleanBackedge = H.cleanBackedge;
+    S.cleanBackedgePM = H.sitePM;
     S.i8p = H.i8p;
     S.latches = LatchSites == "all"     ? hotprof_dual::CleanSites::All
                 : LatchSites == "outer" ? hotprof_dual::CleanSites::Outer
@@ -999,7 +1008,10 @@ Hooks declareHooks(Module &M)
     H.enter = M.getOrInsertFunction("__cyg_profile_func_enter", V, H.i8p, H.i8p);
     H.exit = M.getOrInsertFunction("__cyg_profile_func_exit", V, H.i8p, H.i8p);
     H.backedge = M.getOrInsertFunction("__hotprof_dual_backedge", H.i32, H.i8p);
-    H.cleanBackedge = M.getOrInsertFunction("__hotprof_dual_clean_backedge", V, H.i8p);
+    H.sitePM = BackedgeCC == "preserve-most";
+    H.siteBackedge = H.sitePM ? hotprof_dual::backedgeHookPM(M) : H.backedge;
+    H.cleanBackedge = H.sitePM ? hotprof_dual::cleanBackedgeHookPM(M)
+                               : M.getOrInsertFunction("__hotprof_dual_clean_backedge", V, H.i8p);
     H.guard = M.getOrInsertFunction("__sanitizer_cov_trace_pc_guard", V, PointerType::getUnqual(H.i32));
     const char *sizes[5] = {"1", "2", "4", "8", "16"};
     for (int i = 0; i < 5; i++) {
@@ -1075,6 +1087,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(LoopForm, {"osr", "inline", "entry"});
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"preserve-most", "c"});
+        checkOption(BackedgeCC, {"preserve-most", "c"});
         checkOption(SiteForm, {"nop", "count"});
         checkOption(FunctionsForm, {"wrapper", "clone"});
         checkOption(SiteExits, {"shared", "dedicated"});

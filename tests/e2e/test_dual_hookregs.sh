@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# test_dual_hookregs.sh — back-edge hooks that keep the registers (plugin/dual_hookcall.h,
+# src/runtime/hooks_pm.c, docs/dual.md "Back-edge hooks that keep the registers"). On
+# progs/dual_hookregs.c (a loop whose body calls its own function, as lexgen's closure_add):
+#   - dual-functions (the wrapper form: F is the optimizer's code with its sites): F pushes as
+#     many registers as native; with -hotprof-dual-backedge-cc=c (a plain C call at each site's
+#     label) it pushes more (the check can fail, and says so if that ever changes);
+#   - dual-functions: F's address is computed only right before the call of the preserve_most
+#     hook (with the C convention LICM keeps it in a register across the loop); dual-blocks: the
+#     site's label computes it right before the hook call;
+#   - same output as native switched off, exhaustive, in count mode and in patched bursts; the
+#     exhaustive back-edges equal the plain blocks build's, and count mode samples some;
+#   - a bad option value is one clear message.
+. "$(dirname "$0")/lib.sh"
+P="$ROOT/tests/e2e/progs"
+cd "$T" || exit 1
+[ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "dual hookregs: no plugin built (llvm-14-dev missing): skipped"; exit 0; }
+SRC="$P/dual_hookregs.c"
+ARGS=(300)
+clang -O2 -o native "$SRC" && ./native "${ARGS[@]}" >want.out || fail "native build"
+"$HP" cc --hooks=blocks -O2 -o blocks "$SRC" && HOTPROF_OUTPUT=blocks.data ./blocks "${ARGS[@]}" >/dev/null ||
+    fail "blocks build"
+
+# code_of BINARY: closure's instructions (objdump, no raw bytes)
+code_of() { objdump -d --no-show-raw-insn "$1" | awk '/^[0-9a-f]+ <closure>:$/ {on = 1; next} /^$/ {on = 0} on'; }
+pushes() { code_of "$1" | grep -c 'push '; }
+# addr_loads BINARY: "ALL AT-CALL": leas of closure's own address, and those followed by the hook call
+addr_loads() {
+    code_of "$1" | awk '{ if (lea) { at += /call.*__hotprof_dual_(clean_)?backedge_pm>/; lea = 0 } }
+                        /lea .*<closure>/ {all++; lea = 1} END {print all + 0, at + 0}'
+}
+backedges() {
+    "$HP" report --format json --top 0 "$1" | python3 -c 'import json, sys
+print(sum(m["backedges"] for m in json.load(sys.stdin)["methods"] if m["function"] == "closure"))'
+}
+check_eq "blocks: closure has back-edges" "$([ "$(backedges blocks.data)" -gt 0 ] && echo yes)" yes
+
+for hs in dual-functions dual-blocks; do
+    for cc in preserve-most c; do
+        b=$hs.$cc
+        "$HP" cc --hooks=$hs -O2 -mllvm -hotprof-dual-backedge-cc=$cc -Wno-unused-command-line-argument -o "$b" "$SRC" ||
+            { fail "$b: build"; continue; }
+        HOTPROF_MODE=off "./$b" "${ARGS[@]}" >off.out
+        check_eq "$b: same output as native switched off" "$(cat off.out)" "$(cat want.out)"
+        HOTPROF_OUTPUT=$b.data "./$b" "${ARGS[@]}" >exh.out
+        check_eq "$b: same output as native, exhaustive" "$(cat exh.out)" "$(cat want.out)"
+        check_eq "$b: exhaustive back-edges of closure = the blocks build's" "$(backedges "$b.data")" "$(backedges blocks.data)"
+        for bursts in count patch; do
+            "$HP" run -o "$b.$bursts.data" --bursts $bursts --sample methods:period=99,burst=1 -- "./$b" "${ARGS[@]}" \
+                >run.out 2>run.err || { fail "$b --bursts $bursts: run" "$(tail -3 run.err)"; continue; }
+            check_eq "$b --bursts $bursts: same output as native" "$(cat run.out)" "$(cat want.out)"
+            [ $bursts = count ] && check_eq "$b --bursts count: closure's back-edges sampled" \
+                "$([ "$(backedges "$b.$bursts.data")" -gt 0 ] && echo yes)" yes
+        done
+    done
+done
+# (dual-blocks' one-body form also names closure in its instrumented copy's other hooks)
+read -r all at <<<"$(addr_loads dual-functions.preserve-most)"
+if [ "$all" -gt 0 ] && [ "$all" = "$at" ]; then ok "dual-functions: closure's address is computed only at the hook call ($all)"
+else fail "dual-functions: closure's address is computed only at the hook call" "leas $all, before the call $at"; fi
+read -r all at <<<"$(addr_loads dual-functions.c)"
+check_eq "dual-functions backedge-cc=c: closure's address is not computed at the hook call" "$at" 0
+read -r all at <<<"$(addr_loads dual-blocks.preserve-most)"
+check_eq "dual-blocks: the back-edge site's label computes closure's address before the hook call" "$at" 1
+np=$(pushes native) pm=$(pushes dual-functions.preserve-most) pc=$(pushes dual-functions.c)
+check_eq "dual-functions: closure pushes as many registers as native" "$pm" "$np"
+if [ "$pc" -gt "$np" ]; then ok "dual-functions backedge-cc=c: closure pushes more than native ($pc > $np), as documented"
+else fail "dual-functions backedge-cc=c: expected more pushes than native (docs/dual.md is out of date?)" "c $pc, native $np"; fi
+check_fails_cleanly "dual: bad -hotprof-dual-backedge-cc, one message" \
+    "hotprof-dual-backedge-cc=fast is not one of preserve-most\|c" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-backedge-cc=fast -c -o bad.o "$SRC"
