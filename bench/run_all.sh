@@ -13,6 +13,10 @@ echo "== bench/overhead (exhaustive hooks vs native, per hook set)"
 bench/overhead/run.sh ${quick:+--quick}
 echo "== bench/fastpath (cost of each hook mechanism, piece by piece)"
 bench/fastpath/run.sh ${quick:+--runs 2 --workloads "fft interp"}
+if [ -f build/lib/hotprof_dual.so ] && command -v valgrind >/dev/null; then
+    echo "== bench/fastpath/instr.sh (switched-off floors in instructions: callgrind)"
+    bench/fastpath/instr.sh ${quick:+--programs "fft mt_work" --sizes "fft=30 mt_work=20000" --results build/bench-quick}
+fi
 if [ -x bench/hps_sweep/run.sh ]; then
     echo "== bench/hps_sweep (bursty sampling: overlap vs slowdown)"
     bench/hps_sweep/run.sh ${quick:+--quick}

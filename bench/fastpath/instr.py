@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""bench/fastpath/instr.py — the switched-off floor of hotprof builds in instructions: callgrind
+counts every instruction a run executes, the same number in every run (mt_work's threads start in
+varying order: its counts move by ~1e-5), so floors that differ by
+1-2% show although this host's wall-clock noise is +-10% (docs/dual.md "Back-edge hooks that keep
+the registers"). For each workload it builds native (clang -O2) and every variant (hotprof cc
+--hooks=HOOKS -O2, each OPT as -mllvm OPT), runs each under callgrind with HOTPROF_MODE=off at the
+QUICK sizes of bench/shadow, checks the output equals native's, and reports instructions x native,
+the geomean and the worst, and the program text (.text*) x native.
+Variant: NAME=HOOKS[:OPT,...], e.g. dfn-c=dual-functions:-hotprof-dual-backedge-cc=c.
+A nop counts as a whole instruction here: a ratio in instructions is not a ratio in time."""
+import argparse
+import concurrent.futures
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench", "shadow"))
+from shadow import QUICK_SIZES  # noqa: E402
+
+HOTPROF = os.path.join(ROOT, "build", "bin", "hotprof")
+DEFAULT_VARIANTS = ("dfn=dual-functions dfn-c=dual-functions:-hotprof-dual-backedge-cc=c "
+                    "dblk=dual-blocks dblk-c=dual-blocks:-hotprof-dual-backedge-cc=c blk=blocks")
+
+
+def parse_variant(text):
+    name, _, spec = text.partition("=")
+    hooks, _, opts = spec.partition(":")
+    if not name or not hooks:
+        sys.exit("instr.py: a variant is NAME=HOOKS[:OPT,...], not '%s'" % text)
+    return name, hooks, [o for o in opts.split(",") if o]
+
+
+def build(work, name, hooks, opts):
+    out = os.path.join(work, name)
+    if hooks == "native":
+        cc = "clang"
+    else:
+        cc = " ".join([HOTPROF, "cc", "--hooks=" + hooks] + ["-mllvm " + o for o in opts])
+    res = subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "bench", "workloads"), "CC=" + cc,
+                          "CFLAGS=-O2 -Wno-unused-command-line-argument", "OUT=" + out],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.exit("instr.py: building %s failed: %s" % (name, res.stderr[-800:]))
+    return out, cc
+
+
+def text_of_object(cc, prog, out):
+    """The program's own text (.text*) in bytes: its object file, without the runtime the link adds."""
+    obj = os.path.join(out, prog + ".o")
+    src = os.path.join(ROOT, "bench", "workloads", prog + ".c")
+    res = subprocess.run(cc.split() + ["-O2", "-Wno-unused-command-line-argument", "-c", "-o", obj, src],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.exit("instr.py: compiling %s failed: %s" % (obj, res.stderr[-800:]))
+    return text_bytes(obj)
+
+
+def text_bytes(binary):
+    out = subprocess.run(["size", "-A", binary], capture_output=True, text=True, check=True).stdout
+    return sum(int(f[1]) for f in (l.split() for l in out.splitlines()) if len(f) > 1 and f[0].startswith(".text"))
+
+
+def count(binary, size):
+    """(instructions, stdout) of one callgrind run switched off."""
+    env = dict(os.environ, HOTPROF_MODE="off", HOTPROF_OUTPUT="/dev/null")
+    res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, size],
+                         capture_output=True, text=True, env=env)
+    m = re.search(r"Collected : (\d+)", res.stderr)
+    if res.returncode != 0 or not m:
+        sys.exit("instr.py: callgrind failed on %s (exit %d): %s" % (binary, res.returncode, res.stderr[-600:]))
+    return int(m.group(1)), res.stdout
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def table(rows, names, header):
+    progs = list(dict.fromkeys(r["program"] for r in rows))
+    ratio = {(r["program"], r["build"]): r["ratio"] for r in rows}
+    sizes = " ".join("%s=%s" % (p, next(r["size"] for r in rows if r["program"] == p)) for p in progs)
+    lines = [header, "switched-off instructions x native (callgrind, HOTPROF_MODE=off; sizes %s)" % sizes,
+             "%-9s" % "program" + "".join("%10s" % n for n in names)]
+    for p in progs:
+        lines.append("%-9s" % p + "".join("%10.3f" % ratio[(p, n)] for n in names))
+    for label, f in (("geomean", geomean), ("worst", max)):
+        lines.append("%-9s" % label + "".join("%10.3f" % f([ratio[(p, n)] for p in progs]) for n in names))
+    lines.append("program text x native (.text* of the workload's object file; the runtime excluded)")
+    tx = {(r["program"], r["build"]): r["text_ratio"] for r in rows}
+    lines.append("%-9s" % "geomean" + "".join("%10.2f" % geomean([tx[(p, n)] for p in progs]) for n in names))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variants", default=DEFAULT_VARIANTS)
+    ap.add_argument("--programs", default=" ".join(QUICK_SIZES))
+    ap.add_argument("--sizes", default="", help="PROGRAM=SIZE ... instead of the QUICK sizes")
+    ap.add_argument("--jobs", type=int, default=2, help="callgrind runs at once (counts do not depend on load)")
+    ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--name", default="fastpath_instr", help="results file name (NAME.txt, NAME.csv)")
+    ap.add_argument("--header", default="")
+    a = ap.parse_args()
+    variants = [parse_variant(v) for v in a.variants.split()]
+    sizes = dict(QUICK_SIZES, **dict(s.split("=", 1) for s in a.sizes.split()))
+    programs = a.programs.split()
+    for p in programs:
+        if p not in sizes:
+            sys.exit("instr.py: no workload '%s' (have: %s)" % (p, " ".join(QUICK_SIZES)))
+    names = [n for n, _, _ in variants]
+    with tempfile.TemporaryDirectory(prefix="hotprof-instr.") as work:
+        dirs = {"native": build(work, "native", "native", [])}  # name: (directory, cc)
+        for n, hooks, opts in variants:
+            print("[instr] building %s" % n, file=sys.stderr, flush=True)
+            dirs[n] = build(work, n, hooks, opts)
+        jobs = [(p, n) for p in programs for n in ["native"] + names]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+            got = dict(zip(jobs, ex.map(lambda j: count(os.path.join(dirs[j[1]][0], j[0]), sizes[j[0]]), jobs)))
+        rows = []
+        for p in programs:
+            base, want = got[(p, "native")]
+            base_text = text_of_object(dirs["native"][1], p, dirs["native"][0])
+            for n in names:
+                ins, out = got[(p, n)]
+                if out != want:
+                    sys.exit("instr.py: %s's %s printed something else than native" % (n, p))
+                rows.append({"program": p, "build": n, "size": sizes[p], "instructions": ins, "native": base,
+                             "ratio": ins / base, "text_ratio": text_of_object(dirs[n][1], p, dirs[n][0]) / base_text})
+    os.makedirs(a.results, exist_ok=True)
+    text = table(rows, names, a.header or "# bench/fastpath/instr.py --variants \"%s\"" % a.variants)
+    sys.stdout.write(text)
+    with open(os.path.join(a.results, a.name + ".txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(a.results, a.name + ".csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

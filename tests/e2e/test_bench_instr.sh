@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# test_bench_instr.sh — bench/fastpath/instr.sh (switched-off floors in instructions) on two
+# workloads at small sizes, without committing anything:
+#   - it writes a table (each program, geomean, worst) and a CSV row per program and variant;
+#   - two builds of the same variant count the same instructions within 1e-5 (the benchmark's
+#     premise: fft's counts repeat exactly, mt_work's threads start in varying order: ~200 of 55 M),
+#     and each is within [0.9, 2] x native;
+#   - a malformed variant and an unknown workload are refused with one message, non-zero exit.
+. "$(dirname "$0")/lib.sh"
+[ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "bench instr: no plugin built (llvm-14-dev missing): skipped"; exit 0; }
+command -v valgrind >/dev/null || { ok "bench instr: no valgrind: skipped"; exit 0; }
+I="$ROOT/bench/fastpath/instr.sh"
+"$I" --programs "fft mt_work" --sizes "fft=20 mt_work=20000" --variants "a=dual-functions b=dual-functions" \
+    --results "$T/r" >"$T/out" 2>"$T/err" || fail "bench instr: run" "$(tail -3 "$T/err")"
+check_eq "bench instr: table rows" "$(awk '$1 ~ /^(fft|mt_work|geomean|worst)$/ {print $1}' "$T/out" | head -4 | tr '\n' ' ')" \
+    "fft mt_work geomean worst "
+check_eq "bench instr: csv rows (2 programs x 2 variants)" "$(tail -n +2 "$T/r/fastpath_instr.csv" | wc -l)" 4
+python3 - "$T/r/fastpath_instr.csv" >"$T/py" 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+by = {(r["program"], r["build"]): r for r in rows}
+for p in ("fft", "mt_work"):
+    a, b = int(by[(p, "a")]["instructions"]), int(by[(p, "b")]["instructions"])
+    assert abs(a - b) <= a * 1e-5, "counts differ for %s: %d, %d" % (p, a, b)
+    assert 0.9 <= float(by[(p, "a")]["ratio"]) <= 2.0, "ratio %s" % by[(p, "a")]["ratio"]
+PY
+check_eq "bench instr: the same build twice counts the same (1e-5), within [0.9, 2] x native" "$(cat "$T/py")" ""
+check_fails_cleanly "bench instr: malformed variant, one message" "a variant is NAME=HOOKS" \
+    "$I" --programs fft --variants "nohooks" --results "$T/r2"
+check_fails_cleanly "bench instr: unknown workload, one message" "no workload 'quux'" \
+    "$I" --programs quux --results "$T/r2"
