@@ -19,8 +19,7 @@ FunctionCallee declarePM(Module &M, const char *name, Type *ret)
 }
 
 // F's address as the hook's argument: an asm `lea` where F binds locally (a pc-relative reference
-// links), else the plain constant (an interposable function of a -fPIC library: its address comes
-// from the GOT, and the load may be hoisted).
+// links), else the plain constant (its address comes from the GOT, and the load may be hoisted).
 Value *addressInPlace(IRBuilder<> &B, Function &named)
 {
     Type *i8p = B.getInt8PtrTy();

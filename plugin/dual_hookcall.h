@@ -9,6 +9,9 @@
 // __hotprof_dual_clean_backedge_pm, src/runtime/hooks_pm.c, save every general register but R11
 // around the C hook; RAX carries the answer of the first), and F's address is computed by an
 // inline asm in the calling block itself, which LICM cannot move.
+// Only in an executable's code (hotprof_dual.cpp, executableCode): a -fPIC library reaches the
+// runtime through its PLT, and glibc's lazy binding (_dl_runtime_resolve) saves the argument
+// registers but not R10, which preserve_most callers keep live; libraries keep the C calls.
 // Invariant: every call of a _pm hook has the preserve_most calling convention (a call whose
 // convention differs from its callee's is undefined and LLVM folds it away).
 #pragma once

@@ -207,11 +207,15 @@ bool cannotClone(Function &F)
     return false;
 }
 
-// Inline count sites (-hotprof-dual-site=count) in this module: an executable's code only.
-bool countSites(Module &M)
+// This module becomes an executable's code (not -fPIC library code): it calls the runtime the
+// executable links statically directly, never through a PLT.
+bool executableCode(Module &M)
 {
-    return SiteForm == "count" && (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default);
+    return M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default;
 }
+
+// Inline count sites (-hotprof-dual-site=count) in this module: an executable's code only.
+bool countSites(Module &M) { return SiteForm == "count" && executableCode(M); }
 
 // A back-edge site's fall-through when it goes to a loop header (a block with other predecessors):
 // a block of its own that goes on to the header and takes `at`'s place in the header's phis. A
@@ -1008,7 +1012,8 @@ Hooks declareHooks(Module &M)
     H.enter = M.getOrInsertFunction("__cyg_profile_func_enter", V, H.i8p, H.i8p);
     H.exit = M.getOrInsertFunction("__cyg_profile_func_exit", V, H.i8p, H.i8p);
     H.backedge = M.getOrInsertFunction("__hotprof_dual_backedge", H.i32, H.i8p);
-    H.sitePM = BackedgeCC == "preserve-most";
+    // (a library's calls go through its PLT, and glibc's lazy binding clobbers R10: C calls there)
+    H.sitePM = BackedgeCC == "preserve-most" && executableCode(M);
     H.siteBackedge = H.sitePM ? hotprof_dual::backedgeHookPM(M) : H.backedge;
     H.cleanBackedge = H.sitePM ? hotprof_dual::cleanBackedgeHookPM(M)
                                : M.getOrInsertFunction("__hotprof_dual_clean_backedge", V, H.i8p);

@@ -10,6 +10,8 @@
 #     site's label computes it right before the hook call;
 #   - same output as native switched off, exhaustive, in count mode and in patched bursts; the
 #     exhaustive back-edges equal the plain blocks build's, and count mode samples some;
+#   - a -fPIC library keeps the C calls of the hook (its PLT's lazy binding clobbers R10), and runs
+#     as native in count mode and patched bursts;
 #   - a bad option value is one clear message.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -66,6 +68,27 @@ np=$(pushes native) pm=$(pushes dual-functions.preserve-most) pc=$(pushes dual-f
 check_eq "dual-functions: closure pushes as many registers as native" "$pm" "$np"
 if [ "$pc" -gt "$np" ]; then ok "dual-functions backedge-cc=c: closure pushes more than native ($pc > $np), as documented"
 else fail "dual-functions backedge-cc=c: expected more pushes than native (docs/dual.md is out of date?)" "c $pc, native $np"; fi
+# a -fPIC library keeps the C calls (its PLT's lazy binding clobbers R10, which preserve_most
+# callers keep live); its program calls the stubs
+cat >lib.c <<'C'
+int lib_sum(const int *a, int n) { int s = 0; for (int i = 0; i < n; i++) s += a[i] * (i & 3); return s; }
+C
+cat >uselib.c <<'C'
+#include <stdio.h>
+int lib_sum(const int *a, int n);
+int main(void) { int a[1000], t = 0; for (int i = 0; i < 1000; i++) a[i] = i; for (int r = 0; r < 2000; r++) t += lib_sum(a, 1000) & 7; printf("%d\n", t); return 0; }
+C
+"$HP" cc --hooks=dual-functions -O2 -fPIC -shared -o libsum.so lib.c &&
+    "$HP" cc --hooks=dual-functions -O2 -o uselib uselib.c -L. -lsum -Wl,-rpath,"$PWD" || fail "shared library: build"
+# calls BINARY SUFFIX: calls of the back-edge hooks (__hotprof_dual_backedge, ..._clean_backedge) + SUFFIX
+calls() { objdump -d "$1" | grep -c "call.*<__hotprof_dual_\(clean_\)\?backedge$2\(@plt\)\?>"; }
+check_eq "shared library: its sites call the C hook, not the preserve_most stub" \
+    "$(calls libsum.so _pm) $([ "$(calls libsum.so "")" -gt 0 ] && echo c)" "0 c"
+clang -O2 -fPIC -shared -o libsum.native.so lib.c && clang -O2 -o uselib.native uselib.c -L. -lsum.native -Wl,-rpath,"$PWD" || fail "shared library: native build"
+for bursts in count patch; do
+    out=$("$HP" run -o "lib.$bursts.data" --bursts $bursts --sample methods:period=99,burst=1 -- ./uselib 2>/dev/null)
+    check_eq "shared library --bursts $bursts: same output as native" "$out" "$(./uselib.native)"
+done
 check_fails_cleanly "dual: bad -hotprof-dual-backedge-cc, one message" \
     "hotprof-dual-backedge-cc=fast is not one of preserve-most\|c" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-backedge-cc=fast -c -o bad.o "$SRC"
