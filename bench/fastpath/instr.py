@@ -12,9 +12,8 @@ A nop counts as a whole instruction here: a ratio in instructions is not a ratio
 import argparse
 import concurrent.futures
 import csv
-import math
 import os
-import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,6 +21,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "shadow"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
+import benchlib  # noqa: E402  (callgrind_instructions)
 from shadow import QUICK_SIZES  # noqa: E402
 
 HOTPROF = os.path.join(ROOT, "build", "bin", "hotprof")
@@ -70,16 +71,7 @@ def text_bytes(binary):
 def count(binary, size):
     """(instructions, stdout) of one callgrind run switched off."""
     env = dict(os.environ, HOTPROF_MODE="off", HOTPROF_OUTPUT="/dev/null")
-    res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, size],
-                         capture_output=True, text=True, env=env)
-    m = re.search(r"Collected : (\d+)", res.stderr)
-    if res.returncode != 0 or not m:
-        sys.exit("instr.py: callgrind failed on %s (exit %d): %s" % (binary, res.returncode, res.stderr[-600:]))
-    return int(m.group(1)), res.stdout
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+    return benchlib.callgrind_instructions([binary, size], env)
 
 
 def table(rows, names, header):
@@ -90,11 +82,11 @@ def table(rows, names, header):
              "%-9s" % "program" + "".join("%10s" % n for n in names)]
     for p in progs:
         lines.append("%-9s" % p + "".join("%10.3f" % ratio[(p, n)] for n in names))
-    for label, f in (("geomean", geomean), ("worst", max)):
+    for label, f in (("geomean", statistics.geometric_mean), ("worst", max)):
         lines.append("%-9s" % label + "".join("%10.3f" % f([ratio[(p, n)] for p in progs]) for n in names))
     lines.append("program text x native (.text* of the workload's object file; the runtime excluded)")
     tx = {(r["program"], r["build"]): r["text_ratio"] for r in rows}
-    lines.append("%-9s" % "geomean" + "".join("%10.2f" % geomean([tx[(p, n)] for p in progs]) for n in names))
+    lines.append("%-9s" % "geomean" + "".join("%10.2f" % statistics.geometric_mean([tx[(p, n)] for p in progs]) for n in names))
     return "\n".join(lines) + "\n"
 
 

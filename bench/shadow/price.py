@@ -17,24 +17,16 @@ median slowdown. Their difference is contention (a shadow on the other core: cac
 bandwidth) plus this host's noise.
 Standard library only; writes shadow_price.{txt,csv} into --results.
 """
-import argparse, csv, os, re, statistics, subprocess, sys
+import argparse, csv, os, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402  (callgrind_instructions)
 from shadow import PROGRAMS, QUICK_SIZES, TARGET, med, read_csv  # noqa: E402
 
 
 def log(msg):
     print("[price] " + msg, file=sys.stderr, flush=True)
-
-
-def instructions(argv, env=None):
-    """Instructions callgrind collected for argv (its own output and the profile go nowhere)."""
-    res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
-                         capture_output=True, text=True, env=env)
-    m = re.search(r"Collected : (\d+)", res.stderr)
-    if res.returncode != 0 or not m:
-        sys.exit("price.py: callgrind failed on %s (exit %d): %s" % (" ".join(argv), res.returncode, res.stderr[-800:]))
-    return int(m.group(1))
 
 
 def max_rss_mb(argv):
@@ -63,7 +55,8 @@ def price_row(args, prog, cow, rows):
     quick = [QUICK_SIZES[prog]]
     native = os.path.join(args.native, prog)
     off = dict(os.environ, HOTPROF_MODE="off")
-    floor = instructions([os.path.join(args.dual, prog)] + quick, off) / instructions([native] + quick)
+    count = benchlib.callgrind_instructions
+    floor = count([os.path.join(args.dual, prog)] + quick, off)[0] / count([native] + quick)[0]
     rss = max_rss_mb([native])
     cpu = med(rows, "native_cpu_s")
     cow_s = med(rows, "extra_minflt") * cow["fault_us"] * 1e-6
