@@ -45,6 +45,9 @@ FunctionCallee cleanBackedgeHookPM(Module &M)
 
 CallInst *callBackedgeHook(IRBuilder<> &B, FunctionCallee hook, Function &named)
 {
+    auto *fn = dyn_cast<Function>(hook.getCallee());
+    if (!fn || fn->getCallingConv() != CallingConv::PreserveMost) /* the C hook */
+        return B.CreateCall(hook, {B.CreateBitCast(&named, B.getInt8PtrTy())});
     CallInst *call = B.CreateCall(hook, {addressInPlace(B, named)});
     call->setCallingConv(CallingConv::PreserveMost);
     return call;

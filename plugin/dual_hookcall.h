@@ -26,8 +26,9 @@ namespace hotprof_dual {
 llvm::FunctionCallee backedgeHookPM(llvm::Module &M);
 llvm::FunctionCallee cleanBackedgeHookPM(llvm::Module &M);
 
-// A call of such a hook at B's insertion point naming `named` (F, or the function a clone's hooks
-// name), with the preserve_most convention (the caller marks it cold where it is).
+// A call of the back-edge hook `hook` at B's insertion point naming `named` (F, or the function a
+// clone's hooks name): a _pm entry with the preserve_most convention and the address computed in
+// place, a C hook plainly (the caller marks it cold where it is).
 llvm::CallInst *callBackedgeHook(llvm::IRBuilder<> &B, llvm::FunctionCallee hook, llvm::Function &named);
 
 } // namespace hotprof_dual

@@ -110,9 +110,7 @@ unsigned addCleanLatchSites(Function &F, const CleanSites &S)
         BasicBlock *cold = BasicBlock::Create(F.getContext(), "hp.clean.latch", &F);
         IRBuilder<> B(cold);
         if (DILocation *dl = e.first->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        CallInst *hook = S.cleanBackedgePM ? callBackedgeHook(B, S.cleanBackedge, F)
-                                           : B.CreateCall(S.cleanBackedge, {B.CreateBitCast(&F, S.i8p)});
-        hook->addFnAttr(Attribute::Cold);
+        callBackedgeHook(B, S.cleanBackedge, F)->addFnAttr(Attribute::Cold);
         on->getTerminator()->eraseFromParent();
         BasicBlock *next = S.latchSite(on, hd, cold); // (hd, or the landing block before it)
         B.CreateBr(next);

@@ -17,8 +17,7 @@
 namespace hotprof_dual {
 
 struct CleanSites {
-    llvm::FunctionCallee enter, exit, cleanBackedge; // __cyg_profile_func_enter/exit, __hotprof_dual_clean_backedge
-    bool cleanBackedgePM = false; // cleanBackedge is the preserve_most entry (dual_hookcall.h)
+    llvm::FunctionCallee enter, exit, cleanBackedge; // __cyg_profile_func_enter/exit, __hotprof_dual_clean_backedge(_pm)
     llvm::Type *i8p = nullptr;
     enum { All, Outer, None } latches = All; // -hotprof-dual-latch-sites
     bool top = true;                         // -hotprof-dual-latch-form=top: one-block loops peeled

@@ -179,7 +179,6 @@ constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
 struct Hooks {
     FunctionCallee enter, exit, backedge, cleanBackedge, guard, load[5], store[5];
     FunctionCallee siteBackedge; // what a back-edge site's label calls: backedge, or its preserve_most entry
-    bool sitePM = false;         // siteBackedge and cleanBackedge are the preserve_most entries
     Type *i8p, *i32, *i64;
 };
 
@@ -619,8 +618,7 @@ struct DualFunction {
         }
         IRBuilder<> B(bi);
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
-        CallInst *stay = H.sitePM ? hotprof_dual::callBackedgeHook(B, H.siteBackedge, *ident())
-                                  : callHook(B, H.backedge, {fnArg(B)});
+        CallInst *stay = hotprof_dual::callBackedgeHook(B, H.siteBackedge, *ident());
         mark(stay);
         if (leaveOuterOnly && !outerHeaders.count(hd)) B.CreateBr(hdi); /* no edge into the clean copy: dual_indirect.h */
         else B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
@@ -762,7 +760,6 @@ hotprof_dual::CleanSites cleanSites(Module &M, const Hooks &H)
     S.enter = H.enter;
     S.exit = H.exit;
     S.cleanBackedge = H.cleanBackedge;
-    S.cleanBackedgePM = H.sitePM;
     S.i8p = H.i8p;
     S.latches = LatchSites == "all"     ? hotprof_dual::CleanSites::All
                 : LatchSites == "outer" ? hotprof_dual::CleanSites::Outer
@@ -1013,10 +1010,10 @@ Hooks declareHooks(Module &M)
     H.exit = M.getOrInsertFunction("__cyg_profile_func_exit", V, H.i8p, H.i8p);
     H.backedge = M.getOrInsertFunction("__hotprof_dual_backedge", H.i32, H.i8p);
     // (a library's calls go through its PLT, and glibc's lazy binding clobbers R10: C calls there)
-    H.sitePM = BackedgeCC == "preserve-most" && executableCode(M);
-    H.siteBackedge = H.sitePM ? hotprof_dual::backedgeHookPM(M) : H.backedge;
-    H.cleanBackedge = H.sitePM ? hotprof_dual::cleanBackedgeHookPM(M)
-                               : M.getOrInsertFunction("__hotprof_dual_clean_backedge", V, H.i8p);
+    bool pm = BackedgeCC == "preserve-most" && executableCode(M);
+    H.siteBackedge = pm ? hotprof_dual::backedgeHookPM(M) : H.backedge;
+    H.cleanBackedge = pm ? hotprof_dual::cleanBackedgeHookPM(M)
+                         : M.getOrInsertFunction("__hotprof_dual_clean_backedge", V, H.i8p);
     H.guard = M.getOrInsertFunction("__sanitizer_cov_trace_pc_guard", V, PointerType::getUnqual(H.i32));
     const char *sizes[5] = {"1", "2", "4", "8", "16"};
     for (int i = 0; i < 5; i++) {
