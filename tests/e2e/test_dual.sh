@@ -100,3 +100,10 @@ check_eq "gametree dual-blocks bursty: same output" "$(cat g-b.out)" "$(cat game
 ov=$(awk '$1 == "methods" && $2 == "(heat)" {sub("%", "", $6); print int($6)}' g-cmp.txt)
 if [ -n "$ov" ] && [ "$ov" -ge 70 ]; then ok "gametree dual-blocks bursty: methods overlap $ov% with exhaustive"
 else fail "gametree dual-blocks bursty: methods overlap" "'$ov' ($(head -8 g-cmp.txt | tail -3))"; fi
+# a window closes itself: the hook that takes its last unit switches the dual sites off, so the
+# control thread wakes once per window (it woke twice: to open it and at its last unit)
+wk=$("$HP" info g-b.data | awk '$1 == "patch.wakeups" {print $2}')
+nb=$("$HP" info g-b.data | awk '$1 == "patch.bursts" {print $2}')
+if [ -n "$wk" ] && [ "${nb:-0}" -ge 20 ] && [ "$wk" -le $((nb * 5 / 4 + 3)) ]; then
+    ok "gametree dual-blocks bursty: one wake-up per window ($wk for $nb windows)"
+else fail "gametree dual-blocks bursty: wake-ups per window" "'$wk' wake-ups for '$nb' windows"; fi

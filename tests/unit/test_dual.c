@@ -4,10 +4,14 @@
  *     the original word;
  *   - registered sites in a page of our own switch on and off as whole 5-byte instructions, a
  *     site at an offset that crosses an 8-byte boundary is never written, a module registered
- *     after hp_dual_all_on is switched at once, and an unregistered module is not written again.
+ *     after hp_dual_all_on is switched at once, and an unregistered module is not written again;
+ *   - the backend's off_now (a window's last unit) switches the dual sites off in that thread, and
+ *     a pass that would change nothing writes nothing.
  */
 #include <string.h>
 #include <sys/mman.h>
+#include <stdlib.h>
+#include "runtime/ctl/ctl.h"
 #include "runtime/ctl/dual.h"
 #include "test.h"
 
@@ -87,6 +91,41 @@ TEST(sites_switch_whole_and_never_across_a_word)
     CHECK(memcmp(f.code + 8, NOP5, 5) == 0); /* gone: never written again */
 }
 
+static uint64_t info_switches(void)
+{
+    char info[512];
+    hp_dual_info(info, sizeof info);
+    const char *at = strstr(info, "dual.switches=");
+    return at ? strtoull(at + strlen("dual.switches="), NULL, 10) : UINT64_MAX;
+}
+
+/* The hook that takes a patched window's last unit (backend off_now) switches the dual sites off
+ * at once, not only sites.c's call sites (it did only those: every entry kept jumping into the
+ * instrumented copies until the control thread woke); the control thread's off after it then
+ * writes nothing (a store to running code flushes that core's pipeline). */
+TEST(off_now_switches_dual_sites_off_and_off_then_writes_nothing)
+{
+    hp_dual_switch(0); /* the test above ended with a pass on: a window closes before the next */
+    fake f = make_page();
+    REQUIRE(f.code != MAP_FAILED);
+    CHECK(hp_dual_register(f.rec, f.rec + 3) == 1);
+    hp_dual_switch(1);
+    CHECK(is_jmp_to(f.code + 8, f.code + 1024));
+    uint64_t passes = info_switches();
+    hp_dual_backend()->off_now();
+    CHECK(memcmp(f.code + 8, NOP5, 5) == 0);
+    CHECK(memcmp(f.code + 19, NOP5, 5) == 0);
+    CHECK_EQ_U64(info_switches(), passes + 1);
+    hp_dual_switch(0);
+    CHECK_EQ_U64(info_switches(), passes + 1);
+    CHECK(hp_dual_try_switch_off() == 1); /* off already: nothing written, still off */
+    hp_dual_switch(1);
+    CHECK(is_jmp_to(f.code + 19, f.code + 1040));
+    CHECK_EQ_U64(info_switches(), passes + 2);
+    hp_dual_switch(0);
+    hp_dual_unregister(f.rec, f.rec + 3);
+}
+
 TEST(module_registered_after_all_on_is_switched_at_once)
 {
     CHECK_EQ_U64(hp_dual_all_on(), 0); /* the one registered module above is gone */
@@ -146,6 +185,7 @@ int main(void)
 {
     RUN(word_round_trip_at_every_offset);
     RUN(sites_switch_whole_and_never_across_a_word);
+    RUN(off_now_switches_dual_sites_off_and_off_then_writes_nothing);
     RUN(module_registered_after_all_on_is_switched_at_once);
     RUN(count_sites_are_counted_and_never_written);
     RUN(count_probe_twice_and_count_sites_only);

@@ -75,6 +75,8 @@ void hp_sites_start(void);   /* init, output open: the control thread */
 void hp_sites_note(uint64_t ret, uint64_t hook);
 /* The call-site backend itself, for a backend that switches call sites and more (ctl/dual.c). */
 const hp_pb_backend *hp_sites_backend(void);
+/* The backend of two-version code (dual.c): its sites and sites.c's call sites together. */
+const hp_pb_backend *hp_dual_backend(void);
 /* Shadow mode (shadow.c): the parent's sites off for good, no windows (1 if usable); the monitor
  * thread's pass over newly found sites (returns the sites off); a shadow's pass turning every
  * listed site back on (one thread: no lock). */

@@ -48,6 +48,10 @@ uint64_t hp_dual_all_on(void);
 uint64_t hp_dual_child_all_on(void);
 /* Switch every registered site on (1) or off (0); sites that cannot be written stay as they are. */
 void hp_dual_switch(int on);
+/* The same switch off, from a hook (patched bursts: the window's last unit): only if g_lock is
+ * free now (else 0: the control thread is switching and will switch off), never in exhaustive or
+ * count mode (0). Async-signal-safe. 1 if the sites are off. */
+int hp_dual_try_switch_off(void);
 /* The 8 bytes at the aligned word holding a 5-byte site at byte offset off (0..3), with the site's
  * bytes replaced by jmp rel32 to target (on) or the nop (off). Pure: unit-tested. */
 uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on);

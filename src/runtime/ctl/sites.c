@@ -127,7 +127,7 @@ static HP_NOINST int page_writable(uint64_t addr)
  * first index not handled (an entry still being published stops the pass there). */
 static HP_NOINST uint32_t pass(uint32_t from, uint32_t to, int on)
 {
-    uint32_t i = from;
+    uint32_t i = from, writes = 0;
     for (; i < to; i++) {
         uint64_t s = HP_LOAD_ACQ(&g_list[i]);
         if (!s) break;
@@ -136,10 +136,15 @@ static HP_NOINST uint32_t pass(uint32_t from, uint32_t to, int on)
             g_list[i] = DEAD;
             continue;
         }
-        __atomic_store_n((uint8_t *)(uintptr_t)s, on ? OP_CALL : OP_MOV_EAX, __ATOMIC_RELAXED);
+        uint8_t *op = (uint8_t *)(uintptr_t)s, want = on ? OP_CALL : OP_MOV_EAX;
+        /* Only a change is written: a store to a line of code another core runs flushes its
+         * pipeline, and the control thread's off usually follows the last unit's off_now. */
+        if (__atomic_load_n(op, __ATOMIC_RELAXED) == want) continue;
+        __atomic_store_n(op, want, __ATOMIC_RELAXED);
+        writes++;
     }
     HP_STORE_RLX(&g_stats.passes, g_stats.passes + 1);
-    HP_STORE_RLX(&g_stats.writes, g_stats.writes + (i - from));
+    HP_STORE_RLX(&g_stats.writes, g_stats.writes + writes);
     return i;
 }
 
