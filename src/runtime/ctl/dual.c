@@ -64,6 +64,7 @@ static struct {
     uint8_t *tramp; /* count mode: the module's trampolines, one slot per record (NULL: none) */
     const uint64_t *rets; /* count mode with return sites: (lo, hi] call ranges sorted by lo */
     uint64_t nrets;       /* (published after rets is filled) */
+    int writable;         /* every page of its sites made writable: switching checks none */
 } g_mods[MODS_CAP];
 static uint32_t g_nmods;
 static uint64_t g_pages[PAGES_CAP]; /* pages made writable (0: empty slot) */
@@ -114,19 +115,22 @@ static uint64_t rec_target(const hp_dual_rec *r) { return (uint64_t)(uintptr_t)&
 
 /* The site of r as jmp rel32 to `target` (on) or the nop (off). 0 if it cannot be written; an
  * inline count site is never written (1: it needs no switching in every mode it runs in). */
-static int write_site_to(const hp_dual_rec *r, uint64_t target, int on)
+static int write_site_to(const hp_dual_rec *r, uint64_t target, int on, int page_known)
 {
     if (r->flags & HP_DUAL_REC_COUNT) return 1;
     uint64_t site = rec_site(r);
     unsigned off = (unsigned)(site & 7);
-    if (off > 3 || !page_writable(site)) return 0;
+    if (off > 3 || (!page_known && !page_writable(site))) return 0;
     uint64_t *w = (uint64_t *)(uintptr_t)(site & ~(uint64_t)7);
     uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
     __atomic_store_n(w, hp_dual_word(old, off, site, target, on), __ATOMIC_RELEASE);
     return 1;
 }
 
-static int write_site(const hp_dual_rec *r, int on) { return write_site_to(r, rec_target(r), on); }
+static int write_site(const hp_dual_rec *r, int on, int page_known)
+{
+    return write_site_to(r, rec_target(r), on, page_known);
+}
 
 /* Records that are sites (not HP_DUAL_KIND_CALL). */
 static uint64_t nsites(const hp_dual_rec *start, const hp_dual_rec *stop)
@@ -139,9 +143,14 @@ static uint64_t nsites(const hp_dual_rec *start, const hp_dual_rec *stop)
 /* Bursts and exhaustive mode: every site but return sites (left as nops: counted as written). */
 static uint64_t switch_module(uint32_t m, int on)
 {
-    uint64_t n = 0;
+    uint64_t n = 0, sites = 0;
+    int known = g_mods[m].writable; /* (the page scan cost 0.4 ms a pass on qjs's 2 911 sites) */
     for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
-        if (r->kind != HP_DUAL_KIND_CALL) n += r->kind == HP_DUAL_KIND_RETURN ? 1u : (uint64_t)write_site(r, on);
+        if (r->kind != HP_DUAL_KIND_CALL) {
+            sites++;
+            n += r->kind == HP_DUAL_KIND_RETURN ? 1u : (uint64_t)write_site(r, on, known);
+        }
+    if (n == sites) g_mods[m].writable = 1; /* (a site at offset 4..7 keeps the module checking) */
     return n;
 }
 
@@ -224,9 +233,9 @@ static int count_site(uint32_t m, const hp_dual_rec *r, int rets)
     uint8_t *tr = g_mods[m].tramp;
     size_t i = (size_t)(r - g_mods[m].start);
     if (r->kind == HP_DUAL_KIND_CALL) return 0; /* not a site */
-    if (r->kind == HP_DUAL_KIND_RETURN) return !rets || write_site_to(r, (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT), 1);
+    if (r->kind == HP_DUAL_KIND_RETURN) return !rets || write_site_to(r, (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT), 1, 0);
     g_direct += !tr && !(r->flags & HP_DUAL_REC_COUNT); /* a count site needs no trampoline */
-    return write_site_to(r, tr ? (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT) : rec_target(r), 1);
+    return write_site_to(r, tr ? (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT) : rec_target(r), 1, 0);
 }
 
 /* Every site of module m to its trampoline (or straight to its target without one). Sites written. */
@@ -299,6 +308,7 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
             for (const hp_dual_rec *r = start; r < stop; r++) g_count_sites -= r->flags & HP_DUAL_REC_COUNT;
             HP_STORE_REL(&g_mods[i].nrets, 0); /* no call range either */
             g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
+            g_mods[i].writable = 0;
         }
     for (uint32_t i = 0; i < g_npages; i++)
         if (g_pages[i] >= lo && g_pages[i] <= hi) g_pages[i] = 0; /* another module may map there */
