@@ -14,6 +14,8 @@ Variants (per program; H = a hook set of --hooks, F = a hook set of --fig7):
                build with inline count sites (F = SET+count, hotprof cc --dual-sites=count) the
                runtime takes count-triggered bursts instead, so F:ctl and F:s1000 are count mode's
   F:c1000      (dual F without +count) the same with --bursts count: count mode through trampolines
+  F:off@base, F:s1000@base   (--baseline TREE) F:off and F:s1000 of the build TREE's hotprof made
+               (a worktree of an older commit), in the same rounds: old and new side by side
 Figure 7 (stacked, per program and F): basic = min(F:off, F:ctl) - 1, control = F:ctl - that
 floor, sampling = F:s1000 - F:ctl (a negative step, noise, is drawn as 0 and printed as it is);
 the table's count@1000 column is F:c1000 where it was run.
@@ -71,19 +73,31 @@ def runtime_text(hooks, work):
     return sizes[hooks] - sizes["native"]
 
 
-def variants_of(hooks, fig7):
+def variants_of(hooks, fig7, baseline):
     vs = ["native"] + ["%s:off" % h for h in hooks]
     for h in fig7:
         vs += ["%s:off" % h] if h not in hooks else []
         vs += ["%s:ctl" % h, "%s:s1000" % h]
         vs += ["%s:c1000" % h] if h.startswith("dual-") and not h.endswith("+count") else []
-    return vs
+    return vs + (["%s:%s@base" % (h, m) for h in fig7 for m in ("off", "s1000")] if baseline else [])
 
 
-def measure(builds, prog, variants, runs, work):
+def split_variant(v):
+    """(hook set, mode, whether the baseline tree built it) of a variant name."""
+    v, at, _ = v.partition("@")
+    h, _, mode = v.partition(":")
+    return h, mode, bool(at)
+
+
+def build_of(builds, base_builds, prog, v):
+    h, _, base = split_variant(v)
+    return (base_builds if base else builds)[(prog, h)]
+
+
+def measure(builds, base_builds, prog, variants, runs, work):
     def one(v):
-        h, _, mode = v.partition(":")
-        b = builds[(prog, h)]
+        _, mode, _ = split_variant(v)
+        b = build_of(builds, base_builds, prog, v)
         env = dict(MODES[mode], HOTPROF_OUTPUT=os.path.join(work, "fp.data")) if mode else {}
         return realrun.run_cpu(b.argv(work), env)
     times = realrun.paired(runs, variants, one)
@@ -91,12 +105,12 @@ def measure(builds, prog, variants, runs, work):
     return times
 
 
-def rows_of(builds, prog, variants, times, rt_text, runs):
+def rows_of(builds, base_builds, prog, variants, times, rt_text, runs):
     native = builds[(prog, "native")]
     rows = []
     for v in variants:
-        h, _, mode = v.partition(":")
-        b = builds[(prog, h)]
+        h, mode, _ = split_variant(v)
+        b = build_of(builds, base_builds, prog, v)
         text = b.text - (rt_text.get(h, 0))
         rows.append({"program": prog, "variant": v, "hooks": h, "mode": mode or "native",
                      "native_s": statistics.median(times["native"]), "variant_s": statistics.median(times[v]),
@@ -171,6 +185,7 @@ def main():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--csv", required=True)
     ap.add_argument("--svg", required=True)
+    ap.add_argument("--baseline", help="another built hotprof tree: its --fig7 builds run as F:off@base, F:s1000@base")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, benchlib.on_signal)
     signal.signal(signal.SIGINT, benchlib.on_signal)
@@ -180,15 +195,20 @@ def main():
     have = [h for h in want if all((p, h) in builds for p in progs)]
     hooks = [h for h in a.hooks.split() if h in have]
     fig = [h for h in a.fig7.split() if h in have]
-    variants = variants_of(hooks, fig)
+    base_builds = realrun.prepare(a.programs, " ".join(fig), a.quick, a.build_dir + "-base", a.baseline) \
+        if a.baseline else {}
+    if a.baseline and not all((p, h) in base_builds for p in progs for h in fig):
+        sys.exit("real.py: the baseline tree could not build every --fig7 hook set")
+    variants = variants_of(hooks, fig, a.baseline)
     rows = []
     with tempfile.TemporaryDirectory(prefix="hotprof-fastpath-real.") as work:
         rt_text = {h: runtime_text(h, work) for h in have}
         for p in progs:
-            times = measure(builds, p, variants, a.runs, work)
-            rows += rows_of(builds, p, variants, times, rt_text, a.runs)
+            times = measure(builds, base_builds, p, variants, a.runs, work)
+            rows += rows_of(builds, base_builds, p, variants, times, rt_text, a.runs)
             realrun.write_csv(a.csv, COLUMNS, rows)   # partial results survive an interruption
-    print(realrun.tree_note() + ", %d rounds%s" % (a.runs, ", --quick inputs" if a.quick else ""))
+    print(realrun.tree_note() + ", %d rounds%s%s" % (a.runs, ", --quick inputs" if a.quick else "",
+                                                    "; V@base: built by " + a.baseline if a.baseline else ""))
     print_table(rows, progs, variants)
     bars = fig7(rows, progs, fig)
     if bars:

@@ -47,15 +47,18 @@ def log(tag, msg):
     print("[%s %s] %s" % (tag, time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
 
 
-def prepare(programs, hooks, quick, build_dir):
-    """Builds and checks every program with every hook set (realprogs.sh prepare); returns
-    {(prog, hooks): Build}. Hook sets the machine lacks (dual without the plugin) are absent."""
+def prepare(programs, hooks, quick, build_dir, root=ROOT):
+    """Builds and checks every program with every hook set (realprogs.sh prepare of the tree at
+    root: another tree builds with its own hotprof); returns {(prog, hooks): Build}. Hook sets
+    the machine lacks (dual without the plugin) are absent."""
     if "native" not in hooks.split():
         hooks = "native " + hooks
-    argv = ["bash", REALPROGS, "prepare", "--programs", programs, "--hooks", hooks, "--build-dir", build_dir]
+    argv = ["bash", os.path.join(root, "bench", "lib", "realprogs.sh"), "prepare", "--programs", programs, "--hooks", hooks, "--build-dir", build_dir]
     if quick:
         argv.append("--quick")
-    out = subprocess.run(argv, stdout=subprocess.PIPE, text=True)
+    env = dict(os.environ)  # another tree reads the same sources (its default is relative to itself)
+    env.setdefault("HOTPROF_REALPROGS", os.path.join(ROOT, "..", "shared", "realprogs"))
+    out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, env=env)
     if out.returncode != 0:
         sys.exit(out.returncode)
     builds = [Build(line) for line in out.stdout.splitlines() if line.strip()]
