@@ -107,3 +107,7 @@ nb=$("$HP" info g-b.data | awk '$1 == "patch.bursts" {print $2}')
 if [ -n "$wk" ] && [ "${nb:-0}" -ge 20 ] && [ "$wk" -le $((nb * 5 / 4 + 3)) ]; then
     ok "gametree dual-blocks bursty: one wake-up per window ($wk for $nb windows)"
 else fail "gametree dual-blocks bursty: wake-ups per window" "'$wk' wake-ups for '$nb' windows"; fi
+cns=$("$HP" info g-b.data | awk '$1 == "patch.control_ns" {print $2}')
+tns=$("$HP" info g-b.data | awk '$1 == "patch.total_ns" {print $2}')
+if [ "${cns:-0}" -gt 0 ] && [ "$cns" -lt "${tns:-0}" ]; then ok "gametree dual-blocks bursty: control thread CPU ${cns} ns of ${tns}"
+else fail "gametree dual-blocks bursty: patch.control_ns" "'$cns' of '$tns'"; fi

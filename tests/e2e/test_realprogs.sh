@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_realprogs.sh — bench/lib/realprogs.sh, the real-program helpers of the benchmarks (no real
 # build here: that takes minutes; the benchmarks check every build's output against native's):
-#  (a) bad options get one clear message and exit 2 (unknown program, bad --runs, bad --modes);
+#  (a) bad options get one clear message and a non-zero exit (unknown program, bad --runs, bad
+#      --modes; real.sh and bench/fastpath/windows.py: a --baseline that is no built tree, --runs 0);
 #  (b) inputs are deterministic: written twice in two build directories, byte for byte the same;
 #  (c) rp_check compares a build with native's output *for the same input*: with the full-size
 #      and the --quick input both present, checking at one size and then at the other passes
@@ -19,6 +20,12 @@ check_fails_cleanly "realprogs: --runs must be a number" "runs needs a positive 
 check_fails_cleanly "realprogs: --modes checked" "is not patch, live or count" \
     bash "$ROOT/bench/hps_sweep/real.sh" --modes fast --build-dir "$T/b"
 check_fails_cleanly "realprogs: prepare needs its verb" "usage|prepare" bash "$RP" build
+check_fails_cleanly "realprogs: windows.py --runs 0" "runs must be at least 1" \
+    python3 "$ROOT/bench/fastpath/windows.py" --runs 0 --build-dir "$T/b"
+check_fails_cleanly "realprogs: windows.py --baseline needs a tree" "needs a built hotprof tree" \
+    python3 "$ROOT/bench/fastpath/windows.py" --baseline "$T/none" --build-dir "$T/b"
+check_fails_cleanly "realprogs: real.sh --baseline needs a tree" "needs a built hotprof tree" \
+    bash "$ROOT/bench/fastpath/real.sh" --baseline "$T/none" --build-dir "$T/b"
 
 # ---- (b)
 gen() { # DIR QUICK: every program's input, their checksums

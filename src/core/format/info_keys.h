@@ -72,6 +72,7 @@
 #define HP_INFO_PB_INTERVAL_NS "interval_ns"
 #define HP_INFO_PB_HOOK_SHARE_PPM "hook_share_ppm"
 #define HP_INFO_PB_WAKEUPS "wakeups"
+#define HP_INFO_PB_CONTROL_NS "control_ns"
 #define HP_INFO_PB_SITES "sites"
 #define HP_INFO_PB_PASSES "passes"
 #define HP_INFO_PB_SITE_WRITES "site_writes"

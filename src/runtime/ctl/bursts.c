@@ -94,6 +94,7 @@ static struct {
     uint64_t open_window;    /* W of the window armed now (its units count as sampled), 0 if none */
     uint64_t seq;            /* odd while a window's units move from open_window into sampled */
     uint64_t wakeups;        /* the control thread's returns from a sleep or a futex wait */
+    uint64_t control_ns;     /* the control thread's CPU time, as of its last wake-up */
 } g_stats;
 
 /* Hook counts and timed TSC ticks summed over threads, and the threads that ran a hook in window
@@ -367,6 +368,9 @@ static HP_NOINST void *control_thread(void *arg)
     double smooth = 0.0;
     for (uint64_t w = 1;; w++) {
         sleep_until(next);
+        struct timespec cpu;
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+            HP_STORE_RLX(&g_stats.control_ns, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
         int scheduled = refresh_schedule(&smooth); /* first: the next off phase is the new one's */
         if (g_win.open) close_self_closed(&smooth, &rng, &interval, &length);
         if (HP_LOAD_ACQ(&hp_g.stopped)) break;
@@ -462,6 +466,7 @@ HP_NOINST size_t hp_pb_info(char *out, size_t cap)
     n = hp_info_u64(out, n, cap, px, "interval_ns", HP_LOAD_RLX(&g_stats.interval_ns));
     n = hp_info_u64(out, n, cap, px, "hook_share_ppm", HP_LOAD_RLX(&g_stats.hook_share_ppm));
     n = hp_info_u64(out, n, cap, px, HP_INFO_PB_WAKEUPS, HP_LOAD_RLX(&g_stats.wakeups));
+    n = hp_info_u64(out, n, cap, px, HP_INFO_PB_CONTROL_NS, HP_LOAD_RLX(&g_stats.control_ns));
     if (g_backend->info) n += g_backend->info(out + n, cap - n);
     return n;
 }
