@@ -31,6 +31,8 @@ echo "== bench/export (reading a profile: report formats, annotate, merge vs per
 bench/export/run.sh ${quick:+--quick}
 echo "== bench/fastpath/real.sh (real programs: switched-off floor, code size, HPS Figure 7)"
 bench/fastpath/real.sh ${quick:+--quick}
+echo "== bench/fastpath/windows.py (real programs: what a patched window costs besides the hooks)"
+[ -n "$quick" ] || python3 bench/fastpath/windows.py
 echo "== bench/hps_sweep/real.sh (real programs: overlap, recorded share, bias, slowdown per burst mode)"
 bench/hps_sweep/real.sh ${quick:+--quick}
 echo "== bench/xray/real.sh (real programs: XRay mode vs dual-functions)"
