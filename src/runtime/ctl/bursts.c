@@ -354,7 +354,8 @@ static HP_NOINST void close_self_closed(double *smooth, uint64_t *rng, uint64_t 
  * unit (off_now), the thread wakes once per window: it closes the last window and opens the
  * next at once, the next wake-up one off phase plus the last window's length later (the off
  * phase measured under this schedule: after a change, the window is waited for, as without
- * off_now). */
+ * off_now). A window with subpaths is waited for too: its close reads each thread's CPU clock
+ * (subpath_win.c), and the off phase its samples stand for runs from that reading. */
 static HP_NOINST void *control_thread(void *arg)
 {
     (void)arg;
@@ -380,7 +381,7 @@ static HP_NOINST void *control_thread(void *arg)
         }
         int measured = smooth > 0.0; /* an interval measured under this schedule (0 after a change) */
         open_window(w);
-        if (g_backend->off_now && measured) {
+        if (g_backend->off_now && measured && !(g_win.mask & HP_PB_BIT_SUBPATH)) {
             next = g_win.t0 + length + jittered(interval, &rng);
             continue;
         }
