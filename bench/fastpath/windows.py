@@ -22,11 +22,11 @@ Writes bench/results/fastpath_windows[_NAME].{txt,csv}.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402
 import realrun  # noqa: E402
 
 ENV = {"HOTPROF_MODE": "bursty", "HOTPROF_BURSTS": "patch",
@@ -38,8 +38,7 @@ COLUMNS = ["program", "build", "windows", "units", "on_ms", "on_share", "per_win
 
 
 def info(data):
-    out = subprocess.run([realrun.HOTPROF, "info", data], stdout=subprocess.PIPE, text=True, check=True).stdout
-    vals = dict(line.split()[:2] for line in out.splitlines() if len(line.split()) >= 2)
+    vals = benchlib.info_keys(realrun.HOTPROF, data)
     return {k: float(vals.get(key, "nan")) for k, key in KEYS.items()}
 
 

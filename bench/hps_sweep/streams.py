@@ -216,15 +216,7 @@ def round_metrics(hotprof, profile, ref, ref_order, ref_ds):
 
 
 def info(hotprof, profile):
-    """The INFO keys of a profile (`hotprof info`; later groups override earlier ones)."""
-    text = subprocess.run([hotprof, "info", profile], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True, timeout=600).stdout
-    keys = {}
-    for line in text.splitlines():
-        parts = line.split(None, 1)
-        if len(parts) == 2 and line.startswith("  "):
-            keys[parts[0]] = parts[1].strip()
-    return keys
+    return benchlib.info_keys(hotprof, profile)
 
 
 class Workload:

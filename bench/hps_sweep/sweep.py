@@ -79,14 +79,7 @@ class Workload:
                            + bursts + extra + ["--"] + self.hooked)
 
     def info(self, profile):
-        """The INFO keys of a profile (`hotprof info`; later groups override earlier ones)."""
-        _cpu, text, _rc = run_once([self.args.hotprof, "info", profile])
-        keys = {}
-        for line in text.splitlines():
-            parts = line.split(None, 1)
-            if len(parts) == 2 and line.startswith("  "):
-                keys[parts[0]] = parts[1].strip()
-        return keys
+        return benchlib.info_keys(self.args.hotprof, profile)
 
     def sampled_fraction(self, profile):
         """Recorded boundary events (calls + back-edges) / the reference's: the fraction really

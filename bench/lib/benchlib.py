@@ -66,3 +66,16 @@ def callgrind_instructions(argv, env=None):
     if res.returncode != 0 or not m:
         sys.exit("callgrind failed on %s (exit %d): %s" % (" ".join(argv), res.returncode, res.stderr[-800:]))
     return int(m.group(1)), res.stdout
+
+
+def info_keys(hotprof, profile):
+    """The INFO keys of a profile (`hotprof info`: indented KEY VALUE lines; later groups override
+    earlier ones), as strings."""
+    text = subprocess.run([hotprof, "info", profile], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          text=True, timeout=600).stdout
+    keys = {}
+    for line in text.splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and line.startswith("  "):
+            keys[parts[0]] = parts[1].strip()
+    return keys
