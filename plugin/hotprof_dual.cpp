@@ -76,6 +76,7 @@
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
+#include "dual_countreg.h"
 #include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_loops.h"
@@ -1080,6 +1081,17 @@ void useShadowDefaults()
     hotprof_dual::noWayBackUnlessAsked();
 }
 
+// Count sites of call-free loops counted in a register (dual_countreg.h), in every function the
+// plugin made or changed.
+void promoteCountdowns(Module &M)
+{
+    for (Function &F : M) {
+        if (F.isDeclaration() || !hotprof_dual::promoteCountdowns(F)) continue;
+        if (verifyFunction(F, &errs()))
+            report_fatal_error("hotprof dual plugin: broken IR in " + F.getName() + " (count registers)");
+    }
+}
+
 struct DualPass : PassInfoMixin<DualPass> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
@@ -1095,6 +1107,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(SiteExits, {"shared", "dedicated"});
         checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */
+        bool countReg = hotprof_dual::countRegOn();
         hotprof_dual::checkLoopRecompute();
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
@@ -1140,6 +1153,7 @@ struct DualPass : PassInfoMixin<DualPass> {
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
                 report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
         }
+        if (countReg && countSites(M)) promoteCountdowns(M);
         addCtor(M, H, level >= LBlocks);
         return PreservedAnalyses::none();
     }

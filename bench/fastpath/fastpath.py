@@ -39,6 +39,12 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
                    default: these name it whatever the default is)
   hp-dblk-entry-off / hp-dblk-entry-patch / hp-dblk-entry-count   the same three with
                    --hooks=dual-blocks -mllvm -hotprof-dual-loops=entry (the loop-entry form)
+  hp-dfn-cs-off / hp-dfn-cs-count   --hooks=dual-functions --dual-sites=count (inline count sites,
+                   docs/dual.md): switched off, and count mode at 1/1000, burst 1
+  hp-dfn-csmem-count   the same count mode with -hotprof-dual-count-reg=off (every site's count a
+                   read-modify-write of the thread's countdown in memory, as before call-free loops
+                   kept it in a register)
+  hp-dblk-cs-off / hp-dblk-cs-count / hp-dblk-csmem-count   the same three with --hooks=dual-blocks
   (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
@@ -115,6 +121,12 @@ VARIANTS.update({
     "hp-dblk-entry-patch": (ENTRY, None, [], PATCH, "dual-blocks"),
     "hp-dblk-entry-count": (ENTRY, None, [], COUNT, "dual-blocks"),
 })
+CS = ["--dual-sites=count"]
+CSMEM = CS + ["-mllvm", "-hotprof-dual-count-reg=off", "-Wno-unused-command-line-argument"]
+for _set, _tag in (("dual-functions", "dfn"), ("dual-blocks", "dblk")):
+    VARIANTS["hp-%s-cs-off" % _tag] = (CS, None, [], {"HOTPROF_MODE": "off"}, _set)
+    VARIANTS["hp-%s-cs-count" % _tag] = (CS, None, [], COUNT, _set)
+    VARIANTS["hp-%s-csmem-count" % _tag] = (CSMEM, None, [], COUNT, _set)
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 
 

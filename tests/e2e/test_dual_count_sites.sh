@@ -2,8 +2,11 @@
 # test_dual_count_sites.sh — inline count sites (`hotprof cc --dual-sites=count`, the plugin's
 # -hotprof-dual-site=count; docs/dual.md *Inline count sites*): count mode's decrement and branch
 # compiled into the clean copy instead of a patchable nop and a runtime trampoline.
-#   - every latch / one-body entry site is `subq $1,%fs:…; jle` in the binary and INFO
-#     dual.count_sites says how many; a -fPIC shared library keeps nop sites;
+#   - every latch / one-body entry site is a count site (its record flagged 1 in __hotprof_dual)
+#     and INFO dual.count_sites says how many; a -fPIC shared library keeps nop sites;
+#   - call-free loops keep the count in a register (-hotprof-dual-count-reg, the default): no
+#     `subq $1,%fs:` left in them (one per site with -hotprof-dual-count-reg=off), the same
+#     records, the same output, events counted to within one arming of the exhaustive run's;
 #   - identical output in every mode (off, exhaustive, count, live, patch);
 #   - exhaustive on the count-site build gives exactly the nop build's calls, back-edges, blocks;
 #   - count mode records B/(B+S) (+-10%) and counts every event (1%), per thread too;
@@ -25,7 +28,14 @@ check_fails_cleanly "cc: HOTPROF_DUAL_SITES=bad refused" "HOTPROF_DUAL_SITES" \
 [ -f "$ROOT/build/lib/hotprof_dual.so" ] || exit 0
 
 json() { "$HP" report --format json --top 0 "$1" >"$2"; }
-count_sites_in() { objdump -d "$1" | grep -c 'subq *\$0x1,%fs:'; }
+# Count sites of a binary: records of __hotprof_dual {site, target, kind, flags} with flag 1.
+count_sites_in() {
+    objcopy -O binary --only-section=__hotprof_dual "$1" recs.bin 2>/dev/null || { echo 0; return; }
+    python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read()
+print(sum(struct.unpack_from("<iiII", d, i)[3] & 1 for i in range(0, len(d) - 15, 16)))' recs.bin
+}
+# `subq $1,%fs:` (a count site in memory) in function $2 of binary $1.
+subq_in() { objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '$2 == f {on = 1; next} /^$/ {on = 0} on' | grep -c 'subq *\$0x1,%fs:'; }
 M999="--sample methods:period=999,burst=1"
 ARGS="4000 4000000"
 clang -O2 -o ph.native "$P/dual_count_phases.c" -lm
@@ -56,6 +66,41 @@ for hs in dual-blocks dual-functions; do
     check_eq "$hs: patch: same output" "$(cat p.out)" "$(cat want)"
     check "$hs: patch: says count-triggered instead" grep -q 'inline count sites.*count-triggered' p.err
     check "$hs: patch: the profile is count-triggered" sh -c "'$HP' report p.data | grep -q 'count-triggered'"
+done
+
+# ---- call-free loops: the count in a register (plugin/dual_countreg.h)
+check_fails_cleanly "cc: -hotprof-dual-count-reg=bad refused" "count-reg=bad is not one of on|off" \
+    "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -mllvm -hotprof-dual-count-reg=bad -c -o x.o "$P/dual_count_reg.c"
+RA="20000 12"
+clang -O2 -o reg.native "$P/dual_count_reg.c" && ./reg.native $RA >reg.want
+for hs in dual-blocks dual-functions; do
+    "$HP" cc --hooks=$hs --dual-sites=count -O2 -o "reg.$hs" "$P/dual_count_reg.c" &&
+        "$HP" cc --hooks=$hs --dual-sites=count -O2 -mllvm -hotprof-dual-count-reg=off -o "reg.$hs.mem" \
+            "$P/dual_count_reg.c" || { fail "$hs: count-register builds"; continue; }
+    for f in scan outer_calls; do
+        r=$(subq_in "reg.$hs" $f) m=$(subq_in "reg.$hs.mem" $f)
+        check "$hs: $f's call-free loop counts in a register ($r count sites in memory, $m without)" test "$r" -lt "$m"
+    done
+    check "$hs: scan: no count site in memory but its entry's" test "$(subq_in "reg.$hs" scan)" -le 1
+    check_eq "$hs: count registers keep every record" "$(count_sites_in "reg.$hs")" "$(count_sites_in "reg.$hs.mem")"
+    for mode in off exhaustive; do
+        check_eq "$hs: count registers, $mode: same output" "$(HOTPROF_MODE=$mode HOTPROF_OUTPUT=reg.$mode.data "./reg.$hs" $RA)" "$(cat reg.want)"
+    done
+    json reg.exhaustive.data reg.ex.json
+    "$HP" run -q --bursts count $M999 -o reg.c.data -- "./reg.$hs" $RA >reg.out && json reg.c.data reg.c.json
+    check_eq "$hs: count registers, count: same output" "$(cat reg.out)" "$(cat reg.want)"
+    check_eq "$hs: count registers: INFO dual.count_sites" \
+        "$("$HP" info reg.c.data | awk '$1 == "dual.count_sites" {print $2}')" "$(count_sites_in "reg.$hs")"
+    python3 "$C" share reg.ex.json reg.c.json "$hs count registers 1/1000"
+    python3 - reg.ex.json reg.c.json "$hs" <<'PY'
+import json, sys
+e, c = (json.load(open(f)) for f in sys.argv[1:3])
+events = e["totals"]["calls"] + e["totals"]["backedges"]
+counted = c["sampling"]["methods"]["events"]
+ok = events > 0 and abs(counted - events) <= 2000
+print(("ok" if ok else "FAIL") + " %s count registers: events counted %d, exhaustive %d (within one arming, 2000)"
+      % (sys.argv[3], counted, events))
+PY
 done
 
 # ---- threads: one countdown each

@@ -1,0 +1,232 @@
+// dual_countreg.cpp — inline count sites counted in a register inside call-free loops
+// (dual_countreg.h; docs/dual.md "Inline count sites"). Runs on a function after the dual plugin
+// has made its copies and sites: it only rewrites count sites and adds loads and stores of the
+// countdown on the edges into and out of each region, then promotes the count's slot (mem2reg).
+#include "dual_countreg.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> CountReg("hotprof-dual-count-reg", cl::desc("hotprof dual: on|off"), cl::init("on"));
+
+namespace hotprof_dual {
+
+bool countRegOn()
+{
+    if (CountReg != "on" && CountReg != "off")
+        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-count-reg=") + CountReg + " is not one of on|off",
+                           false);
+    return CountReg == "on";
+}
+
+namespace {
+
+using BlockSet = SmallPtrSet<BasicBlock *, 32>;
+
+// An inline count site: the callbr of emitSite's count form (hotprof_dual.cpp).
+CallBrInst *countSite(BasicBlock &BB)
+{
+    auto *cb = dyn_cast_or_null<CallBrInst>(BB.getTerminator());
+    auto *ia = cb ? dyn_cast<InlineAsm>(cb->getCalledOperand()) : nullptr;
+    if (!ia || cb->getNumIndirectDests() != 1) return nullptr;
+    return StringRef(ia->getAsmString()).startswith("1: subq $$1, %fs:hp_dual_countdown@tpoff\n") ? cb : nullptr;
+}
+
+// No instruction of L's blocks (but the sites' labels) can reach code that touches the countdown.
+bool callFree(Loop *L, const BlockSet &labels)
+{
+    for (BasicBlock *BB : L->blocks()) {
+        if (labels.count(BB)) continue;
+        if (isa<IndirectBrInst>(BB->getTerminator())) return false;
+        for (Instruction &I : *BB) {
+            auto *call = dyn_cast<CallBase>(&I);
+            if (call && !isa<IntrinsicInst>(call) && !countSite(*BB)) return false;
+            if (call && isa<CallBrInst>(call) && call != countSite(*BB)) return false;
+        }
+    }
+    return true;
+}
+
+bool splittable(Instruction *TI) { return isa<BranchInst>(TI) || isa<SwitchInst>(TI); }
+
+// Where the countdown moves on the edge from -> to: before from's terminator, at to's top, or
+// in a block of its own on the edge; nullptr if none of those is possible (checkOnly: say so).
+Instruction *edgePoint(BasicBlock *from, BasicBlock *to, bool checkOnly)
+{
+    Instruction *TI = from->getTerminator();
+    if (TI->getNumSuccessors() == 1) return TI;
+    if (to->getSinglePredecessor() == from && !to->isEHPad()) return &*to->getFirstInsertionPt();
+    if (!splittable(TI)) return nullptr;
+    if (checkOnly) return TI;
+    for (unsigned i = 0; i < TI->getNumSuccessors(); i++)
+        if (TI->getSuccessor(i) == to) {
+            BasicBlock *mid = SplitCriticalEdge(TI, i, CriticalEdgeSplittingOptions().setMergeIdenticalEdges());
+            return mid ? mid->getTerminator() : nullptr;
+        }
+    return nullptr;
+}
+
+struct Region {
+    BlockSet blocks;
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> in, out; // edges into and out of it
+    SmallVector<CallBrInst *, 8> sites;
+};
+
+// The region of loop L: its blocks but the sites' labels, its edges, its sites. False if an edge
+// cannot carry a load or store.
+// Region R's edges and sites (R.blocks given). False if an edge cannot carry a load or store.
+bool describe(Region &R)
+{
+    for (BasicBlock *BB : R.blocks) {
+        CallBrInst *site = countSite(*BB);
+        if (site) R.sites.push_back(site);
+        SmallPtrSet<BasicBlock *, 4> seen;
+        for (BasicBlock *P : predecessors(BB))
+            if (!R.blocks.count(P) && seen.insert(P).second) R.in.push_back({P, BB});
+        seen.clear();
+        for (BasicBlock *S : successors(BB))
+            if (!R.blocks.count(S) && !(site && S == site->getIndirectDest(0)) && seen.insert(S).second)
+                R.out.push_back({BB, S});
+    }
+    for (auto &e : R.in)
+        if (!edgePoint(e.first, e.second, true)) return false;
+    for (auto &e : R.out)
+        if (!edgePoint(e.first, e.second, true)) return false;
+    return true;
+}
+
+// The regions' blocks: per count site, the outermost call-free loop around it, found with every
+// site's label cut off (its terminator set aside for the time being). Through the labels the
+// one-body form's instrumented copy goes back to each clean loop header, so with them the clean
+// loops of a nest are not natural loops (an inner header is entered from outside the outer loop);
+// without them they are, and a region's edges are then taken from the whole CFG.
+SmallVector<Region, 8> chooseRegions(Function &F, const BlockSet &labels)
+{
+    SmallVector<std::pair<BasicBlock *, Instruction *>, 16> cut;
+    for (BasicBlock *T : labels) {
+        Instruction *TI = T->getTerminator();
+        TI->removeFromParent();
+        new UnreachableInst(F.getContext(), T);
+        cut.push_back({T, TI});
+    }
+    SmallVector<Region, 8> regions;
+    {
+        DominatorTree DT(F);
+        LoopInfo LI(DT);
+        SmallPtrSet<Loop *, 8> chosen;
+        for (BasicBlock &BB : F) {
+            if (!countSite(BB)) continue;
+            Loop *best = nullptr;
+            for (Loop *L = LI.getLoopFor(&BB); L && callFree(L, labels); L = L->getParentLoop()) best = L;
+            if (!best || !chosen.insert(best).second) continue;
+            regions.emplace_back();
+            for (BasicBlock *B : best->blocks())
+                if (!labels.count(B)) regions.back().blocks.insert(B);
+        }
+    }
+    for (auto &c : cut) {
+        c.first->getTerminator()->eraseFromParent();
+        c.first->getInstList().push_back(c.second);
+    }
+    return regions;
+}
+
+// The site in the register: slot - 1, and at <= 0 a cold block that stores it, keeps the site's
+// record and goes to the site's label.
+void rewriteSite(CallBrInst *cb, AllocaInst *slot, GlobalVariable *countdown)
+{
+    LLVMContext &C = cb->getContext();
+    BasicBlock *B = cb->getParent(), *N = cb->getDefaultDest(), *T = cb->getIndirectDest(0);
+    Type *i64 = Type::getInt64Ty(C);
+    auto *ia = cast<InlineAsm>(cb->getCalledOperand());
+    StringRef text = ia->getAsmString();
+    std::string record = "1:\n" + text.substr(text.find(".pushsection")).str();
+    BasicBlock *spill = BasicBlock::Create(C, "hp.count.spill", B->getParent(), T);
+    IRBuilder<> b(cb);
+    Value *left = b.CreateSub(b.CreateLoad(i64, slot), ConstantInt::get(i64, 1));
+    b.CreateStore(left, slot);
+    Value *due = b.CreateICmpSLT(left, ConstantInt::get(i64, 1));
+    b.CreateCondBr(due, spill, N, MDBuilder(C).createBranchWeights(1, 1u << 20));
+    IRBuilder<> s(spill);
+    s.CreateStore(left, countdown);
+    FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {cb->getArgOperand(0)->getType()}, false);
+    s.CreateCall(InlineAsm::get(FT, record, "X,~{dirflag},~{fpsr},~{flags}", true), {cb->getArgOperand(0)});
+    s.CreateBr(T);
+    for (PHINode &P : T->phis()) P.replaceIncomingBlockWith(B, spill);
+    cb->eraseFromParent();
+}
+
+GlobalVariable *countdownVar(Module &M)
+{
+    Type *i64 = Type::getInt64Ty(M.getContext());
+    auto *G = cast<GlobalVariable>(M.getOrInsertGlobal("hp_dual_countdown", i64));
+    G->setThreadLocalMode(GlobalValue::LocalExecTLSModel); // as the asm's %fs:...@tpoff
+    return G;
+}
+
+// Every region's stores on its way out, then every load on the way in (an edge out of one region
+// may be the edge into another: the store comes first), then the sites. Each edge's point is
+// found once (splitting an edge changes the edges after it).
+void promoteRegions(SmallVectorImpl<Region> &regions, AllocaInst *slot, GlobalVariable *countdown)
+{
+    Type *i64 = slot->getAllocatedType();
+    DenseMap<std::pair<BasicBlock *, BasicBlock *>, Instruction *> points;
+    auto at = [&](std::pair<BasicBlock *, BasicBlock *> e) {
+        Instruction *&p = points[e];
+        if (!p) p = edgePoint(e.first, e.second, false);
+        if (!p) report_fatal_error("hotprof dual plugin: an edge checked splittable was not", false);
+        return p;
+    };
+    for (Region &R : regions)
+        for (auto &e : R.out) {
+            IRBuilder<> b(at(e));
+            b.CreateStore(b.CreateLoad(i64, slot), countdown);
+        }
+    for (Region &R : regions)
+        for (auto &e : R.in) {
+            IRBuilder<> b(at(e));
+            b.CreateStore(b.CreateLoad(i64, countdown), slot);
+        }
+    for (Region &R : regions)
+        for (CallBrInst *cb : R.sites) rewriteSite(cb, slot, countdown);
+}
+
+} // namespace
+
+unsigned promoteCountdowns(Function &F)
+{
+    BlockSet labels;
+    for (BasicBlock &BB : F)
+        if (CallBrInst *cb = countSite(BB)) labels.insert(cb->getIndirectDest(0));
+    if (labels.empty()) return 0;
+    SmallVector<Region, 8> regions;
+    for (Region &R : chooseRegions(F, labels))
+        if (describe(R)) regions.push_back(std::move(R));
+    if (regions.empty()) return 0;
+    IRBuilder<> b(&*F.getEntryBlock().getFirstInsertionPt());
+    AllocaInst *slot = b.CreateAlloca(Type::getInt64Ty(F.getContext()), nullptr, "hp.countdown");
+    GlobalVariable *countdown = countdownVar(*F.getParent());
+    unsigned n = 0;
+    for (Region &R : regions) n += R.sites.size();
+    promoteRegions(regions, slot, countdown);
+    DominatorTree DT2(F);
+    PromoteMemToReg({slot}, DT2);
+    return n;
+}
+
+} // namespace hotprof_dual

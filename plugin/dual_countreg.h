@@ -1,0 +1,29 @@
+// dual_countreg.h — inline count sites counted in a register inside call-free loops (the dual
+// plugin's -hotprof-dual-count-reg=on, the default with -hotprof-dual-site=count; plugin/
+// dual_countreg.cpp, docs/dual.md "Inline count sites").
+// An inline count site is `subq $1, %fs:hp_dual_countdown@tpoff; jle <instrumented>`: a
+// read-modify-write of memory on every latch, so a tight loop carries a store-to-load forwarding
+// chain (~5 cycles) from one iteration to the next where native code may take 1-2 cycles. In a
+// loop with no call, nothing but our sites touches the thread's countdown, so the loop may keep
+// it in a register: loaded on every edge into the loop, decremented per site in the register,
+// stored back on every edge out of it (the site's edge into the instrumented copy included).
+// Invariants: outside such a region the TLS countdown is the count; inside it, the register is;
+// every site decides exactly as its asm form would (same value, same test); each site keeps its
+// `__hotprof_dual` record (flag 1: count site), now emitted on its cold path. A signal handler
+// whose hooks run inside a region sees the count as it was when the region was entered, and its
+// own changes are overwritten when the region is left (the count drifts by the handler's events).
+// Pure IR work: no hooks here.
+#pragma once
+
+#include "llvm/IR/Function.h"
+
+namespace hotprof_dual {
+
+// -hotprof-dual-count-reg=on|off (checks its value: one message, exit status 1).
+bool countRegOn();
+
+// Rewrites the inline count sites of F's call-free loops into register counts (each outermost
+// call-free loop with a count site is one region). Returns the number of sites rewritten.
+unsigned promoteCountdowns(llvm::Function &F);
+
+} // namespace hotprof_dual
