@@ -64,13 +64,16 @@ bool callFree(Loop *L, const BlockSet &labels)
 
 bool splittable(Instruction *TI) { return isa<BranchInst>(TI) || isa<SwitchInst>(TI); }
 
-// Where the countdown moves on the edge from -> to: before from's terminator, at to's top, or
-// in a block of its own on the edge; nullptr if none of those is possible (checkOnly: say so).
+// Where the countdown moves on the edges from -> to: before from's terminator (every edge out of
+// from goes to `to`), at to's top (every edge into `to` comes from `from`), or in a block of its own
+// on them (a critical edge of a br or switch; a switch's identical edges all go through it);
+// nullptr if none of those is possible (checkOnly: say so).
 Instruction *edgePoint(BasicBlock *from, BasicBlock *to, bool checkOnly)
 {
     Instruction *TI = from->getTerminator();
-    if (TI->getNumSuccessors() == 1) return TI;
-    if (to->getSinglePredecessor() == from && !to->isEHPad()) return &*to->getFirstInsertionPt();
+    if (from->getUniqueSuccessor() == to) return TI; /* (every edge out of from goes to `to`) */
+    if (to->isEHPad()) return nullptr;
+    if (to->getUniquePredecessor() == from) return &*to->getFirstInsertionPt(); /* (a switch's cases too) */
     if (!splittable(TI)) return nullptr;
     if (checkOnly) return TI;
     for (unsigned i = 0; i < TI->getNumSuccessors(); i++)

@@ -2,7 +2,9 @@
  * (test_dual_count_sites.sh; docs/dual.md *Inline count sites*, plugin/dual_countreg.h): scan's
  * nest of three call-free loops left by a break, by a rare return from the innermost level and
  * through a switch with `continue`; outer_calls' call-free inner loop inside a loop that calls (the
- * inner loop alone is a region); a loop with a call (no region). Prints a checksum.
+ * inner loop alone is a region); classify's loop, left through a switch whose cases share one
+ * target (the edge out is a switch's several identical edges: a bug once split one of them and
+ * stopped the build); a loop with a call (no region). Prints a checksum.
  * Usage: dual_count_reg N ROUNDS */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,22 @@ __attribute__((noinline)) unsigned outer_calls(int n)
     return x;
 }
 
+__attribute__((noinline)) int classify(const unsigned char *t, int n)
+{
+    int i = 0, acc = 0;
+    for (;;) {
+        switch ((t[i] + i) & 7) {
+        case 0: case 3: case 5: goto out;
+        case 1: acc += 3; break;
+        case 2: acc ^= i; break;
+        default: acc += t[i]; break;
+        }
+        if (++i >= n) return acc;
+    }
+out:
+    return acc * 7 + i;
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 20000, rounds = argc > 2 ? atoi(argv[2]) : 20;
@@ -54,6 +72,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; r++) {
         t[r % n] = r == rounds - 1 ? 0xfe : t[r % n]; /* the last round leaves scan by its return */
         sum += scan(t, n) + (long)outer_calls(n);
+        for (int k = 0; k + 64 < n; k += 61) sum += classify(t + k, 64);
     }
     printf("%ld\n", sum);
     free(t);
