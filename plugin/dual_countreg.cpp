@@ -161,9 +161,16 @@ void rewriteSite(CallBrInst *cb, AllocaInst *slot, GlobalVariable *countdown)
     std::string record = "1:\n" + text.substr(text.find(".pushsection")).str();
     BasicBlock *spill = BasicBlock::Create(C, "hp.count.spill", B->getParent(), T);
     IRBuilder<> b(cb);
-    Value *left = b.CreateSub(b.CreateLoad(i64, slot), ConstantInt::get(i64, 1));
+    // `subq $1, %reg` with its flags as the branch condition (a flag output, "={@ccle}"): the code
+    // generator then branches on the subtraction itself (`subq; jle`), where an icmp of the result
+    // costs a `test` more per site.
+    Type *i8 = Type::getInt8Ty(C);
+    FunctionType *decT = FunctionType::get(StructType::get(C, {i64, i8}), {i64}, false);
+    InlineAsm *dec = InlineAsm::get(decT, "subq $$1, $0", "=r,={@ccle},0,~{dirflag},~{fpsr},~{flags}", false);
+    Value *both = b.CreateCall(decT, dec, {b.CreateLoad(i64, slot)});
+    Value *left = b.CreateExtractValue(both, 0);
     b.CreateStore(left, slot);
-    Value *due = b.CreateICmpSLT(left, ConstantInt::get(i64, 1));
+    Value *due = b.CreateICmpNE(b.CreateExtractValue(both, 1), ConstantInt::get(i8, 0));
     b.CreateCondBr(due, spill, N, MDBuilder(C).createBranchWeights(1, 1u << 20));
     IRBuilder<> s(spill);
     s.CreateStore(left, countdown);
@@ -177,7 +184,8 @@ void rewriteSite(CallBrInst *cb, AllocaInst *slot, GlobalVariable *countdown)
 GlobalVariable *countdownVar(Module &M)
 {
     Type *i64 = Type::getInt64Ty(M.getContext());
-    auto *G = cast<GlobalVariable>(M.getOrInsertGlobal("hp_dual_countdown", i64));
+    auto *G = dyn_cast<GlobalVariable>(M.getOrInsertGlobal("hp_dual_countdown", i64));
+    if (!G || (!G->isThreadLocal() && !G->isDeclaration())) return nullptr; // (the program's own name)
     G->setThreadLocalMode(GlobalValue::LocalExecTLSModel); // as the asm's %fs:...@tpoff
     return G;
 }
@@ -221,9 +229,10 @@ unsigned promoteCountdowns(Function &F)
     for (Region &R : chooseRegions(F, labels))
         if (describe(R)) regions.push_back(std::move(R));
     if (regions.empty()) return 0;
+    GlobalVariable *countdown = countdownVar(*F.getParent());
+    if (!countdown) return 0;
     IRBuilder<> b(&*F.getEntryBlock().getFirstInsertionPt());
     AllocaInst *slot = b.CreateAlloca(Type::getInt64Ty(F.getContext()), nullptr, "hp.countdown");
-    GlobalVariable *countdown = countdownVar(*F.getParent());
     unsigned n = 0;
     for (Region &R : regions) n += R.sites.size();
     promoteRegions(regions, slot, countdown);
