@@ -53,10 +53,10 @@ bool callFree(Loop *L, const BlockSet &labels)
     for (BasicBlock *BB : L->blocks()) {
         if (labels.count(BB)) continue;
         if (isa<IndirectBrInst>(BB->getTerminator())) return false;
+        CallBrInst *site = countSite(*BB);
         for (Instruction &I : *BB) {
             auto *call = dyn_cast<CallBase>(&I);
-            if (call && !isa<IntrinsicInst>(call) && !countSite(*BB)) return false;
-            if (call && isa<CallBrInst>(call) && call != countSite(*BB)) return false;
+            if (call && call != site && !isa<IntrinsicInst>(call)) return false;
         }
     }
     return true;
