@@ -90,8 +90,6 @@ struct Region {
     SmallVector<CallBrInst *, 8> sites;
 };
 
-// The region of loop L: its blocks but the sites' labels, its edges, its sites. False if an edge
-// cannot carry a load or store.
 // Region R's edges and sites (R.blocks given). False if an edge cannot carry a load or store.
 bool describe(Region &R)
 {

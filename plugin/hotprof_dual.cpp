@@ -51,6 +51,8 @@
 // of the clean copy that can return is followed by a site (kind 2) whose label is the point after
 // the same call in the instrumented copy (its block split before reg2mem, as a latch site's target
 // is repaired); the instrumented copies' calls get call-range records (kind 3).
+// Count registers (inline count sites, -hotprof-dual-count-reg=on, dual_countreg.h): once every
+// function is done, the count sites of call-free loops keep the countdown in a register.
 // Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
 // hook, not the address rule) on every block of a cloned function.
