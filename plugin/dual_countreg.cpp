@@ -44,7 +44,7 @@ CallBrInst *countSite(BasicBlock &BB)
     auto *cb = dyn_cast_or_null<CallBrInst>(BB.getTerminator());
     auto *ia = cb ? dyn_cast<InlineAsm>(cb->getCalledOperand()) : nullptr;
     if (!ia || cb->getNumIndirectDests() != 1) return nullptr;
-    return StringRef(ia->getAsmString()).startswith("1: subq $$1, %fs:hp_dual_countdown@tpoff\n") ? cb : nullptr;
+    return StringRef(ia->getAsmString()).startswith(CountSiteCode) ? cb : nullptr;
 }
 
 // No instruction of L's blocks (but the sites' labels) can reach code that touches the countdown.

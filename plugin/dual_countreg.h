@@ -19,6 +19,10 @@
 
 namespace hotprof_dual {
 
+// The code of an inline count site (emitSite's count form in hotprof_dual.cpp; its record follows
+// it in the same asm): what promoteCountdowns recognizes a site by.
+constexpr const char *CountSiteCode = "1: subq $$1, %fs:hp_dual_countdown@tpoff\njle ${0:l}\n";
+
 // -hotprof-dual-count-reg=on|off (checks its value: one message, exit status 1).
 bool countRegOn();
 

@@ -257,8 +257,7 @@ CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, Sit
 {
     LLVMContext &C = at->getContext();
     bool count = kind != KReturn && countSites(*at->getModule());
-    std::string code = count ? "1: subq $$1, %fs:hp_dual_countdown@tpoff\njle ${0:l}\n"
-                             : ".p2align 3,,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n";
+    std::string code = count ? hotprof_dual::CountSiteCode : ".p2align 3,,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n";
     std::string flags = kind == KReturn ? ".short 0\n.short 1b - 2b" : count ? ".long 1" : ".long 0";
     std::string text = code + ".pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n"
                               ".long 1b - .\n.long ${0:l} - .\n.long " +
