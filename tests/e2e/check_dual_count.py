@@ -36,9 +36,16 @@ def share(exh, cnt, label):
     got = recorded / float(events) if events else 0.0
     say(label, "recorded share %.6f within 10%% of B/(B+S) %.6f (%d of %d)" % (got, want, recorded, events),
         events > 0 and abs(got - want) <= 0.1 * want, "off by %.1f%%" % (100 * (got / want - 1) if want else 0))
-    counted = m["events"]
-    say(label, "events counted %d within 1%% of the exhaustive %d" % (counted, events),
-        events > 0 and abs(counted - events) <= 0.01 * events)
+    events_counted(exh, cnt, 0.01 * events, label, "1%")
+
+
+def events_counted(exh, cnt, bound, label, what):
+    """The count run's methods events against the exhaustive calls + back-edges, within bound."""
+    e = exh["totals"]
+    events = e["calls"] + e["backedges"]
+    counted = cnt["sampling"]["methods"]["events"]
+    say(label, "events counted %d within %s of the exhaustive %d" % (counted, what, events),
+        events > 0 and abs(counted - events) <= bound)
 
 
 def sites(cnt, callee, label):
@@ -78,6 +85,8 @@ def main():
     what = sys.argv[1]
     if what == "share":
         share(load(sys.argv[2]), load(sys.argv[3]), sys.argv[4])
+    elif what == "events":  # events EXH CNT MAXDIFF LABEL
+        events_counted(load(sys.argv[2]), load(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[4])
     elif what == "sites":
         sites(load(sys.argv[2]), sys.argv[3], sys.argv[4])
     elif what == "shares":
