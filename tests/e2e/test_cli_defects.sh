@@ -35,11 +35,16 @@ done
 # ---- 14: signals to `hotprof run`
 # run_and_signal SIG: starts `hotprof run` on the sleeper, signals hotprof once the program runs,
 # and sets rc (hotprof's status), child (the program's pid) and data (the profile).
+signals_default='import os, signal, sys
+for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])'
 run_and_signal() {
     local sig=$1
     data=sig-$sig.data
     rm -f "$data"
-    HOTPROF_QUIET=0 "$HP" run -o "$data" -- ./sleeper 2>"sig-$sig.err" &
+    # (with the signals at their defaults: a shell started under nohup, or a background job's
+    # SIGINT, would otherwise hand hotprof an ignored signal, which run leaves ignored by design)
+    HOTPROF_QUIET=0 python3 -c "$signals_default" "$HP" run -o "$data" -- ./sleeper 2>"sig-$sig.err" &
     local hp=$! i
     child=
     for i in $(seq 100); do
