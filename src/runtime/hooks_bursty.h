@@ -30,8 +30,9 @@
 #define BIT_STREAMS HP_BURSTY_BIT(HP_BURSTY_DATA_STREAMS)
 
 /* The controller's slow path, guarded: a hook run by a signal handler that interrupted this
- * thread's slow path gives its event back (countdown++) and records nothing. */
-static HP_NOINST __attribute__((noinline)) uint32_t bursty_slow(hp_thread *t)
+ * thread's slow path gives its event back (countdown++) and records nothing. Inlined into the
+ * count mode's slow path (hooks_dual.h), called by the others (bursty_slow). */
+static inline __attribute__((always_inline)) HP_NOINST uint32_t bursty_slow_body(hp_thread *t)
 {
     if (t->in_slow) {
         t->bs.countdown++;
@@ -46,6 +47,8 @@ static HP_NOINST __attribute__((noinline)) uint32_t bursty_slow(hp_thread *t)
     t->in_slow = 0;
     return on;
 }
+
+static HP_NOINST __attribute__((noinline)) uint32_t bursty_slow(hp_thread *t) { return bursty_slow_body(t); }
 
 /* hp_bursty_boundary (core/control/bursty.h) with the guarded slow path: a boundary event (call or
  * back-edge); returns the types whose flag was on at it. Fast path: one decrement, one branch. */

@@ -86,10 +86,10 @@ static inline HP_NOINST void dual_live_backedge(hp_thread *t, uint64_t fn)
 #define DUAL_COUNT_NEVER (INT64_MAX / 2) /* a countdown an inactive thread never runs out of */
 
 /* The controller's part of a slow path: its transitions; a burst's start drops the call state. */
-static HP_NOINST __attribute__((noinline)) uint32_t dual_count_controller(hp_thread *t)
+static inline __attribute__((always_inline)) HP_NOINST uint32_t dual_count_controller(hp_thread *t)
 {
     uint32_t was = t->bs.on_mask;
-    uint32_t on = bursty_slow(t);
+    uint32_t on = bursty_slow_body(t);
     if (!was && t->bs.on_mask) { /* a burst begins with the next event: fresh call state */
         t->depth = 0;
         t->prev_guard = 0;

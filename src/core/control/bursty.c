@@ -200,9 +200,9 @@ static void start_burst(hp_bursty_state *st, int type)
 static int cycle_twin(const hp_bursty_state *st, int type)
 {
     const hp_bursty_type_state *ts = &st->t[type];
-    for (int u = 0; u < type; u++) {
+    for (uint32_t m = st->enabled_mask & ~st->on_mask & (HP_BURSTY_BIT(type) - 1u); m; m &= m - 1) {
+        int u = __builtin_ctz(m);
         const hp_bursty_type_state *us = &st->t[u];
-        if (!(st->enabled_mask & HP_BURSTY_BIT(u)) || (st->on_mask & HP_BURSTY_BIT(u))) continue;
         if (us->period == ts->period && us->burst == ts->burst && us->jitter_pct == ts->jitter_pct &&
             us->cycle_burst == ts->burst && us->cycle_period != 0 && us->left == us->cycle_period)
             return u;
@@ -243,12 +243,15 @@ static void advance_type(hp_bursty_state *st, int type, uint32_t elapsed)
         start_burst(st, type);     /* P1/P2 whose CC1 overflowed counter_1 */
 }
 
-static void account(hp_bursty_state *st, uint32_t elapsed, uint32_t sampled)
+/* Steps 3 and 4 in one ascending pass over the enabled types: a type's accounting touches only
+ * its own counters, which no transition reads. */
+static void account_and_advance(hp_bursty_state *st, uint32_t elapsed, uint32_t sampled)
 {
-    for (int t = 0; t < HP_BURSTY_NTYPES; t++) {
-        if (!(st->enabled_mask & HP_BURSTY_BIT(t))) continue;
+    for (uint32_t m = st->enabled_mask; m; m &= m - 1) {
+        int t = __builtin_ctz(m);
         st->t[t].events += elapsed;
         st->t[t].sampled += (sampled >> t) & 1u;
+        advance_type(st, t, elapsed);
     }
 }
 
@@ -285,8 +288,10 @@ static void arm(hp_bursty_state *st)
 {
     uint32_t next = st->poll;
     if (st->on_mask) next = 1;
-    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
-        if ((st->enabled_mask & HP_BURSTY_BIT(t)) && st->t[t].left < next) next = st->t[t].left;
+    for (uint32_t m = st->enabled_mask; m; m &= m - 1) {
+        uint32_t left = st->t[__builtin_ctz(m)].left;
+        if (left < next) next = left;
+    }
     st->countdown = st->armed = next;
 }
 
@@ -305,16 +310,26 @@ void hp_bursty_init(hp_bursty_state *st, hp_bursty_config *cfg, uint64_t seed)
     arm(st);
 }
 
-uint32_t hp_bursty_boundary_slow(hp_bursty_state *st)
+/* The slow path when the configuration's generation moved: steps 2-6 with a fresh snapshot (or,
+ * if the write is in progress or torn, with what the thread had). */
+static __attribute__((noinline)) void boundary_with_config(hp_bursty_state *st, uint32_t elapsed, uint32_t sampled)
 {
-    uint32_t sampled = st->on_mask, elapsed = st->armed;
     config_snapshot s;
     int changed = read_config(st->cfg, st->seen_generation, &s);
     if (changed) adopt_params(st, &s);
-    account(st, elapsed, sampled);
-    for (int t = 0; t < HP_BURSTY_NTYPES; t++)
-        if (st->enabled_mask & HP_BURSTY_BIT(t)) advance_type(st, t, elapsed);
+    account_and_advance(st, elapsed, sampled);
     if (changed) adopt_switches(st, &s);
+    arm(st);
+}
+
+uint32_t hp_bursty_boundary_slow(hp_bursty_state *st)
+{
+    uint32_t sampled = st->on_mask, elapsed = st->armed;
+    if (__builtin_expect(atomic_load_explicit(&st->cfg->generation, memory_order_acquire) != st->seen_generation, 0)) {
+        boundary_with_config(st, elapsed, sampled);
+        return sampled;
+    }
+    account_and_advance(st, elapsed, sampled); /* the usual case: no snapshot to take */
     arm(st);
     return sampled;
 }
