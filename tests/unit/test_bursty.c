@@ -206,6 +206,52 @@ TEST(figure4_pattern_matches_simulator)
     free(kinds);
 }
 
+/* Every subset of the types enabled, with equal settings on some (twins that share draws across a
+ * disabled type between them) and other settings on the rest; halfway, the highest enabled type
+ * restarts, so equal types run out of step (with bursts longer than off phases, a type still in
+ * its burst must not lend its draw). The controller visits only the enabled types, and its
+ * schedule stays the simulator's. */
+static hp_bursty_params subset_params(int variant, int t, uint32_t mask)
+{
+    uint32_t on = (mask >> t) & 1;
+    if (variant == 2) return params(4, 7, 50, on);             /* bursts longer than off phases */
+    if (variant == 1 && (t & 1)) return params(49 + 10u * (uint32_t)t, 2, 10, on); /* own schedule */
+    return params(99, 1, 30, on);
+}
+
+TEST(every_enabled_subset_matches_simulator)
+{
+    size_t n = 30000, bad = 0, combos = 0, sampled = 0;
+    uint8_t *kinds = make_kinds(n, 21);
+    for (uint32_t mask = 1; mask <= HP_BURSTY_ALL; mask++)
+        for (int variant = 0; variant < 3; variant++) {
+            hp_bursty_params p[NT];
+            for (int t = 0; t < NT; t++) p[t] = subset_params(variant, t, mask);
+            hp_bursty_config cfg;
+            publish_all(&cfg, p, variant == 1 ? 7 : HP_BURSTY_DEFAULT_POLL);
+            hp_bursty_state st;
+            sim m;
+            uint64_t seed = 300 + mask * 3 + (uint64_t)variant;
+            hp_bursty_init(&st, &cfg, seed);
+            sim_init(&m, p, seed);
+            size_t b = compare_run(&st, &m, kinds, 0, n / 2);
+            int top = 31 - __builtin_clz(mask);
+            CHECK(hp_bursty_config_restart(&cfg, (enum hp_bursty_type)top) == 0);
+            m.pending_restart |= 1u << top;
+            m.pending_enabled = mask;
+            m.pending_in = hp_bursty_events_until_sync(&st);
+            b += compare_run(&st, &m, kinds, n / 2, n);
+            if (b) fprintf(stderr, "  enabled %#x variant %d: %zu mismatches\n", mask, variant, b);
+            bad += b;
+            for (int t = 0; t < NT; t++) sampled += st.t[t].sampled;
+            combos++;
+        }
+    CHECK_EQ_U64(bad, 0);
+    CHECK_EQ_U64(combos, 45);
+    CHECK(sampled > 0);
+    free(kinds);
+}
+
 /* A type's observed frequency is within 5% of B/(B+S) (over >= 1000 cycles). */
 static int got_share_ok(const hp_bursty_state *st, enum hp_bursty_type t)
 {
@@ -701,6 +747,7 @@ int main(void)
     RUN(parameter_change_applies_at_next_reset);
     RUN(parameter_change_run_lengths);
     RUN(switches_apply_after_next_slow_path);
+    RUN(every_enabled_subset_matches_simulator);
     RUN(disabled_type_samples_nothing);
     RUN(config_validation_and_generations);
     RUN(config_snapshots_are_consistent_under_a_racing_writer);
