@@ -3,6 +3,7 @@
 // has made its copies and sites: it only rewrites count sites and adds loads and stores of the
 // countdown on the edges into and out of each region, then promotes the count's slot (mem2reg).
 #include "dual_countreg.h"
+#include "dual_options.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -26,13 +27,7 @@ static cl::opt<std::string> CountReg("hotprof-dual-count-reg", cl::desc("hotprof
 
 namespace hotprof_dual {
 
-bool countRegOn()
-{
-    if (CountReg != "on" && CountReg != "off")
-        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-count-reg=") + CountReg + " is not one of on|off",
-                           false);
-    return CountReg == "on";
-}
+bool countRegOn() { return optionOn(CountReg); }
 
 namespace {
 

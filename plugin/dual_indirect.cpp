@@ -10,6 +10,7 @@
 // may be computed in one copy and used in the other (live across a loop header, where a nop
 // switches copies, or stored to memory), every indirectbr lists both copies' destinations.
 #include "dual_indirect.h"
+#include "dual_options.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -46,10 +47,7 @@ namespace hotprof_dual {
 
 void checkIndirectOption(bool functionsLevel)
 {
-    if (IndirectForm != "auto" && IndirectForm != "clone" && IndirectForm != "single" && IndirectForm != "separate")
-        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-indirect=") + IndirectForm +
-                               " is not one of auto|clone|separate|single",
-                           false);
+    checkOption(IndirectForm, {"auto", "clone", "separate", "single"});
     g_separate = IndirectForm == "separate" || (IndirectForm == "auto" && functionsLevel);
 }
 

@@ -9,6 +9,7 @@
 // latch edge and a cold block, and the way back's dispatch and reload blocks, whose values
 // SSAUpdater merges into F's (PHIs at the headers; the loops' own code is the optimizer's).
 #include "dual_loops.h"
+#include "dual_options.h"
 #include "dual_indirect.h"
 
 #include "llvm/Analysis/LoopInfo.h"
@@ -176,13 +177,8 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
 
 void checkLoopRecompute()
 {
-    if (Recompute != "on" && Recompute != "off")
-        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-loop-recompute=") + Recompute +
-                               " is not one of on|off",
-                           false);
-    if (Leave != "on" && Leave != "off")
-        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-loop-leave=") + Leave + " is not one of on|off",
-                           false);
+    checkOption(Recompute, {"on", "off"});
+    checkOption(Leave, {"on", "off"});
 }
 
 bool wayBackOn() { return Leave != "off"; }

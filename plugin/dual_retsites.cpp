@@ -3,6 +3,7 @@
 // Invariants: see dual_retsites.h (split before reg2mem; the label `2:` directly precedes the
 // call in the clean copy, and the site asm that follows the call is the next asm of its block).
 #include "dual_retsites.h"
+#include "dual_options.h"
 
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -17,13 +18,7 @@ static cl::opt<std::string> ReturnSites("hotprof-dual-return-sites", cl::desc("h
 
 namespace hotprof_dual {
 
-bool returnSitesOn()
-{
-    if (ReturnSites != "on" && ReturnSites != "off")
-        report_fatal_error(Twine("hotprof dual plugin: -hotprof-dual-return-sites=") + ReturnSites + " is not one of on|off",
-                           false);
-    return ReturnSites == "on";
-}
+bool returnSitesOn() { return optionOn(ReturnSites); }
 
 static bool hookName(StringRef n)
 {

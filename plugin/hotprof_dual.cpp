@@ -82,6 +82,7 @@
 #include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_loops.h"
+#include "dual_options.h"
 #include "dual_retsites.h"
 #include "dual_wrapper.h"
 
@@ -1063,17 +1064,6 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
     appendToGlobalDtors(M, dtor, 2);
 }
 
-// A bad -mllvm -hotprof-dual* value: one message, exit status 1 (no crash report).
-void checkOption(const cl::opt<std::string> &opt, std::initializer_list<const char *> allowed)
-{
-    std::string list;
-    for (const char *a : allowed) {
-        if (opt == a) return;
-        list += list.empty() ? a : std::string("|") + a;
-    }
-    report_fatal_error("hotprof dual plugin: -" + opt.ArgStr + "=" + opt + " is not one of " + list, false);
-}
-
 // The shadow set's defaults (-hotprof-dual=all, docs/dual.md "Shadow builds"): the loop-entry form
 // without the way back, unless -hotprof-dual-loops or -hotprof-dual-loop-leave was given.
 void useShadowDefaults()
@@ -1096,17 +1086,17 @@ void promoteCountdowns(Module &M)
 struct DualPass : PassInfoMixin<DualPass> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
-        checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
-        checkOption(LatchSites, {"outer", "all", "none"});
-        checkOption(EntryForm, {"clone", "inline"});
-        checkOption(LoopForm, {"osr", "inline", "entry"});
-        checkOption(CloneOpt, {"size", "speed"});
-        checkOption(HookCC, {"preserve-most", "c"});
-        checkOption(BackedgeCC, {"preserve-most", "c"});
-        checkOption(SiteForm, {"nop", "count"});
-        checkOption(FunctionsForm, {"wrapper", "clone"});
-        checkOption(SiteExits, {"shared", "dedicated"});
-        checkOption(LoopTop, {"top", "edge"});
+        hotprof_dual::checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
+        hotprof_dual::checkOption(LatchSites, {"outer", "all", "none"});
+        hotprof_dual::checkOption(EntryForm, {"clone", "inline"});
+        hotprof_dual::checkOption(LoopForm, {"osr", "inline", "entry"});
+        hotprof_dual::checkOption(CloneOpt, {"size", "speed"});
+        hotprof_dual::checkOption(HookCC, {"preserve-most", "c"});
+        hotprof_dual::checkOption(BackedgeCC, {"preserve-most", "c"});
+        hotprof_dual::checkOption(SiteForm, {"nop", "count"});
+        hotprof_dual::checkOption(FunctionsForm, {"wrapper", "clone"});
+        hotprof_dual::checkOption(SiteExits, {"shared", "dedicated"});
+        hotprof_dual::checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */
         bool countReg = hotprof_dual::countRegOn();
         hotprof_dual::checkLoopRecompute();

@@ -21,6 +21,8 @@ check_fails_cleanly() {
     "$@" >"$T/.out" 2>"$T/.err"; local rc=$?
     if [ $rc -eq 0 ] || [ $rc -gt 127 ]; then fail "$name" "exit status $rc"; return; fi
     if grep -qE 'Sanitizer|runtime error|Segmentation|core dumped' "$T/.err"; then fail "$name" "$(head -n 3 "$T/.err")"; return; fi
+    # (a compiler's crash report after the message is not a clean refusal)
+    if grep -qE 'PLEASE submit a bug report|Stack dump' "$T/.err"; then fail "$name" "a crash report: $(head -n 2 "$T/.err")"; return; fi
     if ! grep -qiE "$pattern" "$T/.err"; then fail "$name" "stderr lacks /$pattern/: $(head -n 3 "$T/.err")"; return; fi
     ok "$name"
 }
