@@ -9,8 +9,8 @@
 // latch edge and a cold block, and the way back's dispatch and reload blocks, whose values
 // SSAUpdater merges into F's (PHIs at the headers; the loops' own code is the optimizer's).
 #include "dual_loops.h"
-#include "dual_options.h"
 #include "dual_indirect.h"
+#include "dual_options.h"
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"

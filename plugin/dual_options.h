@@ -1,7 +1,8 @@
 // dual_options.h — checks of the dual plugin's string options (-mllvm -hotprof-dual-*=VALUE):
 // a value outside the allowed list gives one message and exit status 1, never a crash report
 // (clang's stack dump and "PLEASE submit a bug report").
-// Every option is checked once per module, before any function changes (hotprof_dual.cpp's pass).
+// Every option is checked when the pass starts on a module, before any function changes
+// (hotprof_dual.cpp's DualPass); an accessor such as countRegOn checks again where it is read.
 #pragma once
 
 #include "llvm/Support/CommandLine.h"

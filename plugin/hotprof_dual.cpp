@@ -86,6 +86,8 @@
 #include "dual_retsites.h"
 #include "dual_wrapper.h"
 
+using hotprof_dual::checkOption;
+
 using namespace llvm;
 
 static cl::opt<std::string> DualLevel("hotprof-dual", cl::desc("hotprof dual hooks: functions|blocks|memory|all"),
@@ -1086,17 +1088,17 @@ void promoteCountdowns(Module &M)
 struct DualPass : PassInfoMixin<DualPass> {
     PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
     {
-        hotprof_dual::checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
-        hotprof_dual::checkOption(LatchSites, {"outer", "all", "none"});
-        hotprof_dual::checkOption(EntryForm, {"clone", "inline"});
-        hotprof_dual::checkOption(LoopForm, {"osr", "inline", "entry"});
-        hotprof_dual::checkOption(CloneOpt, {"size", "speed"});
-        hotprof_dual::checkOption(HookCC, {"preserve-most", "c"});
-        hotprof_dual::checkOption(BackedgeCC, {"preserve-most", "c"});
-        hotprof_dual::checkOption(SiteForm, {"nop", "count"});
-        hotprof_dual::checkOption(FunctionsForm, {"wrapper", "clone"});
-        hotprof_dual::checkOption(SiteExits, {"shared", "dedicated"});
-        hotprof_dual::checkOption(LoopTop, {"top", "edge"});
+        checkOption(DualLevel, {"functions", "blocks", "memory", "all"});
+        checkOption(LatchSites, {"outer", "all", "none"});
+        checkOption(EntryForm, {"clone", "inline"});
+        checkOption(LoopForm, {"osr", "inline", "entry"});
+        checkOption(CloneOpt, {"size", "speed"});
+        checkOption(HookCC, {"preserve-most", "c"});
+        checkOption(BackedgeCC, {"preserve-most", "c"});
+        checkOption(SiteForm, {"nop", "count"});
+        checkOption(FunctionsForm, {"wrapper", "clone"});
+        checkOption(SiteExits, {"shared", "dedicated"});
+        checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */
         bool countReg = hotprof_dual::countRegOn();
         hotprof_dual::checkLoopRecompute();

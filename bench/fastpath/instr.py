@@ -120,13 +120,11 @@ def main():
     ap.add_argument("--baseline", default="", help="a built tree: every variant also with its hotprof (NAME@base)")
     a = ap.parse_args()
     variants = [parse_variant(v) for v in a.variants.split()]
-    hotprofs = {}
+    base_hp = os.path.join(os.path.abspath(a.baseline), "build", "bin", "hotprof") if a.baseline else ""
     if a.baseline:
-        base_hp = os.path.join(os.path.abspath(a.baseline), "build", "bin", "hotprof")
         if not os.access(base_hp, os.X_OK):
             sys.exit("instr.py: --baseline %s has no build/bin/hotprof (build it first)" % a.baseline)
         variants += [(n + "@base", h, o, m) for n, h, o, m in variants]
-        hotprofs = {n: base_hp for n, _, _, _ in variants if n.endswith("@base")}
     sizes = dict(QUICK_SIZES, **dict(s.split("=", 1) for s in a.sizes.split()))
     programs = a.programs.split()
     for p in programs:
@@ -138,7 +136,7 @@ def main():
         dirs = {"native": build(work, "native", "native", [])}  # name: (directory, cc)
         for n, hooks, opts, _ in variants:
             print("[instr] building %s" % n, file=sys.stderr, flush=True)
-            dirs[n] = build(work, n.replace("@", "-"), hooks, opts, hotprofs.get(n, HOTPROF))
+            dirs[n] = build(work, n.replace("@", "-"), hooks, opts, base_hp if n.endswith("@base") else HOTPROF)
         jobs = [(p, n) for p in programs for n in ["native"] + names]
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
             got = dict(zip(jobs, ex.map(lambda j: count(os.path.join(dirs[j[1]][0], j[0]), sizes[j[0]], modes[j[1]]),
