@@ -131,8 +131,8 @@ bool wrapperFits(Function &F)
 // instrumented copy of dual-functions records (calls, call pairs, returns, back-edges) without a
 // copy of F's code. F keeps the optimizer's code, gets the separate form's entry nop, whose label
 // is F.hotprof, and a clean latch site on each back-edge (addCleanLatchSites: a burst counts and
-// records them there). F.hotprof(args) = enter hook(F, its return address); F past the nop (F + 5:
-// the nop is before the prologue, so that is F's ABI entry) with the same arguments and
+// records them there). F.hotprof(args) = enter hook(F, its return address); F past the nop (F + 5,
+// or F + 16 past a count build's entry pad: the site is before the prologue, so that is F's ABI entry) with the same arguments and
 // attributes; exit hook; return F's value. A callee entered in a burst sees its call site in F's
 // own code as its return address; the frames below F are one deeper (the wrapper's).
 void runWrapper(Function &F, Module &M, const CleanSites &S)
@@ -150,7 +150,7 @@ void runWrapper(Function &F, Module &M, const CleanSites &S)
     Constant *fn = ConstantExpr::getBitCast(&F, S.i8p);
     Value *ra = B.CreateCall(Intrinsic::getDeclaration(&M, Intrinsic::returnaddress), {B.getInt32(0)});
     B.CreateCall(S.enter, {fn, ra});
-    Constant *body = ConstantExpr::getBitCast(ConstantExpr::getInBoundsGetElementPtr(B.getInt8Ty(), fn, B.getInt64(5)),
+    Constant *body = ConstantExpr::getBitCast(ConstantExpr::getInBoundsGetElementPtr(B.getInt8Ty(), fn, B.getInt64(S.entryBytes)),
                                               F.getType());
     SmallVector<Value *, 8> args;
     for (Argument &A : W->args()) args.push_back(&A);

@@ -26,6 +26,7 @@ struct CleanSites {
     std::function<llvm::BasicBlock *(llvm::BasicBlock *at, llvm::BasicBlock *normal, llvm::BasicBlock *label)> latchSite;
     // F's entry nop (its first byte) and its record, switched on: jmp W
     std::function<void(llvm::Function &F, llvm::Function &W)> entrySite;
+    unsigned entryBytes = 5; // the entry site's bytes before F's ABI entry (5, or a 16-byte pad)
 };
 
 // F's loop back-edges (LoopInfo latches, as S.latches selects them) get clean latch sites; a

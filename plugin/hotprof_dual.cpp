@@ -160,6 +160,13 @@ static cl::opt<std::string> LoopTop("hotprof-dual-latch-form", cl::desc("hotprof
 // bursts). Only in an executable (PIE or not): a -fPIC module that is not PIE may become a shared
 // library, where the countdown is not at a link-time %fs offset, and keeps nop sites.
 static cl::opt<std::string> SiteForm("hotprof-dual-site", cl::desc("hotprof dual: nop|count"), cl::init("nop"));
+// The entry site of a function with a separate instrumented copy (the separate, wrapper and
+// loop-entry forms: before F's prologue, where the plugin cannot place code) in a build with count
+// sites: on (default: a 16-byte pad, which count mode's runtime fills once with the countdown's
+// decrement and `jle F.hotprof`, docs/dual.md *Entry pads*: no trampoline, no taken jump per call)
+// or off (the 5-byte nop, to a trampoline in count mode: two taken jumps and a third instruction
+// per call, as before).
+static cl::opt<std::string> EntryPad("hotprof-dual-entry-pad", cl::desc("hotprof dual: on|off"), cl::init("on"));
 // How a dual-functions build gives a function its instrumented copy: wrapper (default: no copy of
 // the code: F keeps the optimizer's code plus its entry nop and clean latch sites, and F.hotprof is
 // a small wrapper that calls the entry hook, F past its nop and the exit hook; runWrapper) or clone
@@ -181,6 +188,7 @@ namespace {
 enum Level { LFunctions = 0, LBlocks = 1, LMemory = 2, LAll = 3 }; // LAll: memory + compares (hookCompares)
 enum SiteKind { KEntry = 0, KBackedge = 1, KReturn = 2 }; // KReturn: after a call (dual_retsites.h)
 constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
+constexpr unsigned kRecPad = 2; // a record's flags: the site is a 16-byte entry pad (ctl/dual.h HP_DUAL_REC_PAD)
 
 struct Hooks {
     FunctionCallee enter, exit, backedge, cleanBackedge, guard, load[5], store[5];
@@ -221,6 +229,10 @@ bool executableCode(Module &M)
 
 // Inline count sites (-hotprof-dual-site=count) in this module: an executable's code only.
 bool countSites(Module &M) { return SiteForm == "count" && executableCode(M); }
+
+// The bytes of an entry site before F's prologue: a 16-byte pad with count sites (EntryPad), else
+// the 5-byte nop. F's ABI entry (what the wrapper form calls) follows it.
+unsigned entrySiteBytes(Module &M) { return countSites(M) && EntryPad == "on" ? 16 : 5; }
 
 // A back-edge site's fall-through when it goes to a loop header (a block with other predecessors):
 // a block of its own that goes on to the header and takes `at`'s place in the header's phis. A
@@ -701,8 +713,8 @@ bool separateForm(Function &F, Module &M)
     return LI.empty();
 }
 
-// The entry site's record {site - &, target - &, kind 0, 0}: the clean F's first byte, the clone.
-void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H)
+// The entry site's record {site - &, target - &, kind 0, flags}: the clean F's first byte, the clone.
+void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H, unsigned flags)
 {
     StructType *RT = StructType::get(H.i32, H.i32, H.i32, H.i32);
     auto *G = new GlobalVariable(M, RT, true, GlobalValue::PrivateLinkage, nullptr, "__hotprof_dual_entry");
@@ -713,7 +725,7 @@ void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H)
         return ConstantExpr::getTrunc(d, H.i32);
     };
     G->setInitializer(ConstantStruct::get(
-        RT, {rel(&F, 0), rel(&C, 1), ConstantInt::get(H.i32, KEntry), ConstantInt::get(H.i32, 0)}));
+        RT, {rel(&F, 0), rel(&C, 1), ConstantInt::get(H.i32, KEntry), ConstantInt::get(H.i32, flags)}));
     G->setSection("__hotprof_dual");
     G->setAlignment(Align(4));
     if (Comdat *cd = F.getComdat()) G->setComdat(cd);
@@ -721,12 +733,16 @@ void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H)
 }
 
 // F's entry site: the patchable 5-byte nop at its first byte (F aligned to 8, so the nop lies in
-// one 8-byte word) and its record, switched on: jmp C.
+// one 8-byte word) and its record, switched on: jmp C. With count sites, a 16-byte pad (F aligned
+// to 16: the pad is two aligned words; the code generator fills it with a 10- and a 6-byte nop,
+// which the runtime checks before it writes the count there).
 void addEntrySite(Module &M, Function &F, Function &C, const Hooks &H)
 {
-    F.addFnAttr("patchable-function-entry", "5");
-    if (!F.getAlign() || *F.getAlign() < Align(8)) F.setAlignment(Align(8));
-    addEntryRecord(M, F, C, H);
+    unsigned bytes = entrySiteBytes(M);
+    Align align(bytes == 16 ? 16 : 8);
+    F.addFnAttr("patchable-function-entry", std::to_string(bytes));
+    if (!F.getAlign() || *F.getAlign() < align) F.setAlignment(align);
+    addEntryRecord(M, F, C, H, bytes == 16 ? kRecPad : 0);
 }
 
 // The separate form: the instrumented copy is a clone C of F with live hooks (as runSingle makes
@@ -774,6 +790,7 @@ hotprof_dual::CleanSites cleanSites(Module &M, const Hooks &H)
         return emitSite(at, normal, label, KBackedge, H.i8p)->getDefaultDest();
     };
     S.entrySite = [&M, &H](Function &F, Function &W) { addEntrySite(M, F, W, H); };
+    S.entryBytes = entrySiteBytes(M);
     return S;
 }
 
@@ -1096,6 +1113,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(HookCC, {"preserve-most", "c"});
         checkOption(BackedgeCC, {"preserve-most", "c"});
         checkOption(SiteForm, {"nop", "count"});
+        checkOption(EntryPad, {"on", "off"});
         checkOption(FunctionsForm, {"wrapper", "clone"});
         checkOption(SiteExits, {"shared", "dedicated"});
         checkOption(LoopTop, {"top", "edge"});

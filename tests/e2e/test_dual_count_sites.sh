@@ -10,6 +10,8 @@
 #   - identical output in every mode (off, exhaustive, count, live, patch);
 #   - exhaustive on the count-site build gives exactly the nop build's calls, back-edges, blocks;
 #   - count mode records B/(B+S) (+-10%) and counts every event (1%), per thread too;
+#   - entry pads: a loop-free function's 16-byte entry pad filled in place in count mode (clang's
+#     10+6 and 15+1 nop forms), else a trampoline past it (another form; -hotprof-dual-entry-pad=off);
 #   - --bursts patch on such a build: one message, count-triggered bursts instead;
 #   - off: a thread leaves the instrumented copy at its first back-edge (callgrind: the hooks run
 #     a handful of times, not once per block);
@@ -93,6 +95,36 @@ for hs in dual-blocks dual-functions; do
         "$("$HP" info reg.c.data | awk '$1 == "dual.count_sites" {print $2}')" "$(count_sites_in "reg.$hs")"
     python3 "$C" share reg.ex.json reg.c.json "$hs count registers 1/1000"
     python3 "$C" events reg.ex.json reg.c.json 2000 "$hs count registers (one arming)"
+done
+
+# ---- entry pads (-hotprof-dual-entry-pad=on, the default with count sites; docs/dual.md *Entry
+# pads*): a loop-free function's entry (mix) is a 16-byte pad that count mode fills in place, no
+# trampoline. clang's pad forms: 10+6 (generic tuning), 15+1 (-mtune=skylake); another one
+# (-mtune=silvermont: 7+7+2) gets a trampoline that resumes past the pad; -hotprof-dual-entry-pad=off
+# keeps the 5-byte nop and its trampoline. Each: the same output in off, exhaustive and count mode,
+# the recorded share and every event counted, and the wrapper (F.hotprof calls F past the pad).
+pad_info() { "$HP" info "$1" | awk -v k="dual.count.$2" '$1 == k {print $2}'; }
+check_fails_cleanly "cc: -hotprof-dual-entry-pad=bad refused" "entry-pad=bad is not one of on|off" \
+    "$HP" cc --hooks=dual-functions --dual-sites=count -O2 -mllvm -hotprof-dual-entry-pad=bad -c -o x.o "$P/dual_count_phases.c"
+for hs in dual-functions dual-blocks; do
+    for v in "generic:" "skylake:-mtune=skylake" "silvermont:-mtune=silvermont" "nopad:-mllvm -hotprof-dual-entry-pad=off"; do
+        name=${v%%:*} flags=${v#*:} b="pad.$hs.${v%%:*}"
+        # shellcheck disable=SC2086
+        "$HP" cc --hooks=$hs --dual-sites=count -O2 $flags -o "$b" "$P/dual_count_phases.c" -lm ||
+            { fail "$b: build"; continue; }
+        check_eq "$b: off: same output" "$(HOTPROF_MODE=off "./$b" $ARGS)" "$(cat want)"
+        HOTPROF_OUTPUT=$b.ex.data "./$b" $ARGS >"$b.ex.out" && json "$b.ex.data" "$b.ex.json"
+        check_eq "$b: exhaustive: same output" "$(cat "$b.ex.out")" "$(cat want)"
+        "$HP" run -q --bursts count $M999 -o "$b.c.data" -- "./$b" $ARGS >"$b.c.out" && json "$b.c.data" "$b.c.json"
+        check_eq "$b: count: same output" "$(cat "$b.c.out")" "$(cat want)"
+        python3 "$C" share "$b.ex.json" "$b.c.json" "$b 1/1000"
+        pads=$(pad_info "$b.c.data" entry_pads) tramps=$(pad_info "$b.c.data" trampolines)
+        case $name in
+            generic|skylake) check "$b: the entry pads are filled in place ($pads), no trampoline ($tramps)" \
+                test "${pads:-0}" -gt 0 -a "${tramps:-1}" -eq 0 ;;
+            *) check "$b: trampolines ($tramps), no pad filled ($pads)" test "${tramps:-0}" -gt 0 -a "${pads:-1}" -eq 0 ;;
+        esac
+    done
 done
 
 # ---- threads: one countdown each

@@ -5,8 +5,9 @@
 # linked and a dlopen'ed/dlclose'd instrumented library) print the same as their native build in
 # every dual hook set, exhaustive, bursty (patched windows at 1/100), count-triggered bursts
 # (HOTPROF_BURSTS=count: trampolines; the dlopen'ed library gets its own when it registers) and
-# with HOTPROF_MODE=off — and a dual-blocks build with inline count sites (dual-blocks-cs:
-# `hotprof cc --dual-sites=count`) and one with return sites (dual-blocks-rs: `hotprof cc
+# with HOTPROF_MODE=off — and dual-blocks and dual-functions builds with inline count sites
+# (dual-blocks-cs, dual-functions-cs: `hotprof cc --dual-sites=count`, whose loop-free functions'
+# entries are 16-byte pads, the wrapper form's F.hotprof calling F + 16) and one with return sites (dual-blocks-rs: `hotprof cc
 # --dual-return-sites=on`; these two and dual-blocks also with count-mode subpaths, where return
 # sites are written, the dlopen'ed library's at registration) and the loop-entry form (dual-blocks-le:
 # -mllvm -hotprof-dual-loops=entry, with its way back); exhaustive runs also report the
@@ -20,7 +21,7 @@ cd "$T" || exit 1
 same_output() {
     local label=$1; shift
     "./$label.native" "$@" 2>&1 | grep -v '^rss_kb' >"$label.want"
-    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs dual-blocks-rs dual-blocks-le; do
+    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs dual-functions-cs dual-blocks-rs dual-blocks-le; do
         local modes="exhaustive off bursty count"
         case $hs in dual-blocks|dual-blocks-cs|dual-blocks-rs|dual-blocks-le) modes="$modes subpath";; esac
         for mode in $modes; do
@@ -46,6 +47,8 @@ build() { # LABEL COMPILER SRC EXTRA...: native and the three dual builds
     done
     "$HP" "$comp" --hooks=dual-blocks --dual-sites=count -O2 -o "$label.dual-blocks-cs" "$src" "$@" -lpthread ||
         { fail "$label: dual-blocks --dual-sites=count build"; return 1; }
+    "$HP" "$comp" --hooks=dual-functions --dual-sites=count -O2 -o "$label.dual-functions-cs" "$src" "$@" -lpthread ||
+        { fail "$label: dual-functions --dual-sites=count build"; return 1; }
     "$HP" "$comp" --hooks=dual-blocks --dual-return-sites=on -O2 -o "$label.dual-blocks-rs" "$src" "$@" -lpthread ||
         { fail "$label: dual-blocks --dual-return-sites=on build"; return 1; }
     # shellcheck disable=SC2046

@@ -34,6 +34,10 @@
  * later get theirs at registration. Trampoline pages are never unmapped (a dlclose'd module's
  * stay mapped: a few bytes per site). The hooks that run the bursts are in hooks_dual.h.
  *
+ * Entry pads (HP_DUAL_REC_PAD, count builds) are written in count mode as the countdown's decrement
+ * and jle, in place (write_pad): no trampoline; a pad that is not the code generator's nops gets a
+ * trampoline that resumes past it.
+ *
  * Return sites (kind HP_DUAL_KIND_RETURN) are never switched by bursts or exhaustive mode; in
  * count mode with subpaths (hp_dual_count_start(1)) they jump to a trampoline that tests the
  * countdown instead of decrementing it, and each module with trampolines gets a sorted table of
@@ -53,6 +57,7 @@
 #include "core/format/info_keys.h"
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -76,14 +81,15 @@ static uint64_t g_sites, g_skipped, g_switches, g_count_sites;
 static int g_count;           /* count mode: every site to its trampoline, now and for later modules */
 static int g_count_ret;       /* ... return sites too (subpaths in count mode) */
 static int32_t g_fs_off;      /* %fs offset of hp_dual_countdown (the same in every thread) */
-static uint64_t g_tramps, g_direct, g_bursts;
+static uint64_t g_tramps, g_direct, g_bursts, g_pads;
 
 static void lock(void) { while (__atomic_exchange_n(&g_lock, 1, __ATOMIC_ACQUIRE)) sched_yield(); }
 static void unlock(void) { __atomic_store_n(&g_lock, 0, __ATOMIC_RELEASE); }
 
-uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on)
+uint64_t hp_dual_word_nop(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on, const uint8_t nop[5])
 {
-    uint8_t b[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+    uint8_t b[5];
+    memcpy(b, nop, 5);
     if (on) {
         uint32_t rel = (uint32_t)(target - (site + 5));
         b[0] = 0xe9;
@@ -96,7 +102,16 @@ uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t targe
     return word;
 }
 
+uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on)
+{
+    static const uint8_t nop[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+    return hp_dual_word_nop(word, off, site, target, on, nop);
+}
+
 static uint64_t rec_site(const hp_dual_rec *r) { return (uint64_t)(uintptr_t)&r->site + (uint64_t)(int64_t)r->site; }
+static int is_pad(const hp_dual_rec *r) { return (r->flags & HP_DUAL_REC_PAD) != 0; }
+/* The bytes of r's site: where its function's clean code goes on (a trampoline's resume). */
+static uint64_t site_len(const hp_dual_rec *r) { return is_pad(r) ? HP_PAD_LEN : 5u; }
 
 /* Make the page of addr writable (once). 0 if it cannot be. */
 static int page_writable(uint64_t addr)
@@ -123,7 +138,10 @@ static int write_site_to(const hp_dual_rec *r, uint64_t target, int on, int page
     if (off > 3 || (!page_known && !page_writable(site))) return 0;
     uint64_t *w = (uint64_t *)(uintptr_t)(site & ~(uint64_t)7);
     uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
-    __atomic_store_n(w, hp_dual_word(old, off, site, target, on), __ATOMIC_RELEASE);
+    uint8_t head[5];
+    if (is_pad(r)) hp_tramp_pad_head((const uint8_t *)(uintptr_t)site, head);
+    uint64_t word = is_pad(r) ? hp_dual_word_nop(old, off, site, target, on, head) : hp_dual_word(old, off, site, target, on);
+    __atomic_store_n(w, word, __ATOMIC_RELEASE);
     return 1;
 }
 
@@ -164,7 +182,7 @@ static int make_tramps(uint32_t m)
     for (const hp_dual_rec *r = a; r < z; r++) {
         uint64_t s = rec_site(r), t = rec_target(r);
         lo = s < lo ? s : lo, lo = t < lo ? t : lo;
-        hi = s + 5 > hi ? s + 5 : hi, hi = t > hi ? t : hi;
+        hi = s + site_len(r) > hi ? s + site_len(r) : hi, hi = t > hi ? t : hi;
     }
     size_t len = (size_t)(z - a) * HP_TRAMP_SLOT;
     uint8_t *p = hp_tramp_map_near(lo, hi, len);
@@ -173,7 +191,7 @@ static int make_tramps(uint32_t m)
         uint8_t *at = p + i * HP_TRAMP_SLOT;
         size_t (*enc)(uint8_t *, uint64_t, uint64_t, uint64_t, int32_t) =
             a[i].kind == HP_DUAL_KIND_RETURN ? hp_tramp_encode_test : hp_tramp_encode;
-        if (!enc(at, (uint64_t)(uintptr_t)at, rec_target(&a[i]), rec_site(&a[i]) + 5, g_fs_off)) {
+        if (!enc(at, (uint64_t)(uintptr_t)at, rec_target(&a[i]), rec_site(&a[i]) + site_len(&a[i]), g_fs_off)) {
             munmap(p, len);
             return 0;
         }
@@ -187,11 +205,35 @@ static int make_tramps(uint32_t m)
     return 1;
 }
 
-/* Module m has inline count sites only: it counts without trampolines. */
+/* The form of r's entry pad if count mode can fill it in place (16-aligned, still the code
+ * generator's nops), else HP_PAD_NONE. */
+static int pad_form(const hp_dual_rec *r)
+{
+    uint64_t site = rec_site(r);
+    if (!is_pad(r) || site % HP_PAD_LEN) return HP_PAD_NONE;
+    return hp_tramp_pad_form((const uint8_t *)(uintptr_t)site);
+}
+
+/* Module m has inline count sites and fitting pads only: it counts without trampolines. */
 static int only_count_sites(uint32_t m)
 {
     for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
-        if (!(r->flags & HP_DUAL_REC_COUNT)) return 0;
+        if (!(r->flags & HP_DUAL_REC_COUNT) && !pad_form(r)) return 0;
+    return 1;
+}
+
+/* The pad of r in its count form, in one 16-byte store (under g_lock; dual_tramp.h says why a
+ * thread inside the old nops is safe). 0 if it does not fit or cannot be written (a trampoline
+ * then). */
+static int write_pad(const hp_dual_rec *r)
+{
+    uint64_t site = rec_site(r);
+    uint8_t code[HP_PAD_LEN];
+    int form = pad_form(r);
+    if (!form || !page_writable(site)) return 0;
+    if (hp_tramp_encode_pad(code, site, rec_target(r), g_fs_off, form) != HP_PAD_LEN) return 0;
+    if (!hp_tramp_store16((void *)(uintptr_t)site, code)) return 0;
+    g_pads++;
     return 1;
 }
 
@@ -234,6 +276,7 @@ static int count_site(uint32_t m, const hp_dual_rec *r, int rets)
     size_t i = (size_t)(r - g_mods[m].start);
     if (r->kind == HP_DUAL_KIND_CALL) return 0; /* not a site */
     if (r->kind == HP_DUAL_KIND_RETURN) return !rets || write_site_to(r, (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT), 1, 0);
+    if (is_pad(r) && write_pad(r)) return 1;
     g_direct += !tr && !(r->flags & HP_DUAL_REC_COUNT); /* a count site needs no trampoline */
     return write_site_to(r, tr ? (uint64_t)(uintptr_t)(tr + i * HP_TRAMP_SLOT) : rec_target(r), 1, 0);
 }
@@ -481,6 +524,7 @@ size_t hp_dual_count_info(char *out, size_t cap)
     count_totals(&events, &sampled);
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_TRAMPOLINES, HP_LOAD_RLX(&g_tramps));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_DIRECT, HP_LOAD_RLX(&g_direct));
+    at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_ENTRY_PADS, HP_LOAD_RLX(&g_pads));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_BURSTS, HP_LOAD_RLX(&g_bursts));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_EVENTS, events);
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_SAMPLED, sampled);

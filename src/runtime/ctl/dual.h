@@ -31,6 +31,12 @@ enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1, HP_DUAL_KIND_RETURN = 
 
 typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, flags; } hp_dual_rec;
 #define HP_DUAL_REC_COUNT 1u /* flags: an inline count site, not a patchable nop */
+/* flags: an entry site of a count build (-hotprof-dual-entry-pad=on) is a 16-byte pad at its
+ * 16-aligned function's first byte, a 10- and a 6-byte nop (dual_tramp.h HP_PAD_NOPS). Count mode
+ * writes it once, in place, as `subq $1, %fs:hp_dual_countdown; jle target` (no trampoline); every
+ * other write touches its first five bytes only, as a nop site's (off: the pad's own first bytes
+ * back); a trampoline (a pad the code generator filled otherwise) resumes at site + 16. */
+#define HP_DUAL_REC_PAD 2u
 /* A return site's (and a KIND_CALL record's) flags >> 16: the bytes from a label just before its
  * call to the site, so the call's return address lies in (site - distance, site]. */
 #define HP_DUAL_REC_CALL_DIST(r) ((r)->flags >> 16)
@@ -55,6 +61,8 @@ int hp_dual_try_switch_off(void);
 /* The 8 bytes at the aligned word holding a 5-byte site at byte offset off (0..3), with the site's
  * bytes replaced by jmp rel32 to target (on) or the nop (off). Pure: unit-tested. */
 uint64_t hp_dual_word(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on);
+/* The same with the five bytes `nop` for off (an entry pad's first five: HP_DUAL_REC_PAD). */
+uint64_t hp_dual_word_nop(uint64_t word, unsigned off, uint64_t site, uint64_t target, int on, const uint8_t nop[5]);
 /* Init, bursty mode over patched sites (hp_g.patch set by hp_sites_probe) in a program with dual
  * sites: hp_g.dual = HP_DUAL_BURSTS and the control thread over a backend that switches the dual
  * sites and the call sites of sites.c (functions built with one copy) together. 0 if started. */

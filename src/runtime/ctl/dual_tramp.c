@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime/ctl/dual_tramp.h"
+#include <cpuid.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -52,6 +53,70 @@ size_t hp_tramp_encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resu
 size_t hp_tramp_encode_test(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off)
 {
     return encode(out, at, target, resume, fs_off, 0x3c, 0x00); /* cmpq $0 */
+}
+
+/* What clang 14 emits for patchable-function-entry=16 on x86-64. Generic tuning: cs nopw
+ * 0x200(%rax,%rax,1); nopw 0x8(%rax,%rax,1). CPUs with fast 15-byte nops: five data16 prefixes on
+ * the same 10-byte nop, then nop. */
+static const uint8_t PAD_10_6[HP_PAD_LEN] = {0x2e, 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x02,
+                                             0x00, 0x00, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x08};
+static const uint8_t PAD_15_1[HP_PAD_LEN] = {0x66, 0x66, 0x66, 0x66, 0x66, 0x2e, 0x66, 0x0f,
+                                             0x1f, 0x84, 0x00, 0x00, 0x02, 0x00, 0x00, 0x90};
+
+const uint8_t *hp_tramp_pad_nops(int form) { return form == HP_PAD_15_1 ? PAD_15_1 : PAD_10_6; }
+
+int hp_tramp_pad_form(const uint8_t *p)
+{
+    if (memcmp(p, PAD_10_6, HP_PAD_LEN) == 0) return HP_PAD_10_6;
+    if (memcmp(p, PAD_15_1, HP_PAD_LEN) == 0) return HP_PAD_15_1;
+    return HP_PAD_NONE;
+}
+
+void hp_tramp_pad_head(const uint8_t *p, uint8_t head[5])
+{
+    const uint8_t *forms[2] = {PAD_10_6, PAD_15_1};
+    for (int i = 0; i < 2; i++)
+        if (memcmp(p + 5, forms[i] + 5, HP_PAD_LEN - 5) == 0) {
+            memcpy(head, forms[i], 5);
+            return;
+        }
+    memcpy(head, p, 5);
+    head[0] = 0xeb, head[1] = HP_PAD_LEN - 2; /* jmp rel8 past the pad */
+}
+
+size_t hp_tramp_encode_pad(uint8_t *out, uint64_t at, uint64_t target, int32_t fs_off, int form)
+{
+    static const uint8_t sub[5] = {0x64, 0x48, 0x83, 0x2c, 0x25}; /* subq $imm8, %fs:disp32 */
+    static const uint8_t dec[5] = {0x64, 0x48, 0xff, 0x0c, 0x25}; /* decq %fs:disp32 */
+    size_t jle = form == HP_PAD_10_6 ? 10 : 9; /* where the jle begins */
+    int32_t to_target;
+    if (form == HP_PAD_NONE || !hp_tramp_rel32(at + jle + 6, target, &to_target)) return 0;
+    memcpy(out, form == HP_PAD_10_6 ? sub : dec, 5);
+    put32(out + 5, fs_off);
+    if (form == HP_PAD_10_6) out[9] = 0x01;
+    out[jle] = 0x0f, out[jle + 1] = 0x8e;
+    put32(out + jle + 2, to_target);
+    if (form == HP_PAD_15_1) out[15] = 0x90;
+    return HP_PAD_LEN;
+}
+
+int hp_tramp_store16(void *w, const uint8_t v[16])
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_CMPXCHG16B)) return 0;
+    uint64_t want_lo, want_hi, lo, hi;
+    memcpy(&want_lo, v, 8);
+    memcpy(&want_hi, v + 8, 8);
+    memcpy(&lo, w, 8);
+    memcpy(&hi, (uint8_t *)w + 8, 8);
+    unsigned char done;
+    do /* lo:hi is what is there (a failed compare loads it); retry until our store lands */
+        __asm__ volatile("lock cmpxchg16b %1\n\tsete %0"
+                         : "=q"(done), "+m"(*(volatile uint8_t(*)[16])w), "+a"(lo), "+d"(hi)
+                         : "b"(want_lo), "c"(want_hi)
+                         : "memory", "cc");
+    while (!done);
+    return 1;
 }
 
 static int reaches(uint64_t at, size_t len, uint64_t lo, uint64_t hi)

@@ -32,6 +32,32 @@ int hp_tramp_rel32(uint64_t next, uint64_t to, int32_t *rel);
 size_t hp_tramp_encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off);
 /* The same with `cmpq $0, %fs:fs_off` in place of the decrement (a return site: not an event). */
 size_t hp_tramp_encode_test(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off);
+/* A count build's entry pad (dual.h HP_DUAL_REC_PAD): the 16 bytes the code generator put at a
+ * function's first byte. clang 14 fills them with a 10- and a 6-byte nop (HP_PAD_10_6, generic
+ * tuning) or a 15- and a 1-byte nop (HP_PAD_15_1, -march=skylake, znver3, x86-64-v3 ...). In count
+ * mode they become, in one 16-byte store (hp_tramp_store16),
+ *   10+6:  64 48 83 2c 25 <off32> 01   subq $1, %fs:OFF    0f 8e <rel32>   jle <target>
+ *   15+1:  64 48 ff 0c 25 <off32>      decq %fs:OFF        0f 8e <rel32>   jle <target>   90  nop
+ * (dec sets ZF, SF and OF as sub $1 does), so every boundary of the old nops (0, 10 or 15, 16) is
+ * a boundary of the new code: a thread that ran the first nop before the store runs the jle with
+ * the flags its caller left (10+6) or the nop (15+1), and at worst enters the instrumented copy
+ * once without a decrement (its hook then counts the event). */
+#define HP_PAD_LEN 16u
+enum { HP_PAD_NONE = 0, HP_PAD_10_6 = 1, HP_PAD_15_1 = 2 };
+/* The 16 bytes clang emits for a form (HP_PAD_10_6 or HP_PAD_15_1). */
+const uint8_t *hp_tramp_pad_nops(int form);
+/* The form of the 16 bytes at p: HP_PAD_10_6 or HP_PAD_15_1 if they are clang's nops, else 0. */
+int hp_tramp_pad_form(const uint8_t *p);
+/* Writes the count form of a pad of the given form that lives at `at` into out[HP_PAD_LEN]:
+ * HP_PAD_LEN, or 0 when target is out of rel32 reach or the form is none (out is then unspecified). */
+size_t hp_tramp_encode_pad(uint8_t *out, uint64_t at, uint64_t target, int32_t fs_off, int form);
+/* The first five bytes that make the pad at p whole again after a `jmp` was written over them (a
+ * nop site's off): the form's own when bytes 5..15 are still one of the forms, else `jmp .+16`
+ * (eb 0e) and p's bytes 2..4 (past the pad: correct whatever the rest holds). */
+void hp_tramp_pad_head(const uint8_t *p, uint8_t head[5]);
+/* Stores the 16 bytes v at the 16-aligned w atomically (lock cmpxchg16b). 0 if this CPU has no
+ * cmpxchg16b (nothing is written). */
+int hp_tramp_store16(void *w, const uint8_t v[16]);
 /* len bytes of fresh read-write memory mapped so that every byte of it reaches every address in
  * [lo, hi] with a rel32 jump; NULL if no such place could be mapped. */
 void *hp_tramp_map_near(uint64_t lo, uint64_t hi, size_t len);
