@@ -44,7 +44,11 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-dfn-csmem-count   the same count mode with -hotprof-dual-count-reg=off (every site's count a
                    read-modify-write of the thread's countdown in memory, as before call-free loops
                    kept it in a register)
-  hp-dblk-cs-off / hp-dblk-cs-count / hp-dblk-csmem-count   the same three with --hooks=dual-blocks
+  hp-dfn-csnopad-off / hp-dfn-csnopad-count   the same with -hotprof-dual-entry-pad=off (a
+                   loop-free function's entry a 5-byte nop, a trampoline in count mode, as before
+                   entry pads)
+  hp-dblk-cs-off / hp-dblk-cs-count / hp-dblk-csmem-count / hp-dblk-csnopad-off /
+                   hp-dblk-csnopad-count   the same with --hooks=dual-blocks
   (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
@@ -123,10 +127,13 @@ VARIANTS.update({
 })
 CS = ["--dual-sites=count"]
 CSMEM = CS + ["-mllvm", "-hotprof-dual-count-reg=off", "-Wno-unused-command-line-argument"]
+CSNOPAD = CS + ["-mllvm", "-hotprof-dual-entry-pad=off", "-Wno-unused-command-line-argument"]
 for _set, _tag in (("dual-functions", "dfn"), ("dual-blocks", "dblk")):
     VARIANTS["hp-%s-cs-off" % _tag] = (CS, None, [], {"HOTPROF_MODE": "off"}, _set)
     VARIANTS["hp-%s-cs-count" % _tag] = (CS, None, [], COUNT, _set)
     VARIANTS["hp-%s-csmem-count" % _tag] = (CSMEM, None, [], COUNT, _set)
+    VARIANTS["hp-%s-csnopad-off" % _tag] = (CSNOPAD, None, [], {"HOTPROF_MODE": "off"}, _set)
+    VARIANTS["hp-%s-csnopad-count" % _tag] = (CSNOPAD, None, [], COUNT, _set)
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 
 
