@@ -132,8 +132,8 @@ bool wrapperFits(Function &F)
 // copy of F's code. F keeps the optimizer's code, gets the separate form's entry nop, whose label
 // is F.hotprof, and a clean latch site on each back-edge (addCleanLatchSites: a burst counts and
 // records them there). F.hotprof(args) = enter hook(F, its return address); F past the nop (F + 5,
-// or F + 16 past a count build's entry pad: the site is before the prologue, so that is F's ABI entry) with the same arguments and
-// attributes; exit hook; return F's value. A callee entered in a burst sees its call site in F's
+// or F + 16 past a count build's entry pad: the site is before the prologue, so that is F's ABI
+// entry) with the same arguments and attributes; exit hook; return F's value. A callee entered in a burst sees its call site in F's
 // own code as its return address; the frames below F are one deeper (the wrapper's).
 void runWrapper(Function &F, Module &M, const CleanSites &S)
 {

@@ -734,8 +734,9 @@ void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H, unsigne
 
 // F's entry site: the patchable 5-byte nop at its first byte (F aligned to 8, so the nop lies in
 // one 8-byte word) and its record, switched on: jmp C. With count sites, a 16-byte pad (F aligned
-// to 16: the pad is two aligned words; the code generator fills it with a 10- and a 6-byte nop,
-// which the runtime checks before it writes the count there).
+// to 16, so one 16-byte store writes it; the code generator fills it with nops, a 10- and a 6-byte
+// one or with some tunings a 15- and a 1-byte one, which the runtime checks before it writes the
+// count there: ctl/dual_tramp.h).
 void addEntrySite(Module &M, Function &F, Function &C, const Hooks &H)
 {
     unsigned bytes = entrySiteBytes(M);

@@ -14,8 +14,9 @@
  * sites.c: its return value is its answer, and `mov eax, imm32` there would forge one.
  *
  * Count-triggered bursts (hp_g.dual == HP_DUAL_COUNT, `--bursts count`, ctl/dual.h): every
- * site jumps to a trampoline that decrements the thread's hp_dual_countdown and enters the
- * instrumented copy when it reaches 0. The hooks there run the thread's HPS controller
+ * site jumps to a trampoline (or, compiled in, is an inline count site or a filled entry pad)
+ * that decrements the thread's hp_dual_countdown and enters the instrumented copy when it
+ * reaches 0. The hooks there run the thread's HPS controller
  * (t->bs, core/control/bursty.h) as live bursty hooks do, with the countdown in place of
  * t->bs.countdown: an event a trampoline did not count (the countdown still > 0: a back-edge in an
  * instrumented copy, a function with one copy) is decremented here; at 0 the slow path runs and

@@ -32,10 +32,11 @@ enum { HP_DUAL_KIND_ENTRY = 0, HP_DUAL_KIND_BACKEDGE = 1, HP_DUAL_KIND_RETURN = 
 typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, flags; } hp_dual_rec;
 #define HP_DUAL_REC_COUNT 1u /* flags: an inline count site, not a patchable nop */
 /* flags: an entry site of a count build (-hotprof-dual-entry-pad=on) is a 16-byte pad at its
- * 16-aligned function's first byte, a 10- and a 6-byte nop (dual_tramp.h HP_PAD_NOPS). Count mode
- * writes it once, in place, as `subq $1, %fs:hp_dual_countdown; jle target` (no trampoline); every
- * other write touches its first five bytes only, as a nop site's (off: the pad's own first bytes
- * back); a trampoline (a pad the code generator filled otherwise) resumes at site + 16. */
+ * 16-aligned function's first byte, clang's nops (dual_tramp.h: a 10- and a 6-byte one, or a 15-
+ * and a 1-byte one). Count mode writes it once, in place, as the countdown's decrement and `jle
+ * target` (no trampoline); every other write touches its first five bytes only, as a nop site's
+ * (off: the pad's own first bytes back); a pad of other bytes gets a trampoline that resumes at
+ * site + 16. */
 #define HP_DUAL_REC_PAD 2u
 /* A return site's (and a KIND_CALL record's) flags >> 16: the bytes from a label just before its
  * call to the site, so the call's return address lies in (site - distance, site]. */
