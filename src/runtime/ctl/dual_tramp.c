@@ -27,19 +27,31 @@ static void put32(uint8_t *p, int32_t v)
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(u >> (8 * i));
 }
 
+/* `OPq ..., %fs:fs_off` (64 48 opcode modrm 25 disp32): its 9 bytes, an imm8 operand follows. */
+static size_t put_fs_op(uint8_t *out, uint8_t opcode, uint8_t modrm, int32_t fs_off)
+{
+    const uint8_t op[5] = {0x64, 0x48, opcode, modrm, 0x25};
+    memcpy(out, op, 5);
+    put32(out + 5, fs_off);
+    return 9;
+}
+
+/* `jle rel32` (6 bytes). */
+static void put_jle(uint8_t *out, int32_t rel)
+{
+    out[0] = 0x0f, out[1] = 0x8e;
+    put32(out + 2, rel);
+}
+
 /* `OP $imm, %fs:fs_off; jle target; jmp resume`, OP's ModRM byte given (83 /5 sub, 83 /7 cmp). */
 static size_t encode(uint8_t *out, uint64_t at, uint64_t target, uint64_t resume, int32_t fs_off, uint8_t modrm,
                      uint8_t imm)
 {
-    const uint8_t op[5] = {0x64, 0x48, 0x83, modrm, 0x25}; /* OPq $imm8, %fs:disp32 */
     int32_t to_target, to_resume;
     if (!hp_tramp_rel32(at + 16, target, &to_target) || !hp_tramp_rel32(at + 21, resume, &to_resume)) return 0;
     memset(out, 0xcc, HP_TRAMP_SLOT);
-    memcpy(out, op, 5);
-    put32(out + 5, fs_off);
-    out[9] = imm;
-    out[10] = 0x0f, out[11] = 0x8e; /* jle rel32 */
-    put32(out + 12, to_target);
+    out[put_fs_op(out, 0x83, modrm, fs_off)] = imm;
+    put_jle(out + 10, to_target);
     out[16] = 0xe9; /* jmp rel32 */
     put32(out + 17, to_resume);
     return HP_TRAMP_LEN;
@@ -86,24 +98,35 @@ void hp_tramp_pad_head(const uint8_t *p, uint8_t head[5])
 
 size_t hp_tramp_encode_pad(uint8_t *out, uint64_t at, uint64_t target, int32_t fs_off, int form)
 {
-    static const uint8_t sub[5] = {0x64, 0x48, 0x83, 0x2c, 0x25}; /* subq $imm8, %fs:disp32 */
-    static const uint8_t dec[5] = {0x64, 0x48, 0xff, 0x0c, 0x25}; /* decq %fs:disp32 */
     size_t jle = form == HP_PAD_10_6 ? 10 : 9; /* where the jle begins */
     int32_t to_target;
     if (form == HP_PAD_NONE || !hp_tramp_rel32(at + jle + 6, target, &to_target)) return 0;
-    memcpy(out, form == HP_PAD_10_6 ? sub : dec, 5);
-    put32(out + 5, fs_off);
-    if (form == HP_PAD_10_6) out[9] = 0x01;
-    out[jle] = 0x0f, out[jle + 1] = 0x8e;
-    put32(out + jle + 2, to_target);
-    if (form == HP_PAD_15_1) out[15] = 0x90;
+    if (form == HP_PAD_10_6) {
+        out[put_fs_op(out, 0x83, 0x2c, fs_off)] = 0x01; /* subq $1 */
+    } else {
+        put_fs_op(out, 0xff, 0x0c, fs_off); /* decq */
+        out[15] = 0x90;                     /* nop after the jle */
+    }
+    put_jle(out + jle, to_target);
     return HP_PAD_LEN;
+}
+
+/* cmpxchg16b, asked of the CPU once (0 unknown, 1 yes, 2 no; the answer is the same in every thread). */
+static int has_cmpxchg16b(void)
+{
+    static int known;
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!k) {
+        unsigned a, b, c, d;
+        k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_CMPXCHG16B) ? 1 : 2;
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k == 1;
 }
 
 int hp_tramp_store16(void *w, const uint8_t v[16])
 {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_CMPXCHG16B)) return 0;
+    if (!has_cmpxchg16b()) return 0;
     uint64_t want_lo, want_hi, lo, hi;
     memcpy(&want_lo, v, 8);
     memcpy(&want_hi, v + 8, 8);
