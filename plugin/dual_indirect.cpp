@@ -41,6 +41,9 @@ using namespace llvm;
 // seen in a burst (qjs edges overlap 27% against 69%): hence clone where blocks are profiled.
 static cl::opt<std::string> IndirectForm("hotprof-dual-indirect", cl::desc("hotprof dual: auto|clone|separate|single"),
                                          cl::init("auto"));
+static const unsigned kDispatchSizeMax = 20; // instructions from a header to its indirectbr (leadsToDispatch)
+static const unsigned kDispatchChainMax = 4; // blocks from a header to its indirectbr
+static const char kDispatchMD[] = "hotprof.dispatch"; // on a dispatch header's terminator
 static bool g_separate; // the form auto resolved to, or the one asked for (checkIndirectOption)
 
 namespace hotprof_dual {
@@ -308,6 +311,83 @@ static void widenIndirectBr(IndirectBrInst *I, const SmallPtrSetImpl<BasicBlock 
         if (listed.insert(D).second) N->addDestination(D);
     N->copyMetadata(*I);
     I->eraseFromParent();
+}
+
+// Instructions of BB besides phis and debug intrinsics.
+static unsigned bodySize(BasicBlock *BB)
+{
+    unsigned n = 0;
+    for (Instruction &I : *BB) n += !isa<PHINode>(I) && !I.isDebugOrPseudoInst();
+    return n;
+}
+
+// header reaches an indirectbr through blocks that each end in an unconditional branch, all of
+// them together small enough for the code generator to copy (LLVM 14's tail duplication copies
+// a block ending in an indirect branch of up to 20 instructions into each predecessor that ends
+// in an unconditional branch, and repeats that up the chain).
+static bool leadsToDispatch(BasicBlock *header)
+{
+    BasicBlock *BB = header;
+    unsigned size = 0;
+    for (unsigned steps = 0; steps <= kDispatchChainMax; steps++) {
+        if (BB->hasAddressTaken() && BB != header) return false;
+        if ((size += bodySize(BB)) > kDispatchSizeMax) return false;
+        if (isa<IndirectBrInst>(BB->getTerminator())) return true;
+        auto *br = dyn_cast<BranchInst>(BB->getTerminator());
+        if (!br || !br->isUnconditional()) return false;
+        BB = br->getSuccessor(0);
+    }
+    return false;
+}
+
+static void markDispatch(BasicBlock *BB)
+{
+    BB->getTerminator()->setMetadata(kDispatchMD, MDNode::get(BB->getContext(), {}));
+}
+
+bool isDispatchHeader(BasicBlock *header)
+{
+    Instruction *T = header->getTerminator();
+    return T && T->getMetadata(kDispatchMD);
+}
+
+// A latch of header that merges several back-edges (LoopSimplify's unique back-edge block):
+// its only successor is header, it is small, and each predecessor has one edge into it, which
+// can be split (a br or a switch; a second edge from the same block would bypass its site).
+static bool mergedLatch(BasicBlock *latch, BasicBlock *header)
+{
+    if (latch == header || latch->getSingleSuccessor() != header || latch->getSinglePredecessor()) return false;
+    if (latch->hasAddressTaken() || !leadsToDispatch(latch)) return false;
+    for (BasicBlock *p : predecessors(latch)) {
+        Instruction *T = p->getTerminator();
+        if (!isa<BranchInst>(T) && !isa<SwitchInst>(T)) return false;
+        if (count(successors(p), latch) != 1) return false;
+    }
+    return true;
+}
+
+unsigned dispatchLatchEdges(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &edges)
+{
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> out;
+    unsigned split = 0;
+    for (auto &e : edges) {
+        if (!leadsToDispatch(e.second)) {
+            out.push_back(e);
+            continue;
+        }
+        markDispatch(e.second);
+        if (!mergedLatch(e.first, e.second)) {
+            out.push_back(e);
+            continue;
+        }
+        markDispatch(e.first);
+        SmallPtrSet<BasicBlock *, 8> seen;
+        for (BasicBlock *p : predecessors(e.first))
+            if (seen.insert(p).second) out.push_back({p, e.first});
+        split++;
+    }
+    edges.assign(out.begin(), out.end());
+    return split;
 }
 
 void joinIndirectDests(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &VM)

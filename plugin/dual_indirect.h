@@ -31,6 +31,24 @@ bool hasComputedGoto(llvm::Function &F);
 // copy with live hooks.
 bool indirectCloneable(llvm::Function &F);
 
+// A dispatch header: a loop header that reaches an indirectbr through a few small blocks. The
+// code generator copies such a block chain into each predecessor that ends in an unconditional
+// branch (tail duplication), which gives each opcode handler its own indirect jump: threaded
+// dispatch. It copies nothing into a predecessor with two successors, such as a site's callbr,
+// so a site before a dispatch header gets a landing block of its own (hotprof_dual.cpp
+// needsLanding). Marked (metadata on the terminator) by dispatchLatchEdges.
+bool isDispatchHeader(llvm::BasicBlock *header);
+
+// Clean latch sites (dual_wrapper.h) of a function with computed goto: for each (latch, header)
+// edge whose header is a dispatch header, marks it; where the latch merges several back-edges
+// (LoopSimplify's unique back-edge block, which the code generator would otherwise fold or copy
+// away), the edge is replaced by one edge into the latch from each of its predecessors, and the
+// latch is marked too. So each handler's back-edge gets a site of its own, and its landing block
+// a copy of the dispatch. A site on the merged latch kept one indirect jump for all handlers:
+// QuickJS's JS_CallInternal had 7 indirect jumps instead of native's 263. Returns the number of
+// latches so replaced.
+unsigned dispatchLatchEdges(llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> &edges);
+
 // A latch that ends in an indirectbr has no edge of its own to split. For each (latch, header)
 // whose latch ends in an indirectbr, the latch gets `addr == blockaddress(header) ? header : J`
 // (J a new block holding the indirectbr), so the back-edge is a plain branch edge that the

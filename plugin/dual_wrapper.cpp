@@ -100,6 +100,7 @@ unsigned addCleanLatchSites(Function &F, const CleanSites &S)
         }
     }
     splitIndirectLatches(edges);
+    if (hasComputedGoto(F)) dispatchLatchEdges(edges); // a site per handler
     for (auto &e : edges) {
         // (a loop whose header is also its latch through another edge is no one-block loop: peeling
         // would take that edge's target away)

@@ -243,10 +243,15 @@ unsigned entrySiteBytes(Module &M) { return countSites(M) && EntryPad == "on" ? 
 // out of LoopSimplify form anyway, and in a function with computed goto (indirectbr anywhere: its
 // loops run through dispatch blocks LSR does not reduce) the block is one more jmp in the hot
 // path: QuickJS's JS_CallInternal (58 latch sites) ran qjs 1.17x native with landing blocks,
-// 1.08x without (the wrapper form, 5 interleaved runs).
+// 1.08x without (the wrapper form, 5 interleaved runs). Except before a dispatch header
+// (dual_indirect.h isDispatchHeader): there the code generator copies the dispatch into the
+// landing block, which an empty asm keeps from being folded away, so each handler ends in its own
+// indirect jump (the code generator copies nothing into the site's callbr, which has two
+// successors); no jmp is left.
 bool needsLanding(BasicBlock *at, BasicBlock *header)
 {
     if (pred_empty(header)) return false;
+    if (hotprof_dual::isDispatchHeader(header)) return true; // (copied into the landing block)
     // (not hasComputedGoto: the blockaddresses of F's earlier sites make their labels address-taken;
     // `at` has no terminator yet)
     for (BasicBlock &BB : *at->getParent())
@@ -259,7 +264,9 @@ bool needsLanding(BasicBlock *at, BasicBlock *header)
 BasicBlock *latchLanding(BasicBlock *at, BasicBlock *header)
 {
     BasicBlock *next = BasicBlock::Create(at->getContext(), "hp.site.next", at->getParent(), header);
-    BranchInst::Create(header, next);
+    BranchInst *br = BranchInst::Create(header, next);
+    if (hotprof_dual::isDispatchHeader(header)) // an empty asm: CodeGenPrepare keeps the block
+        CallInst::Create(InlineAsm::get(FunctionType::get(Type::getVoidTy(at->getContext()), false), "", "", true), "", br);
     for (PHINode &P : header->phis()) P.replaceIncomingBlockWith(at, next);
     return next;
 }
