@@ -136,7 +136,7 @@ def main():
         dirs = {"native": build(work, "native", "native", [])}  # name: (directory, cc)
         for n, hooks, opts, _ in variants:
             print("[instr] building %s" % n, file=sys.stderr, flush=True)
-            dirs[n] = build(work, n.replace("@", "-"), hooks, opts, base_hp if n.endswith("@base") else HOTPROF)
+            dirs[n] = build(work, n, hooks, opts, base_hp if n.endswith("@base") else HOTPROF)  # (no NAME has an @)
         jobs = [(p, n) for p in programs for n in ["native"] + names]
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
             got = dict(zip(jobs, ex.map(lambda j: count(os.path.join(dirs[j[1]][0], j[0]), sizes[j[0]], modes[j[1]]),

@@ -5,6 +5,7 @@
 #   - two builds of the same variant count the same instructions within 1e-5 (the benchmark's
 #     premise: fft's counts repeat exactly, mt_work's threads start in varying order: ~200 of 55 M),
 #     and each is within [0.9, 2] x native;
+#   - with --baseline each variant is measured again as NAME@base, apart from a variant NAME-base;
 #   - a malformed variant and an unknown workload are refused with one message, non-zero exit.
 . "$(dirname "$0")/lib.sh"
 [ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "bench instr: no plugin built (llvm-14-dev missing): skipped"; exit 0; }
@@ -25,6 +26,19 @@ for p in ("fft", "mt_work"):
     assert 0.9 <= float(by[(p, "a")]["ratio"]) <= 2.0, "ratio %s" % by[(p, "a")]["ratio"]
 PY
 check_eq "bench instr: the same build twice counts the same (1e-5), within [0.9, 2] x native" "$(cat "$T/py")" ""
+# --baseline: each variant again as NAME@base in a directory of its own (it was NAME-base, which a
+# variant of that name shared: a-base then measured the @base build, count sites, as its own)
+"$I" --programs fft --sizes "fft=20" --variants "a-base=dual-functions a=dual-functions:--dual-sites=count" \
+    --baseline "$ROOT" --results "$T/rb" >"$T/outb" 2>"$T/errb" || fail "bench instr: --baseline run" "$(tail -3 "$T/errb")"
+python3 - "$T/rb/fastpath_instr.csv" >"$T/pyb" 2>&1 <<'PY'
+import csv, sys
+by = {r["build"]: int(r["instructions"]) for r in csv.DictReader(open(sys.argv[1]))}
+assert set(by) >= {"a-base", "a", "a-base@base", "a@base"}, sorted(by)
+assert abs(by["a@base"] - by["a"]) <= by["a"] * 1e-5, "a@base %d, a %d" % (by["a@base"], by["a"])
+assert abs(by["a-base@base"] - by["a-base"]) <= by["a-base"] * 1e-5, "a-base@base %d, a-base %d" % (by["a-base@base"], by["a-base"])
+assert by["a-base"] != by["a"], "a-base (nop sites) counts as a (count sites): %d" % by["a"]
+PY
+check_eq "bench instr: --baseline builds NAME@base apart from a variant NAME-base" "$(cat "$T/pyb")" ""
 check_fails_cleanly "bench instr: malformed variant, one message" "a variant is NAME=HOOKS" \
     "$I" --programs fft --variants "nohooks" --results "$T/r2"
 check_fails_cleanly "bench instr: unknown workload, one message" "no workload 'quux'" \
