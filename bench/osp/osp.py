@@ -50,6 +50,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import benchlib  # noqa: E402  (info_keys)
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 WORKLOADS = ["fft", "heapsort", "lexgen", "compress", "gametree", "interp", "nbody", "mt_work"]
 SMALL_SIZES = {"fft": "100", "heapsort": "200000", "lexgen": "50", "compress": "800",
@@ -159,17 +162,6 @@ def subpaths_of(hp, profile):
         return None
     doc["subpaths"]["rows"] = rows + doc["subpaths"].get("rows", [])
     return doc["subpaths"]
-
-
-def info_of(hp, profile):
-    """INFO keys of a profile (`hotprof info`; later groups override earlier ones)."""
-    proc = subprocess.run([hp, "info", profile], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    keys = {}
-    for line in proc.stdout.splitlines():
-        parts = line.split(None, 1)
-        if len(parts) == 2 and line.startswith("  "):
-            keys[parts[0]] = parts[1].strip()
-    return keys
 
 
 def fnum(d, key):
@@ -297,7 +289,7 @@ class Workload:
                 if not output_ok(rc, text):
                     log("%s: %s failed (exit %d): %s" % (self.name, v, rc, text[-800:]))
                     sys.exit(1)
-                if v.startswith(("skip", "full")) and "subpath.skip" not in info_of(self.hp, profile):
+                if v.startswith(("skip", "full")) and "subpath.skip" not in benchlib.info_keys(self.hp, profile):
                     dropped[v] = [l for l in text.splitlines() if l.strip() and not l.startswith("ok")][-2:] \
                         or ["no subpath profile written"]
                     log("%s: %s: the runtime did not profile subpaths (%s); reported n/a" % (self.name, v, dropped[v]))
@@ -336,7 +328,7 @@ def measure_workload(args, name):
             accs[v].append(accuracy(sp, ex))
             if i == 0:
                 top10 += top10_rows(sp, ex, name, v)
-        infos = [info_of(w.hp, p) for p in profiles[v]]
+        infos = [benchlib.info_keys(w.hp, p) for p in profiles[v]]
         row["bytes_" + v] = med([fnum(i, "subpath.bytes") for i in infos])
         row["entries_" + v] = med([fnum(i, "subpath.entries") for i in infos])
         row["tau_" + v] = med([fnum(i, "subpath.tau") for i in infos])

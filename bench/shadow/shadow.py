@@ -19,16 +19,6 @@ def log(msg):
     print("[shadow] " + msg, file=sys.stderr, flush=True)
 
 
-def info(hotprof, path):
-    out = subprocess.run([hotprof, "info", path], capture_output=True, text=True).stdout
-    d = {}
-    for line in out.splitlines():
-        parts = line.split(None, 1)
-        if len(parts) == 2:
-            d[parts[0]] = parts[1].strip()
-    return d
-
-
 def totals(hotprof, path):
     res = subprocess.run([hotprof, "report", "--format", "json", "--top", "1", path], capture_output=True, text=True)
     t = json.loads(res.stdout)["totals"]
@@ -72,7 +62,7 @@ def measure_round(args, prog, size_arg, writer, r, build, hpdir, refs):
             out = os.path.join(args.work, "sh.%s.%s" % (build, prog))
             s_cpu, s_wall = run([args.hotprof, "run", "-q", "--mode", "shadow", "--load", load, "--sample-size", size,
                                  "-o", out] + PROFILES + ["--"] + hp, "%s shadow %s %s" % (prog, size, load))
-            i = info(args.hotprof, out)
+            i = benchlib.info_keys(args.hotprof, out)
             wall_acc, difftop = compare(args.hotprof, out, ref)
             g = lambda k: float(i.get(k, "nan"))
             row = {"build": build, "program": prog, "round": r + 1, "size": size, "load": float(load),
