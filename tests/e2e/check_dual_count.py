@@ -27,9 +27,14 @@ def say(label, name, good, why=""):
     print(("ok %s: %s" % (label, name)) if good else ("FAIL %s: %s: %s" % (label, name, why)))
 
 
+def exhaustive_events(exh):
+    """The exhaustive run's calls + back-edges: the events count mode counts."""
+    return exh["totals"]["calls"] + exh["totals"]["backedges"]
+
+
 def share(exh, cnt, label):
-    e, c = exh["totals"], cnt["totals"]
-    events = e["calls"] + e["backedges"]
+    c = cnt["totals"]
+    events = exhaustive_events(exh)
     recorded = c["calls"] + c["backedges"]
     m = cnt["sampling"]["methods"]
     want = m["burst"] / float(m["burst"] + m["period"])
@@ -41,8 +46,7 @@ def share(exh, cnt, label):
 
 def events_counted(exh, cnt, bound, label, what):
     """The count run's methods events against the exhaustive calls + back-edges, within bound."""
-    e = exh["totals"]
-    events = e["calls"] + e["backedges"]
+    events = exhaustive_events(exh)
     counted = cnt["sampling"]["methods"]["events"]
     say(label, "events counted %d within %s of the exhaustive %d" % (counted, what, events),
         events > 0 and abs(counted - events) <= bound)
