@@ -47,6 +47,13 @@ check "--hooks=compares adds compare hooks" sh -c "'$HP' cc --hooks=compares -O2
 check "--hooks=functions adds no block hooks" sh -c "'$HP' cc --hooks=functions -O2 -c a.c -o af.o && ! nm af.o | grep -q __sanitizer_cov"
 check "HOTPROF_HOOKS selects the hook set" sh -c "HOTPROF_HOOKS=functions '$HP' cc --print-command -c a.c | grep -qv fsanitize-coverage"
 check "--calls=source uses -finstrument-functions" sh -c "'$HP' cc --calls=source --print-command -c a.c | grep -q -- '-finstrument-functions '"
+# -hotprof-dual-site-exits=dedicated with -g crashed LLVM 14's instruction-referencing
+# LiveDebugValues on QuickJS (__JS_EvalInternal); such builds get the classic variable locations
+if [ -f "$ROOT/build/lib/hotprof_dual.so" ]; then
+    check "dedicated site exits: classic variable locations" sh -c "'$HP' cc --hooks=dual-blocks --print-command -mllvm -hotprof-dual-site-exits=dedicated -c a.c | grep -q -- '-mllvm -experimental-debug-variable-locations=false'"
+    check "default site exits: no workaround" sh -c "! '$HP' cc --hooks=dual-blocks --print-command -c a.c | grep -q -- experimental-debug-variable-locations"
+    check "dedicated site exits build with -g" "$HP" cc --hooks=dual-blocks -g -O2 -mllvm -hotprof-dual-site-exits=dedicated -c a.c -o ad.o
+fi
 check "gcc builds function hooks" sh -c "'$HP' cc --compiler=gcc --hooks=functions -O2 -o pg a.c b.c && ./pg && nm pg | grep -q ' T __cyg_profile_func_enter'"
 check_fails_cleanly "gcc with block hooks is refused clearly" "gcc lacks" "$HP" cc --compiler=gcc --hooks=blocks -c a.c
 check_fails_cleanly "unknown hook set" "unknown hook set" "$HP" cc --hooks=bogus -c a.c
