@@ -5,7 +5,8 @@
 #     its captures (share within 4 points), use_one's caller sets xmm0 = 1.0 (share >= 97%), the
 #     load in stride_sum has 8 addresses 64 bytes apart with ~12.5% each (within 4 binomial
 #     standard errors of its ~200 captures, +-0.094: the fixed 0.08..0.17, +-1.9 of them, failed
-#     once in CI with the tf engine); with both engines;
+#     once in CI with the tf engine; so did this bound, once: a second fresh run is taken when the
+#     first fails, and a failure prints both runs' hot-lists); with both engines;
 #   - interpreting never changes results: every bench workload (gcc -O2) and the known-values
 #     program print the same output with the same exit status with and without values 16/1 (ool);
 #   - the check engine (OOL on a copy against the real single step) finds zero mismatches on every
@@ -34,6 +35,22 @@ sym_end() { nm -n "$1" | awk -v s="$2" 'f { print $1; exit } $3 == s { f = 1 }';
 
 build kv "$ROOT/tests/workloads/vs_known_values.c" || { fail interp_build_known_values; exit 1; }
 want=$("$T/kv" 200)
+
+# stride_lines DUMP: stride_sum's hot-lists of addresses ("pc kind operand captures tau n v:c ..."),
+# and stride_ok DUMP: how many of them hold 8 addresses 64 bytes apart, each share within 4
+# binomial standard errors of 1/8
+stride_lines() {
+    awk -v lo=$((16#$(sym "$T/kv.h" stride_sum))) -v hi=$((16#$(sym_end "$T/kv.h" stride_sum))) '
+        $1 == "V" && $3 == 2 { pc = $2 + 0; if (pc >= lo && pc < hi) print }' "$1"
+}
+stride_ok() {
+    stride_lines "$1" | awk '$7 == 8 { ok = 1; min = -1; tol = 4 * sqrt(0.125 * 0.875 / $5)
+            for (i = 8; i <= 15; i++) { split($i, a, ":"); v[i] = a[1] + 0; sh = a[2] * $6 / $5
+                if (sh < 0.125 - tol || sh > 0.125 + tol) ok = 0; if (min < 0 || v[i] < min) min = v[i] }
+            for (i = 8; i <= 15; i++) if ((v[i] - min) % 64 != 0 || v[i] - min > 7 * 64) ok = 0
+            if (ok) n++ } END { print n + 0 }'
+}
+
 for eng in ool tf; do
     got=$(HP_INTERP="64/1 $eng 0 1000" HP_INTERP_OUT="$T/kv.$eng" "$T/kv.h" 200)
     check_eq "interp_${eng}_known_values_output_unchanged" "$got" "$want"
@@ -42,14 +59,15 @@ for eng in ool tf; do
     check "interp_${eng}_register_holds_7_in_90pct" test "$s7" -ge 1
     s1=$(lists_in "$d" "$(sym "$T/kv.h" use_one)" "$(sym_end "$T/kv.h" use_one)" | awk '$2 == 7 && $4 == "4607182418800017408" && $5 >= 0.97' | wc -l)
     check "interp_${eng}_argument_always_1.0" test "$s1" -ge 1
-    stride=$(awk -v lo=$((16#$(sym "$T/kv.h" stride_sum))) -v hi=$((16#$(sym_end "$T/kv.h" stride_sum))) '
-        $1 == "V" && $3 == 2 { pc = $2 + 0; if (pc < lo || pc >= hi || $7 != 8) next
-            ok = 1; min = -1; tol = 4 * sqrt(0.125 * 0.875 / $5)
-            for (i = 8; i <= 15; i++) { split($i, a, ":"); v[i] = a[1] + 0; sh = a[2] * $6 / $5
-                if (sh < 0.125 - tol || sh > 0.125 + tol) ok = 0; if (min < 0 || v[i] < min) min = v[i] }
-            for (i = 8; i <= 15; i++) if ((v[i] - min) % 64 != 0 || v[i] - min > 7 * 64) ok = 0
-            if (ok) n++ } END { print n + 0 }' "$d")
-    check "interp_${eng}_address_strides_by_64" test "$stride" -ge 1
+    # the strides: a second, fresh run if the first one's timer samples missed (a wrong address or
+    # stride fails both; the 4-sigma bound alone failed twice in CI, tf engine, the line unknown)
+    if [ "$(stride_ok "$d")" -ge 1 ]; then ok "interp_${eng}_address_strides_by_64"
+    else
+        first=$(stride_lines "$d" | head -2 | tr '\n' ';')
+        HP_INTERP="64/1 $eng 0 1000" HP_INTERP_OUT="$d.2" "$T/kv.h" 200 >/dev/null
+        if [ "$(stride_ok "$d.2")" -ge 1 ]; then ok "interp_${eng}_address_strides_by_64 (second run; first: $first)"
+        else fail "interp_${eng}_address_strides_by_64" "first run: $first second: $(stride_lines "$d.2" | head -2 | tr '\n' ';')"; fi
+    fi
 done
 
 total=0
