@@ -1,5 +1,5 @@
 // dual_hookcall.cpp — the back-edge hooks called with preserve_most and F's address computed in
-// place (see dual_hookcall.h for why and the invariants).
+// place (see dual_hookcall.h for why and the invariants); the empty asm that keeps a block.
 #include "dual_hookcall.h"
 
 #include "llvm/IR/InlineAsm.h"
@@ -51,6 +51,12 @@ CallInst *callBackedgeHook(IRBuilder<> &B, FunctionCallee hook, Function &named)
     CallInst *call = B.CreateCall(hook, {addressInPlace(B, named)});
     call->setCallingConv(CallingConv::PreserveMost);
     return call;
+}
+
+void emptyAsm(Instruction *before)
+{
+    CallInst::Create(InlineAsm::get(FunctionType::get(Type::getVoidTy(before->getContext()), false), "", "", true), "",
+                     before);
 }
 
 } // namespace hotprof_dual

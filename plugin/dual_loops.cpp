@@ -9,6 +9,7 @@
 // latch edge and a cold block, and the way back's dispatch and reload blocks, whose values
 // SSAUpdater merges into F's (PHIs at the headers; the loops' own code is the optimizer's).
 #include "dual_loops.h"
+#include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_options.h"
 
@@ -416,8 +417,7 @@ static BasicBlock *peelTop(Function &F, LoopEntry &E, BasicBlock *site)
     }
     // an empty asm ends the first iteration, so the code generator's tail merging does not fold
     // the two copies back into one (as the one-body form's top form)
-    auto *mark = InlineAsm::get(FunctionType::get(Type::getVoidTy(F.getContext()), false), "", "", true);
-    CallInst::Create(mark, "", ft);
+    emptyAsm(ft);
     return first;
 }
 

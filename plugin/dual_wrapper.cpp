@@ -71,8 +71,7 @@ BasicBlock *peelTop(Function &F, BasicBlock *hd)
     hd->getTerminator()->replaceSuccessorWith(hd, sc);
     first->getTerminator()->replaceSuccessorWith(hd, sc);
     // an empty asm ends the first iteration, so tail merging does not fold the copies back into one
-    auto *mark = InlineAsm::get(FunctionType::get(Type::getVoidTy(F.getContext()), false), "", "", true);
-    CallInst::Create(mark, "", first->getTerminator());
+    emptyAsm(first->getTerminator());
     DominatorTree DT(F);
     PromoteMemToReg(slots, DT);
     return sc;

@@ -265,8 +265,7 @@ BasicBlock *latchLanding(BasicBlock *at, BasicBlock *header)
 {
     BasicBlock *next = BasicBlock::Create(at->getContext(), "hp.site.next", at->getParent(), header);
     BranchInst *br = BranchInst::Create(header, next);
-    if (hotprof_dual::isDispatchHeader(header)) // an empty asm: CodeGenPrepare keeps the block
-        CallInst::Create(InlineAsm::get(FunctionType::get(Type::getVoidTy(at->getContext()), false), "", "", true), "", br);
+    if (hotprof_dual::isDispatchHeader(header)) hotprof_dual::emptyAsm(br); // CodeGenPrepare keeps the block
     for (PHINode &P : header->phis()) P.replaceIncomingBlockWith(at, next);
     return next;
 }
@@ -617,8 +616,7 @@ struct DualFunction {
         copies.back()->getTerminator()->replaceSuccessorWith(copies.front(), sc);
         // an empty asm ends the first iteration, so the code generator's tail merging does not
         // fold the two identical copies back into one (which brings the jmp back)
-        auto *mark = InlineAsm::get(FunctionType::get(Type::getVoidTy(F.getContext()), false), "", "", true);
-        CallInst::Create(mark, "", hd->getTerminator());
+        hotprof_dual::emptyAsm(hd->getTerminator());
         return copies.front();
     }
 
