@@ -3,6 +3,7 @@
 // has made its copies and sites: it only rewrites count sites and adds loads and stores of the
 // countdown on the edges into and out of each region, then promotes the count's slot (mem2reg).
 #include "dual_countreg.h"
+#include "dual_countver.h"
 #include "dual_options.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -29,11 +30,6 @@ namespace hotprof_dual {
 
 bool countRegOn() { return optionOn(CountReg); }
 
-namespace {
-
-using BlockSet = SmallPtrSet<BasicBlock *, 32>;
-
-// An inline count site: the callbr of emitSite's count form (hotprof_dual.cpp).
 CallBrInst *countSite(BasicBlock &BB)
 {
     auto *cb = dyn_cast_or_null<CallBrInst>(BB.getTerminator());
@@ -41,6 +37,28 @@ CallBrInst *countSite(BasicBlock &BB)
     if (!ia || cb->getNumIndirectDests() != 1) return nullptr;
     return StringRef(ia->getAsmString()).startswith(CountSiteCode) ? cb : nullptr;
 }
+
+LabelCut::LabelCut(Function &F, const SmallPtrSetImpl<BasicBlock *> &labels)
+{
+    for (BasicBlock *T : labels) {
+        Instruction *TI = T->getTerminator();
+        TI->removeFromParent();
+        new UnreachableInst(F.getContext(), T);
+        cut.push_back({T, TI});
+    }
+}
+
+LabelCut::~LabelCut()
+{
+    for (auto &c : cut) {
+        c.first->getTerminator()->eraseFromParent();
+        c.first->getInstList().push_back(c.second);
+    }
+}
+
+namespace {
+
+using BlockSet = SmallPtrSet<BasicBlock *, 32>;
 
 // No instruction of L's blocks (but the sites' labels) can reach code that touches the countdown.
 bool callFree(Loop *L, const BlockSet &labels)
@@ -113,15 +131,9 @@ bool describe(Region &R)
 // without them they are, and a region's edges are then taken from the whole CFG.
 SmallVector<Region, 8> chooseRegions(Function &F, const BlockSet &labels)
 {
-    SmallVector<std::pair<BasicBlock *, Instruction *>, 16> cut;
-    for (BasicBlock *T : labels) {
-        Instruction *TI = T->getTerminator();
-        TI->removeFromParent();
-        new UnreachableInst(F.getContext(), T);
-        cut.push_back({T, TI});
-    }
     SmallVector<Region, 8> regions;
     {
+        LabelCut cut(F, labels);
         DominatorTree DT(F);
         LoopInfo LI(DT);
         SmallPtrSet<Loop *, 8> chosen;
@@ -134,10 +146,6 @@ SmallVector<Region, 8> chooseRegions(Function &F, const BlockSet &labels)
             for (BasicBlock *B : best->blocks())
                 if (!labels.count(B)) regions.back().blocks.insert(B);
         }
-    }
-    for (auto &c : cut) {
-        c.first->getTerminator()->eraseFromParent();
-        c.first->getInstList().push_back(c.second);
     }
     return regions;
 }
@@ -184,9 +192,9 @@ GlobalVariable *countdownVar(Module &M)
 }
 
 // Every region's stores on its way out, then every load on the way in (an edge out of one region
-// may be the edge into another: the store comes first), then the sites. Each edge's point is
-// found once (splitting an edge changes the edges after it).
-void promoteRegions(SmallVectorImpl<Region> &regions, AllocaInst *slot, GlobalVariable *countdown)
+// may be the edge into another: the store comes first). Each edge's point is found once
+// (splitting an edge changes the edges after it).
+void placeCounts(SmallVectorImpl<Region> &regions, AllocaInst *slot, GlobalVariable *countdown)
 {
     Type *i64 = slot->getAllocatedType();
     DenseMap<std::pair<BasicBlock *, BasicBlock *>, Instruction *> points;
@@ -206,8 +214,6 @@ void promoteRegions(SmallVectorImpl<Region> &regions, AllocaInst *slot, GlobalVa
             IRBuilder<> b(at(e));
             b.CreateStore(b.CreateLoad(i64, countdown), slot);
         }
-    for (Region &R : regions)
-        for (CallBrInst *cb : R.sites) rewriteSite(cb, slot, countdown);
 }
 
 } // namespace
@@ -227,10 +233,18 @@ unsigned promoteCountdowns(Function &F)
     IRBuilder<> b(&*F.getEntryBlock().getFirstInsertionPt());
     AllocaInst *slot = b.CreateAlloca(Type::getInt64Ty(F.getContext()), nullptr, "hp.countdown");
     unsigned n = 0;
-    for (Region &R : regions) n += R.sites.size();
-    promoteRegions(regions, slot, countdown);
+    BlockSet inRegion;
+    for (Region &R : regions) {
+        n += R.sites.size();
+        inRegion.insert(R.blocks.begin(), R.blocks.end());
+    }
+    placeCounts(regions, slot, countdown);
+    SmallVector<AllocaInst *, 8> promote{slot};
+    versionCountedLoops(F, slot, labels, inRegion, promote); /* (the sites still callbrs) */
+    for (Region &R : regions)
+        for (CallBrInst *cb : R.sites) rewriteSite(cb, slot, countdown);
     DominatorTree DT2(F);
-    PromoteMemToReg({slot}, DT2);
+    PromoteMemToReg(promote, DT2);
     return n;
 }
 

@@ -15,13 +15,31 @@
 // Pure IR work: no hooks here.
 #pragma once
 
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
 
 namespace hotprof_dual {
 
 // The code of an inline count site (emitSite's count form in hotprof_dual.cpp; its record follows
 // it in the same asm): what promoteCountdowns recognizes a site by.
 constexpr const char *CountSiteCode = "1: subq $$1, %fs:hp_dual_countdown@tpoff\njle ${0:l}\n";
+
+// The callbr of an inline count site in BB's terminator, or nullptr.
+llvm::CallBrInst *countSite(llvm::BasicBlock &BB);
+
+// For its lifetime, every label's terminator is set aside (an unreachable in its place): through
+// the labels the one-body form's instrumented copy goes back to each clean loop header, so with
+// them the clean loops of a nest are not natural loops; without them they are.
+class LabelCut {
+  public:
+    LabelCut(llvm::Function &F, const llvm::SmallPtrSetImpl<llvm::BasicBlock *> &labels);
+    ~LabelCut();
+
+  private:
+    llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::Instruction *>, 16> cut;
+};
 
 // -hotprof-dual-count-reg=on|off (checks its value: one message, exit status 1).
 bool countRegOn();

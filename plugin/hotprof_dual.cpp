@@ -79,6 +79,7 @@
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
 #include "dual_countreg.h"
+#include "dual_countver.h"
 #include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_loops.h"
@@ -1125,6 +1126,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */
         bool countReg = hotprof_dual::countRegOn();
+        hotprof_dual::countVersionOn(); /* checks its value */
         hotprof_dual::checkLoopRecompute();
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll

@@ -1,0 +1,389 @@
+// dual_countver.cpp — counted loops without a count per iteration (dual_countver.h; docs/dual.md
+// "Loops that need no count"). Runs inside promoteCountdowns (dual_countreg.cpp) after the loads
+// and stores of the count are on the regions' edges and before the sites are rewritten: each
+// chosen loop is analysed with the labels cut off (scalar evolution, its bound expanded in the
+// preheader), then cloned on the whole CFG.
+#include "dual_countver.h"
+#include "dual_countreg.h"
+#include "dual_options.h"
+
+#include "llvm/ADT/Triple.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+using namespace llvm;
+
+static cl::opt<std::string> CountVersion("hotprof-dual-count-version", cl::desc("hotprof dual: on|off"),
+                                         cl::init("on"));
+
+namespace hotprof_dual {
+
+bool countVersionOn() { return optionOn(CountVersion); }
+
+namespace {
+
+// A loop to version, found on the cut CFG: its blocks, header, preheader and site, the induction
+// variable that tells its back-edges (iv = start + stride * back-edges taken) and its bound on the
+// back-edges (a constant, or code expanded at the end of the preheader).
+struct Counted {
+    SmallVector<BasicBlock *, 8> blocks;
+    BasicBlock *header, *preheader;
+    CallBrInst *site;
+    PHINode *iv;
+    Value *start, *bound;
+    int64_t stride; // the induction variable's step per iteration (+-1 for an integer)
+    SmallVector<Instruction *, 8> added; // the bound's code
+    bool wide = false; // the bound may reach 2^63: two compares
+    unsigned extra; // the site's runs in an iteration beyond the back-edges taken before it (0 or 1)
+};
+
+// The single count site of L's blocks, or nullptr.
+CallBrInst *onlySite(Loop *L)
+{
+    CallBrInst *site = nullptr;
+    for (BasicBlock *BB : L->blocks())
+        if (CallBrInst *cb = countSite(*BB)) {
+            if (site) return nullptr;
+            site = cb;
+        }
+    return site;
+}
+
+// Every edge into B comes from S or from a label (cut off: its terminator is set aside, no block).
+bool onlyFrom(BasicBlock *B, BasicBlock *S)
+{
+    for (BasicBlock *P : predecessors(B))
+        if (P && P != S) return false;
+    return true;
+}
+
+// A cut-off label branches to B (its set-aside terminator is B's user, in no block).
+bool fromLabel(BasicBlock *B)
+{
+    return std::any_of(pred_begin(B), pred_end(B), [](BasicBlock *P) { return P == nullptr; });
+}
+
+// How many times the site runs in an iteration that has taken j back-edges, beyond j: 0 when it is
+// on L's single back-edge (its block is the latch, or leads straight to it), 1 when its block is
+// L's header (the latch form `top` of a one-block loop: the first iteration runs before the loop,
+// and each entry into the loop is one of the original loop's back-edges); -1 if neither.
+int siteRunsBeyondBackEdges(Loop *L, CallBrInst *site)
+{
+    BasicBlock *S = site->getParent(), *latch = L->getLoopLatch(), *N = site->getDefaultDest();
+    if (!latch) return -1;
+    if (S == L->getHeader()) return L->contains(N) ? 1 : -1;
+    if (S == latch) return N == L->getHeader() ? 0 : -1;
+    auto *br = dyn_cast<BranchInst>(latch->getTerminator());
+    return N == latch && onlyFrom(latch, S) && br && br->isUnconditional() ? 0 : -1;
+}
+
+// A header phi that tells the back-edges taken: an integer {start, +, 1} or {start, +, -1} at least
+// as wide as the bound, or a 64-bit pointer {start, +, stride} (stride bytes per iteration, any
+// constant but 0: the back-edges are (iv - start) / stride, an exact division).
+PHINode *backEdgeCounter(Loop *L, ScalarEvolution &SE, const SCEV *bound, int64_t &stride)
+{
+    unsigned need = bound->getType()->getIntegerBitWidth();
+    const DataLayout &DL = L->getHeader()->getModule()->getDataLayout();
+    for (PHINode &P : L->getHeader()->phis()) {
+        bool ptr = P.getType()->isPointerTy();
+        if (ptr ? DL.getTypeSizeInBits(P.getType()) != 64 : !P.getType()->isIntegerTy()) continue;
+        if (!ptr && (P.getType()->getIntegerBitWidth() < need || P.getType()->getIntegerBitWidth() > 64)) continue;
+        auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&P));
+        if (!AR || AR->getLoop() != L || !AR->isAffine()) continue;
+        auto *step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+        if (!step || step->getAPInt().getMinSignedBits() > 32) continue;
+        stride = step->getAPInt().getSExtValue();
+        if (ptr ? stride != 0 : (stride == 1 || stride == -1)) return &P;
+    }
+    return nullptr;
+}
+
+// Every exit of L (but the site's label) leaves from a br or a switch, so its edge can be split.
+bool exitsSplittable(Loop *L, CallBrInst *site)
+{
+    SmallVector<BasicBlock *, 8> exiting;
+    L->getExitingBlocks(exiting);
+    for (BasicBlock *X : exiting) {
+        if (X == site->getParent()) continue; /* (its only exit is the label, cut off) */
+        Instruction *TI = X->getTerminator();
+        if (!isa<BranchInst>(TI) && !isa<SwitchInst>(TI)) return false;
+    }
+    return true;
+}
+
+bool hasDivision(const SCEV *S)
+{
+    return SCEVExprContains(S, [](const SCEV *E) { return isa<SCEVUDivExpr>(E); });
+}
+
+// A bound at most this large is tested as the constant it is at most (SCEV's unsigned range): one
+// compare with an immediate, no code to compute it, and a count above it is the common case
+// (count mode at 1/1000 arms ~1000 events, off mode never runs out).
+constexpr uint64_t SmallBound = 4096;
+
+bool fill(Counted &c, Loop *L, CallBrInst *site, PHINode *iv, int64_t stride, int extra)
+{
+    c.blocks.assign(L->block_begin(), L->block_end());
+    c.header = L->getHeader();
+    c.preheader = L->getLoopPreheader();
+    c.site = site;
+    c.iv = iv;
+    c.start = iv->getIncomingValueForBlock(c.preheader);
+    c.stride = stride;
+    c.extra = (unsigned)extra;
+    return true;
+}
+
+// L as a loop to version, its bound expanded in its preheader; false if it is not one.
+bool analyse(Loop *L, ScalarEvolution &SE, const SmallPtrSetImpl<BasicBlock *> &inRegion, Counted &c)
+{
+    BasicBlock *P = L->getLoopPreheader();
+    if (!L->isInnermost() || !P || !isa<BranchInst>(P->getTerminator())) return false;
+    for (BasicBlock *BB : L->blocks())
+        if (!inRegion.count(BB)) return false;
+    CallBrInst *site = onlySite(L);
+    int extra = site ? siteRunsBeyondBackEdges(L, site) : -1;
+    if (extra < 0 || !exitsSplittable(L, site)) return false;
+    const SCEV *bound = SE.getSymbolicMaxBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(bound) || !bound->getType()->isIntegerTy() || hasDivision(bound)) return false;
+    if (bound->getType()->getIntegerBitWidth() > 64 || !isSafeToExpandAt(bound, P->getTerminator(), SE)) return false;
+    int64_t stride = 0;
+    PHINode *iv = backEdgeCounter(L, SE, bound, stride);
+    if (!iv) return false;
+    // The least of what is known: the bound's range under the loop's guards, its constant maximum.
+    APInt most = SE.getUnsignedRangeMax(SE.applyLoopGuards(bound, L));
+    const SCEV *constMax = SE.getConstantMaxBackedgeTakenCount(L);
+    if (auto *k = dyn_cast<SCEVConstant>(constMax))
+        if (k->getType() == bound->getType() && k->getAPInt().ult(most)) most = k->getAPInt();
+    if (most.ule(SmallBound)) { /* one compare with a constant; no code for the bound */
+        c.bound = ConstantInt::get(bound->getType(), most.getZExtValue());
+        return fill(c, L, site, iv, stride, extra);
+    }
+    // The expander may hoist code out of outer loops, to blocks that dominate the preheader on the
+    // cut CFG: whether they do on the whole CFG is checked once the labels are back (expandedOk).
+    SCEVExpander expand(SE, P->getModule()->getDataLayout(), "hp.maxbe");
+    c.bound = expand.expandCodeFor(bound, bound->getType(), P->getTerminator());
+    c.wide = SE.getUnsignedRangeMax(bound).getActiveBits() >= 63; /* (what the expanded code may give) */
+    c.added = expand.getAllInsertedInstructions();
+    expand.clear();
+    return fill(c, L, site, iv, stride, extra);
+}
+
+// The loops to version, found with the labels cut off (see LabelCut).
+SmallVector<Counted, 4> findCounted(Function &F, const SmallPtrSetImpl<BasicBlock *> &labels,
+                                    const SmallPtrSetImpl<BasicBlock *> &inRegion)
+{
+    SmallVector<Counted, 4> found;
+    LabelCut cut(F, labels);
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    for (Loop *L : LI.getLoopsInPreorder()) /* (before scalar evolution looks at them) */
+        if (L->isInnermost() && !L->getLoopPreheader() && onlySite(L) && !fromLabel(L->getHeader()))
+            InsertPreheaderForLoop(L, &DT, &LI, nullptr, false);
+    TargetLibraryInfoImpl TLII(Triple(F.getParent()->getTargetTriple()));
+    TargetLibraryInfo TLI(TLII, &F);
+    AssumptionCache AC(F);
+    ScalarEvolution SE(F, TLI, AC, DT, LI);
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        Counted c;
+        if (analyse(L, SE, inRegion, c)) found.push_back(std::move(c));
+    }
+    return found;
+}
+
+// Values defined in the loop and used outside it go through stack slots, so the copy needs no
+// SSA repair (mem2reg undoes it).
+void demoteLiveOuts(Counted &c, SmallVectorImpl<AllocaInst *> &promote, Instruction *allocaPoint)
+{
+    SmallPtrSet<BasicBlock *, 16> in(c.blocks.begin(), c.blocks.end());
+    SmallVector<Instruction *, 16> liveOut;
+    for (BasicBlock *BB : c.blocks)
+        for (Instruction &I : *BB)
+            for (User *U : I.users())
+                if (!in.count(cast<Instruction>(U)->getParent())) {
+                    liveOut.push_back(&I);
+                    break;
+                }
+    for (Instruction *I : liveOut) {
+        AllocaInst *a = DemoteRegToStack(*I, false, allocaPoint); /* (a phi stays, its users load) */
+        if (!a) report_fatal_error("hotprof dual plugin: a value live out of a loop could not be demoted", false);
+        promote.push_back(a);
+    }
+}
+
+// The copy's blocks (VM maps the loop's to them), its site a plain branch, its phis without the
+// edges it does not have (the labels', the other copy's).
+SmallVector<BasicBlock *, 8> cloneLoop(Counted &c, ValueToValueMapTy &VM)
+{
+    SmallVector<BasicBlock *, 8> copy;
+    Function *F = c.header->getParent();
+    for (BasicBlock *BB : c.blocks) {
+        BasicBlock *B2 = CloneBasicBlock(BB, VM, ".hp.nocount", F);
+        VM[BB] = B2;
+        copy.push_back(B2);
+    }
+    remapInstructionsInBlocks(copy, VM);
+    auto *site2 = cast<CallBrInst>(VM[c.site]);
+    BasicBlock *S2 = site2->getParent();
+    BranchInst::Create(cast<BasicBlock>(VM[c.site->getDefaultDest()]), S2);
+    site2->eraseFromParent();
+    SmallPtrSet<BasicBlock *, 16> inCopy(copy.begin(), copy.end());
+    BasicBlock *H2 = cast<BasicBlock>(VM[c.header]);
+    for (BasicBlock *B2 : copy)
+        for (PHINode &P : B2->phis())
+            for (unsigned i = P.getNumIncomingValues(); i-- > 0;) {
+                BasicBlock *from = P.getIncomingBlock(i);
+                if (!inCopy.count(from) && !(B2 == H2 && from == c.preheader)) P.removeIncomingValue(i, false);
+            }
+    // The site's block, now only a branch, goes (unless it is the header): its predecessor branches
+    // on to the body, so the code generator can rotate the copy as the native loop.
+    if (S2 != H2 && &S2->front() == S2->getTerminator() && TryToSimplifyUncondBranchFromEmptyBlock(S2))
+        copy.erase(std::find(copy.begin(), copy.end(), S2));
+    return copy;
+}
+
+// The copy's edge B2 -> E joins the original's B -> E: E's phis take the mapped values for it.
+void joinExit(BasicBlock *B, BasicBlock *B2, BasicBlock *E, ValueToValueMapTy &VM)
+{
+    for (PHINode &P : E->phis()) {
+        unsigned n = P.getNumIncomingValues();
+        for (unsigned i = 0; i < n; i++) {
+            if (P.getIncomingBlock(i) != B) continue;
+            Value *v = P.getIncomingValue(i);
+            auto it = VM.find(v);
+            P.addIncoming(it != VM.end() ? static_cast<Value *>(it->second) : v, B2);
+        }
+    }
+}
+
+// Where code on the edge B2 -> E runs: before B2's terminator if E is its only successor, else in
+// a block of its own on the edge (every identical edge of a switch goes through it).
+Instruction *exitPoint(BasicBlock *B2, BasicBlock *E)
+{
+    if (B2->getUniqueSuccessor() == E) return B2->getTerminator();
+    Instruction *TI = B2->getTerminator();
+    for (unsigned i = 0; i < TI->getNumSuccessors(); i++)
+        if (TI->getSuccessor(i) == E) {
+            BasicBlock *mid = SplitCriticalEdge(TI, i, CriticalEdgeSplittingOptions().setMergeIdenticalEdges());
+            return mid ? mid->getTerminator() : nullptr;
+        }
+    return nullptr;
+}
+
+// On the way out of the copy: count -= the site's runs, the back-edges taken ((iv - start) /
+// stride in the copy) plus c.extra.
+void countOnExit(Instruction *at, Counted &c, PHINode *iv2, AllocaInst *slot)
+{
+    IRBuilder<> b(at);
+    Type *i64 = slot->getAllocatedType();
+    // The value goes through an empty asm: scalar evolution would otherwise see count - iv, an
+    // induction variable of its own, and loop strength reduction would carry it through the loop
+    // (a decrement per iteration again, in dual-blocks' one-body form).
+    FunctionType *same = FunctionType::get(iv2->getType(), {iv2->getType()}, false);
+    Value *iv = b.CreateCall(same, InlineAsm::get(same, "", "=r,0", false), {iv2});
+    Value *taken;
+    if (iv2->getType()->isPointerTy())
+        taken = b.CreateExactSDiv(b.CreateSub(b.CreatePtrToInt(iv, i64), b.CreatePtrToInt(c.start, i64)),
+                                  ConstantInt::get(i64, c.stride));
+    else
+        taken = b.CreateZExtOrTrunc(c.stride < 0 ? b.CreateSub(c.start, iv) : b.CreateSub(iv, c.start), i64);
+    taken = b.CreateAdd(taken, ConstantInt::get(i64, c.extra));
+    b.CreateStore(b.CreateSub(b.CreateLoad(i64, slot), taken, "hp.count.after"), slot);
+}
+
+// The preheader goes to the copy when no site can fire in this run of the loop: the site runs at
+// most bound + extra times, so count - extra > bound (count > extra, an unsigned compare: the
+// bound may use all 64 bits).
+void chooseCopy(Counted &c, BasicBlock *H2, AllocaInst *slot)
+{
+    Instruction *TI = c.preheader->getTerminator();
+    IRBuilder<> b(TI);
+    Type *i64 = slot->getAllocatedType();
+    Value *count = b.CreateLoad(i64, slot);
+    Value *bound = b.CreateZExt(c.bound, i64);
+    Value *extra = ConstantInt::get(i64, c.extra);
+    Value *none;
+    if (!c.wide) /* (bound + extra < 2^63) */
+        none = b.CreateICmpSGT(count, b.CreateAdd(bound, extra), "hp.nocount");
+    else
+        none = b.CreateAnd(b.CreateICmpSGT(count, extra), b.CreateICmpUGT(b.CreateSub(count, extra), bound), "hp.nocount");
+    MDNode *likely = MDBuilder(TI->getContext()).createBranchWeights(1u << 12, 1);
+    b.CreateCondBr(none, H2, c.header, likely);
+    TI->eraseFromParent();
+}
+
+// The bound's code is valid on the whole CFG: each of its instructions dominated by its operands
+// and dominating its users (the preheader's test among them). Else it is removed.
+bool expandedOk(Counted &c, DominatorTree &DT)
+{
+    bool ok = true;
+    for (Instruction *I : c.added) {
+        for (Value *op : I->operands())
+            if (auto *def = dyn_cast<Instruction>(op)) ok &= DT.dominates(def, I);
+        for (User *U : I->users()) ok &= DT.dominates(I, cast<Instruction>(U));
+    }
+    if (auto *b = dyn_cast<Instruction>(c.bound)) ok &= DT.dominates(b, c.preheader->getTerminator());
+    if (ok) return true;
+    for (Instruction *I : llvm::reverse(c.added)) I->replaceAllUsesWith(UndefValue::get(I->getType()));
+    for (Instruction *I : llvm::reverse(c.added)) I->eraseFromParent();
+    return false;
+}
+
+void version(Counted &c, AllocaInst *slot, SmallVectorImpl<AllocaInst *> &promote)
+{
+    demoteLiveOuts(c, promote, slot);
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> exits;
+    SmallPtrSet<BasicBlock *, 16> in(c.blocks.begin(), c.blocks.end());
+    for (BasicBlock *B : c.blocks)
+        for (BasicBlock *E : successors(B))
+            if (!in.count(E) && !(B == c.site->getParent() && E == c.site->getIndirectDest(0)))
+                if (std::find(exits.begin(), exits.end(), std::make_pair(B, E)) == exits.end())
+                    exits.push_back({B, E});
+    ValueToValueMapTy VM;
+    cloneLoop(c, VM);
+    auto *iv2 = cast<PHINode>(VM[c.iv]);
+    for (auto &e : exits) {
+        auto *B2 = cast<BasicBlock>(VM[e.first]);
+        joinExit(e.first, B2, e.second, VM);
+        Instruction *at = exitPoint(B2, e.second);
+        if (!at) report_fatal_error("hotprof dual plugin: an exit checked splittable was not", false);
+        countOnExit(at, c, iv2, slot);
+    }
+    chooseCopy(c, cast<BasicBlock>(VM[c.header]), slot);
+}
+
+} // namespace
+
+unsigned versionCountedLoops(Function &F, AllocaInst *slot, const SmallPtrSetImpl<BasicBlock *> &labels,
+                             const SmallPtrSetImpl<BasicBlock *> &inRegion, SmallVectorImpl<AllocaInst *> &promote)
+{
+    if (!countVersionOn()) return 0;
+    SmallVector<Counted, 4> found = findCounted(F, labels, inRegion);
+    DominatorTree DT(F); /* (the whole CFG) */
+    for (Counted &c : found)
+        if (!expandedOk(c, DT)) c.header = nullptr;
+    unsigned n = 0;
+    for (Counted &c : found)
+        if (c.header) {
+            version(c, slot, promote);
+            n++;
+        }
+    return n;
+}
+
+} // namespace hotprof_dual

@@ -1,0 +1,79 @@
+/* dual_count_version.c — call-free loops whose back-edges scalar evolution bounds, which the dual
+ * plugin versions (test_dual_count_version.sh; docs/dual.md *Loops that need no count*,
+ * plugin/dual_countver.h): match's loop (a constant bound, 257 back-edges at most, an early exit),
+ * checksum's (a bound computed from n at run time, an early exit, its index used after the loop),
+ * countdown's (an induction variable that counts down), spin's one-block loop (the latch form
+ * `top`: its site at the loop's top) and collatz's loop (no bound: never versioned). Each is entered
+ * many times with trip counts from 0 to thousands, so a count off by one per run of a loop shows.
+ * Prints a checksum.
+ * Usage: dual_count_version N ROUNDS */
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_MATCH 258
+
+__attribute__((noinline)) int match(const unsigned char *a, const unsigned char *b, int max)
+{
+    int n = 0;
+    while (n < max && a[n] == b[n]) n++;
+    return n;
+}
+
+__attribute__((noinline)) long checksum(const unsigned char *t, long n, long *stop)
+{
+    long h = 0, i;
+    for (i = 0; i < n; i++) {
+        h = h * 31 + t[i];
+        if ((h & 0xfffff) == 0x12345) break;
+    }
+    *stop = i;
+    return h;
+}
+
+__attribute__((noinline)) unsigned countdown(const unsigned char *t, int n)
+{
+    unsigned x = 7;
+    for (int i = n; i > 0; i--) {
+        x = x * 2654435761u + t[i - 1];
+        if (x == 0xdeadbeefu) return x;
+    }
+    return x;
+}
+
+__attribute__((noinline)) unsigned spin(const unsigned char *p, const unsigned char *e)
+{
+    unsigned h = 1;
+    do h = h * 33 + *p++;
+    while (p < e);
+    return h;
+}
+
+__attribute__((noinline)) int collatz(unsigned long x)
+{
+    int steps = 0;
+    while (x > 1) x = (x & 1) ? 3 * x + 1 : x / 2, steps++;
+    return steps;
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 20000, rounds = argc > 2 ? atoi(argv[2]) : 10;
+    unsigned char *t = malloc((size_t)n + MAX_MATCH + 1);
+    if (!t || n < 2 * MAX_MATCH) return 2;
+    unsigned s = 12345;
+    for (int i = 0; i < n + MAX_MATCH + 1; i++) {
+        s = s * 1103515245u + 12345u;
+        t[i] = (unsigned char)((s >> 16) % 3); /* long equal runs: matches of many lengths */
+    }
+    long total = 0, stop = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 1; i + MAX_MATCH < n; i += 3) total += match(t + i, t + i - 1 + (r & 3), MAX_MATCH);
+        for (int i = 0; i < n; i += 97) total += checksum(t + i, n - i < 5000 ? n - i : 5000, &stop) & 0xff, total += stop;
+        for (int i = 0; i < n; i += 101) total += countdown(t + i, (i * 7 + r) % 300) & 0xf;
+        for (int i = 0; i + 64 < n; i += 53) total += spin(t + i, t + i + 1 + (i + r) % 64) & 0xf;
+        for (int i = 1; i < 300; i++) total += collatz((unsigned long)i + (unsigned long)r);
+    }
+    printf("%ld\n", total);
+    free(t);
+    return 0;
+}
