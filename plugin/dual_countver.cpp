@@ -126,9 +126,12 @@ bool exitsSplittable(Loop *L, CallBrInst *site)
     return true;
 }
 
-bool hasDivision(const SCEV *S)
+// A bound the preheader can compute cheaply from what it has: no division, and no induction
+// variable of an outer loop (expanding one would add phis to that loop's header, whose edges from
+// the cut-off labels the expander cannot see).
+bool expandable(const SCEV *S)
 {
-    return SCEVExprContains(S, [](const SCEV *E) { return isa<SCEVUDivExpr>(E); });
+    return !SCEVExprContains(S, [](const SCEV *E) { return isa<SCEVUDivExpr>(E) || isa<SCEVAddRecExpr>(E); });
 }
 
 // A bound at most this large is tested as the constant it is at most (SCEV's unsigned range): one
@@ -160,8 +163,8 @@ bool analyse(Loop *L, ScalarEvolution &SE, const SmallPtrSetImpl<BasicBlock *> &
     int extra = site ? siteRunsBeyondBackEdges(L, site) : -1;
     if (extra < 0 || !exitsSplittable(L, site)) return false;
     const SCEV *bound = SE.getSymbolicMaxBackedgeTakenCount(L);
-    if (isa<SCEVCouldNotCompute>(bound) || !bound->getType()->isIntegerTy() || hasDivision(bound)) return false;
-    if (bound->getType()->getIntegerBitWidth() > 64 || !isSafeToExpandAt(bound, P->getTerminator(), SE)) return false;
+    if (isa<SCEVCouldNotCompute>(bound) || !bound->getType()->isIntegerTy()) return false;
+    if (bound->getType()->getIntegerBitWidth() > 64) return false;
     int64_t stride = 0;
     PHINode *iv = backEdgeCounter(L, SE, bound, stride);
     if (!iv) return false;
@@ -174,9 +177,10 @@ bool analyse(Loop *L, ScalarEvolution &SE, const SmallPtrSetImpl<BasicBlock *> &
         c.bound = ConstantInt::get(bound->getType(), most.getZExtValue());
         return fill(c, L, site, iv, stride, extra);
     }
+    if (!expandable(bound) || !isSafeToExpandAt(bound, P->getTerminator(), SE)) return false;
     // The expander may hoist code out of outer loops, to blocks that dominate the preheader on the
     // cut CFG: whether they do on the whole CFG is checked once the labels are back (expandedOk).
-    SCEVExpander expand(SE, P->getModule()->getDataLayout(), "hp.maxbe");
+    SCEVExpander expand(SE, P->getModule()->getDataLayout(), "hp.maxbe", false); /* (no LCSSA: none is needed here) */
     c.bound = expand.expandCodeFor(bound, bound->getType(), P->getTerminator());
     c.wide = SE.getUnsignedRangeMax(bound).getActiveBits() >= 63; /* (what the expanded code may give) */
     c.added = expand.getAllInsertedInstructions();
@@ -239,8 +243,7 @@ SmallVector<BasicBlock *, 8> cloneLoop(Counted &c, ValueToValueMapTy &VM)
     }
     remapInstructionsInBlocks(copy, VM);
     auto *site2 = cast<CallBrInst>(VM[c.site]);
-    BasicBlock *S2 = site2->getParent();
-    BranchInst::Create(cast<BasicBlock>(VM[c.site->getDefaultDest()]), S2);
+    BranchInst::Create(cast<BasicBlock>(VM[c.site->getDefaultDest()]), site2->getParent());
     site2->eraseFromParent();
     SmallPtrSet<BasicBlock *, 16> inCopy(copy.begin(), copy.end());
     BasicBlock *H2 = cast<BasicBlock>(VM[c.header]);
@@ -250,10 +253,13 @@ SmallVector<BasicBlock *, 8> cloneLoop(Counted &c, ValueToValueMapTy &VM)
                 BasicBlock *from = P.getIncomingBlock(i);
                 if (!inCopy.count(from) && !(B2 == H2 && from == c.preheader)) P.removeIncomingValue(i, false);
             }
-    // The site's block, now only a branch, goes (unless it is the header): its predecessor branches
-    // on to the body, so the code generator can rotate the copy as the native loop.
-    if (S2 != H2 && &S2->front() == S2->getTerminator() && TryToSimplifyUncondBranchFromEmptyBlock(S2))
-        copy.erase(std::find(copy.begin(), copy.end(), S2));
+    // The site's block and the latch it led to, now only branches, go (not the header): the block
+    // before them branches on its own compare to the header, as the native loop's latch does.
+    for (unsigned i = copy.size(); i-- > 0;) {
+        BasicBlock *B2 = copy[i];
+        if (B2 != H2 && &B2->front() == B2->getTerminator() && TryToSimplifyUncondBranchFromEmptyBlock(B2))
+            copy.erase(copy.begin() + i);
+    }
     return copy;
 }
 
