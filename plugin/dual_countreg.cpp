@@ -39,10 +39,15 @@ CallBrInst *countSite(BasicBlock &BB)
 }
 
 LabelCut::LabelCut(Function &F, const SmallPtrSetImpl<BasicBlock *> &labels)
+    : nowhere(BasicBlock::Create(F.getContext()))
 {
     for (BasicBlock *T : labels) {
         Instruction *TI = T->getTerminator();
         TI->removeFromParent();
+        for (unsigned i = 0; i < TI->getNumSuccessors(); i++) {
+            succs.push_back(TI->getSuccessor(i));
+            TI->setSuccessor(i, nowhere); /* (else it stays a user, so a predecessor, of its targets) */
+        }
         new UnreachableInst(F.getContext(), T);
         cut.push_back({T, TI});
     }
@@ -50,10 +55,13 @@ LabelCut::LabelCut(Function &F, const SmallPtrSetImpl<BasicBlock *> &labels)
 
 LabelCut::~LabelCut()
 {
+    unsigned k = 0;
     for (auto &c : cut) {
+        for (unsigned i = 0; i < c.second->getNumSuccessors(); i++) c.second->setSuccessor(i, succs[k++]);
         c.first->getTerminator()->eraseFromParent();
         c.first->getInstList().push_back(c.second);
     }
+    delete nowhere;
 }
 
 namespace {

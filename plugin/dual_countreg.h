@@ -29,7 +29,8 @@ constexpr const char *CountSiteCode = "1: subq $$1, %fs:hp_dual_countdown@tpoff\
 // The callbr of an inline count site in BB's terminator, or nullptr.
 llvm::CallBrInst *countSite(llvm::BasicBlock &BB);
 
-// For its lifetime, every label's terminator is set aside (an unreachable in its place): through
+// For its lifetime, every label's terminator is set aside (an unreachable in its place, its
+// successors pointed at a block in no function, so no block sees it as a predecessor): through
 // the labels the one-body form's instrumented copy goes back to each clean loop header, so with
 // them the clean loops of a nest are not natural loops; without them they are.
 class LabelCut {
@@ -37,8 +38,13 @@ class LabelCut {
     LabelCut(llvm::Function &F, const llvm::SmallPtrSetImpl<llvm::BasicBlock *> &labels);
     ~LabelCut();
 
+    LabelCut(const LabelCut &) = delete;
+    LabelCut &operator=(const LabelCut &) = delete;
+
   private:
     llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::Instruction *>, 16> cut;
+    llvm::SmallVector<llvm::BasicBlock *, 32> succs; // the set-aside terminators' successors, in order
+    llvm::BasicBlock *nowhere; // in no function: their successor meanwhile
 };
 
 // -hotprof-dual-count-reg=on|off (checks its value: one message, exit status 1).

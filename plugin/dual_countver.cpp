@@ -64,20 +64,6 @@ CallBrInst *onlySite(Loop *L)
     return site;
 }
 
-// Every edge into B comes from S or from a label (cut off: its terminator is set aside, no block).
-bool onlyFrom(BasicBlock *B, BasicBlock *S)
-{
-    for (BasicBlock *P : predecessors(B))
-        if (P && P != S) return false;
-    return true;
-}
-
-// A cut-off label branches to B (its set-aside terminator is B's user, in no block).
-bool fromLabel(BasicBlock *B)
-{
-    return std::any_of(pred_begin(B), pred_end(B), [](BasicBlock *P) { return P == nullptr; });
-}
-
 // How many times the site runs in an iteration that has taken j back-edges, beyond j: 0 when it is
 // on L's single back-edge (its block is the latch, or leads straight to it), 1 when its block is
 // L's header (the latch form `top` of a one-block loop: the first iteration runs before the loop,
@@ -89,7 +75,7 @@ int siteRunsBeyondBackEdges(Loop *L, CallBrInst *site)
     if (S == L->getHeader()) return L->contains(N) ? 1 : -1;
     if (S == latch) return N == L->getHeader() ? 0 : -1;
     auto *br = dyn_cast<BranchInst>(latch->getTerminator());
-    return N == latch && onlyFrom(latch, S) && br && br->isUnconditional() ? 0 : -1;
+    return N == latch && latch->getSinglePredecessor() == S && br && br->isUnconditional() ? 0 : -1;
 }
 
 // A header phi that tells the back-edges taken: an integer {start, +, 1} or {start, +, -1} at least
@@ -197,7 +183,7 @@ SmallVector<Counted, 4> findCounted(Function &F, const SmallPtrSetImpl<BasicBloc
     DominatorTree DT(F);
     LoopInfo LI(DT);
     for (Loop *L : LI.getLoopsInPreorder()) /* (before scalar evolution looks at them) */
-        if (L->isInnermost() && !L->getLoopPreheader() && onlySite(L) && !fromLabel(L->getHeader()))
+        if (L->isInnermost() && !L->getLoopPreheader() && onlySite(L))
             InsertPreheaderForLoop(L, &DT, &LI, nullptr, false);
     TargetLibraryInfoImpl TLII(Triple(F.getParent()->getTargetTriple()));
     TargetLibraryInfo TLI(TLII, &F);
