@@ -5,6 +5,7 @@
  * countdown's (an induction variable that counts down), spin's one-block loop (the latch form
  * `top`: its site at the loop's top) and collatz's loop (no bound: never versioned). Each is entered
  * many times with trip counts from 0 to thousands, so a count off by one per run of a loop shows.
+ * bounded_copy is a compile check.
  * Prints a checksum.
  * Usage: dual_count_version N ROUNDS */
 #include <stdio.h>
@@ -55,6 +56,20 @@ __attribute__((noinline)) int collatz(unsigned long x)
     return steps;
 }
 
+/* A copy bounded by a pointer compare (QuickJS's pstrcpy): under dual-blocks, scalar evolution
+ * once met a cut label's set-aside terminator as a predecessor here and crashed the compiler. */
+__attribute__((noinline)) void bounded_copy(char *buf, int size, const char *s)
+{
+    char *q = buf;
+    if (size <= 0) return;
+    for (;;) {
+        int c = *s++;
+        if (c == 0 || q >= buf + size - 1) break;
+        *q++ = (char)c;
+    }
+    *q = 0;
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 20000, rounds = argc > 2 ? atoi(argv[2]) : 10;
@@ -72,6 +87,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i += 101) total += countdown(t + i, (i * 7 + r) % 300) & 0xf;
         for (int i = 0; i + 64 < n; i += 53) total += spin(t + i, t + i + 1 + (i + r) % 64) & 0xf;
         for (int i = 1; i < 300; i++) total += collatz((unsigned long)i + (unsigned long)r);
+        char word[24];
+        for (int i = 0; i < 200; i++) {
+            bounded_copy(word, 1 + (i + r) % 24, "a line of words to copy");
+            for (const char *w = word; *w; w++) total += *w & 3;
+        }
     }
     printf("%ld\n", total);
     free(t);
