@@ -216,6 +216,23 @@ void demoteLiveOuts(Counted &c, SmallVectorImpl<AllocaInst *> &promote, Instruct
     }
 }
 
+// B, only an unconditional branch, with one predecessor that is not already one of its
+// successor's: the predecessor branches to the successor instead and B goes. False if B stays.
+bool dropEmptyBlock(BasicBlock *B)
+{
+    auto *br = dyn_cast<BranchInst>(B->getTerminator());
+    BasicBlock *pred = B->getSinglePredecessor(), *succ = br && br->isUnconditional() ? br->getSuccessor(0) : nullptr;
+    if (&B->front() != br || !pred || !succ || succ == B || pred == B) return false;
+    if (!isa<BranchInst>(pred->getTerminator()) && !isa<SwitchInst>(pred->getTerminator())) return false;
+    if (std::find(pred_begin(succ), pred_end(succ), pred) != pred_end(succ)) return false;
+    Instruction *TI = pred->getTerminator();
+    for (unsigned i = 0; i < TI->getNumSuccessors(); i++)
+        if (TI->getSuccessor(i) == B) TI->setSuccessor(i, succ);
+    for (PHINode &P : succ->phis()) P.setIncomingBlock(P.getBasicBlockIndex(B), pred);
+    B->eraseFromParent();
+    return true;
+}
+
 // The copy's blocks (VM maps the loop's to them), its site a plain branch, its phis without the
 // edges it does not have (the labels', the other copy's).
 SmallVector<BasicBlock *, 8> cloneLoop(Counted &c, ValueToValueMapTy &VM)
@@ -239,13 +256,23 @@ SmallVector<BasicBlock *, 8> cloneLoop(Counted &c, ValueToValueMapTy &VM)
                 BasicBlock *from = P.getIncomingBlock(i);
                 if (!inCopy.count(from) && !(B2 == H2 && from == c.preheader)) P.removeIncomingValue(i, false);
             }
+    // Blocks the copy cannot reach (entered only from a label, which stays with the original) go.
+    SmallPtrSet<BasicBlock *, 16> seen{H2};
+    SmallVector<BasicBlock *, 16> work{H2};
+    while (!work.empty())
+        for (BasicBlock *S : successors(work.pop_back_val()))
+            if (inCopy.count(S) && seen.insert(S).second) work.push_back(S);
+    SmallVector<BasicBlock *, 4> dead;
+    for (BasicBlock *B2 : copy)
+        if (!seen.count(B2)) dead.push_back(B2);
+    if (!dead.empty()) {
+        DeleteDeadBlocks(dead);
+        copy.erase(std::remove_if(copy.begin(), copy.end(), [&](BasicBlock *B2) { return !seen.count(B2); }), copy.end());
+    }
     // The site's block and the latch it led to, now only branches, go (not the header): the block
     // before them branches on its own compare to the header, as the native loop's latch does.
-    for (unsigned i = copy.size(); i-- > 0;) {
-        BasicBlock *B2 = copy[i];
-        if (B2 != H2 && &B2->front() == B2->getTerminator() && TryToSimplifyUncondBranchFromEmptyBlock(B2))
-            copy.erase(copy.begin() + i);
-    }
+    for (unsigned i = copy.size(); i-- > 0;)
+        if (copy[i] != H2 && dropEmptyBlock(copy[i])) copy.erase(copy.begin() + i);
     return copy;
 }
 
@@ -350,7 +377,8 @@ void version(Counted &c, AllocaInst *slot, SmallVectorImpl<AllocaInst *> &promot
     cloneLoop(c, VM);
     auto *iv2 = cast<PHINode>(VM[c.iv]);
     for (auto &e : exits) {
-        auto *B2 = cast<BasicBlock>(VM[e.first]);
+        auto *B2 = cast_or_null<BasicBlock>(VM.lookup(e.first));
+        if (!B2) continue; /* (the copy does not reach it) */
         joinExit(e.first, B2, e.second, VM);
         Instruction *at = exitPoint(B2, e.second);
         if (!at) report_fatal_error("hotprof dual plugin: an exit checked splittable was not", false);

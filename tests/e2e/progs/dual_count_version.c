@@ -5,11 +5,12 @@
  * countdown's (an induction variable that counts down), spin's one-block loop (the latch form
  * `top`: its site at the loop's top) and collatz's loop (no bound: never versioned). Each is entered
  * many times with trip counts from 0 to thousands, so a count off by one per run of a loop shows.
- * bounded_copy is a compile check.
+ * bounded_copy and sextets are compile checks.
  * Prints a checksum.
  * Usage: dual_count_version N ROUNDS */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_MATCH 258
 
@@ -70,6 +71,39 @@ __attribute__((noinline)) void bounded_copy(char *buf, int size, const char *s)
     *q = 0;
 }
 
+/* A loop whose `continue`s share its latch with the body (Brotli's ParseBase64): the copy's
+ * empty latch blocks, folded with LLVM's empty-block simplification, once crashed the compiler. */
+__attribute__((noinline)) int sextets(const char *s, unsigned char *out, unsigned long *len)
+{
+    unsigned long n = strlen(s), room = *len, fill = 0, pads = 0, got = 0;
+    unsigned bits = 0;
+    for (unsigned long i = 0; i < n; ++i) {
+        char c = s[i];
+        int v;
+        if (c == ' ' || c == '\n' || c == '\t') continue;
+        if (c == '=') {
+            pads++;
+            continue;
+        }
+        if (pads) return 0;
+        if (c == '+') v = 62;
+        else if (c == '/') v = 63;
+        else if (c >= 'A' && c <= 'Z') v = c - 'A';
+        else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+        else if (c >= '0' && c <= '9') v = c - '0' + 52;
+        else return 0;
+        bits = (bits << 6) | (unsigned)v;
+        fill += 6;
+        if (fill >= 8) {
+            if (got == room) return 0;
+            fill -= 8;
+            out[got++] = (unsigned char)(bits >> fill);
+        }
+    }
+    *len = got;
+    return pads <= 2;
+}
+
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 20000, rounds = argc > 2 ? atoi(argv[2]) : 10;
@@ -87,6 +121,9 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i += 101) total += countdown(t + i, (i * 7 + r) % 300) & 0xf;
         for (int i = 0; i + 64 < n; i += 53) total += spin(t + i, t + i + 1 + (i + r) % 64) & 0xf;
         for (int i = 1; i < 300; i++) total += collatz((unsigned long)i + (unsigned long)r);
+        unsigned char bytes[16];
+        unsigned long nbytes = 8 + r % 8;
+        total += sextets(&"Zm9v YmFy\nYmF6="[r % 4], bytes, &nbytes) + (long)nbytes;
         char word[24];
         for (int i = 0; i < 200; i++) {
             bounded_copy(word, 1 + (i + r) % 24, "a line of words to copy");
