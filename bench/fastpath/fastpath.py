@@ -47,8 +47,12 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-dfn-csnopad-off / hp-dfn-csnopad-count   the same with -hotprof-dual-entry-pad=off (a
                    loop-free function's entry a 5-byte nop, a trampoline in count mode, as before
                    entry pads)
+  hp-dfn-csnover-off / hp-dfn-csnover-count   the same with -hotprof-dual-count-version=off (a
+                   count site on every back-edge of a counted call-free loop, as before the copies
+                   without one)
   hp-dblk-cs-off / hp-dblk-cs-count / hp-dblk-csmem-count / hp-dblk-csnopad-off /
-                   hp-dblk-csnopad-count   the same with --hooks=dual-blocks
+                   hp-dblk-csnopad-count / hp-dblk-csnover-off / hp-dblk-csnover-count   the same
+                   with --hooks=dual-blocks
   (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
@@ -128,12 +132,15 @@ VARIANTS.update({
 CS = ["--dual-sites=count"]
 CSMEM = CS + ["-mllvm", "-hotprof-dual-count-reg=off", "-Wno-unused-command-line-argument"]
 CSNOPAD = CS + ["-mllvm", "-hotprof-dual-entry-pad=off", "-Wno-unused-command-line-argument"]
+CSNOVER = CS + ["-mllvm", "-hotprof-dual-count-version=off", "-Wno-unused-command-line-argument"]
 for _set, _tag in (("dual-functions", "dfn"), ("dual-blocks", "dblk")):
     VARIANTS["hp-%s-cs-off" % _tag] = (CS, None, [], {"HOTPROF_MODE": "off"}, _set)
     VARIANTS["hp-%s-cs-count" % _tag] = (CS, None, [], COUNT, _set)
     VARIANTS["hp-%s-csmem-count" % _tag] = (CSMEM, None, [], COUNT, _set)
     VARIANTS["hp-%s-csnopad-off" % _tag] = (CSNOPAD, None, [], {"HOTPROF_MODE": "off"}, _set)
     VARIANTS["hp-%s-csnopad-count" % _tag] = (CSNOPAD, None, [], COUNT, _set)
+    VARIANTS["hp-%s-csnover-off" % _tag] = (CSNOVER, None, [], {"HOTPROF_MODE": "off"}, _set)
+    VARIANTS["hp-%s-csnover-count" % _tag] = (CSNOVER, None, [], COUNT, _set)
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 
 

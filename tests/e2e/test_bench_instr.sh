@@ -6,7 +6,8 @@
 #     premise: fft's counts repeat exactly, mt_work's threads start in varying order: ~200 of 55 M),
 #     and each is within [0.9, 2] x native;
 #   - with --baseline each variant is measured again as NAME@base, apart from a variant NAME-base;
-#   - a malformed variant and an unknown workload are refused with one message, non-zero exit.
+#   - a malformed variant and an unknown workload are refused with one message, non-zero exit;
+#   - bench/fastpath/real_instr.sh: --help, and bad options refused with one message.
 . "$(dirname "$0")/lib.sh"
 [ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "bench instr: no plugin built (llvm-14-dev missing): skipped"; exit 0; }
 command -v valgrind >/dev/null || { ok "bench instr: no valgrind: skipped"; exit 0; }
@@ -43,3 +44,10 @@ check_fails_cleanly "bench instr: malformed variant, one message" "a variant is 
     "$I" --programs fft --variants "nohooks" --results "$T/r2"
 check_fails_cleanly "bench instr: unknown workload, one message" "no workload 'quux'" \
     "$I" --programs quux --results "$T/r2"
+# bench/fastpath/real_instr.sh (the real programs in instructions): its usage and bad options
+# (the programs themselves are not part of this checkout's tests).
+R="$ROOT/bench/fastpath/real_instr.sh"
+check "bench real_instr: --help shows the usage" sh -c "'$R' --help | grep -q 'Usage: bench/fastpath/real_instr.sh'"
+check_fails_cleanly "bench real_instr: unknown option, one message" "unknown option '--bogus'" "$R" --bogus --results "$T/r3"
+check_fails_cleanly "bench real_instr: unknown program, one message" "unknown program 'quux'" "$R" --programs quux --results "$T/r3"
+check_fails_cleanly "bench real_instr: --baseline without a built tree" "needs a built hotprof tree" "$R" --baseline "$T" --results "$T/r3"
