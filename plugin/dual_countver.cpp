@@ -33,7 +33,15 @@ static cl::opt<std::string> CountVersion("hotprof-dual-count-version", cl::desc(
 
 namespace hotprof_dual {
 
-bool countVersionOn() { return optionOn(CountVersion); }
+bool countVersionOn()
+{
+    checkOption(CountVersion, {"on", "const", "off"});
+    return CountVersion != "off";
+}
+
+// -hotprof-dual-count-version=const: only loops whose bound is a small constant (no code computes
+// it; one compare per entry).
+static bool constOnly() { return CountVersion == "const"; }
 
 namespace {
 
@@ -46,11 +54,19 @@ struct Counted {
     CallBrInst *site;
     PHINode *iv;
     Value *start, *bound;
-    int64_t stride; // the induction variable's step per iteration (+-1 for an integer)
+    int64_t stride; // the induction variable's step per iteration, +1 or -1
     SmallVector<Instruction *, 8> added; // the bound's code
-    bool wide = false; // the bound may reach 2^63: two compares
+    bool wide = false; // bound + extra may reach 2^63: two compares
     unsigned extra; // the site's runs in an iteration beyond the back-edges taken before it (0 or 1)
 };
+
+// The bound's code goes again.
+void eraseAdded(Counted &c)
+{
+    for (Instruction *I : llvm::reverse(c.added)) I->replaceAllUsesWith(UndefValue::get(I->getType()));
+    for (Instruction *I : llvm::reverse(c.added)) I->eraseFromParent();
+    c.added.clear();
+}
 
 // The single count site of L's blocks, or nullptr.
 CallBrInst *onlySite(Loop *L)
@@ -79,22 +95,20 @@ int siteRunsBeyondBackEdges(Loop *L, CallBrInst *site)
 }
 
 // A header phi that tells the back-edges taken: an integer {start, +, 1} or {start, +, -1} at least
-// as wide as the bound, or a 64-bit pointer {start, +, stride} (stride bytes per iteration, any
-// constant but 0: the back-edges are (iv - start) / stride, an exact division).
+// as wide as the bound (and at most 64 bits).
 PHINode *backEdgeCounter(Loop *L, ScalarEvolution &SE, const SCEV *bound, int64_t &stride)
 {
     unsigned need = bound->getType()->getIntegerBitWidth();
-    const DataLayout &DL = L->getHeader()->getModule()->getDataLayout();
     for (PHINode &P : L->getHeader()->phis()) {
-        bool ptr = P.getType()->isPointerTy();
-        if (ptr ? DL.getTypeSizeInBits(P.getType()) != 64 : !P.getType()->isIntegerTy()) continue;
-        if (!ptr && (P.getType()->getIntegerBitWidth() < need || P.getType()->getIntegerBitWidth() > 64)) continue;
+        if (!P.getType()->isIntegerTy()) continue;
+        unsigned w = P.getType()->getIntegerBitWidth();
+        if (w < need || w > 64) continue;
         auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(&P));
         if (!AR || AR->getLoop() != L || !AR->isAffine()) continue;
         auto *step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
-        if (!step || step->getAPInt().getMinSignedBits() > 32) continue;
-        stride = step->getAPInt().getSExtValue();
-        if (ptr ? stride != 0 : (stride == 1 || stride == -1)) return &P;
+        if (!step || !(step->getAPInt().isOne() || step->getAPInt().isAllOnes())) continue;
+        stride = step->getAPInt().isOne() ? 1 : -1;
+        return &P;
     }
     return nullptr;
 }
@@ -119,6 +133,12 @@ bool expandable(const SCEV *S)
 {
     return !SCEVExprContains(S, [](const SCEV *E) { return isa<SCEVUDivExpr>(E) || isa<SCEVAddRecExpr>(E); });
 }
+
+// A bound that may reach 2^63 (it wraps where the loop would not run: compress's match_len in
+// dual-blocks' one-body form, max - 1 - n with n a phi) takes two compares and its code per entry
+// of the loop; measured on the workloads, such loops were short enough that the copy cost more
+// than it saved (compress +5.7% instructions switched off), so they keep their sites.
+constexpr bool WideBounds = false;
 
 // A bound at most this large is tested as the constant it is at most (SCEV's unsigned range): one
 // compare with an immediate, no code to compute it, and a count above it is the common case
@@ -163,14 +183,21 @@ bool analyse(Loop *L, ScalarEvolution &SE, const SmallPtrSetImpl<BasicBlock *> &
         c.bound = ConstantInt::get(bound->getType(), most.getZExtValue());
         return fill(c, L, site, iv, stride, extra);
     }
-    if (!expandable(bound) || !isSafeToExpandAt(bound, P->getTerminator(), SE)) return false;
+    if (constOnly() || !expandable(bound) || !isSafeToExpandAt(bound, P->getTerminator(), SE)) return false;
     // The expander may hoist code out of outer loops, to blocks that dominate the preheader on the
     // cut CFG: whether they do on the whole CFG is checked once the labels are back (expandedOk).
     SCEVExpander expand(SE, P->getModule()->getDataLayout(), "hp.maxbe", false); /* (no LCSSA: none is needed here) */
     c.bound = expand.expandCodeFor(bound, bound->getType(), P->getTerminator());
-    c.wide = SE.getUnsignedRangeMax(bound).getActiveBits() >= 63; /* (what the expanded code may give) */
+    // (what the expanded code may give where the loop runs: its guards hold there, in the
+    // instrumented copy's way back too, which is the same code; `n - 1` under `n > 0` is narrow)
+    APInt reach = SE.getUnsignedRangeMax(SE.applyLoopGuards(bound, L)).zext(64);
+    c.wide = reach.uge(APInt::getSignedMaxValue(64)); /* (bound + extra must stay below 2^63) */
     c.added = expand.getAllInsertedInstructions();
     expand.clear();
+    if (c.wide && !WideBounds) { /* (see WideBounds) */
+        eraseAdded(c);
+        return false;
+    }
     return fill(c, L, site, iv, stride, extra);
 }
 
@@ -304,8 +331,8 @@ Instruction *exitPoint(BasicBlock *B2, BasicBlock *E)
     return nullptr;
 }
 
-// On the way out of the copy: count -= the site's runs, the back-edges taken ((iv - start) /
-// stride in the copy) plus c.extra.
+// On the way out of the copy: count -= the site's runs, the back-edges taken (|iv - start| in the
+// copy) plus c.extra.
 void countOnExit(Instruction *at, Counted &c, PHINode *iv2, AllocaInst *slot)
 {
     IRBuilder<> b(at);
@@ -315,12 +342,7 @@ void countOnExit(Instruction *at, Counted &c, PHINode *iv2, AllocaInst *slot)
     // (a decrement per iteration again, in dual-blocks' one-body form).
     FunctionType *same = FunctionType::get(iv2->getType(), {iv2->getType()}, false);
     Value *iv = b.CreateCall(same, InlineAsm::get(same, "", "=r,0", false), {iv2});
-    Value *taken;
-    if (iv2->getType()->isPointerTy())
-        taken = b.CreateExactSDiv(b.CreateSub(b.CreatePtrToInt(iv, i64), b.CreatePtrToInt(c.start, i64)),
-                                  ConstantInt::get(i64, c.stride));
-    else
-        taken = b.CreateZExtOrTrunc(c.stride < 0 ? b.CreateSub(c.start, iv) : b.CreateSub(iv, c.start), i64);
+    Value *taken = b.CreateZExtOrTrunc(c.stride < 0 ? b.CreateSub(c.start, iv) : b.CreateSub(iv, c.start), i64);
     taken = b.CreateAdd(taken, ConstantInt::get(i64, c.extra));
     b.CreateStore(b.CreateSub(b.CreateLoad(i64, slot), taken, "hp.count.after"), slot);
 }
@@ -358,8 +380,7 @@ bool expandedOk(Counted &c, DominatorTree &DT)
     }
     if (auto *b = dyn_cast<Instruction>(c.bound)) ok &= DT.dominates(b, c.preheader->getTerminator());
     if (ok) return true;
-    for (Instruction *I : llvm::reverse(c.added)) I->replaceAllUsesWith(UndefValue::get(I->getType()));
-    for (Instruction *I : llvm::reverse(c.added)) I->eraseFromParent();
+    eraseAdded(c);
     return false;
 }
 

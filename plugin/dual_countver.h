@@ -6,10 +6,11 @@
 // scalar evolution bounds the loop's back-edges by a loop-invariant M, the loop gets a second
 // clean copy without its site, entered from its preheader when the count exceeds M: no site can
 // fire in that run of the loop. On each edge out of that copy the count drops by the back-edges it
-// took, read off one of the loop's own induction variables (a header phi {s,+,1} or {s,+,-1}: |iv
-// - s|; a pointer {s,+,d}: (iv - s) / d). The bound is SCEV's symbolic maximum of the back-edges
-// taken; where its range (under the loop's guards) or the constant maximum is at most 4096, that
-// constant, one compare with an immediate. Otherwise (count <= M: exhaustive and live modes, a burst due within the loop) the loop
+// took, read off one of the loop's own induction variables (an integer header phi {s,+,1} or
+// {s,+,-1}: |iv - s|). The bound is SCEV's symbolic maximum of the back-edges taken; where its
+// range (under the loop's guards) or the constant maximum is at most 4096, that constant, one
+// compare with an immediate; a bound that may reach 2^63 (two compares and its code per entry:
+// measured dearer than the sites) is not used. Otherwise (count <= M: exhaustive and live modes, a burst due within the loop) the loop
 // runs as before, a site on every back-edge.
 // Invariants: the count after the loop is the one the per-iteration sites would leave (the same
 // number of events, never a site skipped that would have fired); the copy has no site, no label

@@ -5,14 +5,15 @@
 # dual-blocks:
 #   - the loops scalar evolution bounds get a copy without their site (match: a constant bound;
 #     checksum: a bound computed at run time; countdown: an induction variable counting down; spin:
-#     a pointer induction variable and the latch form `top`); collatz's loop (no bound) does not;
+#     the latch form `top`; under dual-blocks countdown's only); collatz's loop (no bound) does not;
 #   - the same output in off, exhaustive and count mode, at 1/1000 and at 1/8 (sites then fire
 #     inside the loops' runs, and the copy is often not taken);
 #   - count mode counts every event: within one arming of the exhaustive calls + back-edges (a
 #     count off by one per run of a loop is off by tens of thousands here), with the recorded
 #     share B/(B+S) and each function's heat at 1/8 within 1 point of the exhaustive one;
 #   - switched off, the build executes fewer instructions than the same build with
-#     -hotprof-dual-count-version=off (callgrind; the decrement and branch per back-edge are gone);
+#     -hotprof-dual-count-version=off (callgrind; the decrement and branch per back-edge are gone:
+#     5% fewer with dual-functions);
 #   - the builds themselves: bounded_copy and sextets once crashed the compiler (a cut label seen
 #     as a predecessor by scalar evolution; LLVM's empty-block folding in the copy);
 #   - -hotprof-dual-count-version=bad refused.
@@ -23,7 +24,7 @@ SRC="$P/dual_count_version.c"
 cd "$T" || exit 1
 [ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "no dual plugin here: nothing to version"; exit 0; }
 
-check_fails_cleanly "cc: -hotprof-dual-count-version=bad refused" "count-version=bad is not one of on|off" \
+check_fails_cleanly "cc: -hotprof-dual-count-version=bad refused" "count-version=bad is not one of on|const|off" \
     "$HP" cc --hooks=dual-functions --dual-sites=count -O2 -mllvm -hotprof-dual-count-version=bad -c -o x.o "$SRC"
 
 json() { "$HP" report --format json --top 0 "$1" >"$2"; }
@@ -37,7 +38,11 @@ for hs in dual-functions dual-blocks; do
         "$HP" cc --hooks=$hs --dual-sites=count -O2 -mllvm -hotprof-dual-count-version=off -o "nv.$hs" "$SRC" &&
         "$HP" cc --hooks=$hs --dual-sites=count -O2 -fno-discard-value-names -S -emit-llvm -o "v.$hs.ll" "$SRC" ||
         { fail "$hs: builds"; continue; }
-    for f in match checksum countdown spin; do
+    # (dual-blocks' one-body form enters a loop's preheader from the instrumented copy too: the
+    # start of match's, checksum's and spin's counters is a phi there, their bounds may wrap, and
+    # such loops keep their sites; countdown's bound is a small constant)
+    fns="match checksum countdown spin"; [ $hs = dual-blocks ] && fns=countdown
+    for f in $fns; do
         check "$hs: $f's loop has a copy without its site" test "$(versioned_in "v.$hs.ll" $f)" -gt 0
     done
     check_eq "$hs: collatz's loop (no bound) has none" "$(versioned_in "v.$hs.ll" collatz)" 0
@@ -59,7 +64,8 @@ for hs in dual-functions dual-blocks; do
                 "./$b.$hs" 20000 4 >/dev/null 2>&1
         done
         iv=$(awk '/^summary:/ {print $2}' cg.v) inv=$(awk '/^summary:/ {print $2}' cg.nv)
+        want=$(( ${inv:-0} * 95 / 100 )); [ $hs = dual-blocks ] && want=${inv:-0} # (one loop there)
         check "$hs: off: fewer instructions with the copies (${iv:-?} against ${inv:-?})" \
-            test "${iv:-1}" -lt "$(( ${inv:-0} * 95 / 100 ))"
+            test "${iv:-1}" -lt "$want"
     fi
 done

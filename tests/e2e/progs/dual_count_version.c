@@ -42,11 +42,12 @@ __attribute__((noinline)) unsigned countdown(const unsigned char *t, int n)
     return x;
 }
 
-__attribute__((noinline)) unsigned spin(const unsigned char *p, const unsigned char *e)
+__attribute__((noinline)) unsigned spin(const unsigned char *p, unsigned n)
 {
-    unsigned h = 1;
-    do h = h * 33 + *p++;
-    while (p < e);
+    unsigned h = 1, i = 0, e = 1 + (n & 63);
+#pragma clang loop unroll(disable) /* (one block: the latch form top) */
+    do h = h * 33 + p[i++];
+    while (i < e);
     return h;
 }
 
@@ -119,7 +120,7 @@ int main(int argc, char **argv)
         for (int i = 1; i + MAX_MATCH < n; i += 3) total += match(t + i, t + i - 1 + (r & 3), MAX_MATCH);
         for (int i = 0; i < n; i += 97) total += checksum(t + i, n - i < 5000 ? n - i : 5000, &stop) & 0xff, total += stop;
         for (int i = 0; i < n; i += 101) total += countdown(t + i, (i * 7 + r) % 300) & 0xf;
-        for (int i = 0; i + 64 < n; i += 53) total += spin(t + i, t + i + 1 + (i + r) % 64) & 0xf;
+        for (int i = 0; i + 64 < n; i += 53) total += spin(t + i, (unsigned)(i + r)) & 0xf;
         for (int i = 1; i < 300; i++) total += collatz((unsigned long)i + (unsigned long)r);
         unsigned char bytes[16];
         unsigned long nbytes = 8 + r % 8;
