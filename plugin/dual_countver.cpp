@@ -56,7 +56,6 @@ struct Counted {
     Value *start, *bound;
     int64_t stride; // the induction variable's step per iteration, +1 or -1
     SmallVector<Instruction *, 8> added; // the bound's code
-    bool wide = false; // bound + extra may reach 2^63: two compares
     unsigned extra; // the site's runs in an iteration beyond the back-edges taken before it (0 or 1)
 };
 
@@ -134,12 +133,6 @@ bool expandable(const SCEV *S)
     return !SCEVExprContains(S, [](const SCEV *E) { return isa<SCEVUDivExpr>(E) || isa<SCEVAddRecExpr>(E); });
 }
 
-// A bound that may reach 2^63 (it wraps where the loop would not run: compress's match_len in
-// dual-blocks' one-body form, max - 1 - n with n a phi) takes two compares and its code per entry
-// of the loop; measured on the workloads, such loops were short enough that the copy cost more
-// than it saved (compress +5.7% instructions switched off), so they keep their sites.
-constexpr bool WideBounds = false;
-
 // A bound at most this large is tested as the constant it is at most (SCEV's unsigned range): one
 // compare with an immediate, no code to compute it, and a count above it is the common case
 // (count mode at 1/1000 arms ~1000 events, off mode never runs out).
@@ -158,7 +151,39 @@ bool fill(Counted &c, Loop *L, CallBrInst *site, PHINode *iv, int64_t stride, in
     return true;
 }
 
-// L as a loop to version, its bound expanded in its preheader; false if it is not one.
+// The least of what is known of the bound: its range under the loop's guards, or its constant
+// maximum.
+APInt boundMost(Loop *L, ScalarEvolution &SE, const SCEV *bound)
+{
+    APInt most = SE.getUnsignedRangeMax(SE.applyLoopGuards(bound, L));
+    if (auto *k = dyn_cast<SCEVConstant>(SE.getConstantMaxBackedgeTakenCount(L)))
+        if (k->getType() == bound->getType() && k->getAPInt().ult(most)) most = k->getAPInt();
+    return most;
+}
+
+// The bound as code at the end of P (its instructions in c.added), or nullptr. Not where it may
+// reach 2^63 - 1 (where the loop runs its guards hold, in the instrumented copy's way back too,
+// which is the same code: `n - 1` under `n > 0` is below): count > bound + extra would then need
+// two compares and the bound's code on every entry, and measured on the workloads such loops were
+// short enough that the copy cost more than the sites (compress under dual-blocks, +5.7%
+// instructions switched off: its one-body form starts match_len's counter at a phi, max - 1 - n
+// may wrap).
+Value *expandBound(Loop *L, ScalarEvolution &SE, const SCEV *bound, BasicBlock *P, Counted &c)
+{
+    if (constOnly() || !expandable(bound) || !isSafeToExpandAt(bound, P->getTerminator(), SE)) return nullptr;
+    if (SE.getUnsignedRangeMax(SE.applyLoopGuards(bound, L)).zext(64).uge(APInt::getSignedMaxValue(64)))
+        return nullptr;
+    // The expander may hoist code out of outer loops, to blocks that dominate the preheader on the
+    // cut CFG: whether they do on the whole CFG is checked once the labels are back (expandedOk).
+    SCEVExpander expand(SE, P->getModule()->getDataLayout(), "hp.maxbe", false); /* (no LCSSA needed) */
+    Value *v = expand.expandCodeFor(bound, bound->getType(), P->getTerminator());
+    c.added = expand.getAllInsertedInstructions();
+    expand.clear();
+    return v;
+}
+
+// L as a loop to version, its bound a constant or expanded in its preheader; false if it is not
+// one.
 bool analyse(Loop *L, ScalarEvolution &SE, const SmallPtrSetImpl<BasicBlock *> &inRegion, Counted &c)
 {
     BasicBlock *P = L->getLoopPreheader();
@@ -170,34 +195,14 @@ bool analyse(Loop *L, ScalarEvolution &SE, const SmallPtrSetImpl<BasicBlock *> &
     if (extra < 0 || !exitsSplittable(L, site)) return false;
     const SCEV *bound = SE.getSymbolicMaxBackedgeTakenCount(L);
     if (isa<SCEVCouldNotCompute>(bound) || !bound->getType()->isIntegerTy()) return false;
-    if (bound->getType()->getIntegerBitWidth() > 64) return false;
     int64_t stride = 0;
-    PHINode *iv = backEdgeCounter(L, SE, bound, stride);
+    PHINode *iv = bound->getType()->getIntegerBitWidth() <= 64 ? backEdgeCounter(L, SE, bound, stride) : nullptr;
     if (!iv) return false;
-    // The least of what is known: the bound's range under the loop's guards, its constant maximum.
-    APInt most = SE.getUnsignedRangeMax(SE.applyLoopGuards(bound, L));
-    const SCEV *constMax = SE.getConstantMaxBackedgeTakenCount(L);
-    if (auto *k = dyn_cast<SCEVConstant>(constMax))
-        if (k->getType() == bound->getType() && k->getAPInt().ult(most)) most = k->getAPInt();
-    if (most.ule(SmallBound)) { /* one compare with a constant; no code for the bound */
+    APInt most = boundMost(L, SE, bound);
+    if (most.ule(SmallBound)) /* one compare with a constant; no code for the bound */
         c.bound = ConstantInt::get(bound->getType(), most.getZExtValue());
-        return fill(c, L, site, iv, stride, extra);
-    }
-    if (constOnly() || !expandable(bound) || !isSafeToExpandAt(bound, P->getTerminator(), SE)) return false;
-    // The expander may hoist code out of outer loops, to blocks that dominate the preheader on the
-    // cut CFG: whether they do on the whole CFG is checked once the labels are back (expandedOk).
-    SCEVExpander expand(SE, P->getModule()->getDataLayout(), "hp.maxbe", false); /* (no LCSSA: none is needed here) */
-    c.bound = expand.expandCodeFor(bound, bound->getType(), P->getTerminator());
-    // (what the expanded code may give where the loop runs: its guards hold there, in the
-    // instrumented copy's way back too, which is the same code; `n - 1` under `n > 0` is narrow)
-    APInt reach = SE.getUnsignedRangeMax(SE.applyLoopGuards(bound, L)).zext(64);
-    c.wide = reach.uge(APInt::getSignedMaxValue(64)); /* (bound + extra must stay below 2^63) */
-    c.added = expand.getAllInsertedInstructions();
-    expand.clear();
-    if (c.wide && !WideBounds) { /* (see WideBounds) */
-        eraseAdded(c);
+    else if (!(c.bound = expandBound(L, SE, bound, P, c)))
         return false;
-    }
     return fill(c, L, site, iv, stride, extra);
 }
 
@@ -348,21 +353,15 @@ void countOnExit(Instruction *at, Counted &c, PHINode *iv2, AllocaInst *slot)
 }
 
 // The preheader goes to the copy when no site can fire in this run of the loop: the site runs at
-// most bound + extra times, so count - extra > bound (count > extra, an unsigned compare: the
-// bound may use all 64 bits).
+// most bound + extra times, so count > bound + extra (a signed compare: bound + extra < 2^63).
 void chooseCopy(Counted &c, BasicBlock *H2, AllocaInst *slot)
 {
     Instruction *TI = c.preheader->getTerminator();
     IRBuilder<> b(TI);
     Type *i64 = slot->getAllocatedType();
     Value *count = b.CreateLoad(i64, slot);
-    Value *bound = b.CreateZExt(c.bound, i64);
-    Value *extra = ConstantInt::get(i64, c.extra);
-    Value *none;
-    if (!c.wide) /* (bound + extra < 2^63) */
-        none = b.CreateICmpSGT(count, b.CreateAdd(bound, extra), "hp.nocount");
-    else
-        none = b.CreateAnd(b.CreateICmpSGT(count, extra), b.CreateICmpUGT(b.CreateSub(count, extra), bound), "hp.nocount");
+    Value *most = b.CreateAdd(b.CreateZExt(c.bound, i64), ConstantInt::get(i64, c.extra));
+    Value *none = b.CreateICmpSGT(count, most, "hp.nocount");
     MDNode *likely = MDBuilder(TI->getContext()).createBranchWeights(1u << 12, 1);
     b.CreateCondBr(none, H2, c.header, likely);
     TI->eraseFromParent();
