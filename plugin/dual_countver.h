@@ -10,8 +10,8 @@
 // {s,+,-1}: |iv - s|). The bound is SCEV's symbolic maximum of the back-edges taken; where its
 // range (under the loop's guards) or the constant maximum is at most 4096, that constant, one
 // compare with an immediate; a bound that may reach 2^63 (two compares and its code per entry:
-// measured dearer than the sites) is not used. Otherwise (count <= M: exhaustive and live modes, a burst due within the loop) the loop
-// runs as before, a site on every back-edge.
+// measured dearer than the sites) is not used. Otherwise (count <= M: exhaustive and live
+// modes, a burst due within the loop) the loop runs as before, a site on every back-edge.
 // Invariants: the count after the loop is the one the per-iteration sites would leave (the same
 // number of events, never a site skipped that would have fired); the copy has no site, no label
 // and no record, and is entered only from the preheader; values the loop defines that are used
@@ -25,7 +25,8 @@
 
 namespace hotprof_dual {
 
-// -hotprof-dual-count-version=on|off (checks its value: one message, exit status 1).
+// -hotprof-dual-count-version=on|const|off (checks its value: one message, exit status 1);
+// const: constant bounds only.
 bool countVersionOn();
 
 // Versions F's eligible loops: innermost loops of the count regions (`inRegion`: their blocks)
