@@ -64,26 +64,7 @@ LabelCut::~LabelCut()
     delete nowhere;
 }
 
-namespace {
-
-using BlockSet = SmallPtrSet<BasicBlock *, 32>;
-
-// No instruction of L's blocks (but the sites' labels) can reach code that touches the countdown.
-bool callFree(Loop *L, const BlockSet &labels)
-{
-    for (BasicBlock *BB : L->blocks()) {
-        if (labels.count(BB)) continue;
-        if (isa<IndirectBrInst>(BB->getTerminator())) return false;
-        CallBrInst *site = countSite(*BB);
-        for (Instruction &I : *BB) {
-            auto *call = dyn_cast<CallBase>(&I);
-            if (call && call != site && !isa<IntrinsicInst>(call)) return false;
-        }
-    }
-    return true;
-}
-
-bool splittable(Instruction *TI) { return isa<BranchInst>(TI) || isa<SwitchInst>(TI); }
+static bool splittable(Instruction *TI) { return isa<BranchInst>(TI) || isa<SwitchInst>(TI); }
 
 // Where the countdown moves on the edges from -> to: before from's terminator (every edge out of
 // from goes to `to`), at to's top (every edge into `to` comes from `from`), or in a block of its own
@@ -103,6 +84,25 @@ Instruction *edgePoint(BasicBlock *from, BasicBlock *to, bool checkOnly)
             return mid ? mid->getTerminator() : nullptr;
         }
     return nullptr;
+}
+
+namespace {
+
+using BlockSet = SmallPtrSet<BasicBlock *, 32>;
+
+// No instruction of L's blocks (but the sites' labels) can reach code that touches the countdown.
+bool callFree(Loop *L, const BlockSet &labels)
+{
+    for (BasicBlock *BB : L->blocks()) {
+        if (labels.count(BB)) continue;
+        if (isa<IndirectBrInst>(BB->getTerminator())) return false;
+        CallBrInst *site = countSite(*BB);
+        for (Instruction &I : *BB) {
+            auto *call = dyn_cast<CallBase>(&I);
+            if (call && call != site && !isa<IntrinsicInst>(call)) return false;
+        }
+    }
+    return true;
 }
 
 struct Region {

@@ -29,6 +29,12 @@ constexpr const char *CountSiteCode = "1: subq $$1, %fs:hp_dual_countdown@tpoff\
 // The callbr of an inline count site in BB's terminator, or nullptr.
 llvm::CallBrInst *countSite(llvm::BasicBlock &BB);
 
+// Where code on the edges from -> to runs: before from's terminator (every edge out of from goes
+// to `to`), at to's top (every edge into `to` comes from `from`), or in a block of its own on them
+// (a critical edge of a br or switch, split; a switch's identical edges all go through it);
+// nullptr if none of those is possible (checkOnly: say so, split nothing).
+llvm::Instruction *edgePoint(llvm::BasicBlock *from, llvm::BasicBlock *to, bool checkOnly);
+
 // For its lifetime, every label's terminator is set aside (an unreachable in its place, its
 // successors pointed at a block in no function, so no block sees it as a predecessor): through
 // the labels the one-body form's instrumented copy goes back to each clean loop header, so with

@@ -322,20 +322,6 @@ void joinExit(BasicBlock *B, BasicBlock *B2, BasicBlock *E, ValueToValueMapTy &V
     }
 }
 
-// Where code on the edge B2 -> E runs: before B2's terminator if E is its only successor, else in
-// a block of its own on the edge (every identical edge of a switch goes through it).
-Instruction *exitPoint(BasicBlock *B2, BasicBlock *E)
-{
-    if (B2->getUniqueSuccessor() == E) return B2->getTerminator();
-    Instruction *TI = B2->getTerminator();
-    for (unsigned i = 0; i < TI->getNumSuccessors(); i++)
-        if (TI->getSuccessor(i) == E) {
-            BasicBlock *mid = SplitCriticalEdge(TI, i, CriticalEdgeSplittingOptions().setMergeIdenticalEdges());
-            return mid ? mid->getTerminator() : nullptr;
-        }
-    return nullptr;
-}
-
 // On the way out of the copy: count -= the site's runs, the back-edges taken (|iv - start| in the
 // copy) plus c.extra.
 void countOnExit(Instruction *at, Counted &c, PHINode *iv2, AllocaInst *slot)
@@ -400,7 +386,7 @@ void version(Counted &c, AllocaInst *slot, SmallVectorImpl<AllocaInst *> &promot
         auto *B2 = cast_or_null<BasicBlock>(VM.lookup(e.first));
         if (!B2) continue; /* (the copy does not reach it) */
         joinExit(e.first, B2, e.second, VM);
-        Instruction *at = exitPoint(B2, e.second);
+        Instruction *at = edgePoint(B2, e.second, false);
         if (!at) report_fatal_error("hotprof dual plugin: an exit checked splittable was not", false);
         countOnExit(at, c, iv2, slot);
     }
