@@ -40,9 +40,8 @@ static inline __attribute__((always_inline)) HP_NOINST uint32_t bursty_slow_body
     }
     t->in_slow = 1;
     __asm__ volatile("" ::: "memory");
-    uint32_t was = t->bs.on_mask;
-    uint32_t on = hp_bursty_boundary_slow(&t->bs);
-    if (HP_UNLIKELY(was & ~t->bs.on_mask & BIT_STREAMS)) hp_rt_ds_burst_end(t);
+    uint32_t on = hp_bursty_boundary_slow(&t->bs); /* (streams are never folded: on the event before) */
+    if (HP_UNLIKELY(on & ~t->bs.on_mask & BIT_STREAMS)) hp_rt_ds_burst_end(t);
     __asm__ volatile("" ::: "memory");
     t->in_slow = 0;
     return on;

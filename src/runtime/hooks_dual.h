@@ -86,12 +86,14 @@ static inline HP_NOINST void dual_live_backedge(hp_thread *t, uint64_t fn)
 
 #define DUAL_COUNT_NEVER (INT64_MAX / 2) /* a countdown an inactive thread never runs out of */
 
-/* The controller's part of a slow path: its transitions; a burst's start drops the call state. */
+/* The controller's part of a slow path: its transitions; a burst's start drops the call state
+ * (a folded burst begins at this very event: its flags come back on though on_mask is off again
+ * when the burst was one event long). */
 static inline __attribute__((always_inline)) HP_NOINST uint32_t dual_count_controller(hp_thread *t)
 {
     uint32_t was = t->bs.on_mask;
     uint32_t on = bursty_slow_body(t);
-    if (!was && t->bs.on_mask) { /* a burst begins with the next event: fresh call state */
+    if (!was && (on | t->bs.on_mask)) { /* a burst begins with this event or the next: fresh call state */
         t->depth = 0;
         t->prev_guard = 0;
         t->stack[0].last_pc = 0;

@@ -36,6 +36,7 @@
 #define _GNU_SOURCE
 #include "runtime/thread.h"
 #include "runtime/init.h"
+#include "core/control/spec.h" /* HP_IV_VALUE */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -128,6 +129,17 @@ static HP_NOINST void install_altstack(hp_thread *t)
     sigaltstack(&ss, NULL);
 }
 
+/* The types whose bursts the controller folds into one slow path (core/control/bursty.h
+ * "Folded bursts"): methods and call pairs, which record boundary events only, so count mode
+ * may run clean code between a burst's last off event and its first (the burst's first event
+ * enters the instrumented copy). Not with a value interval profile, whose values are taken
+ * between boundary events while any type is on. */
+static HP_NOINST uint32_t bursty_fold_types(void)
+{
+    if (HP_LOAD_ACQ(&hp_g.iv_streams) & (1u << HP_IV_VALUE)) return 0;
+    return HP_BURSTY_BIT(HP_BURSTY_METHODS) | HP_BURSTY_BIT(HP_BURSTY_CALL_PAIRS);
+}
+
 /* Bursty mode: a methods table and the controller, seeded from the run seed and the thread's
  * creation index (the seed is written to INFO as thread.<tid>.seed). */
 static HP_NOINST int bursty_setup(hp_thread *t)
@@ -137,6 +149,7 @@ static HP_NOINST int bursty_setup(hp_thread *t)
     if (!t->methods) return 0;
     t->seed = hp_thread_seed(__atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED));
     hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);
+    hp_bursty_set_fold(&t->bs, bursty_fold_types());
     t->bursty = HP_THREAD_BURSTY;
     return 1;
 }
@@ -350,6 +363,7 @@ HP_NOINST void hp_threads_reset_counts(void)
         if (t->bursty == HP_THREAD_BURSTY) { /* a fresh phase and seed, so the child's samples are its own */
             t->seed ^= 0x5bd1e995ull;
             hp_bursty_init(&t->bs, &hp_g.bcfg, t->seed);
+            hp_bursty_set_fold(&t->bs, bursty_fold_types());
         }
         if (t->ds.det) { /* an empty detector in the same memory (the child has its own copy) */
             hp_ds_config c;

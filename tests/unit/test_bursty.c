@@ -157,6 +157,17 @@ static size_t compare_run(hp_bursty_state *st, sim *m, const uint8_t *kinds, siz
     return bad;
 }
 
+/* The types the controller under test may fold (bursty.h "Folded bursts"): the tests that
+ * compare with the simulator run again with folds (the *_folded runs in main): every boundary
+ * event and every flag between them must be the same as without. */
+static uint32_t g_fold_types;
+
+static void controller_init(hp_bursty_state *st, hp_bursty_config *cfg, uint64_t seed)
+{
+    hp_bursty_init(st, cfg, seed);
+    hp_bursty_set_fold(st, g_fold_types);
+}
+
 static void publish_all(hp_bursty_config *cfg, const hp_bursty_params p[NT], uint32_t poll)
 {
     hp_bursty_config_init(cfg);
@@ -193,7 +204,7 @@ TEST(figure4_pattern_matches_simulator)
                     uint64_t seed = 1000 + (uint64_t)combos;
                     hp_bursty_state st;
                     sim m;
-                    hp_bursty_init(&st, &cfg, seed);
+                    controller_init(&st, &cfg, seed);
                     sim_init(&m, p, seed);
                     size_t b = compare_run(&st, &m, kinds, 0, n);
                     if (b) fprintf(stderr, "  B=%u S=%u j=%u poll=%u: %zu mismatches\n", p[0].burst,
@@ -232,7 +243,7 @@ TEST(every_enabled_subset_matches_simulator)
             hp_bursty_state st;
             sim m;
             uint64_t seed = 300 + mask * 3 + (uint64_t)variant;
-            hp_bursty_init(&st, &cfg, seed);
+            controller_init(&st, &cfg, seed);
             sim_init(&m, p, seed);
             size_t b = compare_run(&st, &m, kinds, 0, n / 2);
             int top = 31 - __builtin_clz(mask);
@@ -272,7 +283,7 @@ TEST(equal_settings_share_bursts)
         publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
         hp_bursty_state st;
         sim m;
-        hp_bursty_init(&st, &cfg, 5 + j);
+        controller_init(&st, &cfg, 5 + j);
         sim_init(&m, p, 5 + j);
         size_t n = 2000000, apart = 0, edges_apart = 0, both = 0;
         uint8_t *kinds = make_kinds(n, 3);
@@ -309,7 +320,7 @@ TEST(figure4_corner_parameters)
                 publish_all(&cfg, p, 3);
                 hp_bursty_state st;
                 sim m;
-                hp_bursty_init(&st, &cfg, 5);
+                controller_init(&st, &cfg, 5);
                 sim_init(&m, p, 5);
                 bad += compare_run(&st, &m, kinds, 0, n);
             }
@@ -327,7 +338,7 @@ TEST(phases_follow_figure4)
     hp_bursty_config cfg;
     publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
     hp_bursty_state st;
-    hp_bursty_init(&st, &cfg, 1);
+    controller_init(&st, &cfg, 1);
     const int want[] = {1, 1, 1, 1, 1, 2, 2, 3}; /* before each of 8 events of one cycle */
     for (int cycle = 0; cycle < 3; cycle++)
         for (int e = 0; e < 8; e++) {
@@ -350,7 +361,7 @@ TEST(exact_frequency_over_whole_cycles)
             hp_bursty_config cfg;
             publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
             hp_bursty_state st;
-            hp_bursty_init(&st, &cfg, 3);
+            controller_init(&st, &cfg, 3);
             uint64_t sampled_boundary = 0, sampled_mem = 0;
             for (uint64_t i = 0; i < (uint64_t)K * (B + S); i++) {
                 sampled_boundary += (hp_bursty_boundary(&st) >> HP_BURSTY_METHODS) & 1;
@@ -383,7 +394,7 @@ TEST(jitter_fraction_within_bounds)
             hp_bursty_config cfg;
             publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
             hp_bursty_state st;
-            hp_bursty_init(&st, &cfg, 77 + (uint64_t)ji * 4 + (uint64_t)bi);
+            controller_init(&st, &cfg, 77 + (uint64_t)ji * 4 + (uint64_t)bi);
             uint64_t off_total = 0, on_total = 0, run = 0, done = 0, bad_on = 0;
             uint32_t lo = UINT32_MAX, hi = 0;
             int prev_on = 0;
@@ -448,7 +459,7 @@ TEST(scaled_counts_estimate_exhaustive_counts)
         hp_bursty_config cfg;
         publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
         hp_bursty_state st;
-        hp_bursty_init(&st, &cfg, 9);
+        controller_init(&st, &cfg, 9);
         hp_rng r;
         hp_rng_seed(&r, 100 + (uint64_t)c);
         hp_exact_map exact, sampled;
@@ -512,7 +523,7 @@ TEST(parameter_change_applies_at_next_reset)
         publish_all(&cfg, p, v < 2 ? 1 : HP_BURSTY_DEFAULT_POLL);
         hp_bursty_state st;
         sim m;
-        hp_bursty_init(&st, &cfg, 40 + (uint64_t)v);
+        controller_init(&st, &cfg, 40 + (uint64_t)v);
         sim_init(&m, p, 40 + (uint64_t)v);
         size_t at = 0;
         for (int change = 0; change < 6; change++) {
@@ -542,7 +553,7 @@ TEST(parameter_change_run_lengths)
         hp_bursty_config cfg;
         publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
         hp_bursty_state st;
-        hp_bursty_init(&st, &cfg, 1);
+        controller_init(&st, &cfg, 1);
         /* change before event 3*109 + {0, 50, 99, 108}: start of a cycle, mid off phase,
          * first event of a burst, last event of a burst */
         const uint32_t offs[] = {0, 50, 99, 108};
@@ -579,7 +590,7 @@ TEST(switches_apply_after_next_slow_path)
         publish_all(&cfg, p, polls[pi]);
         hp_bursty_state st;
         sim m;
-        hp_bursty_init(&st, &cfg, 60 + (uint64_t)pi);
+        controller_init(&st, &cfg, 60 + (uint64_t)pi);
         sim_init(&m, p, 60 + (uint64_t)pi);
         uint32_t enabled = HP_BURSTY_ALL;
         size_t at = 0;
@@ -617,7 +628,7 @@ TEST(disabled_type_samples_nothing)
     hp_bursty_config cfg;
     publish_all(&cfg, p, 100);
     hp_bursty_state st;
-    hp_bursty_init(&st, &cfg, 2);
+    controller_init(&st, &cfg, 2);
     uint8_t *kinds = make_kinds(200000, 15);
     uint32_t seen = 0;
     for (size_t i = 0; i < 100000; i++) seen |= hp_bursty_event(&st, (enum hp_bursty_kind)kinds[i]);
@@ -703,7 +714,7 @@ TEST(config_snapshots_are_consistent_under_a_racing_writer)
     atomic_init(&r.stop, 0);
     atomic_init(&r.writes, 0);
     hp_bursty_state st; /* before the writer starts: init adopts the config only if no write is in progress */
-    hp_bursty_init(&st, &cfg, 4);
+    controller_init(&st, &cfg, 4);
     pthread_t th;
     int created = pthread_create(&th, NULL, race_writer, &r); /* REQUIRE evaluates twice */
     REQUIRE(created == 0);
@@ -734,6 +745,113 @@ TEST(config_snapshots_are_consistent_under_a_racing_writer)
     CHECK(atomic_load(&r.writes) > 0);
 }
 
+#define FOLDS_OF_METHODS_AND_PAIRS (HP_BURSTY_BIT(HP_BURSTY_METHODS) | HP_BURSTY_BIT(HP_BURSTY_CALL_PAIRS))
+#define FOLDED(name, types)                                                                        \
+    TEST(name##_folded)                                                                            \
+    {                                                                                              \
+        g_fold_types = (types);                                                                    \
+        name();                                                                                    \
+        g_fold_types = 0;                                                                          \
+    }
+FOLDED(figure4_pattern_matches_simulator, HP_BURSTY_ALL)
+FOLDED(equal_settings_share_bursts, HP_BURSTY_ALL)
+FOLDED(figure4_corner_parameters, HP_BURSTY_ALL)
+FOLDED(phases_follow_figure4, HP_BURSTY_ALL)
+FOLDED(exact_frequency_over_whole_cycles, HP_BURSTY_ALL)
+FOLDED(parameter_change_applies_at_next_reset, HP_BURSTY_ALL)
+FOLDED(switches_apply_after_next_slow_path, FOLDS_OF_METHODS_AND_PAIRS)
+FOLDED(every_enabled_subset_matches_simulator, FOLDS_OF_METHODS_AND_PAIRS)
+FOLDED(disabled_type_samples_nothing, HP_BURSTY_ALL)
+
+/* Folding methods and call pairs at B = 1: one slow path per burst instead of two (the
+ * countdown runs out once per cycle), the same flags at every event as the unfolded controller,
+ * and a type outside the fold (edges, its own period) keeps its two. */
+TEST(folded_bursts_take_one_slow_path)
+{
+    hp_bursty_params p[NT];
+    for (int t = 0; t < NT; t++) p[t] = params(999, 1, 50, t <= HP_BURSTY_CALL_PAIRS);
+    hp_bursty_config cfg;
+    publish_all(&cfg, p, HP_BURSTY_DEFAULT_POLL);
+    hp_bursty_state plain, folded;
+    hp_bursty_init(&plain, &cfg, 8);
+    hp_bursty_init(&folded, &cfg, 8);
+    hp_bursty_set_fold(&folded, FOLDS_OF_METHODS_AND_PAIRS);
+    size_t n = 1000000, differ = 0, slow_plain = 0, slow_folded = 0, cycles = 0;
+    for (size_t i = 0; i < n; i++) {
+        slow_plain += plain.countdown == 1, slow_folded += folded.countdown == 1;
+        uint32_t a = hp_bursty_boundary(&plain), b = hp_bursty_boundary(&folded);
+        differ += a != b;
+        cycles += a != 0;
+    }
+    CHECK_EQ_U64(differ, 0);
+    CHECK(cycles > 800 && cycles < 1200);
+    CHECK(slow_plain >= 2 * cycles && slow_plain <= 2 * cycles + 1); /* (a cycle cut by the end) */
+    CHECK(slow_folded >= cycles && slow_folded <= cycles + 1);
+    /* edges with their own period: not folded, so the same as plain */
+    p[HP_BURSTY_EDGES] = params(499, 1, 0, 1);
+    CHECK(hp_bursty_config_set_all(&cfg, p) == 0);
+    hp_bursty_init(&plain, &cfg, 9);
+    hp_bursty_init(&folded, &cfg, 9);
+    hp_bursty_set_fold(&folded, FOLDS_OF_METHODS_AND_PAIRS);
+    differ = 0;
+    size_t edge_slow = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t edges_ending = folded.countdown == 1 && !folded.folded && !folded.on_mask;
+        edge_slow += edges_ending;
+        differ += hp_bursty_boundary(&plain) != hp_bursty_boundary(&folded);
+    }
+    CHECK_EQ_U64(differ, 0);
+    CHECK(edge_slow >= n / 500 - 10); /* the edges' off-phase ends still take their own slow path */
+}
+
+/* Types in lockstep take a shortcut through the slow path (bursty.c lockstep_slow). Against the
+ * same controller kept on the general path (lockstep cleared before every event), with and
+ * without folds, equal and unequal settings and a parameter change halfway: the whole state is
+ * the same after every event (every type's phase, cycle and counts, the flags, the arming). */
+static int same_state(const hp_bursty_state *a, const hp_bursty_state *b)
+{
+    if (a->countdown != b->countdown || a->armed != b->armed || a->on_mask != b->on_mask || a->folded != b->folded)
+        return 0;
+    for (int t = 0; t < NT; t++) {
+        const hp_bursty_type_state *x = &a->t[t], *y = &b->t[t];
+        if (x->left != y->left || x->cycle_period != y->cycle_period || x->cycle_burst != y->cycle_burst ||
+            x->events != y->events || x->sampled != y->sampled)
+            return 0;
+    }
+    return 1;
+}
+
+TEST(lockstep_shortcut_keeps_the_general_state)
+{
+    size_t n = 200000, bad = 0, shortcuts = 0;
+    for (int v = 0; v < 8; v++) {
+        hp_bursty_params p[NT];
+        uint32_t S = v & 2 ? 0 : 99 + 400u * (uint32_t)(v & 1), B = v & 4 ? 3 : 1;
+        for (int t = 0; t < NT; t++) p[t] = params(S, B, 40, t != HP_BURSTY_EDGES || v >= 4);
+        hp_bursty_config cfg;
+        publish_all(&cfg, p, v & 1 ? 700 : HP_BURSTY_DEFAULT_POLL);
+        hp_bursty_state fast, general;
+        hp_bursty_init(&fast, &cfg, 70 + (uint64_t)v);
+        hp_bursty_init(&general, &cfg, 70 + (uint64_t)v);
+        uint32_t fold = v & 1 ? HP_BURSTY_ALL : 0;
+        hp_bursty_set_fold(&fast, fold);
+        hp_bursty_set_fold(&general, fold);
+        for (size_t i = 0; i < n; i++) {
+            if (i == n / 2) { /* new settings apply at each type's next reset: out of step a while */
+                p[HP_BURSTY_CALL_PAIRS] = params(S + 50, B, 40, 1);
+                CHECK(hp_bursty_config_set_all(&cfg, p) == 0);
+            }
+            shortcuts += fast.lockstep && fast.countdown == 1;
+            general.lockstep = 0;
+            uint32_t a = hp_bursty_boundary(&fast), b = hp_bursty_boundary(&general);
+            if ((a != b || !same_state(&fast, &general)) && bad++ < 3)
+                fprintf(stderr, "  variant %d event %zu: the states differ\n", v, i);
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(shortcuts > 1000);
+}
+
 int main(void)
 {
     RUN(figure4_pattern_matches_simulator);
@@ -751,5 +869,16 @@ int main(void)
     RUN(disabled_type_samples_nothing);
     RUN(config_validation_and_generations);
     RUN(config_snapshots_are_consistent_under_a_racing_writer);
+    RUN(figure4_pattern_matches_simulator_folded);
+    RUN(equal_settings_share_bursts_folded);
+    RUN(figure4_corner_parameters_folded);
+    RUN(phases_follow_figure4_folded);
+    RUN(exact_frequency_over_whole_cycles_folded);
+    RUN(parameter_change_applies_at_next_reset_folded);
+    RUN(switches_apply_after_next_slow_path_folded);
+    RUN(every_enabled_subset_matches_simulator_folded);
+    RUN(disabled_type_samples_nothing_folded);
+    RUN(folded_bursts_take_one_slow_path);
+    RUN(lockstep_shortcut_keeps_the_general_state);
     return test_main_end();
 }

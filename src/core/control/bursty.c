@@ -12,7 +12,9 @@
  *                                                         fixed now; off phase of S', or straight
  *                                                         into the burst if S' = 0;
  *   5. apply enable / disable / restart read in step 2 (they act from the next event on);
- *   6. re-arm: 1 while any type is on, else min(left of enabled types, poll).
+ *   6. re-arm: 1 while any type is on, else min(left of enabled types, poll), one more when that
+ *      is the off-phase end of foldable types only (bursty.h "Folded bursts"); a folded slow
+ *      path first runs step 4 for the events up to that end (they saw every flag off).
  *
  * Seqlock: a writer CASes the generation from even g to g + 1, stores the fields, and releases
  * g + 2. A reader that sees an odd generation or a different one after copying the fields
@@ -284,15 +286,42 @@ static void adopt_switches(hp_bursty_state *st, const config_snapshot *s)
     }
 }
 
+/* 1 when every enabled type has the settings, the phase and the cycle of the lowest one, so
+ * the general path would make the same transitions for each, the others taking the lowest's
+ * draw (cycle_twin): on, off and folded are all of them or none. */
+static uint32_t lockstep_holds(const hp_bursty_state *st)
+{
+    uint32_t en = st->enabled_mask;
+    if (!en || (st->on_mask && st->on_mask != en) || (st->folded && st->folded != en)) return 0;
+    const hp_bursty_type_state *lead = &st->t[__builtin_ctz(en)];
+    for (uint32_t m = en & (en - 1); m; m &= m - 1) {
+        const hp_bursty_type_state *ts = &st->t[__builtin_ctz(m)];
+        if (ts->period != lead->period || ts->burst != lead->burst || ts->jitter_pct != lead->jitter_pct ||
+            ts->left != lead->left || ts->cycle_period != lead->cycle_period || ts->cycle_burst != lead->cycle_burst)
+            return 0;
+    }
+    return 1;
+}
+
+/* Step 6. Folds (one event further) when the earliest phase end is the off-phase end of
+ * foldable types only, before the poll. */
 static void arm(hp_bursty_state *st)
 {
-    uint32_t next = st->poll;
+    uint32_t next = st->poll, ending = 0;
     if (st->on_mask) next = 1;
     for (uint32_t m = st->enabled_mask; m; m &= m - 1) {
-        uint32_t left = st->t[__builtin_ctz(m)].left;
-        if (left < next) next = left;
+        int t = __builtin_ctz(m);
+        uint32_t left = st->t[t].left;
+        if (left < next) next = left, ending = 0;
+        if (left == next) ending |= HP_BURSTY_BIT(t);
+    }
+    st->folded = 0;
+    if (!st->on_mask && next < st->poll && ending && !(ending & ~st->fold_types)) {
+        st->folded = ending;
+        next++;
     }
     st->countdown = st->armed = next;
+    st->lockstep = lockstep_holds(st);
 }
 
 void hp_bursty_init(hp_bursty_state *st, hp_bursty_config *cfg, uint64_t seed)
@@ -322,10 +351,75 @@ static __attribute__((noinline)) void boundary_with_config(hp_bursty_state *st, 
     arm(st);
 }
 
+void hp_bursty_set_fold(hp_bursty_state *st, uint32_t types)
+{
+    st->fold_types = types & HP_BURSTY_ALL;
+    if (st->countdown == st->armed) arm(st); /* no event since the arming: arm it again */
+}
+
+/* arm() for types in lockstep, whose phases all end `left` events on: they stay in step. */
+static void arm_lockstep(hp_bursty_state *st, uint32_t left)
+{
+    uint32_t next = st->on_mask ? 1 : left < st->poll ? left : st->poll;
+    st->folded = 0;
+    if (!st->on_mask && left < st->poll && !(st->enabled_mask & ~st->fold_types)) {
+        st->folded = st->enabled_mask;
+        next++;
+    }
+    st->countdown = st->armed = next;
+}
+
+/* The lowest enabled type's transitions at this event, the fold's first step included. */
+static void lead_transitions(hp_bursty_state *st, hp_bursty_type_state *lead, int type, uint32_t elapsed)
+{
+    if (st->folded) { /* the last off event: the burst begins */
+        st->folded = 0;
+        lead->left = lead->cycle_burst;
+        st->on_mask = HP_BURSTY_BIT(type);
+        elapsed = 1;
+    }
+    lead->left -= elapsed;
+    if (lead->left != 0) return;
+    if (st->on_mask)
+        start_cycle(st, type);
+    else
+        start_burst(st, type);
+}
+
+/* The slow path of types in lockstep: the lowest's transitions, copied to the others. A new
+ * cycle's draw is the one they would take from it (cycle_twin); an empty off phase cannot be
+ * shared, but it comes only from period 0 (j <= 99 keeps S' >= S - w >= 1 otherwise), where
+ * every type's S' is 0 without a draw: the same copy. */
+static uint32_t lockstep_slow(hp_bursty_state *st)
+{
+    uint32_t en = st->enabled_mask, elapsed = st->armed;
+    int type = __builtin_ctz(en);
+    hp_bursty_type_state *lead = &st->t[type];
+    uint32_t was_on = st->on_mask || st->folded, sampled = was_on ? en : 0;
+    lead_transitions(st, lead, type, elapsed);
+    st->on_mask = st->on_mask & HP_BURSTY_BIT(type) ? en : 0;
+    for (uint32_t m = en; m; m &= m - 1) {
+        hp_bursty_type_state *ts = &st->t[__builtin_ctz(m)];
+        ts->events += elapsed;
+        ts->sampled += was_on;
+        ts->left = lead->left, ts->cycle_period = lead->cycle_period, ts->cycle_burst = lead->cycle_burst;
+    }
+    arm_lockstep(st, lead->left);
+    return sampled;
+}
+
 uint32_t hp_bursty_boundary_slow(hp_bursty_state *st)
 {
-    uint32_t sampled = st->on_mask, elapsed = st->armed;
-    if (__builtin_expect(atomic_load_explicit(&st->cfg->generation, memory_order_acquire) != st->seen_generation, 0)) {
+    int config_moved = atomic_load_explicit(&st->cfg->generation, memory_order_acquire) != st->seen_generation;
+    if (__builtin_expect(st->lockstep && !config_moved, 1)) return lockstep_slow(st);
+    uint32_t elapsed = st->armed;
+    if (st->folded) { /* the last off event's transitions first: the folded types' bursts begin */
+        st->folded = 0;
+        account_and_advance(st, elapsed - 1, 0);
+        elapsed = 1;
+    }
+    uint32_t sampled = st->on_mask;
+    if (__builtin_expect(config_moved, 0)) {
         boundary_with_config(st, elapsed, sampled);
         return sampled;
     }
@@ -342,8 +436,10 @@ static uint32_t pending_events(const hp_bursty_state *st) { return st->armed - s
 int hp_bursty_phase(const hp_bursty_state *st, enum hp_bursty_type type)
 {
     if (!valid_type((int)type) || !(st->enabled_mask & HP_BURSTY_BIT(type))) return HP_BURSTY_PHASE_DISABLED;
-    if (!(st->on_mask & HP_BURSTY_BIT(type))) return HP_BURSTY_PHASE_OFF;
     uint32_t left = st->t[type].left - pending_events(st);
+    if (st->countdown == 1 && (st->folded & HP_BURSTY_BIT(type))) /* its off phase has ended */
+        return st->t[type].cycle_burst == 1 ? HP_BURSTY_PHASE_BURST_DONE : HP_BURSTY_PHASE_BURST;
+    if (!(st->on_mask & HP_BURSTY_BIT(type))) return HP_BURSTY_PHASE_OFF;
     return left == 1 ? HP_BURSTY_PHASE_BURST_DONE : HP_BURSTY_PHASE_BURST;
 }
 

@@ -27,9 +27,28 @@
  * instrumented copy once for methods and call pairs, not twice); each type's phases keep their
  * distribution, the types are only no longer independent of each other.
  *
+ * Folded bursts (hp_bursty_set_fold). A burst normally costs two slow paths: one at the last
+ * off event (OF1 goes up), one at the burst's first event. For the types the caller names as
+ * foldable, when the earliest phase end is the off-phase end of foldable types only, the
+ * countdown is armed one event further: the slow path runs at the burst's first event and does
+ * both steps there (the off phases' end, then that event's own transitions; for B = 1 the burst
+ * also ends there). Every boundary event sees the same flags as without the fold, and
+ * hp_bursty_on shows the folded types' flags between the last off event and the burst's first
+ * (countdown == 1 with `folded` set), so the record is the same event by event. Only what runs
+ * at which event moves: config switches apply after the burst's first event instead of the
+ * last off event (hp_bursty_events_until_sync says so). Callers fold a type only where nothing
+ * needs the slow path at the off phase's end (count mode's clean code runs between the two).
+ *
+ * Types in lockstep. When every enabled type has the same settings and the same phase (the
+ * usual case: twins since their common start), the slow path runs the transitions of the lowest
+ * enabled type only and copies them to the others (the draw the others would have shared);
+ * any other state, and any configuration change, takes the general path.
+ *
  * Invariants of hp_bursty_state between events:
- *   countdown >= 1;  on_mask != 0  =>  countdown == armed == 1;
- *   for every enabled type t: 1 <= t.left - (armed - countdown); disabled types: left == 0, bit clear;
+ *   countdown >= 1;  on_mask != 0  =>  countdown == armed == 1 and folded == 0;
+ *   folded != 0  =>  on_mask == 0, armed >= 2, folded is a subset of fold_types, and the types in
+ *   folded are exactly the enabled ones with left == armed - 1, the least left of all;
+ *   for every enabled type t: 1 <= t.left - (armed - countdown) + (t in folded); disabled types: left == 0, bit clear;
  *   on_mask, left and the per-type counts change only in the slow path.
  *
  * Run-time changes: parameters live in a shared hp_bursty_config (atomics, a seqlock generation).
@@ -109,7 +128,9 @@ typedef struct hp_bursty_state {
     uint32_t armed;        /* countdown's value when last armed */
     uint32_t enabled_mask; /* types enabled for this thread */
     uint32_t poll;
-    uint32_t pad_;
+    uint32_t fold_types;   /* types whose bursts may be folded (hp_bursty_set_fold); 0: none */
+    uint32_t folded;       /* armed one past the off-phase end of these types; 0: not folded */
+    uint32_t lockstep;     /* 1: every enabled type is in step with the lowest (bursty.c lockstep_holds) */
     uint64_t seen_generation;
     hp_bursty_config *cfg;
     hp_rng rng;            /* jitter draws, in ascending type order at each event */
@@ -139,6 +160,9 @@ int hp_bursty_config_get(hp_bursty_config *cfg, enum hp_bursty_type type, hp_bur
  * write is in progress at that instant, the state starts with nothing enabled and adopts the
  * config at its first slow path (at most HP_BURSTY_DEFAULT_POLL boundary events later). */
 void hp_bursty_init(hp_bursty_state *st, hp_bursty_config *cfg, uint64_t seed);
+/* The types whose bursts may be folded (see "Folded bursts"; 0, the default, folds none).
+ * Applies from the next arming. */
+void hp_bursty_set_fold(hp_bursty_state *st, uint32_t types);
 /* Slow path (countdown reached 0). Returns the types whose flag was on as the event matched. */
 uint32_t hp_bursty_boundary_slow(hp_bursty_state *st);
 
@@ -150,8 +174,12 @@ static inline uint32_t hp_bursty_boundary(hp_bursty_state *st)
     return hp_bursty_boundary_slow(st);
 }
 
-/* Any event: the types sampling right now (a load; no counter moves). */
-static inline uint32_t hp_bursty_on(const hp_bursty_state *st) { return st->on_mask; }
+/* Any event: the types sampling right now (no counter moves): the folded types too once their
+ * off phase has ended (countdown 1). */
+static inline uint32_t hp_bursty_on(const hp_bursty_state *st)
+{
+    return st->on_mask | (st->countdown == 1 ? st->folded : 0);
+}
 
 /* The types that record an event of this kind (Figure 5 and the edge type). */
 static inline uint32_t hp_bursty_interest(enum hp_bursty_kind kind)
