@@ -166,6 +166,16 @@ static inline HP_NOINST uint32_t dual_count_event(hp_thread *t)
     return dual_count_slow(t);
 }
 
+/* The call site to record a sampled call at: a burst's call is mostly made by a clean copy
+ * (the burst's event enters the instrumented copy), and a clean copy's tail call leaves its
+ * caller's return address: then the pair is keyed by the tail-calling function, at its entry
+ * + 1 (a site is a return address: the analysis looks the caller up at site - 1). */
+static HP_NOINST __attribute__((noinline, cold)) uint64_t dual_count_call_site(uint64_t fn, uint64_t site)
+{
+    uint64_t tail = hp_dual_tail_caller(fn, site);
+    return tail ? tail + 1 : site;
+}
+
 static inline HP_NOINST void dual_count_enter(hp_thread *t, uint64_t fn, uint64_t site)
 {
     uint32_t ev = dual_count_event(t);
@@ -173,6 +183,7 @@ static inline HP_NOINST void dual_count_enter(hp_thread *t, uint64_t fn, uint64_
     if (HP_UNLIKELY(ev)) {
         uint32_t on = ev & (BIT_METHODS | BIT_PAIRS);
         if (ev & DUAL_OSP_NEW) t->osp->cbase = t->depth; /* the subpath burst's first frame: this one */
+        if (on & BIT_PAIRS) site = dual_count_call_site(fn, site);
         if (on) bursty_record_call(t, fn, site, on);
     }
 }

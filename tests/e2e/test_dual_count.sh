@@ -72,6 +72,27 @@ if build phases dual-blocks "$P/dual_count_phases.c" && build phases dual-functi
     check "phases: patched report does not" sh -c "! '$HP' report phases.patch.data | grep -q 'count-triggered'"
 fi
 
+# ---- a call reached by a clean copy's tail call is keyed by the tail-calling function: relay's
+# clean copy jumps to work, so the sampled call's return address is drive's; the pair must still
+# be relay -> work, with the exhaustive share (each of the three pairs a third)
+if build tailcall dual-functions "$P/dual_tailcall.c" && exhaustive tailcall dual-functions 400000; then
+    count tailcall dual-functions c "--sample callpairs:period=99,burst=1" 400000 &&
+        python3 - tailcall.dual-functions.ex.json tailcall.dual-functions.c.json <<'PY' || fail "tailcall: no profiles to read"
+import json, sys
+def shares(f):
+    d = {}
+    for r in json.load(open(f))["call_pairs"]:
+        k = (r.get("caller_function"), r.get("callee_function"))
+        d[k] = d.get(k, 0) + r["count"]
+    t = sum(d.values()) or 1
+    return {k: v / t for k, v in d.items()}
+ex, c = shares(sys.argv[1]), shares(sys.argv[2])
+for pair in (("relay", "work"), ("drive", "work"), ("drive", "relay")):
+    a, b = ex.get(pair, 0), c.get(pair, 0)
+    print(("ok" if abs(a - b) <= 0.03 else "FAIL") + " tailcall: pair %s -> %s share %.3f (exhaustive %.3f)" % (pair + (b, a)))
+PY
+fi
+
 # ---- one long loop entered before any burst: its latch trampoline counts it, bursts reach it there
 if build longloop dual-functions "$P/dual_longloop.c" && exhaustive longloop dual-functions 3000000; then
     count longloop dual-functions c "$M999" 3000000 &&

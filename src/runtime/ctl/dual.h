@@ -97,6 +97,13 @@ int hp_dual_return_sites_live(void);
  * noted), 0 if it is outside every module with dual sites (async-signal-safe). */
 void hp_dual_text_note(const void *module_data);
 int hp_dual_in_text(uint64_t addr);
+/* A call recorded at fn's entry whose return address ret follows a direct call (e8) of another
+ * function T in a module of ours, T no PLT entry or jump thunk: fn was reached by a tail call of
+ * T's clean copy (clean copies keep the compiler's tail calls; instrumented copies, whose exit
+ * hooks follow their calls, make none). Returns T's entry (the caller to key the pair by), else
+ * 0 (a call of fn itself, an indirect call, a stub: ret is the caller's own site). Reads code
+ * bytes only inside noted executable ranges; async-signal-safe. */
+uint64_t hp_dual_tail_caller(uint64_t fn, uint64_t ret);
 void hp_dual_count_burst(void); /* a hook: a thread's burst begins (counted for INFO) */
 /* dual.count.* INFO lines (async-signal-safe; nothing unless count mode started). */
 size_t hp_dual_count_info(char *out, size_t cap);

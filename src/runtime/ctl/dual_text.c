@@ -1,9 +1,11 @@
 /* dual_text.c — the executable ranges of the modules that registered dual sites (dual.h
- * hp_dual_text_note / hp_dual_in_text), so count mode's subpath cut rule can tell a return into
+ * hp_dual_text_note / hp_dual_in_text, hp_dual_tail_caller), so count mode's subpath cut rule can tell a return into
  * a clean copy of ours (its blocks are not seen: cut) from a return out of every module of ours
  * (a thread's start routine returning into libc, a callback returning into an uninstrumented
  * library: no block of ours runs until code of ours is entered again, which the exhaustive block
  * stream sees as the very next block too — nothing to cut; docs/dual.md "Return sites").
+ *
+ * The same ranges let a sampled call tell a tail call of a clean copy (hp_dual_tail_caller).
  *
  * Invariants: g_text[0..g_ntext) are half-open [lo, hi) ranges of PF_X PT_LOAD segments, each
  * written before g_ntext is published (release), never removed (a dlclose'd module's range stays:
@@ -74,3 +76,42 @@ int hp_dual_in_text(uint64_t addr)
         if (addr >= g_text[i].lo && addr < g_text[i].hi) return 1;
     return 0;
 }
+
+/* 1 if [lo, hi) lies inside one noted range (never after an overflow: then nothing is read). */
+static int in_one_range(uint64_t lo, uint64_t hi)
+{
+    if (HP_LOAD_ACQ(&g_overflow) || hi < lo) return 0;
+    uint32_t n = HP_LOAD_ACQ(&g_ntext);
+    for (uint32_t i = 0; i < n; i++)
+        if (lo >= g_text[i].lo && hi <= g_text[i].hi) return 1;
+    return 0;
+}
+
+/* A jump on the way to a function rather than a function: a PLT entry (jmp *m, with or without
+ * endbr64 and bnd) or a jump thunk within our text. A `jmp rel32` out of it is a clean entry's
+ * count-mode site jumping to its trampoline (dual_tramp.h): a function. */
+static int is_stub(const uint8_t *q)
+{
+    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
+    if (q[0] == 0xf2) q++;                                                     /* bnd */
+    if (q[0] == 0xe9) {
+        int32_t rel;
+        __builtin_memcpy(&rel, q + 1, sizeof rel);
+        uint64_t to = (uint64_t)(uintptr_t)q + 5 + (uint64_t)(int64_t)rel;
+        return in_one_range(to, to + 1);
+    }
+    return (q[0] == 0xff && q[1] == 0x25) || q[0] == 0xeb;
+}
+
+uint64_t hp_dual_tail_caller(uint64_t fn, uint64_t ret)
+{
+    if (ret < 5 || !in_one_range(ret - 5, ret)) return 0;
+    const uint8_t *call = (const uint8_t *)(uintptr_t)(ret - 5);
+    if (call[0] != 0xe8) return 0; /* not a direct call: nothing to tell */
+    int32_t rel;
+    __builtin_memcpy(&rel, call + 1, sizeof rel);
+    uint64_t target = ret + (uint64_t)(int64_t)rel;
+    if (target == fn || !in_one_range(target, target + 16)) return 0;
+    return is_stub((const uint8_t *)(uintptr_t)target) ? 0 : target;
+}
+
