@@ -296,9 +296,10 @@ static uint32_t lockstep_holds(const hp_bursty_state *st)
     const hp_bursty_type_state *lead = &st->t[__builtin_ctz(en)];
     for (uint32_t m = en & (en - 1); m; m &= m - 1) {
         const hp_bursty_type_state *ts = &st->t[__builtin_ctz(m)];
-        if (ts->period != lead->period || ts->burst != lead->burst || ts->jitter_pct != lead->jitter_pct ||
-            ts->left != lead->left || ts->cycle_period != lead->cycle_period || ts->cycle_burst != lead->cycle_burst)
-            return 0;
+        int settings = ts->period == lead->period && ts->burst == lead->burst && ts->jitter_pct == lead->jitter_pct;
+        int phase = ts->left == lead->left && ts->cycle_period == lead->cycle_period &&
+                    ts->cycle_burst == lead->cycle_burst;
+        if (!settings || !phase) return 0;
     }
     return 1;
 }
@@ -410,7 +411,8 @@ static uint32_t lockstep_slow(hp_bursty_state *st)
 
 uint32_t hp_bursty_boundary_slow(hp_bursty_state *st)
 {
-    int config_moved = atomic_load_explicit(&st->cfg->generation, memory_order_acquire) != st->seen_generation;
+    uint64_t generation = atomic_load_explicit(&st->cfg->generation, memory_order_acquire);
+    int config_moved = generation != st->seen_generation;
     if (__builtin_expect(st->lockstep && !config_moved, 1)) return lockstep_slow(st);
     uint32_t elapsed = st->armed;
     if (st->folded) { /* the last off event's transitions first: the folded types' bursts begin */

@@ -48,7 +48,8 @@
  *   countdown >= 1;  on_mask != 0  =>  countdown == armed == 1 and folded == 0;
  *   folded != 0  =>  on_mask == 0, armed >= 2, folded is a subset of fold_types, and the types in
  *   folded are exactly the enabled ones with left == armed - 1, the least left of all;
- *   for every enabled type t: 1 <= t.left - (armed - countdown) + (t in folded); disabled types: left == 0, bit clear;
+ *   for every enabled type t: 1 <= t.left - (armed - countdown) + (t in folded);
+ *   disabled types: left == 0, bit clear;
  *   on_mask, left and the per-type counts change only in the slow path.
  *
  * Run-time changes: parameters live in a shared hp_bursty_config (atomics, a seqlock generation).
@@ -130,7 +131,7 @@ typedef struct hp_bursty_state {
     uint32_t poll;
     uint32_t fold_types;   /* types whose bursts may be folded (hp_bursty_set_fold); 0: none */
     uint32_t folded;       /* armed one past the off-phase end of these types; 0: not folded */
-    uint32_t lockstep;     /* 1: every enabled type is in step with the lowest (bursty.c lockstep_holds) */
+    uint32_t lockstep;     /* 1: every enabled type in step with the lowest (bursty.c lockstep_holds) */
     uint64_t seen_generation;
     hp_bursty_config *cfg;
     hp_rng rng;            /* jitter draws, in ascending type order at each event */

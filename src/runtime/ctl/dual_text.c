@@ -1,5 +1,5 @@
 /* dual_text.c — the executable ranges of the modules that registered dual sites (dual.h
- * hp_dual_text_note / hp_dual_in_text, hp_dual_tail_caller), so count mode's subpath cut rule can tell a return into
+ * hp_dual_text_note / hp_dual_in_text), so count mode's subpath cut rule can tell a return into
  * a clean copy of ours (its blocks are not seen: cut) from a return out of every module of ours
  * (a thread's start routine returning into libc, a callback returning into an uninstrumented
  * library: no block of ours runs until code of ours is entered again, which the exhaustive block
@@ -114,4 +114,3 @@ uint64_t hp_dual_tail_caller(uint64_t fn, uint64_t ret)
     if (target == fn || !in_one_range(target, target + 16)) return 0;
     return is_stub((const uint8_t *)(uintptr_t)target) ? 0 : target;
 }
-
