@@ -137,7 +137,9 @@ check_fails_cleanly "dual: bad -hotprof-dual-loop-recompute, one message" \
 # the way back (-hotprof-dual-loop-leave=on, the default): when a burst is over at a latch of the
 # clone, it stores the header's values and returns to F, which reloads them and goes on at that
 # header. progs/dual_wayback.c's probe counts the changes of its call site (clean run vs the
-# clone): about two per burst in count mode (6 000 000 events at 1/1000), at most one without
+# clone): in count mode (7 800 000 events at 1/1000: ~7 800 bursts) two for a burst that runs
+# probe from the clone, fewer since a burst is over at its own event (folded bursts,
+# core/control/bursty.h; about two per burst before): 5 918-6 154 measured, at most one without
 # the way back; outputs as native in both, and in patch mode
 W="$P/dual_wayback.c"
 clang -O2 -o wb.native "$W" && ./wb.native 3000000 >wb.want 2>/dev/null || fail "wayback: native build"
@@ -151,9 +153,9 @@ for lv in on off; do
     done
 done
 son=$(awk '$1 == "switches" {print $2}' wb.on.count.err) soff=$(awk '$1 == "switches" {print $2}' wb.off.count.err)
-if [ "${son:-0}" -ge 6000 ] && [ "${soff:-9}" -le 1 ]; then
+if [ "${son:-0}" -ge 3000 ] && [ "${soff:-9}" -le 1 ]; then
     ok "wayback count: the clone goes back to run at bursts' ends ($son call-site switches; without the way back $soff)"
-else fail "wayback count: switches" "on '$son' (want >= 6000), off '$soff' (want <= 1)"; fi
+else fail "wayback count: switches" "on '$son' (want >= 3000), off '$soff' (want <= 1)"; fi
 # ... and from a whole call: with "main" the loop is main's, entered in the clone at the thread's
 # first event (count mode's countdown is armed there), so it goes back through the whole-call entry
 for lv in on off; do
@@ -163,7 +165,7 @@ for lv in on off; do
     check_eq "wayback main $lv: same output as native" "$(cat "wbm.$lv.out")" "$(cat wb.want)"
 done
 son=$(awk '$1 == "switches" {print $2}' wbm.on.err) soff=$(awk '$1 == "switches" {print $2}' wbm.off.err)
-if [ "${son:-0}" -ge 6000 ] && [ "${soff:-9}" -le 1 ]; then
+if [ "${son:-0}" -ge 3000 ] && [ "${soff:-9}" -le 1 ]; then
     ok "wayback main: a whole call goes back to main's clean loop ($son call-site switches; without the way back $soff)"
 else fail "wayback main: switches" "on '$son' (want >= 6000), off '$soff' (want <= 1)"; fi
 # ... but never into memory that is gone or was a copy: a function whose alloca the clone made (a
