@@ -37,9 +37,10 @@ ratio() {
 }
 within() { python3 -c "import sys; r = float(sys.argv[1]); h = float(sys.argv[2]); sys.exit(0 if 1 / h <= r <= h else 1)" "$1" "$2"; }
 # coverage NAME HOOKS PROG ARGS...: exhaustive reference, then a shadow run; checks the ratio.
-# The estimate rests on the shadows' wall-clock rates: a host loaded by other work can move one
-# run out of the bound (2.59 once in a clean-clone CI run, 1.32-1.79 in five runs alone), so a
-# ratio out of it gets one more shadow run, and both ratios are printed.
+# The estimate rests on the shadows' wall-clock rates, and single runs stray: on shadow_phases
+# 2.07-2.60 in 8 of ~40 runs at 4e0f73e (two in a row in one clean-clone CI run), 3.38 once in
+# 9 at dd94541 (before it), 1.28-1.83 otherwise. A ratio out of the bound gets up to two more
+# shadow runs; every ratio is printed.
 coverage() {
     local name=$1 hooks=$2 prog=$3; shift 3
     "$HP" cc --hooks="$hooks" -O2 -o "$prog" "$P/$prog.c" >cc.out 2>&1 || { fail "${name}_build" "$(tail -3 cc.out)"; return; }
@@ -47,15 +48,16 @@ coverage() {
     shadow_run "$prog" "$@"
     # dual: within 2x; call sites: within 2.5x (measured 0.88-1.87: the stub's cost in dense code
     # is known less well than a trampoline's)
-    local hi=2 tot r first=""
+    local hi=2 tot r first="" retry
     [ "${hooks#dual}" = "$hooks" ] && hi=2.5
     tot=$(total "ex_$prog.data")
     r=$(ratio "$prog" "$tot")
-    if ! within "$r" "$hi"; then
-        first="first run $r, "
+    for retry in 1 2; do
+        within "$r" "$hi" && break
+        first="${first}run $retry: $r, "
         shadow_run "$prog" "$@"
         r=$(ratio "$prog" "$tot")
-    fi
+    done
     local ev fin cal
     ev=$(key "sh_$prog.data" shadow.events)
     fin=$(key "sh_$prog.data" shadow.finished) cal=$(key "sh_$prog.data" shadow.calibrated)
