@@ -304,8 +304,19 @@ static uint32_t lockstep_holds(const hp_bursty_state *st)
     return 1;
 }
 
-/* Step 6. Folds (one event further) when the earliest phase end is the off-phase end of
- * foldable types only, before the poll. */
+/* Arms the countdown to the earliest phase end, `next` events on, where the types `ending` end
+ * their phases: one event further (folded) when they are all foldable and off, before the poll. */
+static void arm_at(hp_bursty_state *st, uint32_t next, uint32_t ending)
+{
+    st->folded = 0;
+    if (!st->on_mask && next < st->poll && ending && !(ending & ~st->fold_types)) {
+        st->folded = ending;
+        next++;
+    }
+    st->countdown = st->armed = next;
+}
+
+/* Step 6. */
 static void arm(hp_bursty_state *st)
 {
     uint32_t next = st->poll, ending = 0;
@@ -316,12 +327,7 @@ static void arm(hp_bursty_state *st)
         if (left < next) next = left, ending = 0;
         if (left == next) ending |= HP_BURSTY_BIT(t);
     }
-    st->folded = 0;
-    if (!st->on_mask && next < st->poll && ending && !(ending & ~st->fold_types)) {
-        st->folded = ending;
-        next++;
-    }
-    st->countdown = st->armed = next;
+    arm_at(st, next, ending);
     st->lockstep = lockstep_holds(st);
 }
 
@@ -358,33 +364,16 @@ void hp_bursty_set_fold(hp_bursty_state *st, uint32_t types)
     if (st->countdown == st->armed) arm(st); /* no event since the arming: arm it again */
 }
 
-/* arm() for types in lockstep, whose phases all end `left` events on: they stay in step. */
-static void arm_lockstep(hp_bursty_state *st, uint32_t left)
+/* The lowest enabled type's transitions at this event, the fold's first step included (the
+ * events up to its off phase's end, which start its burst). */
+static void lead_transitions(hp_bursty_state *st, int type, uint32_t elapsed)
 {
-    uint32_t next = st->on_mask ? 1 : left < st->poll ? left : st->poll;
-    st->folded = 0;
-    if (!st->on_mask && left < st->poll && !(st->enabled_mask & ~st->fold_types)) {
-        st->folded = st->enabled_mask;
-        next++;
-    }
-    st->countdown = st->armed = next;
-}
-
-/* The lowest enabled type's transitions at this event, the fold's first step included. */
-static void lead_transitions(hp_bursty_state *st, hp_bursty_type_state *lead, int type, uint32_t elapsed)
-{
-    if (st->folded) { /* the last off event: the burst begins */
+    if (st->folded) {
         st->folded = 0;
-        lead->left = lead->cycle_burst;
-        st->on_mask = HP_BURSTY_BIT(type);
+        advance_type(st, type, elapsed - 1);
         elapsed = 1;
     }
-    lead->left -= elapsed;
-    if (lead->left != 0) return;
-    if (st->on_mask)
-        start_cycle(st, type);
-    else
-        start_burst(st, type);
+    advance_type(st, type, elapsed);
 }
 
 /* The slow path of types in lockstep: the lowest's transitions, copied to the others. A new
@@ -397,7 +386,7 @@ static uint32_t lockstep_slow(hp_bursty_state *st)
     int type = __builtin_ctz(en);
     hp_bursty_type_state *lead = &st->t[type];
     uint32_t was_on = st->on_mask || st->folded, sampled = was_on ? en : 0;
-    lead_transitions(st, lead, type, elapsed);
+    lead_transitions(st, type, elapsed);
     st->on_mask = st->on_mask & HP_BURSTY_BIT(type) ? en : 0;
     for (uint32_t m = en; m; m &= m - 1) {
         hp_bursty_type_state *ts = &st->t[__builtin_ctz(m)];
@@ -405,7 +394,8 @@ static uint32_t lockstep_slow(hp_bursty_state *st)
         ts->sampled += was_on;
         ts->left = lead->left, ts->cycle_period = lead->cycle_period, ts->cycle_burst = lead->cycle_burst;
     }
-    arm_lockstep(st, lead->left);
+    /* arm() for types in step: their phases all end lead->left events on, and they stay in step */
+    arm_at(st, st->on_mask ? 1 : lead->left < st->poll ? lead->left : st->poll, en);
     return sampled;
 }
 

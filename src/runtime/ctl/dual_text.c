@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include "runtime/ctl/dual.h"
 #include "runtime/base.h"
+#include "runtime/ctl/x86_call.h"
 #include <link.h>
 
 #define TEXT_CAP 256u
@@ -68,49 +69,37 @@ void hp_dual_text_note(const void *module_data)
     if (dl_iterate_phdr(note_object, (void *)(uintptr_t)module_data) == 0) HP_STORE_REL(&g_overflow, 1);
 }
 
-int hp_dual_in_text(uint64_t addr)
+/* 1 if [lo, hi) lies inside one noted range. */
+static int in_noted(uint64_t lo, uint64_t hi)
 {
-    if (HP_LOAD_ACQ(&g_overflow)) return 1;
-    uint32_t n = HP_LOAD_ACQ(&g_ntext);
-    for (uint32_t i = 0; i < n; i++)
-        if (addr >= g_text[i].lo && addr < g_text[i].hi) return 1;
-    return 0;
-}
-
-/* 1 if [lo, hi) lies inside one noted range (never after an overflow: then nothing is read). */
-static int in_one_range(uint64_t lo, uint64_t hi)
-{
-    if (HP_LOAD_ACQ(&g_overflow) || hi < lo) return 0;
     uint32_t n = HP_LOAD_ACQ(&g_ntext);
     for (uint32_t i = 0; i < n; i++)
         if (lo >= g_text[i].lo && hi <= g_text[i].hi) return 1;
     return 0;
 }
 
-/* A jump on the way to a function rather than a function: a PLT entry (jmp *m, with or without
- * endbr64 and bnd) or a jump thunk within our text. A `jmp rel32` out of it is a clean entry's
- * count-mode site jumping to its trampoline (dual_tramp.h): a function. */
+int hp_dual_in_text(uint64_t addr) { return HP_LOAD_ACQ(&g_overflow) || in_noted(addr, addr + 1); }
+
+/* 1 if [lo, hi) can be read: inside one noted range (never after an overflow). */
+static int readable(uint64_t lo, uint64_t hi) { return !HP_LOAD_ACQ(&g_overflow) && lo <= hi && in_noted(lo, hi); }
+
+/* A jump on the way to a function rather than a function: a PLT entry, or a jump thunk within
+ * our text. A `jmp rel32` out of it is a clean entry's count-mode site jumping to its trampoline
+ * (dual_tramp.h): a function. */
 static int is_stub(const uint8_t *q)
 {
-    if (q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e && q[3] == 0xfa) q += 4; /* endbr64 */
-    if (q[0] == 0xf2) q++;                                                     /* bnd */
+    if (hp_x86_plt_jump(q)) return 1;
     if (q[0] == 0xe9) {
-        int32_t rel;
-        __builtin_memcpy(&rel, q + 1, sizeof rel);
-        uint64_t to = (uint64_t)(uintptr_t)q + 5 + (uint64_t)(int64_t)rel;
-        return in_one_range(to, to + 1);
+        uint64_t to = (uint64_t)(uintptr_t)q + 5 + (uint64_t)(int64_t)(int32_t)hp_x86_u32(q + 1);
+        return readable(to, to + 1);
     }
-    return (q[0] == 0xff && q[1] == 0x25) || q[0] == 0xeb;
+    return q[0] == 0xeb;
 }
 
 uint64_t hp_dual_tail_caller(uint64_t fn, uint64_t ret)
 {
-    if (ret < 5 || !in_one_range(ret - 5, ret)) return 0;
-    const uint8_t *call = (const uint8_t *)(uintptr_t)(ret - 5);
-    if (call[0] != 0xe8) return 0; /* not a direct call: nothing to tell */
-    int32_t rel;
-    __builtin_memcpy(&rel, call + 1, sizeof rel);
-    uint64_t target = ret + (uint64_t)(int64_t)rel;
-    if (target == fn || !in_one_range(target, target + 16)) return 0;
+    if (ret < 5 || !readable(ret - 5, ret)) return 0;
+    uint64_t target = hp_x86_call_target(ret); /* 0: no direct call before ret, nothing to tell */
+    if (!target || target == fn || !readable(target, target + 16)) return 0;
     return is_stub((const uint8_t *)(uintptr_t)target) ? 0 : target;
 }

@@ -39,6 +39,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime/ctl/ctl.h"
+#include "runtime/ctl/x86_call.h"
 #include "core/format/info_keys.h"
 #include "core/control/spec.h"
 #include <sched.h>
@@ -50,7 +51,7 @@
 #define SET_CAP (SITES_CAP * 2u)    /* open-addressing set of site addresses (load <= 1/2) */
 #define PAGES_CAP (1u << 16)        /* pages made writable at most */
 #define DEAD 1ull                   /* a list entry whose page cannot be made writable */
-#define OP_CALL 0xe8                /* call rel32 */
+#define OP_CALL HP_X86_CALL_REL32   /* call rel32 */
 #define OP_MOV_EAX 0xb8             /* mov eax, imm32: the off form, same length and tail */
 
 static uint64_t *g_set;    /* site addresses, 0 = empty */
@@ -63,22 +64,13 @@ static struct { uint64_t passes, writes; } g_stats;
 
 static inline HP_NOINST uint64_t site_hash(uint64_t a) { return (a * 0x9e3779b97f4a7c15ull) >> 44; }
 
-static HP_NOINST uint32_t load_u32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-/* 1 if target is a PLT stub whose GOT slot holds hook: [f3 0f 1e fa] [f2] ff 25 disp32. */
+/* 1 if target is a PLT stub whose GOT slot holds hook (x86_call.h). */
 static HP_NOINST int plt_to(const uint8_t *p, uint64_t hook)
 {
-    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) p += 4;
-    if (p[0] == 0xf2) p++;
-    if (p[0] != 0xff || p[1] != 0x25) return 0;
+    if (!(p = hp_x86_plt_jump(p))) return 0;
     const uint8_t *next = p + 6;
     uint64_t slot;
-    memcpy(&slot, next + (int32_t)load_u32(p + 2), 8);
+    memcpy(&slot, next + (int32_t)hp_x86_u32(p + 2), 8);
     return slot == hook;
 }
 
@@ -92,10 +84,8 @@ HP_NOINST void hp_sites_note(uint64_t ret, uint64_t hook)
         if (k == site) return;
         if (k == 0) break;
     }
-    const uint8_t *p = (const uint8_t *)(uintptr_t)site;
-    if (p[0] != 0xe8) return; /* mid-patch (then it is known) or not a direct call */
-    uint32_t rel = load_u32(p + 1);
-    uint64_t target = ret + (uint64_t)(int64_t)(int32_t)rel;
+    uint64_t target = hp_x86_call_target(ret); /* 0: mid-patch (then it is known) or no direct call */
+    if (!target) return;
     if (target != hook && !plt_to((const uint8_t *)(uintptr_t)target, hook)) return;
     if (HP_LOAD_RLX(&g_n) >= SITES_CAP) return;
     for (;; i = (i + 1) & (SET_CAP - 1)) {
@@ -301,7 +291,7 @@ HP_NOINST void hp_sites_child_span(uint64_t *lo, uint64_t *hi)
 
 static HP_NOINST int calls_one_of(uint64_t site, const uint64_t *hooks, int nhooks)
 {
-    uint64_t target = site + 5 + (uint64_t)(int64_t)(int32_t)load_u32((const uint8_t *)(uintptr_t)site + 1);
+    uint64_t target = site + 5 + (uint64_t)(int64_t)(int32_t)hp_x86_u32((const uint8_t *)(uintptr_t)site + 1);
     for (int k = 0; k < nhooks; k++)
         if (target == hooks[k] || plt_to((const uint8_t *)(uintptr_t)target, hooks[k])) return 1;
     return 0;

@@ -1,0 +1,38 @@
+/* x86_call.h — the few x86-64 encodings the runtime reads in code it did not write: a direct call
+ * (`call rel32`, e8) before a return address, and a PLT entry (`jmp *disp32(%rip)`, ff 25, after
+ * an optional endbr64 and bnd prefix). Used by sites.c (hook call sites) and dual_text.c (tail
+ * calls of clean copies). Callers make sure the bytes they pass are mapped. Static inline, loads
+ * only: async-signal-safe.
+ */
+#ifndef HOTPROF_RUNTIME_CTL_X86_CALL_H
+#define HOTPROF_RUNTIME_CTL_X86_CALL_H
+#include <stdint.h>
+#include <string.h>
+#include "runtime/base.h"
+
+#define HP_X86_CALL_REL32 0xe8
+
+static inline HP_NOINST uint32_t hp_x86_u32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The target of the `call rel32` that ends right before ret, or 0 if those 5 bytes are none. */
+static inline HP_NOINST uint64_t hp_x86_call_target(uint64_t ret)
+{
+    const uint8_t *p = (const uint8_t *)(uintptr_t)(ret - 5);
+    if (p[0] != HP_X86_CALL_REL32) return 0;
+    return ret + (uint64_t)(int64_t)(int32_t)hp_x86_u32(p + 1);
+}
+
+/* The ff 25 of a PLT entry at p ([f3 0f 1e fa] [f2] ff 25 disp32), or NULL. */
+static inline HP_NOINST const uint8_t *hp_x86_plt_jump(const uint8_t *p)
+{
+    if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa) p += 4; /* endbr64 */
+    if (p[0] == 0xf2) p++;                                                     /* bnd */
+    return p[0] == 0xff && p[1] == 0x25 ? p : NULL;
+}
+
+#endif
