@@ -25,10 +25,14 @@
 using namespace llvm;
 
 static cl::opt<std::string> CountReg("hotprof-dual-count-reg", cl::desc("hotprof dual: on|off"), cl::init("on"));
+static cl::opt<std::string> CountBranch("hotprof-dual-count-branch", cl::desc("hotprof dual: on|off"),
+                                        cl::init("on"));
 
 namespace hotprof_dual {
 
 bool countRegOn() { return optionOn(CountReg); }
+
+bool countBranchOn() { return optionOn(CountBranch); }
 
 CallBrInst *countSite(BasicBlock &BB)
 {
@@ -158,36 +162,68 @@ SmallVector<Region, 8> chooseRegions(Function &F, const BlockSet &labels)
     return regions;
 }
 
+// The site's cold block before its label T: it keeps the site's record (its address now the cold
+// path's) and goes to T, which takes it for B in its phis; what runs there first goes before `at`.
+BasicBlock *coldPath(CallBrInst *cb, Instruction *&at)
+{
+    LLVMContext &C = cb->getContext();
+    BasicBlock *B = cb->getParent(), *T = cb->getIndirectDest(0);
+    StringRef text = cast<InlineAsm>(cb->getCalledOperand())->getAsmString();
+    std::string record = "1:\n" + text.substr(text.find(".pushsection")).str();
+    BasicBlock *cold = BasicBlock::Create(C, "hp.count.cold", B->getParent(), T);
+    IRBuilder<> s(cold);
+    FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {cb->getArgOperand(0)->getType()}, false);
+    at = s.CreateCall(InlineAsm::get(FT, record, "X,~{dirflag},~{fpsr},~{flags}", true), {cb->getArgOperand(0)});
+    s.CreateBr(T);
+    for (PHINode &P : T->phis()) P.replaceIncomingBlockWith(B, cold);
+    return cold;
+}
+
+// cb's `jle` as the compiler's own branch on the subtraction's flags (a flag output, "={@ccle}"):
+// to the cold path when due, else to the site's next block, and the callbr goes.
+void branchOnFlags(CallBrInst *cb, Value *flags, BasicBlock *cold)
+{
+    IRBuilder<> b(cb);
+    Value *due = b.CreateICmpNE(flags, ConstantInt::get(flags->getType(), 0));
+    b.CreateCondBr(due, cold, cb->getDefaultDest(), MDBuilder(cb->getContext()).createBranchWeights(1, 1u << 20));
+    cb->eraseFromParent();
+}
+
 // The site in the register: slot - 1, and at <= 0 a cold block that stores it, keeps the site's
 // record and goes to the site's label.
 void rewriteSite(CallBrInst *cb, AllocaInst *slot, GlobalVariable *countdown)
 {
     LLVMContext &C = cb->getContext();
-    BasicBlock *B = cb->getParent(), *N = cb->getDefaultDest(), *T = cb->getIndirectDest(0);
-    Type *i64 = Type::getInt64Ty(C);
-    auto *ia = cast<InlineAsm>(cb->getCalledOperand());
-    StringRef text = ia->getAsmString();
-    std::string record = "1:\n" + text.substr(text.find(".pushsection")).str();
-    BasicBlock *spill = BasicBlock::Create(C, "hp.count.spill", B->getParent(), T);
+    Type *i64 = Type::getInt64Ty(C), *i8 = Type::getInt8Ty(C);
+    Instruction *coldTop = nullptr;
+    BasicBlock *cold = coldPath(cb, coldTop);
     IRBuilder<> b(cb);
     // `subq $1, %reg` with its flags as the branch condition (a flag output, "={@ccle}"): the code
     // generator then branches on the subtraction itself (`subq; jle`), where an icmp of the result
     // costs a `test` more per site.
-    Type *i8 = Type::getInt8Ty(C);
     FunctionType *decT = FunctionType::get(StructType::get(C, {i64, i8}), {i64}, false);
     InlineAsm *dec = InlineAsm::get(decT, "subq $$1, $0", "=r,={@ccle},0,~{dirflag},~{fpsr},~{flags}", false);
     Value *both = b.CreateCall(decT, dec, {b.CreateLoad(i64, slot)});
     Value *left = b.CreateExtractValue(both, 0);
     b.CreateStore(left, slot);
-    Value *due = b.CreateICmpNE(b.CreateExtractValue(both, 1), ConstantInt::get(i8, 0));
-    b.CreateCondBr(due, spill, N, MDBuilder(C).createBranchWeights(1, 1u << 20));
-    IRBuilder<> s(spill);
-    s.CreateStore(left, countdown);
-    FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {cb->getArgOperand(0)->getType()}, false);
-    s.CreateCall(InlineAsm::get(FT, record, "X,~{dirflag},~{fpsr},~{flags}", true), {cb->getArgOperand(0)});
-    s.CreateBr(T);
-    for (PHINode &P : T->phis()) P.replaceIncomingBlockWith(B, spill);
-    cb->eraseFromParent();
+    IRBuilder<>(coldTop).CreateStore(left, countdown);
+    branchOnFlags(cb, b.CreateExtractValue(both, 1), cold);
+}
+
+// A site left in memory: the same `subq $1, %fs:hp_dual_countdown@tpoff`, but its `jle` the
+// compiler's branch (branchOnFlags), so the block placement may invert it and let the loop's latch
+// fall through to its header. Inside the asm the `jle` fixed the fall-through to the site's next
+// block: where the header could not follow the latch, every iteration took a `jmp` more (lexgen's
+// bit loops).
+void branchMemorySite(CallBrInst *cb)
+{
+    LLVMContext &C = cb->getContext();
+    Instruction *coldTop = nullptr;
+    BasicBlock *cold = coldPath(cb, coldTop);
+    FunctionType *decT = FunctionType::get(Type::getInt8Ty(C), false);
+    InlineAsm *dec = InlineAsm::get(decT, "subq $$1, %fs:hp_dual_countdown@tpoff",
+                                    "={@ccle},~{dirflag},~{fpsr},~{flags}", /*sideeffect*/ true);
+    branchOnFlags(cb, IRBuilder<>(cb).CreateCall(decT, dec), cold);
 }
 
 GlobalVariable *countdownVar(Module &M)
@@ -225,6 +261,15 @@ void placeCounts(SmallVectorImpl<Region> &regions, AllocaInst *slot, GlobalVaria
 }
 
 } // namespace
+
+unsigned branchMemorySites(Function &F)
+{
+    SmallVector<CallBrInst *, 16> sites;
+    for (BasicBlock &BB : F)
+        if (CallBrInst *cb = countSite(BB)) sites.push_back(cb);
+    for (CallBrInst *cb : sites) branchMemorySite(cb);
+    return sites.size();
+}
 
 unsigned promoteCountdowns(Function &F)
 {

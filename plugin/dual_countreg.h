@@ -60,4 +60,11 @@ bool countRegOn();
 // call-free loop with a count site is one region). Returns the number of sites rewritten.
 unsigned promoteCountdowns(llvm::Function &F);
 
+// -hotprof-dual-count-branch=on|off (checks its value).
+bool countBranchOn();
+
+// Rewrites F's count sites left in memory (after promoteCountdowns) into the same subtraction with
+// the compiler's own branch on its flags (branchMemorySite). Returns the number rewritten.
+unsigned branchMemorySites(llvm::Function &F);
+
 } // namespace hotprof_dual

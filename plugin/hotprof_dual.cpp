@@ -530,6 +530,7 @@ struct DualFunction {
         findBackedges();
         bool cross = cg && hotprof_dual::addressCrossesCopies(F);
         if (cg) hotprof_dual::splitIndirectLatches(backedges);
+        else if (LatchSites == "all" && hotprof_dual::latchSplitOn()) hotprof_dual::splitSharedLatches(backedges);
         leaveOuterOnly = cg;
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock::iterator split = E->begin();
@@ -1098,12 +1099,15 @@ void useShadowDefaults()
     hotprof_dual::noWayBackUnlessAsked();
 }
 
-// Count sites of call-free loops counted in a register (dual_countreg.h), in every function the
-// plugin made or changed.
-void promoteCountdowns(Module &M)
+// Count sites of call-free loops counted in a register, the others branched on by the compiler
+// (dual_countreg.h), in every function the plugin made or changed.
+void promoteCountdowns(Module &M, bool countReg, bool countBranch)
 {
     for (Function &F : M) {
-        if (F.isDeclaration() || !hotprof_dual::promoteCountdowns(F)) continue;
+        if (F.isDeclaration()) continue;
+        unsigned n = countReg ? hotprof_dual::promoteCountdowns(F) : 0;
+        if (countBranch) n += hotprof_dual::branchMemorySites(F);
+        if (!n) continue;
         if (verifyFunction(F, &errs()))
             report_fatal_error("hotprof dual plugin: broken IR in " + F.getName() + " (count registers)");
     }
@@ -1125,8 +1129,9 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(SiteExits, {"shared", "dedicated"});
         checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */
-        bool countReg = hotprof_dual::countRegOn();
+        bool countReg = hotprof_dual::countRegOn(), countBranch = hotprof_dual::countBranchOn();
         hotprof_dual::countVersionOn(); /* checks its value */
+        hotprof_dual::latchSplitOn();   /* checks its value */
         hotprof_dual::checkLoopRecompute();
         int level = DualLevel == "functions" ? LFunctions : DualLevel == "memory" ? LMemory
                                                         : DualLevel == "all"    ? LAll
@@ -1172,7 +1177,7 @@ struct DualPass : PassInfoMixin<DualPass> {
             if (verifyFunction(*F, &errs())) // clang runs no verifier: say which function, not crash later
                 report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
         }
-        if (countReg && countSites(M)) promoteCountdowns(M);
+        if ((countReg || countBranch) && countSites(M)) promoteCountdowns(M, countReg, countBranch);
         addCtor(M, H, level >= LBlocks);
         return PreservedAnalyses::none();
     }

@@ -10,6 +10,9 @@
 #   - identical output in every mode (off, exhaustive, count, live, patch);
 #   - exhaustive on the count-site build gives exactly the nop build's calls, back-edges, blocks;
 #   - count mode records B/(B+S) (+-10%) and counts every event (1%), per thread too;
+#   - loops with calls keep the count in memory, but the site's branch is the compiler's
+#     (-hotprof-dual-count-branch, the default): inverted where the latch falls through to the
+#     header; the same records, output and counts as the asm form;
 #   - entry pads: a loop-free function's 16-byte entry pad filled in place in count mode (clang's
 #     10+6 and 15+1 nop forms), else a trampoline past it (another form; -hotprof-dual-entry-pad=off);
 #   - --bursts patch on such a build: one message, count-triggered bursts instead;
@@ -95,6 +98,38 @@ for hs in dual-blocks dual-functions; do
         "$("$HP" info reg.c.data | awk '$1 == "dual.count_sites" {print $2}')" "$(count_sites_in "reg.$hs")"
     python3 "$C" share reg.ex.json reg.c.json "$hs count registers 1/1000"
     python3 "$C" events reg.ex.json reg.c.json 2000 "$hs count registers (one arming)"
+done
+
+# ---- loops with calls: the site in memory, its branch the compiler's (-hotprof-dual-count-branch,
+# the default; plugin/dual_countreg.h branchMemorySites): the asm form's `jle` fixes the site's
+# fall-through, so visit's bit loop, whose test comes before its site, took a `jmp` back to the
+# header per iteration; the compiler's branch is inverted into `jg <header>`. The same records,
+# output and counts as the asm form.
+check_fails_cleanly "cc: -hotprof-dual-count-branch=bad refused" "count-branch=bad is not one of on|off" \
+    "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -mllvm -hotprof-dual-count-branch=bad -c -o x.o "$P/dual_count_branch.c"
+# Memory count sites of function $2 in binary $1 whose next instruction is `jg` (an inverted branch).
+subq_jg_in() {
+    objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '$2 == f {on = 1; next} /^$/ {on = 0} on {print $2}' |
+        awk 'p == "subq" && $1 == "jg" {n++} {p = $1} END {print n + 0}'
+}
+BA="64 20000"
+clang -O2 -o br.native "$P/dual_count_branch.c" && ./br.native $BA >br.want
+for hs in dual-functions dual-blocks; do
+    "$HP" cc --hooks=$hs --dual-sites=count -O2 -o "br.$hs" "$P/dual_count_branch.c" &&
+        "$HP" cc --hooks=$hs --dual-sites=count -O2 -mllvm -hotprof-dual-count-branch=off -o "br.$hs.asm" \
+            "$P/dual_count_branch.c" || { fail "$hs: count-branch builds"; continue; }
+    g=$(subq_jg_in "br.$hs" visit) a=$(subq_jg_in "br.$hs.asm" visit)
+    check "$hs: visit's sites in memory: the compiler's inverted branch ($g jg; $a in the asm form)" \
+        test "$g" -gt 0 -a "$a" -eq 0
+    check "$hs: visit keeps its sites in memory ($(subq_in "br.$hs" visit))" test "$(subq_in "br.$hs" visit)" -gt 0
+    check_eq "$hs: count-branch keeps every record" "$(count_sites_in "br.$hs")" "$(count_sites_in "br.$hs.asm")"
+    check_eq "$hs: count-branch, off: same output" "$(HOTPROF_MODE=off "./br.$hs" $BA)" "$(cat br.want)"
+    HOTPROF_OUTPUT=br.ex.data "./br.$hs" $BA >br.ex.out && json br.ex.data br.ex.json
+    check_eq "$hs: count-branch, exhaustive: same output" "$(cat br.ex.out)" "$(cat br.want)"
+    "$HP" run -q --bursts count $M999 -o br.c.data -- "./br.$hs" $BA >br.out && json br.c.data br.c.json
+    check_eq "$hs: count-branch, count: same output" "$(cat br.out)" "$(cat br.want)"
+    python3 "$C" share br.ex.json br.c.json "$hs count-branch 1/1000"
+    python3 "$C" events br.ex.json br.c.json 2000 "$hs count-branch (one arming)"
 done
 
 # ---- entry pads (-hotprof-dual-entry-pad=on, the default with count sites; docs/dual.md *Entry
