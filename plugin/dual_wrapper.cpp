@@ -6,6 +6,7 @@
 #include "dual_hookcall.h"
 
 #include "dual_indirect.h"
+#include "dual_options.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -25,9 +26,32 @@
 
 using namespace llvm;
 
+static cl::opt<std::string> LatchSplit("hotprof-dual-latch-split", cl::desc("hotprof dual: on|off"), cl::init("on"));
+
 namespace hotprof_dual {
 
+bool latchSplitOn() { return optionOn(LatchSplit); }
+
 namespace {
+
+constexpr unsigned kSharedLatchPredsMax = 32; // sites a shared latch may become (splitSharedLatches)
+
+// latch only merges back-edges into header (LoopSimplify's unique back-edge block: phis and a
+// branch), from a few blocks that each have one edge into it, which can be split (a br or a
+// switch: a second edge from the same block would bypass its site).
+bool sharedLatch(BasicBlock *latch, BasicBlock *header)
+{
+    if (latch == header || latch->getSingleSuccessor() != header || latch->getSinglePredecessor()) return false;
+    if (latch->hasAddressTaken() || &*latch->getFirstNonPHIOrDbg() != latch->getTerminator()) return false;
+    unsigned n = 0;
+    for (BasicBlock *p : predecessors(latch)) {
+        Instruction *T = p->getTerminator();
+        if (!isa<BranchInst>(T) && !isa<SwitchInst>(T)) return false;
+        if (count(successors(p), latch) != 1 || ++n > kSharedLatchPredsMax) return false;
+    }
+    return true;
+}
+
 
 // A one-block loop hd of F in SSA form (its own latch, a conditional branch to itself and one
 // exit, and the latch of no other edge) gets its site at the top, as the one-body form's peelLoop
@@ -79,6 +103,28 @@ BasicBlock *peelTop(Function &F, BasicBlock *hd)
 
 } // namespace
 
+// A shared latch's back-edge becomes one site per block that goes into it (the edges p -> latch):
+// with the site in the latch, the code generator could no longer fold the latch's branch into
+// each of them (tail duplication), so every iteration took the latch's phi copies and a jmp to it
+// (a switch interpreter's loop: interp's `run`, 2-3 instructions per bytecode).
+unsigned splitSharedLatches(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &edges)
+{
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> out;
+    unsigned split = 0;
+    for (auto &e : edges) {
+        if (!sharedLatch(e.first, e.second)) {
+            out.push_back(e);
+            continue;
+        }
+        SmallPtrSet<BasicBlock *, 8> seen;
+        for (BasicBlock *p : predecessors(e.first))
+            if (seen.insert(p).second) out.push_back({p, e.first});
+        split++;
+    }
+    edges.assign(out.begin(), out.end());
+    return split;
+}
+
 // Clean latch sites (the separate form of a computed-goto function, the wrapper form): F's own
 // loop back-edges get sites, so count mode's countdown sees them and a burst records them, though
 // F has no instrumented copy in its frame: the site's label is a cold block of F that calls
@@ -99,7 +145,10 @@ unsigned addCleanLatchSites(Function &F, const CleanSites &S)
         }
     }
     splitIndirectLatches(edges);
-    if (hasComputedGoto(F)) dispatchLatchEdges(edges); // a site per handler
+    if (hasComputedGoto(F))
+        dispatchLatchEdges(edges); // a site per handler
+    else if (latchSplitOn())
+        splitSharedLatches(edges);
     for (auto &e : edges) {
         // (a loop whose header is also its latch through another edge is no one-block loop: peeling
         // would take that edge's target away)

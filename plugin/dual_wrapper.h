@@ -7,6 +7,7 @@
 // its entry nop (F + 5) and the exit hook.
 #pragma once
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -33,6 +34,15 @@ struct CleanSites {
 // latch ending in an indirectbr first gets its back-edge as a plain branch (splitIndirectLatches),
 // a one-block loop (with S.top) is peeled so its site sits at its top. Returns the sites added.
 unsigned addCleanLatchSites(llvm::Function &F, const CleanSites &S);
+
+// -hotprof-dual-latch-split=on|off (checks its value): a latch that only merges back-edges
+// (LoopSimplify's) gets a site per block going into it, not one site in it (on, the default).
+bool latchSplitOn();
+
+// Each (latch, header) edge whose latch only merges back-edges (LoopSimplify's: phis and a
+// branch, at most 32 blocks going into it, each by one br or switch edge) becomes the edges
+// (p, latch) of the blocks p going into it: one site each. Returns the latches split.
+unsigned splitSharedLatches(llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> &edges);
 
 // F's arguments can be passed on as they came (no varargs, inalloca, preallocated or swifterror;
 // not returns_twice). The caller also checks that F can carry an entry nop.
