@@ -4,7 +4,6 @@
 // countdown on the edges into and out of each region, then promotes the count's slot (mem2reg).
 #include "dual_countreg.h"
 #include "dual_countver.h"
-#include "dual_indirect.h"
 #include "dual_options.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -215,9 +214,10 @@ void rewriteSite(CallBrInst *cb, AllocaInst *slot, GlobalVariable *countdown)
 // compiler's branch (branchOnFlags), so the block placement may invert it and let the loop's latch
 // fall through to its header. Inside the asm the `jle` fixed the fall-through to the site's next
 // block: where the header could not follow the latch, every iteration took a `jmp` more (lexgen's
-// bit loops). Not in a function with computed goto: qjs's JS_CallInternal (one-body form, dual-blocks)
-// came out 45 465 instructions long against 40 709 and qjs executed 6.2% more (2 398.6 M against
-// 2 259.2 M instructions switched off, quick input).
+// bit loops). Not in a function with computed goto (an indirectbr): there qjs's JS_CallInternal
+// (one-body form, dual-blocks) came out 45 465 instructions long against 40 709, and qjs executed
+// 2 398.6 M instructions switched off on its quick input, against 2 253.7 M with the asm form
+// kept there and 2 259.2 M with it everywhere.
 void branchMemorySite(CallBrInst *cb)
 {
     LLVMContext &C = cb->getContext();
@@ -267,7 +267,8 @@ void placeCounts(SmallVectorImpl<Region> &regions, AllocaInst *slot, GlobalVaria
 
 unsigned branchMemorySites(Function &F)
 {
-    if (hasComputedGoto(F)) return 0; /* (see branchMemorySite) */
+    for (BasicBlock &BB : F) /* (not hasComputedGoto: our sites' labels are address-taken blocks) */
+        if (isa<IndirectBrInst>(BB.getTerminator())) return 0; /* (see branchMemorySite) */
     SmallVector<CallBrInst *, 16> sites;
     for (BasicBlock &BB : F)
         if (CallBrInst *cb = countSite(BB)) sites.push_back(cb);

@@ -112,6 +112,16 @@ subq_jg_in() {
     objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '$2 == f {on = 1; next} /^$/ {on = 0} on {print $2}' |
         awk 'p == "subq" && $1 == "jg" {n++} {p = $1} END {print n + 0}'
 }
+# A function with computed goto keeps the asm form (plugin/dual_countreg.cpp branchMemorySite: the
+# compiler's branch there made qjs's interpreter loop larger and slower): progs/dual_computed_goto.c's
+# run is the same code with and without -hotprof-dual-count-branch.
+mnemonics() { objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '$2 == f {on = 1; next} /^$/ {on = 0} on {print $2}'; }
+"$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -o cg.br "$P/dual_computed_goto.c" &&
+    "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -mllvm -hotprof-dual-count-branch=off -o cg.asm \
+        "$P/dual_computed_goto.c" || fail "computed goto: count-branch builds"
+mnemonics cg.br run >cg.br.run && mnemonics cg.asm run >cg.asm.run
+check "computed goto: run keeps the asm form ($(grep -c subq cg.br.run) sites in memory, the same code)" \
+    sh -c "grep -q subq cg.br.run && cmp -s cg.br.run cg.asm.run"
 BA="64 20000"
 clang -O2 -o br.native "$P/dual_count_branch.c" && ./br.native $BA >br.want
 for hs in dual-functions dual-blocks; do
