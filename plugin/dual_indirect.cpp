@@ -351,19 +351,24 @@ bool isDispatchHeader(BasicBlock *header)
     return T && T->getMetadata(kDispatchMD);
 }
 
-// A latch of header that merges several back-edges (LoopSimplify's unique back-edge block):
-// its only successor is header, it is small, and each predecessor has one edge into it, which
-// can be split (a br or a switch; a second edge from the same block would bypass its site).
-static bool mergedLatch(BasicBlock *latch, BasicBlock *header)
+bool mergingLatch(BasicBlock *latch, BasicBlock *header, unsigned maxPreds)
 {
     if (latch == header || latch->getSingleSuccessor() != header || latch->getSinglePredecessor()) return false;
-    if (latch->hasAddressTaken() || !leadsToDispatch(latch)) return false;
+    if (latch->hasAddressTaken()) return false;
+    unsigned n = 0;
     for (BasicBlock *p : predecessors(latch)) {
         Instruction *T = p->getTerminator();
         if (!isa<BranchInst>(T) && !isa<SwitchInst>(T)) return false;
-        if (count(successors(p), latch) != 1) return false;
+        if (count(successors(p), latch) != 1 || ++n > maxPreds) return false;
     }
     return true;
+}
+
+void edgesIntoLatch(BasicBlock *latch, SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &out)
+{
+    SmallPtrSet<BasicBlock *, 8> seen;
+    for (BasicBlock *p : predecessors(latch))
+        if (seen.insert(p).second) out.push_back({p, latch});
 }
 
 unsigned dispatchLatchEdges(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &edges)
@@ -376,14 +381,12 @@ unsigned dispatchLatchEdges(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *
             continue;
         }
         markDispatch(e.second);
-        if (!mergedLatch(e.first, e.second)) {
+        if (!mergingLatch(e.first, e.second, ~0u) || !leadsToDispatch(e.first)) {
             out.push_back(e);
             continue;
         }
         markDispatch(e.first);
-        SmallPtrSet<BasicBlock *, 8> seen;
-        for (BasicBlock *p : predecessors(e.first))
-            if (seen.insert(p).second) out.push_back({p, e.first});
+        edgesIntoLatch(e.first, out);
         split++;
     }
     edges.assign(out.begin(), out.end());

@@ -39,6 +39,16 @@ bool indirectCloneable(llvm::Function &F);
 // needsLanding). Marked (metadata on the terminator) by dispatchLatchEdges.
 bool isDispatchHeader(llvm::BasicBlock *header);
 
+// latch merges back-edges into header (LoopSimplify's unique back-edge block): its only successor
+// is header, it is not address-taken and it has 2..maxPreds predecessors, each with one edge into
+// it, which can be split (a br or a switch; a second edge from the same block would bypass its
+// site).
+bool mergingLatch(llvm::BasicBlock *latch, llvm::BasicBlock *header, unsigned maxPreds);
+
+// Appends the edges (p, latch) of the blocks p going into latch, each block once.
+void edgesIntoLatch(llvm::BasicBlock *latch,
+                    llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> &out);
+
 // Clean latch sites (dual_wrapper.h) of a function with computed goto: for each (latch, header)
 // edge whose header is a dispatch header, marks it; where the latch merges several back-edges
 // (LoopSimplify's unique back-edge block, which the code generator would otherwise fold or copy

@@ -36,22 +36,13 @@ namespace {
 
 constexpr unsigned kSharedLatchPredsMax = 32; // sites a shared latch may become (splitSharedLatches)
 
-// latch only merges back-edges into header (LoopSimplify's unique back-edge block: phis and a
-// branch), from a few blocks that each have one edge into it, which can be split (a br or a
-// switch: a second edge from the same block would bypass its site).
+// latch only merges back-edges into header (mergingLatch), from at most kSharedLatchPredsMax
+// blocks, and holds nothing but its phis and its branch.
 bool sharedLatch(BasicBlock *latch, BasicBlock *header)
 {
-    if (latch == header || latch->getSingleSuccessor() != header || latch->getSinglePredecessor()) return false;
-    if (latch->hasAddressTaken() || &*latch->getFirstNonPHIOrDbg() != latch->getTerminator()) return false;
-    unsigned n = 0;
-    for (BasicBlock *p : predecessors(latch)) {
-        Instruction *T = p->getTerminator();
-        if (!isa<BranchInst>(T) && !isa<SwitchInst>(T)) return false;
-        if (count(successors(p), latch) != 1 || ++n > kSharedLatchPredsMax) return false;
-    }
-    return true;
+    return mergingLatch(latch, header, kSharedLatchPredsMax) &&
+           &*latch->getFirstNonPHIOrDbg() == latch->getTerminator();
 }
-
 
 // A one-block loop hd of F in SSA form (its own latch, a conditional branch to itself and one
 // exit, and the latch of no other edge) gets its site at the top, as the one-body form's peelLoop
@@ -116,9 +107,7 @@ unsigned splitSharedLatches(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *
             out.push_back(e);
             continue;
         }
-        SmallPtrSet<BasicBlock *, 8> seen;
-        for (BasicBlock *p : predecessors(e.first))
-            if (seen.insert(p).second) out.push_back({p, e.first});
+        edgesIntoLatch(e.first, out);
         split++;
     }
     edges.assign(out.begin(), out.end());
