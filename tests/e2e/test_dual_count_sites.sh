@@ -41,6 +41,11 @@ print(sum(struct.unpack_from("<iiII", d, i)[3] & 1 for i in range(0, len(d) - 15
 }
 # `subq $1,%fs:` (a count site in memory) in function $2 of binary $1.
 subq_in() { objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '$2 == f {on = 1; next} /^$/ {on = 0} on' | grep -c 'subq *\$0x1,%fs:'; }
+# build_both HOOKS SRC OUT OUT2 OPT: SRC with count sites as OUT, and as OUT2 with -mllvm OPT too.
+build_both() {
+    "$HP" cc --hooks="$1" --dual-sites=count -O2 -o "$3" "$2" &&
+        "$HP" cc --hooks="$1" --dual-sites=count -O2 -mllvm "$5" -o "$4" "$2"
+}
 M999="--sample methods:period=999,burst=1"
 ARGS="4000 4000000"
 clang -O2 -o ph.native "$P/dual_count_phases.c" -lm
@@ -79,9 +84,8 @@ check_fails_cleanly "cc: -hotprof-dual-count-reg=bad refused" "count-reg=bad is 
 RA="20000 12"
 clang -O2 -o reg.native "$P/dual_count_reg.c" && ./reg.native $RA >reg.want
 for hs in dual-blocks dual-functions; do
-    "$HP" cc --hooks=$hs --dual-sites=count -O2 -o "reg.$hs" "$P/dual_count_reg.c" &&
-        "$HP" cc --hooks=$hs --dual-sites=count -O2 -mllvm -hotprof-dual-count-reg=off -o "reg.$hs.mem" \
-            "$P/dual_count_reg.c" || { fail "$hs: count-register builds"; continue; }
+    build_both $hs "$P/dual_count_reg.c" "reg.$hs" "reg.$hs.mem" -hotprof-dual-count-reg=off ||
+        { fail "$hs: count-register builds"; continue; }
     for f in scan outer_calls; do
         r=$(subq_in "reg.$hs" $f) m=$(subq_in "reg.$hs.mem" $f)
         check "$hs: $f's call-free loop counts in a register ($r count sites in memory, $m without)" test "$r" -lt "$m"
@@ -116,18 +120,16 @@ subq_jg_in() {
 # compiler's branch there made qjs's interpreter loop larger and slower): progs/dual_computed_goto.c's
 # run is the same code with and without -hotprof-dual-count-branch.
 mnemonics() { objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '$2 == f {on = 1; next} /^$/ {on = 0} on {print $2}'; }
-"$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -o cg.br "$P/dual_computed_goto.c" &&
-    "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -mllvm -hotprof-dual-count-branch=off -o cg.asm \
-        "$P/dual_computed_goto.c" || fail "computed goto: count-branch builds"
+build_both dual-blocks "$P/dual_computed_goto.c" cg.br cg.asm -hotprof-dual-count-branch=off ||
+    fail "computed goto: count-branch builds"
 mnemonics cg.br run >cg.br.run && mnemonics cg.asm run >cg.asm.run
 check "computed goto: run keeps the asm form ($(grep -c subq cg.br.run) sites in memory, the same code)" \
     sh -c "grep -q subq cg.br.run && cmp -s cg.br.run cg.asm.run"
 BA="64 20000"
 clang -O2 -o br.native "$P/dual_count_branch.c" && ./br.native $BA >br.want
 for hs in dual-functions dual-blocks; do
-    "$HP" cc --hooks=$hs --dual-sites=count -O2 -o "br.$hs" "$P/dual_count_branch.c" &&
-        "$HP" cc --hooks=$hs --dual-sites=count -O2 -mllvm -hotprof-dual-count-branch=off -o "br.$hs.asm" \
-            "$P/dual_count_branch.c" || { fail "$hs: count-branch builds"; continue; }
+    build_both $hs "$P/dual_count_branch.c" "br.$hs" "br.$hs.asm" -hotprof-dual-count-branch=off ||
+        { fail "$hs: count-branch builds"; continue; }
     g=$(subq_jg_in "br.$hs" visit) a=$(subq_jg_in "br.$hs.asm" visit)
     check "$hs: visit's sites in memory: the compiler's inverted branch ($g jg; $a in the asm form)" \
         test "$g" -gt 0 -a "$a" -eq 0
