@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # run_unit.sh DIR — runs every unit-test binary in DIR (build/tests or build-san/tests), shows
 # failures in full, and prints one closing line "N passed, N failed" summed over all binaries.
-# A binary that crashes or prints no summary line counts as one failed test.
+# A binary that crashes or prints no summary line counts as one failed test, and so does one
+# that runs longer than 10 minutes (killed: a hung test must not hang CI; exit 124 or 137).
 set -u
 dir=${1:-build/tests}
 passed=0; failed=0
 for t in "$dir"/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    out=$("$t" 2>&1); rc=$?
+    out=$(timeout -k 10 600 "$t" 2>&1); rc=$?
     line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n1)
     if [ -z "$line" ]; then
         printf '%s\n' "$out" | tail -n 20

@@ -95,9 +95,18 @@ TEST(limit_cuts_and_says_so)
     free(t); /* its buffer is hp_map'd, as in a run: never unmapped */
 }
 
+/* The thread's hp_thread, and whether it is done: static, not on the test's stack, and waited
+ * for besides the join. Once (a clean-clone CI under ASan) the thread stored its result after
+ * the test had returned and main was in exit: the store hit a later frame's redzone, and ASan's
+ * report then waited forever on the loader lock LeakSanitizer held at exit. */
+static hp_thread *g_made;
+static int g_made_done;
+
 static void *make_thread(void *arg)
 {
-    *(hp_thread **)arg = hp_thread_slow();
+    (void)arg;
+    HP_STORE_REL(&g_made, hp_thread_slow());
+    HP_STORE_REL(&g_made_done, 1);
     return NULL;
 }
 
@@ -105,10 +114,13 @@ TEST(traced_threads_take_the_trace_branch)
 {
     HP_STORE_REL(&hp_g.threads, NULL);
     HP_STORE_REL(&hp_g.trace_kind, HP_RT_TRACE_EDGES);
-    hp_thread *t = NULL;
     pthread_t th;
-    REQUIRE(pthread_create(&th, NULL, make_thread, &t) == 0);
-    pthread_join(th, NULL);
+    REQUIRE(pthread_create(&th, NULL, make_thread, NULL) == 0);
+    int joined = pthread_join(th, NULL);
+    for (int i = 0; i < 10000 && !HP_LOAD_ACQ(&g_made_done); i++) usleep(1000);
+    CHECK_EQ_U64((uint64_t)joined, 0);
+    REQUIRE(HP_LOAD_ACQ(&g_made_done));
+    hp_thread *t = HP_LOAD_ACQ(&g_made);
     REQUIRE(t != NULL);
     CHECK_EQ_U64(t->bursty, HP_THREAD_TRACING);
     HP_STORE_REL(&hp_g.trace_kind, 0);
