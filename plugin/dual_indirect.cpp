@@ -364,33 +364,34 @@ bool mergingLatch(BasicBlock *latch, BasicBlock *header, unsigned maxPreds)
     return true;
 }
 
-void edgesIntoLatch(BasicBlock *latch, SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &out)
+unsigned splitLatchEdges(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &edges,
+                         function_ref<bool(BasicBlock *latch, BasicBlock *header)> split)
 {
-    SmallPtrSet<BasicBlock *, 8> seen;
-    for (BasicBlock *p : predecessors(latch))
-        if (seen.insert(p).second) out.push_back({p, latch});
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> out;
+    unsigned n = 0;
+    for (auto &e : edges) {
+        if (!split(e.first, e.second)) {
+            out.push_back(e);
+            continue;
+        }
+        SmallPtrSet<BasicBlock *, 8> seen;
+        for (BasicBlock *p : predecessors(e.first))
+            if (seen.insert(p).second) out.push_back({p, e.first});
+        n++;
+    }
+    edges.assign(out.begin(), out.end());
+    return n;
 }
 
 unsigned dispatchLatchEdges(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &edges)
 {
-    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> out;
-    unsigned split = 0;
-    for (auto &e : edges) {
-        if (!leadsToDispatch(e.second)) {
-            out.push_back(e);
-            continue;
-        }
-        markDispatch(e.second);
-        if (!mergingLatch(e.first, e.second, ~0u) || !leadsToDispatch(e.first)) {
-            out.push_back(e);
-            continue;
-        }
-        markDispatch(e.first);
-        edgesIntoLatch(e.first, out);
-        split++;
-    }
-    edges.assign(out.begin(), out.end());
-    return split;
+    return splitLatchEdges(edges, [](BasicBlock *latch, BasicBlock *header) {
+        if (!leadsToDispatch(header)) return false;
+        markDispatch(header);
+        if (!mergingLatch(latch, header, ~0u) || !leadsToDispatch(latch)) return false;
+        markDispatch(latch);
+        return true;
+    });
 }
 
 void joinIndirectDests(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &VM)

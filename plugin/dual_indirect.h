@@ -8,6 +8,7 @@
 #pragma once
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Function.h"
@@ -45,9 +46,10 @@ bool isDispatchHeader(llvm::BasicBlock *header);
 // site).
 bool mergingLatch(llvm::BasicBlock *latch, llvm::BasicBlock *header, unsigned maxPreds);
 
-// Appends the edges (p, latch) of the blocks p going into latch, each block once.
-void edgesIntoLatch(llvm::BasicBlock *latch,
-                    llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> &out);
+// Each (latch, header) edge for which split(latch, header) holds becomes the edges (p, latch) of
+// the blocks p going into latch, each block once; the others stay. Returns the latches split.
+unsigned splitLatchEdges(llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> &edges,
+                         llvm::function_ref<bool(llvm::BasicBlock *latch, llvm::BasicBlock *header)> split);
 
 // Clean latch sites (dual_wrapper.h) of a function with computed goto: for each (latch, header)
 // edge whose header is a dispatch header, marks it; where the latch merges several back-edges

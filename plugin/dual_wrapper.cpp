@@ -100,18 +100,7 @@ BasicBlock *peelTop(Function &F, BasicBlock *hd)
 // (a switch interpreter's loop: interp's `run`, 2-3 instructions per bytecode).
 unsigned splitSharedLatches(SmallVectorImpl<std::pair<BasicBlock *, BasicBlock *>> &edges)
 {
-    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> out;
-    unsigned split = 0;
-    for (auto &e : edges) {
-        if (!sharedLatch(e.first, e.second)) {
-            out.push_back(e);
-            continue;
-        }
-        edgesIntoLatch(e.first, out);
-        split++;
-    }
-    edges.assign(out.begin(), out.end());
-    return split;
+    return splitLatchEdges(edges, sharedLatch);
 }
 
 // Clean latch sites (the separate form of a computed-goto function, the wrapper form): F's own
