@@ -90,7 +90,7 @@ static int is_stub(const uint8_t *q)
 {
     if (hp_x86_plt_jump(q)) return 1;
     if (q[0] == 0xe9) {
-        uint64_t to = (uint64_t)(uintptr_t)q + 5 + (uint64_t)(int64_t)(int32_t)hp_x86_u32(q + 1);
+        uint64_t to = hp_x86_rel32_dest((uint64_t)(uintptr_t)q);
         return readable(to, to + 1);
     }
     return q[0] == 0xeb;

@@ -291,7 +291,7 @@ HP_NOINST void hp_sites_child_span(uint64_t *lo, uint64_t *hi)
 
 static HP_NOINST int calls_one_of(uint64_t site, const uint64_t *hooks, int nhooks)
 {
-    uint64_t target = site + 5 + (uint64_t)(int64_t)(int32_t)hp_x86_u32((const uint8_t *)(uintptr_t)site + 1);
+    uint64_t target = hp_x86_rel32_dest(site); /* (call or its off form: the same tail) */
     for (int k = 0; k < nhooks; k++)
         if (target == hooks[k] || plt_to((const uint8_t *)(uintptr_t)target, hooks[k])) return 1;
     return 0;

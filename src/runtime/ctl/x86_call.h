@@ -1,6 +1,6 @@
 /* x86_call.h — the few x86-64 encodings the runtime reads in code it did not write: a direct call
- * (`call rel32`, e8) before a return address, and a PLT entry (`jmp *disp32(%rip)`, ff 25, after
- * an optional endbr64 and bnd prefix). Used by sites.c (hook call sites) and dual_text.c (tail
+ * (`call rel32`, e8) before a return address, any 5-byte rel32 instruction's destination, and a
+ * PLT entry (`jmp *disp32(%rip)`, ff 25, after an optional endbr64 and bnd prefix). Used by sites.c (hook call sites) and dual_text.c (tail
  * calls of clean copies). Callers make sure the bytes they pass are mapped. Static inline, loads
  * only: async-signal-safe.
  */
@@ -19,12 +19,18 @@ static inline HP_NOINST uint32_t hp_x86_u32(const uint8_t *p)
     return v;
 }
 
+/* Where the 5-byte instruction at insn with a rel32 operand (call e8, jmp e9, or a site's other
+ * forms with the same tail) goes: insn + 5 + rel32, whatever its opcode byte. */
+static inline HP_NOINST uint64_t hp_x86_rel32_dest(uint64_t insn)
+{
+    return insn + 5 + (uint64_t)(int64_t)(int32_t)hp_x86_u32((const uint8_t *)(uintptr_t)insn + 1);
+}
+
 /* The target of the `call rel32` that ends right before ret, or 0 if those 5 bytes are none. */
 static inline HP_NOINST uint64_t hp_x86_call_target(uint64_t ret)
 {
-    const uint8_t *p = (const uint8_t *)(uintptr_t)(ret - 5);
-    if (p[0] != HP_X86_CALL_REL32) return 0;
-    return ret + (uint64_t)(int64_t)(int32_t)hp_x86_u32(p + 1);
+    if (*(const uint8_t *)(uintptr_t)(ret - 5) != HP_X86_CALL_REL32) return 0;
+    return hp_x86_rel32_dest(ret - 5);
 }
 
 /* The ff 25 of a PLT entry at p ([f3 0f 1e fa] [f2] ff 25 disp32), or NULL. */
