@@ -147,13 +147,6 @@ static cl::opt<std::string> SiteExits("hotprof-dual-site-exits", cl::desc("hotpr
 static cl::opt<std::string> LoopTop("hotprof-dual-latch-form", cl::desc("hotprof dual: top|edge"),
                                     cl::init("top"));
 
-// How the instrumented copy of a one-body function calls its void hooks: c (default: direct
-// calls) or preserve-most (through a per-module thunk with LLVM's preserve_most convention, which
-// saves the caller-saved registers itself, so values live across a hook call need neither a
-// callee-saved register nor a spill: half the stack traffic in gametree's evaluate, but no clear
-// time gain; and in patch mode sites.c then switches the thunk's one call site for all callers).
-// Memory hooks are always called directly (they take the load's pc from their return address),
-// and so is the back-edge hook, which returns a value.
 // What a site is in the clean copy (docs/dual.md, *Inline count sites*): nop (default: a
 // patchable 5-byte nop, switched by the runtime: every mode), or count (the decrement of count
 // mode compiled in: `subq $1, %fs:hp_dual_countdown@tpoff; jle <instrumented>`, Arnold–Ryder's
@@ -177,8 +170,18 @@ static cl::opt<std::string> EntryPad("hotprof-dual-entry-pad", cl::desc("hotprof
 static cl::opt<std::string> FunctionsForm("hotprof-dual-functions-form", cl::desc("hotprof dual: wrapper|clone"),
                                           cl::init("wrapper"));
 
-static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: c|preserve-most"),
-                                   cl::init("c"));
+// How the instrumented copy of a one-body function calls its void hooks: auto (default:
+// preserve-most, except in a function with computed goto, which calls them directly), c (direct
+// calls) or preserve-most (through a per-module thunk with LLVM's preserve_most convention, which
+// saves the caller-saved registers itself, so values live across a hook call need neither a
+// callee-saved register nor a spill in the body both copies share: dual-blocks' workloads 1.120x
+// native in instructions switched off against 1.142x with c, lexgen 1.283x against 1.464x; but
+// qjs's JS_CallInternal, computed goto, 16% more: docs/dual.md *Hooks that keep the registers*;
+// in patch mode sites.c then switches the thunk's one call site for all callers).
+// Memory hooks are always called directly (they take the load's pc from their return address),
+// and so is the back-edge hook, which returns a value.
+static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: auto|c|preserve-most"),
+                                   cl::init("auto"));
 // How a site's label calls the back-edge hook (dual_hookcall.h): preserve_most with F's address
 // computed in place (the default), or a plain C call.
 static cl::opt<std::string> BackedgeCC("hotprof-dual-backedge-cc", cl::desc("hotprof dual: preserve-most|c"),
@@ -521,8 +524,8 @@ struct DualFunction {
         SplitAllCriticalEdges(F, CriticalEdgeSplittingOptions().setIgnoreUnreachableDests());
         if (!clone) return runSingle();
         cold = true;
-        thunked = HookCC == "preserve-most";
         bool cg = hotprof_dual::hasComputedGoto(F); // computed goto: dual_indirect.h
+        thunked = HookCC == "preserve-most" || (HookCC == "auto" && !cg);
         SmallVector<hotprof_dual::ReturnSite, 16> rets; // (not with computed goto: its phis, dual_indirect.h)
         if (!cg && hotprof_dual::returnSitesOn()) hotprof_dual::splitAfterCalls(F, rets);
         SmallPtrSet<BasicBlock *, 16> conts; // continuations after a call: no block hook
@@ -1121,7 +1124,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(EntryForm, {"clone", "inline"});
         checkOption(LoopForm, {"osr", "inline", "entry"});
         checkOption(CloneOpt, {"size", "speed"});
-        checkOption(HookCC, {"preserve-most", "c"});
+        checkOption(HookCC, {"auto", "preserve-most", "c"});
         checkOption(BackedgeCC, {"preserve-most", "c"});
         checkOption(SiteForm, {"nop", "count"});
         checkOption(EntryPad, {"on", "off"});

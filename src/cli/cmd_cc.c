@@ -61,7 +61,7 @@ static void cc_usage(FILE *out, int cplusplus)
                  "-hotprof-dual-entry=clone|inline, -hotprof-dual-clone-opt=size|speed,\n"
                  "-hotprof-dual-functions-form=wrapper|clone (dual-functions: no copy of the code, or a copy),\n"
                  "-hotprof-dual-indirect=auto|clone|separate|single (functions with computed goto;\n"
-                 "auto: separate under dual-functions, else clone), -hotprof-dual-hook-cc=c|preserve-most\n"
+                 "auto: separate under dual-functions, else clone), -hotprof-dual-hook-cc=auto|c|preserve-most\n"
                  "(defaults first).\n"
                  "--dual-sites=nop (default, or $HOTPROF_DUAL_SITES) gives dual-* sets patchable nops at\n"
                  "entries and loop latches; count compiles count mode's decrement-and-branch in instead\n"

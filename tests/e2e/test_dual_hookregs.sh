@@ -12,6 +12,10 @@
 #     exhaustive back-edges equal the plain blocks build's, and count mode samples some;
 #   - a -fPIC library keeps the C calls of the hook (its PLT's lazy binding clobbers R10), and runs
 #     as native in count mode and patched bursts;
+#   - the one-body form's other hooks (-hotprof-dual-hook-cc): by default (auto) closure's
+#     instrumented copy calls the block hook through the module's preserve_most thunk, never
+#     directly; with c directly, never through a thunk; progs/dual_computed_goto.c's run (computed
+#     goto) calls it directly under auto; the c build runs as native and counts as the blocks build;
 #   - a bad option value is one clear message.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -68,6 +72,33 @@ np=$(pushes native) pm=$(pushes dual-functions.preserve-most) pc=$(pushes dual-f
 check_eq "dual-functions: closure pushes as many registers as native" "$pm" "$np"
 if [ "$pc" -gt "$np" ]; then ok "dual-functions backedge-cc=c: closure pushes more than native ($pc > $np), as documented"
 else fail "dual-functions backedge-cc=c: expected more pushes than native (docs/dual.md is out of date?)" "c $pc, native $np"; fi
+# the one-body form's void hooks (-hotprof-dual-hook-cc): thunks by default, except computed goto
+# guard_calls BINARY FUNCTION: "THUNKED DIRECT" calls of the block hook in FUNCTION
+guard_calls() {
+    objdump -d --no-show-raw-insn "$1" | awk -v fn="$2" '$0 ~ "^[0-9a-f]+ <" fn ">:$" {on = 1; next} /^$/ {on = 0}
+        on && /call.*<__hotprof_pm___sanitizer_cov_trace_pc_guard>/ {t++}
+        on && /call.*<__sanitizer_cov_trace_pc_guard>/ {d++} END {print t + 0, d + 0}'
+}
+read -r thunked direct <<<"$(guard_calls dual-blocks.preserve-most closure)"
+check_eq "dual-blocks (hook-cc auto, the default): closure's block hooks go through the thunk only" \
+    "$([ "$thunked" -gt 0 ] && echo some) $direct" "some 0"
+if "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-hook-cc=c -Wno-unused-command-line-argument -o dual-blocks.hookc "$SRC"; then
+    read -r thunked direct <<<"$(guard_calls dual-blocks.hookc closure)"
+    check_eq "dual-blocks hook-cc=c: closure calls the block hook directly only" \
+        "$thunked $([ "$direct" -gt 0 ] && echo some)" "0 some"
+    check_eq "dual-blocks hook-cc=c: same output as native switched off" "$(HOTPROF_MODE=off ./dual-blocks.hookc "${ARGS[@]}")" "$(cat want.out)"
+    HOTPROF_OUTPUT=hookc.data ./dual-blocks.hookc "${ARGS[@]}" >exh.out
+    check_eq "dual-blocks hook-cc=c: same output as native, exhaustive" "$(cat exh.out)" "$(cat want.out)"
+    check_eq "dual-blocks hook-cc=c: exhaustive back-edges of closure = the blocks build's" "$(backedges hookc.data)" "$(backedges blocks.data)"
+else fail "dual-blocks hook-cc=c: build"; fi
+if "$HP" cc --hooks=dual-blocks -O2 -o computed_goto "$P/dual_computed_goto.c"; then
+    read -r thunked direct <<<"$(guard_calls computed_goto run)"
+    check_eq "dual-blocks (auto): run (computed goto) calls the block hook directly, not through the thunk" \
+        "$thunked $([ "$direct" -gt 0 ] && echo some)" "0 some"
+else fail "dual-blocks: dual_computed_goto.c build"; fi
+check_fails_cleanly "dual: bad -hotprof-dual-hook-cc, one message" \
+    "hotprof-dual-hook-cc=fast is not one of auto\\|preserve-most\\|c" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-hook-cc=fast -c -o bad.o "$SRC"
 # a -fPIC library keeps the C calls (its PLT's lazy binding clobbers R10, which preserve_most
 # callers keep live); its program calls the stubs
 cat >lib.c <<'C'
