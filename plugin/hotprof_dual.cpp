@@ -176,8 +176,8 @@ static cl::opt<std::string> FunctionsForm("hotprof-dual-functions-form", cl::des
 // saves the caller-saved registers itself, so values live across a hook call need neither a
 // callee-saved register nor a spill in the body both copies share: dual-blocks' workloads 1.120x
 // native in instructions switched off against 1.142x with c, lexgen 1.283x against 1.464x; but
-// qjs's JS_CallInternal, computed goto, 16% more: docs/dual.md *Hooks that keep the registers*;
-// in patch mode sites.c then switches the thunk's one call site for all callers).
+// qjs's JS_CallInternal, computed goto, 16% more: docs/dual.md *The one-body form's hooks keep
+// the registers too*; in patch mode sites.c then switches the thunk's one call site for all).
 // Memory hooks are always called directly (they take the load's pc from their return address),
 // and so is the back-edge hook, which returns a value.
 static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: auto|c|preserve-most"),

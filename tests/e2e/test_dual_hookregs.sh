@@ -79,6 +79,7 @@ guard_calls() {
         on && /call.*<__hotprof_pm___sanitizer_cov_trace_pc_guard>/ {t++}
         on && /call.*<__sanitizer_cov_trace_pc_guard>/ {d++} END {print t + 0, d + 0}'
 }
+# (dual-blocks.preserve-most above is named for its backedge-cc; its hook-cc is the default)
 read -r thunked direct <<<"$(guard_calls dual-blocks.preserve-most closure)"
 check_eq "dual-blocks (hook-cc auto, the default): closure's block hooks go through the thunk only" \
     "$([ "$thunked" -gt 0 ] && echo some) $direct" "some 0"
