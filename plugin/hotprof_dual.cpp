@@ -189,6 +189,23 @@ static cl::opt<std::string> BackedgeCC("hotprof-dual-backedge-cc", cl::desc("hot
 
 namespace {
 
+// Where the forms split F's entry block: past its static allocas, which stay in the block both
+// copies share (one frame). A static alloca after another instruction (the optimizer leaves some
+// there) is moved up to them first, order kept: past the split it would be a dynamic alloca in
+// each copy, a stack adjustment and a stored address per call (qjs's JS_CallInternal: 27 of them).
+BasicBlock::iterator pastStaticAllocas(BasicBlock &E)
+{
+    BasicBlock::iterator first = E.begin();
+    while (first != E.end() && isa<AllocaInst>(*first) && cast<AllocaInst>(*first).isStaticAlloca()) ++first;
+    SmallVector<AllocaInst *, 8> late;
+    for (auto I = first; I != E.end(); ++I) {
+        auto *AI = dyn_cast<AllocaInst>(&*I);
+        if (AI && AI->isStaticAlloca()) late.push_back(AI);
+    }
+    for (AllocaInst *AI : late) AI->moveBefore(&*first);
+    return first;
+}
+
 enum Level { LFunctions = 0, LBlocks = 1, LMemory = 2, LAll = 3 }; // LAll: memory + compares (hookCompares)
 enum SiteKind { KEntry = 0, KBackedge = 1, KReturn = 2 }; // KReturn: after a call (dual_retsites.h)
 constexpr uint64_t kFlagEntry = 1, kFlagDual = 2;
@@ -536,9 +553,7 @@ struct DualFunction {
         else if (LatchSites == "all" && hotprof_dual::latchSplitOn()) hotprof_dual::splitSharedLatches(backedges);
         leaveOuterOnly = cg;
         BasicBlock *E = &F.getEntryBlock();
-        BasicBlock::iterator split = E->begin();
-        while (isa<AllocaInst>(*split) && cast<AllocaInst>(*split).isStaticAlloca()) ++split;
-        BasicBlock *E1 = E->splitBasicBlock(split, "hp.clean.entry");
+        BasicBlock *E1 = E->splitBasicBlock(pastStaticAllocas(*E), "hp.clean.entry");
         BasicBlock *E0 = E;
         demote(E0);
 
@@ -995,9 +1010,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     // whole calls enter at a site past F's static allocas (as the one-body form's entry), so the
     // clone has F's frame to go back to
     BasicBlock *E0 = &F.getEntryBlock();
-    BasicBlock::iterator split = E0->begin();
-    while (isa<AllocaInst>(*split) && cast<AllocaInst>(*split).isStaticAlloca()) ++split;
-    BasicBlock *body = E0->splitBasicBlock(split, "hp.entry.body");
+    BasicBlock *body = E0->splitBasicBlock(pastStaticAllocas(*E0), "hp.entry.body");
     SmallVector<hotprof_dual::LoopEntry, 8> entries;
     SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> latchEdges;
     hotprof_dual::LoopClone LC;
