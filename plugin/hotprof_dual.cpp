@@ -192,7 +192,7 @@ namespace {
 // Where the forms split F's entry block: past its static allocas, which stay in the block both
 // copies share (one frame). A static alloca after another instruction (the optimizer leaves some
 // there) is moved up to them first, order kept: past the split it would be a dynamic alloca in
-// each copy, a stack adjustment and a stored address per call (qjs's JS_CallInternal: 27 of them).
+// each copy, a stack adjustment and a stored address per call (qjs's JS_CallInternal: 26 of them).
 BasicBlock::iterator pastStaticAllocas(BasicBlock &E)
 {
     BasicBlock::iterator first = E.begin();
