@@ -15,7 +15,7 @@
 #   - the one-body form's other hooks (-hotprof-dual-hook-cc): by default (auto) closure's
 #     instrumented copy calls the block hook through the module's preserve_most thunk, never
 #     directly; with c directly, never through a thunk; progs/dual_computed_goto.c's run (computed
-#     goto) calls it directly under auto; the c build runs as native and counts as the blocks build;
+#     goto) calls it directly under auto; the c build (dual-blocks.hookc) is checked as the others;
 #   - a bad option value is one clear message.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -41,23 +41,29 @@ print(sum(m["backedges"] for m in json.load(sys.stdin)["methods"] if m["function
 }
 check_eq "blocks: closure has back-edges" "$([ "$(backedges blocks.data)" -gt 0 ] && echo yes)" yes
 
-for hs in dual-functions dual-blocks; do
-    for cc in preserve-most c; do
-        b=$hs.$cc
-        "$HP" cc --hooks=$hs -O2 -mllvm -hotprof-dual-backedge-cc=$cc -Wno-unused-command-line-argument -o "$b" "$SRC" ||
-            { fail "$b: build"; continue; }
-        HOTPROF_MODE=off "./$b" "${ARGS[@]}" >off.out
-        check_eq "$b: same output as native switched off" "$(cat off.out)" "$(cat want.out)"
-        HOTPROF_OUTPUT=$b.data "./$b" "${ARGS[@]}" >exh.out
-        check_eq "$b: same output as native, exhaustive" "$(cat exh.out)" "$(cat want.out)"
-        check_eq "$b: exhaustive back-edges of closure = the blocks build's" "$(backedges "$b.data")" "$(backedges blocks.data)"
-        for bursts in count patch; do
-            "$HP" run -o "$b.$bursts.data" --bursts $bursts --sample methods:period=99,burst=1 -- "./$b" "${ARGS[@]}" \
-                >run.out 2>run.err || { fail "$b --bursts $bursts: run" "$(tail -3 run.err)"; continue; }
-            check_eq "$b --bursts $bursts: same output as native" "$(cat run.out)" "$(cat want.out)"
-            [ $bursts = count ] && check_eq "$b --bursts count: closure's back-edges sampled" \
-                "$([ "$(backedges "$b.$bursts.data")" -gt 0 ] && echo yes)" yes
-        done
+# builds HOOKS.FORM: FORM is the back-edge hook's convention (-hotprof-dual-backedge-cc), or
+# hookc: the default back-edge hook and the one-body form's other hooks called directly
+options_of() {
+    case $1 in
+        *.hookc) echo "-mllvm -hotprof-dual-hook-cc=c" ;;
+        *) echo "-mllvm -hotprof-dual-backedge-cc=${1#*.}" ;;
+    esac
+}
+for b in dual-functions.preserve-most dual-functions.c dual-blocks.preserve-most dual-blocks.c dual-blocks.hookc; do
+    # shellcheck disable=SC2046 # (the options are words)
+    "$HP" cc --hooks="${b%%.*}" -O2 $(options_of "$b") -Wno-unused-command-line-argument -o "$b" "$SRC" ||
+        { fail "$b: build"; continue; }
+    HOTPROF_MODE=off "./$b" "${ARGS[@]}" >off.out
+    check_eq "$b: same output as native switched off" "$(cat off.out)" "$(cat want.out)"
+    HOTPROF_OUTPUT=$b.data "./$b" "${ARGS[@]}" >exh.out
+    check_eq "$b: same output as native, exhaustive" "$(cat exh.out)" "$(cat want.out)"
+    check_eq "$b: exhaustive back-edges of closure = the blocks build's" "$(backedges "$b.data")" "$(backedges blocks.data)"
+    for bursts in count patch; do
+        "$HP" run -o "$b.$bursts.data" --bursts $bursts --sample methods:period=99,burst=1 -- "./$b" "${ARGS[@]}" \
+            >run.out 2>run.err || { fail "$b --bursts $bursts: run" "$(tail -3 run.err)"; continue; }
+        check_eq "$b --bursts $bursts: same output as native" "$(cat run.out)" "$(cat want.out)"
+        [ $bursts = count ] && check_eq "$b --bursts count: closure's back-edges sampled" \
+            "$([ "$(backedges "$b.$bursts.data")" -gt 0 ] && echo yes)" yes
     done
 done
 # (dual-blocks' one-body form also names closure in its instrumented copy's other hooks)
@@ -83,15 +89,9 @@ guard_calls() {
 read -r thunked direct <<<"$(guard_calls dual-blocks.preserve-most closure)"
 check_eq "dual-blocks (hook-cc auto, the default): closure's block hooks go through the thunk only" \
     "$([ "$thunked" -gt 0 ] && echo some) $direct" "some 0"
-if "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-hook-cc=c -Wno-unused-command-line-argument -o dual-blocks.hookc "$SRC"; then
-    read -r thunked direct <<<"$(guard_calls dual-blocks.hookc closure)"
-    check_eq "dual-blocks hook-cc=c: closure calls the block hook directly only" \
-        "$thunked $([ "$direct" -gt 0 ] && echo some)" "0 some"
-    check_eq "dual-blocks hook-cc=c: same output as native switched off" "$(HOTPROF_MODE=off ./dual-blocks.hookc "${ARGS[@]}")" "$(cat want.out)"
-    HOTPROF_OUTPUT=hookc.data ./dual-blocks.hookc "${ARGS[@]}" >exh.out
-    check_eq "dual-blocks hook-cc=c: same output as native, exhaustive" "$(cat exh.out)" "$(cat want.out)"
-    check_eq "dual-blocks hook-cc=c: exhaustive back-edges of closure = the blocks build's" "$(backedges hookc.data)" "$(backedges blocks.data)"
-else fail "dual-blocks hook-cc=c: build"; fi
+read -r thunked direct <<<"$(guard_calls dual-blocks.hookc closure)"
+check_eq "dual-blocks hook-cc=c: closure calls the block hook directly only" \
+    "$thunked $([ "$direct" -gt 0 ] && echo some)" "0 some"
 if "$HP" cc --hooks=dual-blocks -O2 -o computed_goto "$P/dual_computed_goto.c"; then
     read -r thunked direct <<<"$(guard_calls computed_goto run)"
     check_eq "dual-blocks (auto): run (computed goto) calls the block hook directly, not through the thunk" \

@@ -1,8 +1,8 @@
 /* x86_call.h — the few x86-64 encodings the runtime reads in code it did not write: a direct call
  * (`call rel32`, e8) before a return address, any 5-byte rel32 instruction's destination, and a
- * PLT entry (`jmp *disp32(%rip)`, ff 25, after an optional endbr64 and bnd prefix). Used by sites.c (hook call sites) and dual_text.c (tail
- * calls of clean copies). Callers make sure the bytes they pass are mapped. Static inline, loads
- * only: async-signal-safe.
+ * PLT entry (`jmp *disp32(%rip)`, ff 25, after an optional endbr64 and bnd prefix). Used by
+ * sites.c (hook call sites) and dual_text.c (tail calls of clean copies). Callers make sure the
+ * bytes they pass are mapped. Static inline, loads only: async-signal-safe.
  */
 #ifndef HOTPROF_RUNTIME_CTL_X86_CALL_H
 #define HOTPROF_RUNTIME_CTL_X86_CALL_H
