@@ -213,12 +213,30 @@ static GlobalVariable *tableClone(Function &F, GlobalVariable *G, Constant *init
     return C;
 }
 
-unsigned mapDispatchTables(Function &F, ValueToValueMapTy &VM)
+// Every blockaddress in G's initializer names a block VM maps (a table of the blocks being cloned).
+static bool tableOfMapped(GlobalVariable *G, ValueToValueMapTy &VM)
+{
+    SmallVector<Constant *, 64> work{G->getInitializer()};
+    while (!work.empty()) {
+        Constant *C = work.pop_back_val();
+        if (auto *BA = dyn_cast<BlockAddress>(C)) {
+            if (!VM.count(BA->getBasicBlock())) return false;
+            continue;
+        }
+        for (Value *Op : C->operands()) work.push_back(cast<Constant>(Op));
+    }
+    return true;
+}
+
+unsigned mapDispatchTables(Function &F, ValueToValueMapTy &VM, StringRef suffix)
 {
     AddressUsers users(F);
     unsigned n = 0;
     for (GlobalVariable *G : users.tables) {
-        VM[G] = tableClone(F, G, MapValue(G->getInitializer(), VM));
+        if (!tableOfMapped(G, VM)) continue; /* another copy's table */
+        GlobalVariable *C = tableClone(F, G, MapValue(G->getInitializer(), VM));
+        C->setName(G->getName() + suffix);
+        VM[G] = C;
         n++;
     }
     return n;

@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Function.h"
@@ -68,10 +69,11 @@ unsigned dispatchLatchEdges(llvm::SmallVectorImpl<std::pair<llvm::BasicBlock *, 
 // several loops gets one compare per header, in a chain.
 void splitIndirectLatches(llvm::MutableArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> backedges);
 
-// Before the instrumented copy's instructions are remapped (VM: F's blocks -> their clones):
-// each dispatch table F uses gets a private clone whose blockaddresses name the cloned blocks,
-// and VM maps the table to its clone. Returns the number of tables cloned.
-unsigned mapDispatchTables(llvm::Function &F, llvm::ValueToValueMapTy &VM);
+// Before a copy's instructions are remapped (VM: F's blocks -> their clones): each dispatch
+// table of the blocks VM maps (not another copy's table) gets a private clone, named with
+// suffix, whose blockaddresses name the cloned blocks, and VM maps the table to its clone.
+// Returns the number of tables cloned.
+unsigned mapDispatchTables(llvm::Function &F, llvm::ValueToValueMapTy &VM, llvm::StringRef suffix = ".hotprof");
 
 // -hotprof-dual-indirect=separate, F cloneable (indirectCloneable) and no code address of F can
 // leave its frame (no blockaddress stored, passed or returned, no escaping table, every

@@ -46,7 +46,9 @@
 // one aligned 8-byte store. Functions that cannot be cloned safely (callbr, blockaddress users
 // dual_indirect.cpp cannot follow, returns_twice calls, token values across blocks) get one copy
 // with live hooks instead (latch hooks included, whose answer they ignore). Computed goto
-// (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h.
+// (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h; there (unless a label
+// address can cross copies) a third copy, the rejoin copy, is what a finished burst leaves to, so
+// no edge enters the clean copy from the others (cloneRejoinCopy).
 // Return sites (-hotprof-dual-return-sites=on, dual_retsites.h): in the one-body form each call
 // of the clean copy that can return is followed by a site (kind 2) whose label is the point after
 // the same call in the instrumented copy (its block split before reg2mem, as a latch site's target
@@ -186,6 +188,10 @@ static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dua
 // computed in place (the default), or a plain C call.
 static cl::opt<std::string> BackedgeCC("hotprof-dual-backedge-cc", cl::desc("hotprof dual: preserve-most|c"),
                                        cl::init("preserve-most"));
+// The one-body form of a computed-goto function: the instrumented copy leaves to a third copy
+// (copy) or to the clean copy (clean, as before); cloneRejoinCopy.
+static cl::opt<std::string> IndirectRejoin("hotprof-dual-indirect-rejoin", cl::desc("hotprof dual: copy|clean"),
+                                           cl::init("copy"));
 
 namespace {
 
@@ -347,6 +353,8 @@ struct DualFunction {
 
     bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
     bool leaveOuterOnly = false; // computed goto: the instrumented copy leaves at outermost latches only
+    ValueToValueMapTy *rejoinMap = nullptr; // computed goto: F's blocks -> the rejoin copy's (the copy left to)
+    SmallVector<BasicBlock *, 64> rejoinBlocks{}; // ... and its blocks
 
     void mark(CallInst *CI)
     {
@@ -560,6 +568,8 @@ struct DualFunction {
         SmallVector<BasicBlock *, 64> orig;
         for (BasicBlock &BB : F)
             if (&BB != E0) orig.push_back(&BB);
+        ValueToValueMapTy RM; // the rejoin copy (computed goto): before the instrumented copy's tables
+        if (cg && !cross && IndirectRejoin == "copy") rejoinMap = &cloneRejoinCopy(orig, RM);
         ValueToValueMapTy VM;
         SmallVector<BasicBlock *, 64> copy;
         for (BasicBlock *BB : orig) {
@@ -590,14 +600,44 @@ struct DualFunction {
         emitSite(E0, E1, E1i, KEntry, H.i8p);
         for (auto &be : backedges) linkBackedge(be.first, be.second, VM);
         for (auto &r : rets) linkReturn(r, VM);
+        if (rejoinMap) deleteUnreachable(rejoinBlocks); /* the rejoin copy's blocks before its loops */
 
         DominatorTree DT(F);
         SmallVector<AllocaInst *, 32> slots;
         for (Instruction &I : *E0)
             if (auto *AI = dyn_cast<AllocaInst>(&I))
                 if (isAllocaPromotable(AI)) slots.push_back(AI);
-        if (cg) hotprof_dual::keepInvariantSlots(F, slots);
+        if (cg && !rejoinMap) hotprof_dual::keepInvariantSlots(F, slots); /* (the rejoin form: every slot promoted) */
         if (!slots.empty()) PromoteMemToReg(slots, DT);
+    }
+
+    // The rejoin copy of a computed-goto function (-hotprof-dual-indirect-rejoin=copy): a third
+    // copy of F's blocks (orig), clean, with its own dispatch tables, which the instrumented copy
+    // leaves to at an outermost latch when its burst is over, and whose sites enter the
+    // instrumented copy as the clean copy's do. The clean copy then has no edge from the other
+    // copies, so no value of theirs merges into it: it is register-allocated as F alone.
+    ValueToValueMapTy &cloneRejoinCopy(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &RM)
+    {
+        for (BasicBlock *BB : orig) {
+            BasicBlock *C = CloneBasicBlock(BB, RM, ".hp.rejoin", &F);
+            RM[BB] = C;
+            rejoinBlocks.push_back(C);
+        }
+        hotprof_dual::mapDispatchTables(F, RM, ".hotprof.rejoin");
+        for (BasicBlock *C : rejoinBlocks)
+            for (Instruction &I : *C) RemapInstruction(&I, RM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+        return RM;
+    }
+
+    // Deletes the blocks of `some` that F's entry no longer reaches (the rejoin copy's before its loops).
+    void deleteUnreachable(ArrayRef<BasicBlock *> some)
+    {
+        SmallPtrSet<BasicBlock *, 32> reached;
+        for (BasicBlock *BB : depth_first(&F.getEntryBlock())) reached.insert(BB);
+        SmallVector<BasicBlock *, 64> dead;
+        for (BasicBlock *BB : some)
+            if (!reached.count(BB)) dead.push_back(BB);
+        DeleteDeadBlocks(dead);
     }
 
     // The nop's label: bi, or with -hotprof-dual-site-exits=dedicated an exit block of the clean
@@ -607,6 +647,16 @@ struct DualFunction {
         if (SiteExits == "shared") return bi;
         BasicBlock *ex = BasicBlock::Create(F.getContext(), "hp.site.exit", &F);
         BranchInst::Create(bi, ex);
+        return ex;
+    }
+
+    // An exit block of the site's own, kept by an empty asm (CodeGenPrepare would fold an empty
+    // block away): the copies into the label's phis are made there, on the way into a burst,
+    // not before the site's callbr (which cannot have an edge split), on every pass.
+    BasicBlock *keptExit(BasicBlock *bi)
+    {
+        BasicBlock *ex = BasicBlock::Create(F.getContext(), "hp.site.exit", &F);
+        hotprof_dual::emptyAsm(BranchInst::Create(bi, ex));
         return ex;
     }
 
@@ -649,21 +699,33 @@ struct DualFunction {
         BasicBlock *bi = BasicBlock::Create(C, "hp.backedge", &F);
         BasicBlock *sc = BasicBlock::Create(C, "hp.site", &F);
         lti->getTerminator()->replaceSuccessorWith(hdi, bi);
+        // (the rejoin form: a clean site's own exit block holds its copies into the burst's side)
+        BasicBlock *exit = !siteOn(hd) ? nullptr : rejoinMap ? keptExit(bi) : siteExit(bi);
         if (siteOn(hd) && LoopTop == "top" && oneBlockLoop(lt, hd)) {
             BasicBlock *body = peelLoop(lt, hd, sc);
-            emitSite(sc, body, siteExit(bi), KBackedge, H.i8p);
+            emitSite(sc, body, exit, KBackedge, H.i8p);
         } else if (siteOn(hd)) {
             lt->getTerminator()->replaceSuccessorWith(hd, sc);
-            emitSite(sc, hd, siteExit(bi), KBackedge, H.i8p);
+            emitSite(sc, hd, exit, KBackedge, H.i8p);
         } else {
             sc->eraseFromParent();
+        }
+        BasicBlock *back = hd; // where a finished burst leaves to
+        if (rejoinMap) {
+            auto *ltr = cast<BasicBlock>((*rejoinMap)[lt]), *hdr = cast<BasicBlock>((*rejoinMap)[hd]);
+            back = hdr;
+            if (siteOn(hd)) {
+                BasicBlock *scr = BasicBlock::Create(C, "hp.site", &F);
+                ltr->getTerminator()->replaceSuccessorWith(hdr, scr);
+                emitSite(scr, hdr, siteExit(bi), KBackedge, H.i8p);
+            }
         }
         IRBuilder<> B(bi);
         if (DILocation *dl = lti->getTerminator()->getDebugLoc()) B.SetCurrentDebugLocation(dl);
         CallInst *stay = hotprof_dual::callBackedgeHook(B, H.siteBackedge, *ident());
         mark(stay);
         if (leaveOuterOnly && !outerHeaders.count(hd)) B.CreateBr(hdi); /* no edge into the clean copy: dual_indirect.h */
-        else B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, hd);
+        else B.CreateCondBr(B.CreateICmpNE(stay, ConstantInt::get(H.i32, 0)), hdi, back);
     }
 
     // clean: call; [nop: continuation | the instrumented copy's continuation] (dual_retsites.h).
@@ -1143,6 +1205,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(EntryPad, {"on", "off"});
         checkOption(FunctionsForm, {"wrapper", "clone"});
         checkOption(SiteExits, {"shared", "dedicated"});
+        checkOption(IndirectRejoin, {"copy", "clean"});
         checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */
         bool countReg = hotprof_dual::countRegOn(), countBranch = hotprof_dual::countBranchOn();

@@ -62,6 +62,8 @@ static void cc_usage(FILE *out, int cplusplus)
                  "-hotprof-dual-functions-form=wrapper|clone (dual-functions: no copy of the code, or a copy),\n"
                  "-hotprof-dual-indirect=auto|clone|separate|single (functions with computed goto;\n"
                  "auto: separate under dual-functions, else clone),\n"
+                 "-hotprof-dual-indirect-rejoin=copy|clean (clone: a finished burst goes on in a\n"
+                 "third copy, or in the clean one),\n"
                  "-hotprof-dual-hook-cc=auto|c|preserve-most (defaults first).\n"
                  "--dual-sites=nop (default, or $HOTPROF_DUAL_SITES) gives dual-* sets patchable nops at\n"
                  "entries and loop latches; count compiles count mode's decrement-and-branch in instead\n"

@@ -2,14 +2,16 @@
 """check_dual_indirect.py — checks that a function with computed goto got two copies in a
 two-version binary (plugin/dual_indirect.cpp, docs/dual.md "Computed goto").
 
-usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only | --separate | --loop-entry | --wrapper]
+usage: check_dual_indirect.py BINARY FUNCTION LABEL [--sites-only | --separate | --loop-entry | --wrapper
+                                                    | --tables N]
 Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: FUNCTION has
 an entry site and at least one back-edge site of its own (__hotprof_dual records {int32 site - &,
 int32 target - &, u32 kind, u32 0} whose site and target both lie in FUNCTION: the one-body form);
-and its code refers to exactly two dispatch tables (arrays of pointers into FUNCTION, read from
-the R_X86_64_RELATIVE relocations of a PIE or the data of a non-PIE) whose targets are disjoint:
-the clean copy's table and the instrumented copy's (not with --sites-only: a direct-threaded
-function builds its addresses in code, it has no table). With --separate (the separate form,
+and its code refers to exactly N (default 3) dispatch tables (arrays of pointers into FUNCTION,
+read from the R_X86_64_RELATIVE relocations of a PIE or the data of a non-PIE) whose targets are
+pairwise disjoint: the clean copy's table, the instrumented copy's and the rejoin copy's (N = 2
+with -hotprof-dual-indirect-rejoin=clean: no rejoin copy; not with --sites-only: a
+direct-threaded function builds its addresses in code, it has no table). With --separate (the separate form,
 -hotprof-dual-indirect=separate): FUNCTION has one entry site, the nop at its first byte, whose
 target is FUNCTION.hotprof, and back-edge sites whose targets lie in FUNCTION itself (the cold
 blocks that count a clean back-edge and go on in the clean copy); FUNCTION's tables name only FUNCTION's blocks
@@ -190,11 +192,12 @@ def main():
 
     if "--sites-only" in sys.argv:
         return 0 if ok else 1
+    want = int(sys.argv[sys.argv.index("--tables") + 1]) if "--tables" in sys.argv else 3
     tables = tables_of(path, words(path, data, secs), lo, hi, inside)
     sets = list(tables.values())
-    disjoint = len(sets) == 2 and not (sets[0] & sets[1])
-    report("%s uses two dispatch tables with disjoint targets (%s)"
-           % (fn, ", ".join("%#x: %d" % (a, len(t)) for a, t in sorted(tables.items()))), disjoint)
+    disjoint = len(sets) == want and all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:])
+    report("%s uses %d dispatch tables with disjoint targets (%s)"
+           % (fn, want, ", ".join("%#x: %d" % (a, len(t)) for a, t in sorted(tables.items()))), disjoint)
     return 0 if ok else 1
 
 

@@ -4,8 +4,9 @@
 # dual_computed_goto.c has a table-dispatched interpreter `run` (goto *table[op]) and a
 # direct-threaded `run_threaded` (label addresses stored to memory). For each dual hook set:
 # both functions have their own entry and back-edge sites (two copies in one body, not one copy
-# with live hooks), `run` dispatches from two tables with disjoint targets (each copy's gotos
-# stay in that copy), the output equals native's in modes exhaustive, off, patch, live and count;
+# with live hooks), `run` dispatches from three tables with disjoint targets (the clean copy's,
+# the instrumented copy's and the rejoin copy's, which a finished burst leaves to: each copy's
+# gotos stay in that copy; two with -hotprof-dual-indirect-rejoin=clean), the output equals native's in modes exhaustive, off, patch, live and count;
 # exhaustive counts equal the plain --hooks=blocks build's (calls, call pairs, blocks, edges,
 # back-edges); and count mode records samples in `run` (its heat estimate near the exhaustive
 # count). With -mllvm -hotprof-dual-indirect=separate (every dual hook set): `run` has only its
@@ -50,12 +51,15 @@ check_build() {
     # "entry": the loop-entry form, with the one-body form for what it refuses)
     local opts=(-mllvm -hotprof-dual-indirect=$form -mllvm -hotprof-dual-loops=inline)
     [ $form = entry ] && opts=(-mllvm -hotprof-dual-loops=entry)
+    # (the one-body form leaving to the clean copy, as before the rejoin copy)
+    [ $form = rejoin-clean ] && opts=(-mllvm -hotprof-dual-indirect=clone -mllvm -hotprof-dual-indirect-rejoin=clean)
     "$HP" cc --hooks=$hooks -O2 "${opts[@]}" -Wno-unused-command-line-argument \
         -mllvm -hotprof-dual-functions-form=clone \
         -o $h "$SRC" || { fail "$h: build"; return; }
     case $form in
         separate) python3 "$ROOT/tests/e2e/check_dual_indirect.py" $h run "$h run" --separate ;;
         entry) python3 "$ROOT/tests/e2e/check_dual_indirect.py" $h run "$h run" --loop-entry ;;
+        rejoin-clean) python3 "$ROOT/tests/e2e/check_dual_indirect.py" $h run "$h run" --tables 2 ;;
         *) python3 "$ROOT/tests/e2e/check_dual_indirect.py" $h run "$h run" ;;
     esac
     # run_threaded stores its label addresses: never the separate form (a stored address could
@@ -87,7 +91,7 @@ check_build() {
     if [ "$sampled" -gt 0 ] && python3 -c "import sys; sys.exit(abs($est / $exh - 1) > 0.25)"; then
         ok "$h count: samples in $fn ($sampled sampled; heat estimate $est, exhaustive $exh)"
     else fail "$h count: samples in $fn" "sampled '$sampled', heat estimate '$est', exhaustive '$exh'"; fi
-    [ $form != clone ] && [ $hooks != dual-functions ] && check_subpaths_real $h
+    [ $form != clone ] && [ $form != rejoin-clean ] && [ $hooks != dual-functions ] && check_subpaths_real $h
 }
 
 # check_subpaths_real NAME: count-mode subpaths on a separate build through run, mix and leaf are
@@ -121,6 +125,29 @@ for h in dual-functions dual-blocks dual-memory dual-all; do check_build $h-sepa
 # the loop-entry form (-hotprof-dual-loops=entry): run's one instrumented copy run.hotprof.loop with its
 # private table, entered at a header from run's clean latch sites or through the wrapper
 for h in dual-blocks dual-all; do check_build $h-entry $h entry; done
+check_build dual-blocks-rejoin-clean dual-blocks rejoin-clean
+
+# one long interpreter frame (a script's top level): a burst's frame goes on in the rejoin copy
+# (or, rejoin=clean, in the clean copy) and later bursts must still reach it there at its
+# back-edges and count them: count mode's estimate of run's heat (~1 M back-edges) within 10% of
+# the exhaustive count (~10 000 samples: 10% is > 10 standard deviations); outputs equal native's
+ONE=200000
+./native $ONE one-frame >want_one.out || fail "native one-frame run"
+check_one_frame() {
+    local h=$1
+    HOTPROF_OUTPUT=$h.one.data ./$h $ONE one-frame >$h.one.out &&
+        "$HP" run -q --bursts count --sample methods:period=99,burst=1 -o $h.onec.data -- ./$h $ONE one-frame >$h.onec.out &&
+        "$HP" report --format json --top 0 $h.one.data >$h.one.json &&
+        "$HP" report --format json --top 0 $h.onec.data >$h.onec.json || { fail "$h one frame: runs"; return; }
+    check_eq "$h one frame: same output as native (exhaustive)" "$(cat $h.one.out)" "$(cat want_one.out)"
+    check_eq "$h one frame: same output as native (count)" "$(cat $h.onec.out)" "$(cat want_one.out)"
+    local est exh
+    est=$(field_of $h.onec.json run heat) exh=$(field_of $h.one.json run heat)
+    if [ "$exh" -gt 500000 ] && python3 -c "import sys; sys.exit(abs($est / $exh - 1) > 0.10)"; then
+        ok "$h one frame: bursts reach run's one frame throughout (heat estimate $est, exhaustive $exh)"
+    else fail "$h one frame: bursts reach run's one frame throughout" "heat estimate '$est', exhaustive '$exh'"; fi
+}
+for h in dual-blocks dual-all dual-blocks-rejoin-clean; do check_one_frame $h; done
 
 # the default form (auto): separate under dual-functions (no block is profiled), clone under the
 # block-level sets (a clean frame's blocks would never be seen in a burst)
@@ -175,3 +202,5 @@ if python3 "$ROOT/tests/e2e/check_dual_indirect.py" single run single --sites-on
 else fail "single: run has one copy" "$(python3 "$ROOT/tests/e2e/check_dual_indirect.py" single run single --sites-only)"; fi
 check_fails_cleanly "bad -hotprof-dual-indirect value" "hotprof-dual-indirect=bogus is not one of auto\|clone\|separate\|single" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-indirect=bogus -o bogus "$SRC"
+check_fails_cleanly "bad -hotprof-dual-indirect-rejoin value" "hotprof-dual-indirect-rejoin=bogus is not one of copy\|clean" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-indirect-rejoin=bogus -o bogus "$SRC"

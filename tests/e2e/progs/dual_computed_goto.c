@@ -3,9 +3,12 @@
  * `run` has indirectbr and blockaddress users; `run_threaded` is direct-threaded; `gen` keeps a label
  * address in a static between calls. For tests/e2e/test_dual_indirect.sh: the dual
  * builds must give `run` two copies whose computed gotos stay in their own copy.
- * usage: dual_computed_goto N — runs a program of N outer rounds; prints checksums. */
+ * usage: dual_computed_goto N — runs a program of N outer rounds; prints checksums.
+ *        dual_computed_goto N one-frame — one call of `run` whose loop runs N times (one long
+ *        interpreter frame, as a script's top level); prints its checksum. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { OP_PUSH, OP_ADD, OP_MUL, OP_DEC, OP_JNZ, OP_CALL, OP_POP, OP_HALT };
 
@@ -115,7 +118,12 @@ int main(int argc, char **argv)
         return 2;
     }
     /* PUSH 10; loop: CALL 4; MUL 3; ADD; DEC; JNZ loop; POP; PUSH 0; HALT */
-    const int prog[] = {OP_PUSH, 10, OP_CALL, 4, OP_MUL, 3, OP_ADD, OP_DEC, OP_JNZ, 2, OP_POP, OP_PUSH, 0, OP_HALT};
+    int prog[] = {OP_PUSH, 10, OP_CALL, 4, OP_MUL, 3, OP_ADD, OP_DEC, OP_JNZ, 2, OP_POP, OP_PUSH, 0, OP_HALT};
+    if (argc > 2 && !strcmp(argv[2], "one-frame")) {
+        prog[1] = (int)(n > 0x7fffffff ? 0x7fffffff : n);
+        printf("one frame %ld\n", run(prog, 1));
+        return 0;
+    }
     long total = 0;
     for (long r = 0; r < n; r++) total = mix(run_threaded(r % 13 + 1, total), run(prog, r)) + gen(r);
     printf("total %ld\n", total);
