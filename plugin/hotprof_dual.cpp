@@ -609,6 +609,7 @@ struct DualFunction {
                 if (isAllocaPromotable(AI)) slots.push_back(AI);
         if (cg && !rejoinMap) hotprof_dual::keepInvariantSlots(F, slots); /* (the rejoin form: every slot promoted) */
         if (!slots.empty()) PromoteMemToReg(slots, DT);
+        rejoinMap = nullptr; /* (RM is this call's) */
     }
 
     // The rejoin copy of a computed-goto function (-hotprof-dual-indirect-rejoin=copy): a third
