@@ -135,8 +135,10 @@ static cl::opt<std::string> CloneOpt("hotprof-dual-clone-opt", cl::desc("hotprof
 // split, so the clean loop is not in LoopSimplify form and the code generator's loop strength
 // reduction skips it; dedicated restores LSR, but measured no lower floor (brotli: 1.9-3.1% more
 // instructions executed, time equal within noise; the new induction variables' copies land in the
-// site blocks), so it is an option.
-static cl::opt<std::string> SiteExits("hotprof-dual-site-exits", cl::desc("hotprof dual: shared|dedicated"),
+// site blocks), so it is an option. kept: such a block kept by an empty asm (keptExit), so the
+// copies into the label's phis are made there (the rejoin form's clean copy always has it; on the
+// workloads no gain: 1.123x native against 1.120x, bench/results/fastpath_instr_keptexits.txt).
+static cl::opt<std::string> SiteExits("hotprof-dual-site-exits", cl::desc("hotprof dual: shared|dedicated|kept"),
                                       cl::init("shared"));
 
 // Where the nop of a one-block clean loop (its header is its latch) goes: top (default: the block
@@ -646,6 +648,7 @@ struct DualFunction {
     BasicBlock *siteExit(BasicBlock *bi)
     {
         if (SiteExits == "shared") return bi;
+        if (SiteExits == "kept") return keptExit(bi);
         BasicBlock *ex = BasicBlock::Create(F.getContext(), "hp.site.exit", &F);
         BranchInst::Create(bi, ex);
         return ex;
@@ -1205,7 +1208,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(SiteForm, {"nop", "count"});
         checkOption(EntryPad, {"on", "off"});
         checkOption(FunctionsForm, {"wrapper", "clone"});
-        checkOption(SiteExits, {"shared", "dedicated"});
+        checkOption(SiteExits, {"shared", "dedicated", "kept"});
         checkOption(IndirectRejoin, {"copy", "clean"});
         checkOption(LoopTop, {"top", "edge"});
         hotprof_dual::returnSitesOn(); /* checks its value */

@@ -228,11 +228,13 @@ static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
 
 /* LLVM 14's instruction-referencing LiveDebugValues crashes on some functions built with
  * -hotprof-dual-site-exits=dedicated and -g (QuickJS __JS_EvalInternal, "Live DEBUG_VALUE
- * analysis"): such builds track variable locations the classic way. */
+ * analysis"): such builds (and =kept ones, whose exit blocks are the same) track variable
+ * locations the classic way. */
 static void dedicated_exits_workaround(argv_builder *b, int nuser, char **user)
 {
     for (int i = 0; i + 1 < nuser; i++)
-        if (!strcmp(user[i], "-mllvm") && !strcmp(user[i + 1], "-hotprof-dual-site-exits=dedicated")) {
+        if (!strcmp(user[i], "-mllvm") && (!strcmp(user[i + 1], "-hotprof-dual-site-exits=dedicated") ||
+                                           !strcmp(user[i + 1], "-hotprof-dual-site-exits=kept"))) {
             push(b, "-mllvm"), push(b, "-experimental-debug-variable-locations=false");
             return;
         }

@@ -53,6 +53,7 @@ if [ -f "$ROOT/build/lib/hotprof_dual.so" ]; then
     check "dedicated site exits: classic variable locations" sh -c "'$HP' cc --hooks=dual-blocks --print-command -mllvm -hotprof-dual-site-exits=dedicated -c a.c | grep -q -- '-mllvm -experimental-debug-variable-locations=false'"
     check "default site exits: no workaround" sh -c "! '$HP' cc --hooks=dual-blocks --print-command -c a.c | grep -q -- experimental-debug-variable-locations"
     check "dedicated site exits build with -g" "$HP" cc --hooks=dual-blocks -g -O2 -mllvm -hotprof-dual-site-exits=dedicated -c a.c -o ad.o
+    check "kept site exits: classic variable locations" sh -c "'$HP' cc --hooks=dual-blocks --print-command -mllvm -hotprof-dual-site-exits=kept -c a.c | grep -q -- '-mllvm -experimental-debug-variable-locations=false'"
 fi
 check "gcc builds function hooks" sh -c "'$HP' cc --compiler=gcc --hooks=functions -O2 -o pg a.c b.c && ./pg && nm pg | grep -q ' T __cyg_profile_func_enter'"
 check_fails_cleanly "gcc with block hooks is refused clearly" "gcc lacks" "$HP" cc --compiler=gcc --hooks=blocks -c a.c

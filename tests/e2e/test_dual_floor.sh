@@ -9,7 +9,7 @@
 # says so if that ever changes). The nop of a one-block loop sits at the loop's top (default
 # -hotprof-dual-latch-form=top, check_site_jmp.py): it falls through into the body, where the edge
 # form's site block ends in a jmp back to the header. Also: same output as native in every layout
-# (switched off and exhaustive), the same back-edge count as the edge form, sites well-formed, a
+# (shared, dedicated and kept site exits, the edge form; switched off and exhaustive), the same back-edge count as the edge form, sites well-formed, a
 # bad option value is one clear message. Both sets are checked in their one-body forms
 # (-hotprof-dual-loops=inline, dual-blocks' default; dual-functions also with
 # -hotprof-dual-functions-form=clone) above; the loop-entry form (-hotprof-dual-loops=entry) has
@@ -60,7 +60,7 @@ for hooks in dual-functions dual-blocks; do
     if [ "${l:-0}" -gt 0 ] && [ "${r:-0}" -lt "$l" ]; then
         ok "$hooks default (site-exits=shared): LSR skips the clean loops ($r of $l reduced), as documented"
     else fail "$hooks default: expected loops LSR skips (docs/dual.md is out of date?)" "loops '$l', reduced '$r'"; fi
-    for variant in shared dedicated edge; do
+    for variant in shared dedicated kept edge; do
         name=$hooks-$variant
         case $variant in edge) opt=-hotprof-dual-latch-form=edge ;; *) opt=-hotprof-dual-site-exits=$variant ;; esac
         build_check "$name" "" --hooks=$hooks "${form[@]}" -mllvm $opt
