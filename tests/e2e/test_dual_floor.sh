@@ -9,7 +9,8 @@
 # says so if that ever changes). The nop of a one-block loop sits at the loop's top (default
 # -hotprof-dual-latch-form=top, check_site_jmp.py): it falls through into the body, where the edge
 # form's site block ends in a jmp back to the header. Also: same output as native in every layout
-# (shared, dedicated and kept site exits, the edge form; switched off and exhaustive), the same back-edge count as the edge form, sites well-formed, a
+# (shared, dedicated and kept site exits, the edge form, the rejoin copy for every function:
+# -hotprof-dual-rejoin-all=on; switched off and exhaustive), the same back-edge count as the edge form, sites well-formed, a
 # bad option value is one clear message. Both sets are checked in their one-body forms
 # (-hotprof-dual-loops=inline, dual-blocks' default; dual-functions also with
 # -hotprof-dual-functions-form=clone) above; the loop-entry form (-hotprof-dual-loops=entry) has
@@ -60,9 +61,13 @@ for hooks in dual-functions dual-blocks; do
     if [ "${l:-0}" -gt 0 ] && [ "${r:-0}" -lt "$l" ]; then
         ok "$hooks default (site-exits=shared): LSR skips the clean loops ($r of $l reduced), as documented"
     else fail "$hooks default: expected loops LSR skips (docs/dual.md is out of date?)" "loops '$l', reduced '$r'"; fi
-    for variant in shared dedicated kept edge; do
+    for variant in shared dedicated kept edge rejoin; do
         name=$hooks-$variant
-        case $variant in edge) opt=-hotprof-dual-latch-form=edge ;; *) opt=-hotprof-dual-site-exits=$variant ;; esac
+        case $variant in
+            edge) opt=-hotprof-dual-latch-form=edge ;;
+            rejoin) opt=-hotprof-dual-rejoin-all=on ;; # (a third copy that a finished burst leaves to)
+            *) opt=-hotprof-dual-site-exits=$variant ;;
+        esac
         build_check "$name" "" --hooks=$hooks "${form[@]}" -mllvm $opt
     done
     read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" "$hooks-shared" walk)"
@@ -108,3 +113,6 @@ check_fails_cleanly "dual: bad -hotprof-dual-latch-form, one message" "hotprof-d
 check_fails_cleanly "dual: bad -hotprof-dual-site-exits, one message" \
     "hotprof-dual-site-exits=maybe is not one of shared\|dedicated" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-site-exits=maybe -c -o bad.o "$SRC"
+check_fails_cleanly "dual: bad -hotprof-dual-rejoin-all, one message" \
+    "hotprof-dual-rejoin-all=maybe is not one of off\|on" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-rejoin-all=maybe -c -o bad.o "$SRC"
