@@ -48,7 +48,8 @@
 // with live hooks instead (latch hooks included, whose answer they ignore). Computed goto
 // (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h; there (unless a label
 // address can cross copies) a third copy, the rejoin copy, is what a finished burst leaves to, so
-// no edge enters the clean copy from the others (cloneRejoinCopy).
+// no edge enters the clean copy from the others (cloneRejoinCopy; every one-body function with
+// -hotprof-dual-rejoin-all=on).
 // Return sites (-hotprof-dual-return-sites=on, dual_retsites.h): in the one-body form each call
 // of the clean copy that can return is followed by a site (kind 2) whose label is the point after
 // the same call in the instrumented copy (its block split before reg2mem, as a latch site's target
@@ -360,7 +361,7 @@ struct DualFunction {
 
     bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
     bool leaveOuterOnly = false; // computed goto: the instrumented copy leaves at outermost latches only
-    ValueToValueMapTy *rejoinMap = nullptr; // computed goto: F's blocks -> the rejoin copy's (the copy left to)
+    ValueToValueMapTy *rejoinMap = nullptr; // F's blocks -> the rejoin copy's (the copy left to), in run
     SmallVector<BasicBlock *, 64> rejoinBlocks{}; // ... and its blocks
 
     void mark(CallInst *CI)
@@ -620,9 +621,10 @@ struct DualFunction {
         rejoinMap = nullptr; /* (RM is this call's) */
     }
 
-    // The rejoin copy of a computed-goto function (-hotprof-dual-indirect-rejoin=copy): a third
-    // copy of F's blocks (orig), clean, with its own dispatch tables, which the instrumented copy
-    // leaves to at an outermost latch when its burst is over, and whose sites enter the
+    // The rejoin copy of a computed-goto function (-hotprof-dual-indirect-rejoin=copy; of any
+    // one-body function with -hotprof-dual-rejoin-all=on): a third copy of F's blocks (orig),
+    // clean, with its own dispatch tables, which the instrumented copy leaves to at a latch (an
+    // outermost one, with computed goto) when its burst is over, and whose sites enter the
     // instrumented copy as the clean copy's do. The clean copy then has no edge from the other
     // copies, so no value of theirs merges into it: it is register-allocated as F alone.
     ValueToValueMapTy &cloneRejoinCopy(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &RM)
