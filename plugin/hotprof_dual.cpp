@@ -193,13 +193,13 @@ static cl::opt<std::string> BackedgeCC("hotprof-dual-backedge-cc", cl::desc("hot
                                        cl::init("preserve-most"));
 // The one-body form of a computed-goto function: the instrumented copy leaves to a third copy
 // (copy) or to the clean copy (clean, as before); cloneRejoinCopy.
+static cl::opt<std::string> IndirectRejoin("hotprof-dual-indirect-rejoin", cl::desc("hotprof dual: copy|clean"),
+                                           cl::init("copy"));
 // The rejoin copy for every one-body function (on), not only for computed goto (off): measured on
 // the workloads (dual-blocks, count sites, switched off) 1.107x native against 1.120x, gametree
 // 1.153 -> 1.054 and interp 1.135 -> 1.051 but lexgen 1.283 -> 1.311 and nbody 1.063 -> 1.100, and
 // one more copy of the code (docs/fastpath.md "The rejoin copy"); not with return sites.
 static cl::opt<std::string> RejoinAll("hotprof-dual-rejoin-all", cl::desc("hotprof dual: off|on"), cl::init("off"));
-static cl::opt<std::string> IndirectRejoin("hotprof-dual-indirect-rejoin", cl::desc("hotprof dual: copy|clean"),
-                                           cl::init("copy"));
 
 namespace {
 
@@ -361,8 +361,6 @@ struct DualFunction {
 
     bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
     bool leaveOuterOnly = false; // computed goto: the instrumented copy leaves at outermost latches only
-    ValueToValueMapTy *rejoinMap = nullptr; // F's blocks -> the rejoin copy's (the copy left to), in run
-    SmallVector<BasicBlock *, 64> rejoinBlocks{}; // ... and its blocks
 
     void mark(CallInst *CI)
     {
@@ -576,9 +574,11 @@ struct DualFunction {
         SmallVector<BasicBlock *, 64> orig;
         for (BasicBlock &BB : F)
             if (&BB != E0) orig.push_back(&BB);
-        ValueToValueMapTy RM; // the rejoin copy (computed goto): before the instrumented copy's tables
-        if ((cg && !cross && IndirectRejoin == "copy") || (!cg && rets.empty() && RejoinAll == "on"))
-            rejoinMap = &cloneRejoinCopy(orig, RM);
+        // the rejoin copy (RM: F's blocks -> its blocks), before the instrumented copy's tables
+        bool rejoins = (cg && !cross && IndirectRejoin == "copy") || (!cg && rets.empty() && RejoinAll == "on");
+        ValueToValueMapTy RM;
+        SmallVector<BasicBlock *, 64> rejoin;
+        if (rejoins) rejoin = cloneRejoinCopy(orig, RM);
         ValueToValueMapTy VM;
         SmallVector<BasicBlock *, 64> copy;
         for (BasicBlock *BB : orig) {
@@ -607,18 +607,17 @@ struct DualFunction {
 
         E0->getTerminator()->eraseFromParent();
         emitSite(E0, E1, E1i, KEntry, H.i8p);
-        for (auto &be : backedges) linkBackedge(be.first, be.second, VM);
+        for (auto &be : backedges) linkBackedge(be.first, be.second, VM, rejoins ? &RM : nullptr);
         for (auto &r : rets) linkReturn(r, VM);
-        if (rejoinMap) deleteUnreachable(rejoinBlocks); /* the rejoin copy's blocks before its loops */
+        if (rejoins) deleteUnreachable(rejoin); /* the rejoin copy's blocks before its loops */
 
         DominatorTree DT(F);
         SmallVector<AllocaInst *, 32> slots;
         for (Instruction &I : *E0)
             if (auto *AI = dyn_cast<AllocaInst>(&I))
                 if (isAllocaPromotable(AI)) slots.push_back(AI);
-        if (cg && !rejoinMap) hotprof_dual::keepInvariantSlots(F, slots); /* (the rejoin form: every slot promoted) */
+        if (cg && !rejoins) hotprof_dual::keepInvariantSlots(F, slots); /* (the rejoin form: every slot promoted) */
         if (!slots.empty()) PromoteMemToReg(slots, DT);
-        rejoinMap = nullptr; /* (RM is this call's) */
     }
 
     // The rejoin copy of a computed-goto function (-hotprof-dual-indirect-rejoin=copy; of any
@@ -627,17 +626,19 @@ struct DualFunction {
     // outermost one, with computed goto) when its burst is over, and whose sites enter the
     // instrumented copy as the clean copy's do. The clean copy then has no edge from the other
     // copies, so no value of theirs merges into it: it is register-allocated as F alone.
-    ValueToValueMapTy &cloneRejoinCopy(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &RM)
+    // Returns the copy's blocks; RM maps F's blocks to them.
+    SmallVector<BasicBlock *, 64> cloneRejoinCopy(ArrayRef<BasicBlock *> orig, ValueToValueMapTy &RM)
     {
+        SmallVector<BasicBlock *, 64> copy;
         for (BasicBlock *BB : orig) {
             BasicBlock *C = CloneBasicBlock(BB, RM, ".hp.rejoin", &F);
             RM[BB] = C;
-            rejoinBlocks.push_back(C);
+            copy.push_back(C);
         }
         hotprof_dual::mapDispatchTables(F, RM, ".hotprof.rejoin");
-        for (BasicBlock *C : rejoinBlocks)
+        for (BasicBlock *C : copy)
             for (Instruction &I : *C) RemapInstruction(&I, RM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
-        return RM;
+        return copy;
     }
 
     // Deletes the blocks of `some` that F's entry no longer reaches (the rejoin copy's before its loops).
@@ -703,8 +704,9 @@ struct DualFunction {
     }
 
     // clean: latch -> [nop: header | instr back-edge block]; instr: latch' -> back-edge block ->
-    // (hook says stay) header' | header.
-    void linkBackedge(BasicBlock *lt, BasicBlock *hd, ValueToValueMapTy &VM)
+    // (hook says stay) header' | header (RM, the rejoin form: the rejoin copy's header, and its
+    // latch gets a site too).
+    void linkBackedge(BasicBlock *lt, BasicBlock *hd, ValueToValueMapTy &VM, ValueToValueMapTy *RM)
     {
         LLVMContext &C = F.getContext();
         BasicBlock *lti = cast<BasicBlock>(VM[lt]), *hdi = cast<BasicBlock>(VM[hd]);
@@ -712,7 +714,7 @@ struct DualFunction {
         BasicBlock *sc = BasicBlock::Create(C, "hp.site", &F);
         lti->getTerminator()->replaceSuccessorWith(hdi, bi);
         // (the rejoin form: a clean site's own exit block holds its copies into the burst's side)
-        BasicBlock *exit = !siteOn(hd) ? nullptr : rejoinMap ? keptExit(bi) : siteExit(bi);
+        BasicBlock *exit = !siteOn(hd) ? nullptr : RM ? keptExit(bi) : siteExit(bi);
         if (siteOn(hd) && LoopTop == "top" && oneBlockLoop(lt, hd)) {
             BasicBlock *body = peelLoop(lt, hd, sc);
             emitSite(sc, body, exit, KBackedge, H.i8p);
@@ -723,8 +725,8 @@ struct DualFunction {
             sc->eraseFromParent();
         }
         BasicBlock *back = hd; // where a finished burst leaves to
-        if (rejoinMap) {
-            auto *ltr = cast<BasicBlock>((*rejoinMap)[lt]), *hdr = cast<BasicBlock>((*rejoinMap)[hd]);
+        if (RM) {
+            auto *ltr = cast<BasicBlock>((*RM)[lt]), *hdr = cast<BasicBlock>((*RM)[hd]);
             back = hdr;
             if (siteOn(hd)) {
                 BasicBlock *scr = BasicBlock::Create(C, "hp.site", &F);
