@@ -17,7 +17,8 @@
 #     10+6 and 15+1 nop forms), else a trampoline past it (another form; -hotprof-dual-entry-pad=off);
 #   - --bursts patch on such a build: one message, count-triggered bursts instead;
 #   - off: a thread leaves the instrumented copy at its first back-edge (callgrind: the hooks run
-#     a handful of times, not once per block);
+#     a handful of times, not once per block); the main thread never enters one (its countdown
+#     never runs out from before main), with and without -hotprof-dual-rejoin-all=on;
 #   - bad input: --dual-sites=bad, --dual-sites=count without a dual-* set, HOTPROF_DUAL_SITES=bad.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -198,6 +199,18 @@ if command -v valgrind >/dev/null; then
     blocks=$(HOTPROF_OUTPUT=cg.ex.data ./loops.c 200 20000 >/dev/null && "$HP" info cg.ex.data | awk '$1 == "total.blocks" {print $2}')
     check "off: block hooks ran ${calls:-0} instructions for $blocks blocks (< 1 per 10 blocks)" \
         test "${calls:-0}" -lt $((blocks / 10))
+    # the main thread of a program run with the runtime off never enters an instrumented copy: its
+    # countdown is set never to run out before main (else its first event entered one, and with a
+    # rejoin copy main ran there for the rest of the run)
+    for b in loops.c loops.ra; do
+        [ $b = loops.c ] || "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -mllvm -hotprof-dual-rejoin-all=on \
+            -o loops.ra "$P/dual_count_phases.c" -lm || { fail "$b: build"; continue; }
+        HOTPROF_MODE=off valgrind --tool=callgrind --callgrind-out-file=cg.$b ./$b 200 20000 >/dev/null 2>&1
+        hooks=$(callgrind_annotate --inclusive=yes cg.$b 2>/dev/null |
+            awk '/__sanitizer_cov_trace_pc_guard|__hotprof_dual_backedge|__cyg_profile_func_enter/ {gsub(",", "", $1); n += $1} END {print n + 0}')
+        check "off, $b: the main thread never enters an instrumented copy (hooks: $hooks instructions)" \
+            test -s cg.$b -a "$hooks" -eq 0
+    done
 fi
 
 # ---- a -fPIC shared library keeps nop sites (its countdown would not be at a link-time %fs offset)

@@ -49,6 +49,7 @@ int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop);
 void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop);
 int hp_dual_present(void);          /* a module with dual sites registered */
 uint64_t hp_dual_count_sites(void); /* inline count sites registered (HP_DUAL_REC_COUNT) */
+#define DUAL_COUNT_NEVER (INT64_MAX / 2) /* a countdown an inactive thread never runs out of */
 /* Every site of every module, now and later, on (exhaustive mode). Returns sites switched. */
 uint64_t hp_dual_all_on(void);
 /* The same in a shadow (shadow mode's child: one thread), after resetting the lock. */
