@@ -196,9 +196,11 @@ static cl::opt<std::string> BackedgeCC("hotprof-dual-backedge-cc", cl::desc("hot
 static cl::opt<std::string> IndirectRejoin("hotprof-dual-indirect-rejoin", cl::desc("hotprof dual: copy|clean"),
                                            cl::init("copy"));
 // The rejoin copy for every one-body function (on), not only for computed goto (off): measured on
-// the workloads (dual-blocks, count sites, switched off) 1.107x native against 1.120x, gametree
-// 1.153 -> 1.054 and interp 1.135 -> 1.051 but lexgen 1.283 -> 1.311 and nbody 1.063 -> 1.100, and
-// one more copy of the code (docs/fastpath.md "The rejoin copy"); not with return sites.
+// the workloads (dual-blocks, count sites) 1.088x native against 1.120x switched off (lower on
+// seven of eight; nbody 1.063 -> 1.098), 1.126x against 1.139x in count mode (gametree and interp
+// gain, six lose a little: a long frame runs in the rejoin copy after its first burst), and one
+// more copy of the code, text 4.40x against 3.28x (docs/fastpath.md "The main thread switched
+// off"); not with return sites.
 static cl::opt<std::string> RejoinAll("hotprof-dual-rejoin-all", cl::desc("hotprof dual: off|on"), cl::init("off"));
 
 namespace {
