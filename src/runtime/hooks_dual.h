@@ -84,7 +84,6 @@ static inline HP_NOINST void dual_live_backedge(hp_thread *t, uint64_t fn)
 
 /* ---- count-triggered bursts ---- */
 
-
 /* The controller's part of a slow path: its transitions; a burst's start drops the call state
  * (a folded burst begins at this very event: its flags come back on though on_mask is off again
  * when the burst was one event long). */
