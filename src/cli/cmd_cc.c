@@ -231,7 +231,7 @@ static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
  * -hotprof-dual-site-exits=dedicated and -g (QuickJS __JS_EvalInternal, "Live DEBUG_VALUE
  * analysis"): such builds (and =kept ones, whose exit blocks are the same) track variable
  * locations the classic way. */
-static void dedicated_exits_workaround(argv_builder *b, int nuser, char **user)
+static void site_exits_workaround(argv_builder *b, int nuser, char **user)
 {
     for (int i = 0; i + 1 < nuser; i++)
         if (!strcmp(user[i], "-mllvm") && (!strcmp(user[i + 1], "-hotprof-dual-site-exits=dedicated") ||
@@ -359,7 +359,7 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         if (!shape.has_debug && is_clang(compiler)) push(&b, "-gline-tables-only");
     }
     for (int i = 0; i < nuser; i++) push(&b, user[i]);
-    if (shape.has_input && !strncmp(o.hooks->name, "dual-", 5)) dedicated_exits_workaround(&b, nuser, user);
+    if (shape.has_input && !strncmp(o.hooks->name, "dual-", 5)) site_exits_workaround(&b, nuser, user);
     if (shape.has_input && !shape.compile_only && !shape.shared) {
         if (add_runtime(&b, &o, archive, sizeof archive) != 0) return 2;
         add_static_flags(&b, &o, compiler, &shape);

@@ -702,11 +702,14 @@ __attribute__((constructor(101))) static HP_NOINST void hp_rt_constructor(void)
 {
     exec_resolve(); /* libc's exec functions, while no fork child can be calling them yet */
     /* instrumented (coverage guards or XRay sleds): start before main */
-    if (HP_LOAD_ACQ(&hp_g.guards) > 0 || hp_xray_present() || hp_dual_present()) hp_rt_ensure_init();
-    /* not recording (--mode off, a failed init): the main thread's inline count sites never run
-     * out, from its first event on. Else that event entered an instrumented copy, and a function
-     * with a rejoin copy (docs/dual.md) ran the rest of its frame there: main, for the whole run. */
-    if (hp_dual_count_sites() && hp_rt_ensure_init() == 0) hp_dual_countdown = DUAL_COUNT_NEVER;
+    if (HP_LOAD_ACQ(&hp_g.guards) > 0 || hp_xray_present() || hp_dual_present()) {
+        int recording = hp_rt_ensure_init();
+        /* not recording (--mode off, a failed init): the main thread's inline count sites never
+         * run out, from its first event on. Else that event entered an instrumented copy, and a
+         * function with a rejoin copy (docs/dual.md) ran the rest of its frame there: main, for
+         * the whole run. */
+        if (recording == 0 && hp_dual_count_sites()) hp_dual_countdown = DUAL_COUNT_NEVER;
+    }
     if (hp_timer_thread_begin && timer_mode_wanted()) { /* preloaded, --mode timer: init, then the main thread's timer */
         hp_rt_ensure_init();
         hp_timer_thread_begin();

@@ -111,8 +111,9 @@ if [ "${nb:-0}" -lt 20 ] || [ "${wk:-0}" -gt "$lim" ]; then # too few windows to
     "$HP" run -q --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b2.data -- ./gametree.dual 6 >/dev/null
     wk=$("$HP" info g-b2.data | awk '$1 == "patch.wakeups" {print $2}')
     nb=$("$HP" info g-b2.data | awk '$1 == "patch.bursts" {print $2}')
+    lim=$((${nb:-0} * 5 / 4 + 3))
 fi
-if [ -n "$wk" ] && [ "${nb:-0}" -ge 20 ] && [ "$wk" -le $((nb * 5 / 4 + 3)) ]; then
+if [ -n "$wk" ] && [ "${nb:-0}" -ge 20 ] && [ "$wk" -le "$lim" ]; then
     ok "gametree dual-blocks bursty: one wake-up per window ($wk for $nb windows)"
 else fail "gametree dual-blocks bursty: wake-ups per window" "'$wk' wake-ups for '$nb' windows"; fi
 cns=$("$HP" info g-b.data | awk '$1 == "patch.control_ns" {print $2}')

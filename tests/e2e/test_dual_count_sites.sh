@@ -202,9 +202,9 @@ if command -v valgrind >/dev/null; then
     # the main thread of a program run with the runtime off never enters an instrumented copy: its
     # countdown is set never to run out before main (else its first event entered one, and with a
     # rejoin copy main ran there for the rest of the run)
+    "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -mllvm -hotprof-dual-rejoin-all=on \
+        -o loops.ra "$P/dual_count_phases.c" -lm || fail "loops.ra: build"
     for b in loops.c loops.ra; do
-        [ $b = loops.c ] || "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -mllvm -hotprof-dual-rejoin-all=on \
-            -o loops.ra "$P/dual_count_phases.c" -lm || { fail "$b: build"; continue; }
         HOTPROF_MODE=off valgrind --tool=callgrind --callgrind-out-file=cg.$b ./$b 200 20000 >/dev/null 2>&1
         hooks=$(callgrind_annotate --inclusive=yes cg.$b 2>/dev/null |
             awk '/__sanitizer_cov_trace_pc_guard|__hotprof_dual_backedge|__cyg_profile_func_enter/ {gsub(",", "", $1); n += $1} END {print n + 0}')
