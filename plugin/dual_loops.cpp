@@ -13,6 +13,7 @@
 #include "dual_indirect.h"
 #include "dual_options.h"
 
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -38,8 +39,9 @@ using namespace llvm;
 static cl::opt<std::string> Recompute("hotprof-dual-loop-recompute", cl::desc("hotprof dual: on|off"),
                                       cl::init("on"));
 // on (default): the clone goes back to F at a latch with a site when the back-edge hook says the
-// burst is over (dual_loops.h, the way back); off: once entered it runs until F returns.
-static cl::opt<std::string> Leave("hotprof-dual-loop-leave", cl::desc("hotprof dual: on|off"), cl::init("on"));
+// burst is over (dual_loops.h, the way back); rejoin: it goes on in the rejoin copy instead (a
+// tail call); off: once entered it runs until F returns.
+static cl::opt<std::string> Leave("hotprof-dual-loop-leave", cl::desc("hotprof dual: on|rejoin|off"), cl::init("on"));
 
 namespace hotprof_dual {
 
@@ -179,17 +181,20 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
 void checkLoopRecompute()
 {
     checkOption(Recompute, {"on", "off"});
-    checkOption(Leave, {"on", "off"});
+    checkOption(Leave, {"on", "rejoin", "off"});
 }
 
 bool wayBackOn() { return Leave != "off"; }
+bool wayBackToF() { return Leave == "on"; }
+bool rejoinOn() { return Leave == "rejoin"; }
 
 void noWayBackUnlessAsked()
 {
     if (!Leave.getNumOccurrences()) Leave = "off";
 }
 
-static bool reloaded(const LoopEntry &E, unsigned k) { return E.slot[k] >= 0 && !(wayBackOn() && E.sameInF[k]); }
+// (the rejoin copy has none of F's values: it loads every value the buffer holds)
+static bool reloaded(const LoopEntry &E, unsigned k) { return E.slot[k] >= 0 && !(wayBackToF() && E.sameInF[k]); }
 
 static Value *layoutOf(IRBuilder<> &B, Value *buf, StructType *layout)
 {
@@ -273,6 +278,7 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         BasicBlock *T = BasicBlock::Create(Ctx, "hp.loop.entry", C, hd);
         R.noHook.insert(T);
         tramps.push_back(T);
+        R.tramps.push_back(T);
         IRBuilder<> B(T);
         Value *p = layoutOf(B, buf, E.layout);
         SmallVector<Value *, 16> loads;
@@ -443,13 +449,14 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
         Value *V = VM.lookup(E.vals[k]) ? (Value *)VM[E.vals[k]] : E.vals[k];
         B.CreateStore(V, B.CreateStructGEP(E.layout, p, (unsigned)E.slot[k]));
     }
-    B.CreateStore(B.getInt32(index), resumeWord(B, buf));
+    if (wayBackToF()) B.CreateStore(B.getInt32(index), resumeWord(B, buf));
     if (C.getReturnType()->isVoidTy()) B.CreateRetVoid();
     else B.CreateRet(UndefValue::get(C.getReturnType()));
     R.noHook.insert(G);
     R.noHook.insert(X);
     R.noHook.insert(L);
     R.leaves.insert(G);
+    R.outs.push_back({G, X, L, index});
     return {G, hd};
 }
 
@@ -457,7 +464,7 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
 // the merge of B's two copies, so B keeps the edge form.
 bool reloadedIn(ArrayRef<LoopEntry> entries, BasicBlock *B)
 {
-    if (!wayBackOn()) return false;
+    if (!wayBackToF()) return false;
     for (const LoopEntry &E : entries)
         for (unsigned k = E.nphis; k < E.vals.size(); k++) {
             auto *I = dyn_cast<Instruction>(E.vals[k]);
@@ -565,7 +572,7 @@ SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, Mutab
         bool peel = top && peelable(entries[i], sites[i], latchEdges) && !reloadedIn(entries, entries[i].header);
         peeled.push_back(peel ? peelTop(F, entries[i], sites[i]) : nullptr);
     }
-    if (wayBackOn()) linkWayBack(F, entries, peeled, cold, buffer);
+    if (wayBackToF()) linkWayBack(F, entries, peeled, cold, buffer);
     return sites;
 }
 
@@ -592,7 +599,7 @@ BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned i
     Value *p = layoutOf(B, buffer, E.layout);
     for (unsigned k = 0; k < E.vals.size(); k++)
         if (E.slot[k] >= 0) B.CreateStore(E.vals[k], B.CreateStructGEP(E.layout, p, (unsigned)E.slot[k]));
-    if (wayBackOn()) B.CreateStore(B.getInt32(-1), resumeWord(B, buffer));
+    if (wayBackToF()) B.CreateStore(B.getInt32(-1), resumeWord(B, buffer));
     SmallVector<Value *, 16> args;
     for (Argument &A : F.args()) args.push_back(&A);
     args.push_back(B.getInt32(index));
@@ -602,6 +609,64 @@ BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned i
     if (F.getReturnType()->isVoidTy()) B.CreateRetVoid();
     else B.CreateRet(r);
     return cold;
+}
+
+LoopClone buildRejoinCopy(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<Edge> latchEdges)
+{
+    LoopClone R = buildLoopClone(F, entries, latchEdges);
+    Function *C = R.clone;
+    if (!C) return R;
+    C->setName(F.getName() + ".hotprof.rejoin");
+    // (the entry block's switch may be a branch by now: removeUnreachableBlocks folds one case)
+    Instruction *S = C->getEntryBlock().getTerminator();
+    BasicBlock *none = BasicBlock::Create(C->getContext(), "hp.rejoin.none", C);
+    new UnreachableInst(C->getContext(), none);
+    for (size_t i = 0; i < entries.size(); i++) /* (the whole-call entry's: F runs whole calls itself) */
+        if (entries[i].wholeCall || !entries[i].back) S->replaceSuccessorWith(R.tramps[i], none);
+    // (not removeUnreachableBlocks: it folds the way-back branches, whose condition is a constant
+    // until they become sites, and their out blocks with them)
+    SmallPtrSet<BasicBlock *, 32> kept;
+    for (BasicBlock *BB : depth_first(&C->getEntryBlock())) kept.insert(BB);
+    SmallVector<BasicBlock *, 16> dead;
+    for (BasicBlock &BB : *C)
+        if (!kept.count(&BB)) dead.push_back(&BB);
+    DeleteDeadBlocks(dead);
+    R.outs.erase(std::remove_if(R.outs.begin(), R.outs.end(), [&](auto &o) { return !kept.count(o.ask); }),
+                 R.outs.end());
+    R.leaves.clear();
+    R.noHook.clear();
+    R.backedges.clear();
+    R.fnEntry = nullptr;
+    if (verifyFunction(*C, &errs())) {
+        C->eraseFromParent();
+        return LoopClone();
+    }
+    return R;
+}
+
+void tailCallAtLeaves(LoopClone &from, Function &to)
+{
+    Function &C = *from.clone;
+    LLVMContext &Ctx = C.getContext();
+    AttributeList PA = C.getAttributes();
+    SmallVector<AttributeSet, 16> params;
+    for (unsigned i = 0; i < C.arg_size(); i++) params.push_back(PA.getParamAttrs(i));
+    AttributeList callAttrs = AttributeList::get(Ctx, AttributeSet(), PA.getRetAttrs(), params);
+    unsigned idx = C.arg_size() - 3; /* (F's arguments, then the index, the buffer, the return address) */
+    for (const LoopClone::Leave &o : from.outs) {
+        auto *ret = cast<ReturnInst>(o.out->getTerminator());
+        IRBuilder<> B(ret);
+        if (DISubprogram *sp = C.getSubprogram()) B.SetCurrentDebugLocation(DILocation::get(Ctx, 0, 0, sp));
+        SmallVector<Value *, 16> args;
+        for (Argument &A : C.args()) args.push_back(A.getArgNo() == idx ? (Value *)B.getInt32(o.index) : &A);
+        CallInst *call = B.CreateCall(&to, args);
+        call->setTailCallKind(CallInst::TCK_MustTail);
+        call->setCallingConv(to.getCallingConv());
+        call->setAttributes(callAttrs);
+        if (C.getReturnType()->isVoidTy()) B.CreateRetVoid();
+        else B.CreateRet(call);
+        ret->eraseFromParent();
+    }
 }
 
 } // namespace hotprof_dual
