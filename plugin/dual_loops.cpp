@@ -136,6 +136,24 @@ void entryValues(Function &F, DominatorTree &DT, SmallPtrSetImpl<BasicBlock *> &
     E.layout = StructType::get(F.getContext(), types);
 }
 
+// One layout for every entry: a value has the same field whichever entry stores it, so a clone
+// loads each value once, in its entry block (buildLoopClone), instead of once per trampoline, and
+// a value no loop changes has one definition there (no PHIs merging the trampolines' loads).
+void shareLayout(Function &F, MutableArrayRef<LoopEntry> entries)
+{
+    DenseMap<Value *, int> field;
+    SmallVector<Type *, 32> types;
+    for (LoopEntry &E : entries)
+        for (unsigned k = 0; k < E.vals.size(); k++) {
+            if (E.slot[k] < 0) continue;
+            auto it = field.try_emplace(E.vals[k], (int)types.size());
+            if (it.second) types.push_back(E.vals[k]->getType());
+            E.slot[k] = it.first->second;
+        }
+    StructType *layout = StructType::get(F.getContext(), types);
+    for (LoopEntry &E : entries) E.layout = layout;
+}
+
 // The clone's latch edge for F's (lt, hd) after critical-edge splitting: lt's copy, or the block
 // the split put between it and hd's copy. {nullptr, nullptr} when not in the clone.
 Edge cloneEdge(const Edge &e, ValueToValueMapTy &VM, SmallPtrSetImpl<BasicBlock *> &before)
@@ -236,6 +254,7 @@ bool collectLoopEntries(Function &F, bool outerOnly, BasicBlock *body, SmallVect
     out.push_back({body, &F.getEntryBlock(), {}, 0, {}, nullptr, {}, true, wayBackOn() && !inLoops && !before});
     if (out.back().back) reachable(body, nullptr, rerun); /* (else only loop entries go back) */
     for (LoopEntry &E : out) entryValues(F, DT, rerun, out, E);
+    shareLayout(F, out);
     return true;
 }
 
@@ -270,6 +289,29 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
 
     BasicBlock *sw = BasicBlock::Create(Ctx, "hp.loop.switch", C, &C->getEntryBlock());
     R.noHook.insert(sw);
+    // every crossing value defined once, in the entry block (one layout: shareLayout), whichever
+    // entry stored it: loaded, F's argument or constant, or recomputed from those before it
+    IRBuilder<> B(sw);
+    Value *p = layoutOf(B, buf, entries.front().layout);
+    DenseMap<Value *, Value *> here; // F's value -> its definition in sw
+    for (LoopEntry &E : entries)
+        for (unsigned k = 0; k < E.vals.size(); k++) {
+            Value *V = E.vals[k];
+            if (here.count(V)) continue;
+            if (E.slot[k] >= 0) {
+                unsigned f = (unsigned)E.slot[k];
+                here[V] = B.CreateLoad(E.layout->getElementType(f), B.CreateStructGEP(E.layout, p, f));
+            } else if (direct(V)) {
+                here[V] = isa<Argument>(V) ? (Value *)VM[V] : V;
+            } else { // (recomputable: its operands are here, F's arguments or constants)
+                Instruction *I = cast<Instruction>(V)->clone();
+                I->setDebugLoc(DebugLoc()); /* (F's location names F's subprogram, not the clone's) */
+                for (Use &op : I->operands())
+                    if (here.count(op.get())) op.set(here[op.get()]);
+                    else if (isa<Argument>(op.get())) op.set(VM[op.get()]);
+                here[V] = B.Insert(I);
+            }
+        }
     SmallVector<BasicBlock *, 8> tramps;
     SmallVector<std::pair<Instruction *, SmallVector<std::pair<BasicBlock *, Value *>, 4>>, 16> defs;
     for (size_t i = 0; i < entries.size(); i++) {
@@ -279,35 +321,13 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         R.noHook.insert(T);
         tramps.push_back(T);
         R.tramps.push_back(T);
-        IRBuilder<> B(T);
-        Value *p = layoutOf(B, buf, E.layout);
-        SmallVector<Value *, 16> loads;
-        DenseMap<Value *, Value *> here; // F's value -> its value in T
-        for (unsigned k = 0; k < E.vals.size(); k++) {
-            if (E.slot[k] >= 0) {
-                unsigned f = (unsigned)E.slot[k];
-                loads.push_back(B.CreateLoad(E.layout->getElementType(f), B.CreateStructGEP(E.layout, p, f)));
-            } else if (direct(E.vals[k])) {
-                Value *V = E.vals[k];
-                loads.push_back(isa<Argument>(V) ? (Value *)VM[V] : V);
-            } else { // (recomputable: its operands are here, F's arguments or constants)
-                Instruction *I = cast<Instruction>(E.vals[k])->clone();
-                I->setDebugLoc(DebugLoc()); /* (F's location names F's subprogram, not the clone's) */
-                for (Use &op : I->operands())
-                    if (here.count(op.get())) op.set(here[op.get()]);
-                    else if (isa<Argument>(op.get())) op.set(VM[op.get()]);
-                loads.push_back(B.Insert(I));
-            }
-            here[E.vals[k]] = loads.back();
-        }
-        B.CreateBr(hd);
+        BranchInst::Create(hd, T);
         unsigned k = 0;
-        for (PHINode &P : hd->phis()) P.addIncoming(loads[k++], T);
+        for (PHINode &P : hd->phis()) P.addIncoming(here[E.vals[k++]], T);
         for (; k < E.vals.size(); k++) {
             auto *V = cast<Instruction>(VM[E.vals[k]]);
-            auto it = std::find_if(defs.begin(), defs.end(), [&](auto &d) { return d.first == V; });
-            if (it == defs.end()) it = defs.insert(defs.end(), {V, {}});
-            it->second.push_back({T, loads[k]});
+            if (std::find_if(defs.begin(), defs.end(), [&](auto &d) { return d.first == V; }) == defs.end())
+                defs.push_back({V, {{sw, here[E.vals[k]]}}});
         }
     }
     R.fnEntry = cast<BasicBlock>(VM[entries.back().header]); // (the whole-call entry's: last)
@@ -644,6 +664,27 @@ LoopClone buildRejoinCopy(Function &F, MutableArrayRef<LoopEntry> entries, Array
     return R;
 }
 
+namespace {
+
+// At the end of B: `to` called with C's arguments but the index (index), its result returned;
+// a musttail call unless keep (then C's frame stays below `to`'s).
+void callOn(BasicBlock *B, Function &C, Function &to, unsigned index, const AttributeList &attrs, bool keep)
+{
+    IRBuilder<> IB(B);
+    if (DISubprogram *sp = C.getSubprogram()) IB.SetCurrentDebugLocation(DILocation::get(C.getContext(), 0, 0, sp));
+    unsigned idx = C.arg_size() - 3; /* (F's arguments, then the index, the buffer, the return address) */
+    SmallVector<Value *, 16> args;
+    for (Argument &A : C.args()) args.push_back(A.getArgNo() == idx ? (Value *)IB.getInt32(index) : &A);
+    CallInst *call = IB.CreateCall(&to, args);
+    if (!keep) call->setTailCallKind(CallInst::TCK_MustTail);
+    call->setCallingConv(to.getCallingConv());
+    call->setAttributes(attrs);
+    if (C.getReturnType()->isVoidTy()) IB.CreateRetVoid();
+    else IB.CreateRet(call);
+}
+
+} // namespace
+
 void tailCallAtLeaves(LoopClone &from, Function &to)
 {
     Function &C = *from.clone;
@@ -651,21 +692,21 @@ void tailCallAtLeaves(LoopClone &from, Function &to)
     AttributeList PA = C.getAttributes();
     SmallVector<AttributeSet, 16> params;
     for (unsigned i = 0; i < C.arg_size(); i++) params.push_back(PA.getParamAttrs(i));
-    AttributeList callAttrs = AttributeList::get(Ctx, AttributeSet(), PA.getRetAttrs(), params);
-    unsigned idx = C.arg_size() - 3; /* (F's arguments, then the index, the buffer, the return address) */
+    AttributeList attrs = AttributeList::get(Ctx, AttributeSet(), PA.getRetAttrs(), params);
     for (const LoopClone::Leave &o : from.outs) {
-        auto *ret = cast<ReturnInst>(o.out->getTerminator());
-        IRBuilder<> B(ret);
-        if (DISubprogram *sp = C.getSubprogram()) B.SetCurrentDebugLocation(DILocation::get(Ctx, 0, 0, sp));
-        SmallVector<Value *, 16> args;
-        for (Argument &A : C.args()) args.push_back(A.getArgNo() == idx ? (Value *)B.getInt32(o.index) : &A);
-        CallInst *call = B.CreateCall(&to, args);
-        call->setTailCallKind(CallInst::TCK_MustTail);
-        call->setCallingConv(to.getCallingConv());
-        call->setAttributes(callAttrs);
-        if (C.getReturnType()->isVoidTy()) B.CreateRetVoid();
-        else B.CreateRet(call);
-        ret->eraseFromParent();
+        o.out->getTerminator()->eraseFromParent();
+        if (from.stayIndex < 0) {
+            callOn(o.out, C, to, o.index, attrs, false);
+            continue;
+        }
+        // entered as a whole call with stayIndex, the clone made F's dynamic allocas in its own
+        // frame: it stays below the rejoin copy (entered at a latch, it has nothing of its own)
+        BasicBlock *keep = BasicBlock::Create(Ctx, "hp.rejoin.keep", &C), *tail = BasicBlock::Create(Ctx, "hp.rejoin.tail", &C);
+        IRBuilder<> IB(o.out);
+        Value *whole = IB.CreateICmpEQ(C.getArg(C.arg_size() - 3), IB.getInt32((unsigned)from.stayIndex));
+        IB.CreateCondBr(whole, keep, tail);
+        callOn(keep, C, to, o.index, attrs, true);
+        callOn(tail, C, to, o.index, attrs, false);
     }
 }
 

@@ -120,7 +120,9 @@ LoopClone buildRejoinCopy(llvm::Function &F, llvm::MutableArrayRef<LoopEntry> en
                           llvm::ArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> latchEdges);
 
 // Each out block of `from` ends in a musttail call of `to` (same prototype) with from's own
-// arguments but the entry index, which becomes the out's index, and returns its result.
+// arguments but the entry index, which becomes the out's index, and returns its result. Where
+// from was entered with its stayIndex (a whole call that made dynamic allocas in its frame) the
+// call is not a tail call: that one frame stays below, so the stack stays bounded.
 void tailCallAtLeaves(LoopClone &from, llvm::Function &to);
 
 // F's side of entry i: the buffer (made on first use, at the top of F's entry block), a cold

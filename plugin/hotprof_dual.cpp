@@ -1129,7 +1129,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     D.osrRet = C->getArg(C->arg_size() - 1);
     D.noHook = &LC.noHook;
     D.leaves = &LC.leaves;
-    D.stayIndex = LC.stayIndex;
+    D.stayIndex = RJ.clone ? -1 : LC.stayIndex; /* (rejoin: such a clone calls the rejoin copy: tailCallAtLeaves) */
     D.backedges.append(LC.backedges.begin(), LC.backedges.end());
     D.givenBackedges = true;
     D.run(false);
