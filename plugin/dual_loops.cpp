@@ -13,7 +13,6 @@
 #include "dual_indirect.h"
 #include "dual_options.h"
 
-#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
@@ -39,9 +38,8 @@ using namespace llvm;
 static cl::opt<std::string> Recompute("hotprof-dual-loop-recompute", cl::desc("hotprof dual: on|off"),
                                       cl::init("on"));
 // on (default): the clone goes back to F at a latch with a site when the back-edge hook says the
-// burst is over (dual_loops.h, the way back); rejoin: it goes on in the rejoin copy instead (a
-// tail call); off: once entered it runs until F returns.
-static cl::opt<std::string> Leave("hotprof-dual-loop-leave", cl::desc("hotprof dual: on|rejoin|off"), cl::init("on"));
+// burst is over (dual_loops.h, the way back); off: once entered it runs until F returns.
+static cl::opt<std::string> Leave("hotprof-dual-loop-leave", cl::desc("hotprof dual: on|off"), cl::init("on"));
 
 namespace hotprof_dual {
 
@@ -136,24 +134,6 @@ void entryValues(Function &F, DominatorTree &DT, SmallPtrSetImpl<BasicBlock *> &
     E.layout = StructType::get(F.getContext(), types);
 }
 
-// One layout for every entry: a value has the same field whichever entry stores it, so a clone
-// loads each value once, in its entry block (buildLoopClone), instead of once per trampoline, and
-// a value no loop changes has one definition there (no PHIs merging the trampolines' loads).
-void shareLayout(Function &F, MutableArrayRef<LoopEntry> entries)
-{
-    DenseMap<Value *, int> field;
-    SmallVector<Type *, 32> types;
-    for (LoopEntry &E : entries)
-        for (unsigned k = 0; k < E.vals.size(); k++) {
-            if (E.slot[k] < 0) continue;
-            auto it = field.try_emplace(E.vals[k], (int)types.size());
-            if (it.second) types.push_back(E.vals[k]->getType());
-            E.slot[k] = it.first->second;
-        }
-    StructType *layout = StructType::get(F.getContext(), types);
-    for (LoopEntry &E : entries) E.layout = layout;
-}
-
 // The clone's latch edge for F's (lt, hd) after critical-edge splitting: lt's copy, or the block
 // the split put between it and hd's copy. {nullptr, nullptr} when not in the clone.
 Edge cloneEdge(const Edge &e, ValueToValueMapTy &VM, SmallPtrSetImpl<BasicBlock *> &before)
@@ -199,20 +179,17 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
 void checkLoopRecompute()
 {
     checkOption(Recompute, {"on", "off"});
-    checkOption(Leave, {"on", "rejoin", "off"});
+    checkOption(Leave, {"on", "off"});
 }
 
 bool wayBackOn() { return Leave != "off"; }
-bool wayBackToF() { return Leave == "on"; }
-bool rejoinOn() { return Leave == "rejoin"; }
 
 void noWayBackUnlessAsked()
 {
     if (!Leave.getNumOccurrences()) Leave = "off";
 }
 
-// (the rejoin copy has none of F's values: it loads every value the buffer holds)
-static bool reloaded(const LoopEntry &E, unsigned k) { return E.slot[k] >= 0 && !(wayBackToF() && E.sameInF[k]); }
+static bool reloaded(const LoopEntry &E, unsigned k) { return E.slot[k] >= 0 && !(wayBackOn() && E.sameInF[k]); }
 
 static Value *layoutOf(IRBuilder<> &B, Value *buf, StructType *layout)
 {
@@ -254,7 +231,6 @@ bool collectLoopEntries(Function &F, bool outerOnly, BasicBlock *body, SmallVect
     out.push_back({body, &F.getEntryBlock(), {}, 0, {}, nullptr, {}, true, wayBackOn() && !inLoops && !before});
     if (out.back().back) reachable(body, nullptr, rerun); /* (else only loop entries go back) */
     for (LoopEntry &E : out) entryValues(F, DT, rerun, out, E);
-    shareLayout(F, out);
     return true;
 }
 
@@ -289,29 +265,6 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
 
     BasicBlock *sw = BasicBlock::Create(Ctx, "hp.loop.switch", C, &C->getEntryBlock());
     R.noHook.insert(sw);
-    // every crossing value defined once, in the entry block (one layout: shareLayout), whichever
-    // entry stored it: loaded, F's argument or constant, or recomputed from those before it
-    IRBuilder<> B(sw);
-    Value *p = layoutOf(B, buf, entries.front().layout);
-    DenseMap<Value *, Value *> here; // F's value -> its definition in sw
-    for (LoopEntry &E : entries)
-        for (unsigned k = 0; k < E.vals.size(); k++) {
-            Value *V = E.vals[k];
-            if (here.count(V)) continue;
-            if (E.slot[k] >= 0) {
-                unsigned f = (unsigned)E.slot[k];
-                here[V] = B.CreateLoad(E.layout->getElementType(f), B.CreateStructGEP(E.layout, p, f));
-            } else if (direct(V)) {
-                here[V] = isa<Argument>(V) ? (Value *)VM[V] : V;
-            } else { // (recomputable: its operands are here, F's arguments or constants)
-                Instruction *I = cast<Instruction>(V)->clone();
-                I->setDebugLoc(DebugLoc()); /* (F's location names F's subprogram, not the clone's) */
-                for (Use &op : I->operands())
-                    if (here.count(op.get())) op.set(here[op.get()]);
-                    else if (isa<Argument>(op.get())) op.set(VM[op.get()]);
-                here[V] = B.Insert(I);
-            }
-        }
     SmallVector<BasicBlock *, 8> tramps;
     SmallVector<std::pair<Instruction *, SmallVector<std::pair<BasicBlock *, Value *>, 4>>, 16> defs;
     for (size_t i = 0; i < entries.size(); i++) {
@@ -320,14 +273,35 @@ LoopClone buildLoopClone(Function &F, MutableArrayRef<LoopEntry> entries, ArrayR
         BasicBlock *T = BasicBlock::Create(Ctx, "hp.loop.entry", C, hd);
         R.noHook.insert(T);
         tramps.push_back(T);
-        R.tramps.push_back(T);
-        BranchInst::Create(hd, T);
+        IRBuilder<> B(T);
+        Value *p = layoutOf(B, buf, E.layout);
+        SmallVector<Value *, 16> loads;
+        DenseMap<Value *, Value *> here; // F's value -> its value in T
+        for (unsigned k = 0; k < E.vals.size(); k++) {
+            if (E.slot[k] >= 0) {
+                unsigned f = (unsigned)E.slot[k];
+                loads.push_back(B.CreateLoad(E.layout->getElementType(f), B.CreateStructGEP(E.layout, p, f)));
+            } else if (direct(E.vals[k])) {
+                Value *V = E.vals[k];
+                loads.push_back(isa<Argument>(V) ? (Value *)VM[V] : V);
+            } else { // (recomputable: its operands are here, F's arguments or constants)
+                Instruction *I = cast<Instruction>(E.vals[k])->clone();
+                I->setDebugLoc(DebugLoc()); /* (F's location names F's subprogram, not the clone's) */
+                for (Use &op : I->operands())
+                    if (here.count(op.get())) op.set(here[op.get()]);
+                    else if (isa<Argument>(op.get())) op.set(VM[op.get()]);
+                loads.push_back(B.Insert(I));
+            }
+            here[E.vals[k]] = loads.back();
+        }
+        B.CreateBr(hd);
         unsigned k = 0;
-        for (PHINode &P : hd->phis()) P.addIncoming(here[E.vals[k++]], T);
+        for (PHINode &P : hd->phis()) P.addIncoming(loads[k++], T);
         for (; k < E.vals.size(); k++) {
             auto *V = cast<Instruction>(VM[E.vals[k]]);
-            if (std::find_if(defs.begin(), defs.end(), [&](auto &d) { return d.first == V; }) == defs.end())
-                defs.push_back({V, {{sw, here[E.vals[k]]}}});
+            auto it = std::find_if(defs.begin(), defs.end(), [&](auto &d) { return d.first == V; });
+            if (it == defs.end()) it = defs.insert(defs.end(), {V, {}});
+            it->second.push_back({T, loads[k]});
         }
     }
     R.fnEntry = cast<BasicBlock>(VM[entries.back().header]); // (the whole-call entry's: last)
@@ -469,14 +443,13 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
         Value *V = VM.lookup(E.vals[k]) ? (Value *)VM[E.vals[k]] : E.vals[k];
         B.CreateStore(V, B.CreateStructGEP(E.layout, p, (unsigned)E.slot[k]));
     }
-    if (wayBackToF()) B.CreateStore(B.getInt32(index), resumeWord(B, buf));
+    B.CreateStore(B.getInt32(index), resumeWord(B, buf));
     if (C.getReturnType()->isVoidTy()) B.CreateRetVoid();
     else B.CreateRet(UndefValue::get(C.getReturnType()));
     R.noHook.insert(G);
     R.noHook.insert(X);
     R.noHook.insert(L);
     R.leaves.insert(G);
-    R.outs.push_back({G, X, L, index});
     return {G, hd};
 }
 
@@ -484,7 +457,7 @@ Edge leaveBlocks(Function &C, Edge c, const LoopEntry &E, unsigned index, ValueT
 // the merge of B's two copies, so B keeps the edge form.
 bool reloadedIn(ArrayRef<LoopEntry> entries, BasicBlock *B)
 {
-    if (!wayBackToF()) return false;
+    if (!wayBackOn()) return false;
     for (const LoopEntry &E : entries)
         for (unsigned k = E.nphis; k < E.vals.size(); k++) {
             auto *I = dyn_cast<Instruction>(E.vals[k]);
@@ -592,7 +565,7 @@ SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, Mutab
         bool peel = top && peelable(entries[i], sites[i], latchEdges) && !reloadedIn(entries, entries[i].header);
         peeled.push_back(peel ? peelTop(F, entries[i], sites[i]) : nullptr);
     }
-    if (wayBackToF()) linkWayBack(F, entries, peeled, cold, buffer);
+    if (wayBackOn()) linkWayBack(F, entries, peeled, cold, buffer);
     return sites;
 }
 
@@ -619,7 +592,7 @@ BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned i
     Value *p = layoutOf(B, buffer, E.layout);
     for (unsigned k = 0; k < E.vals.size(); k++)
         if (E.slot[k] >= 0) B.CreateStore(E.vals[k], B.CreateStructGEP(E.layout, p, (unsigned)E.slot[k]));
-    if (wayBackToF()) B.CreateStore(B.getInt32(-1), resumeWord(B, buffer));
+    if (wayBackOn()) B.CreateStore(B.getInt32(-1), resumeWord(B, buffer));
     SmallVector<Value *, 16> args;
     for (Argument &A : F.args()) args.push_back(&A);
     args.push_back(B.getInt32(index));
@@ -629,85 +602,6 @@ BasicBlock *linkLoopEntry(Function &F, Function &clone, LoopEntry &E, unsigned i
     if (F.getReturnType()->isVoidTy()) B.CreateRetVoid();
     else B.CreateRet(r);
     return cold;
-}
-
-LoopClone buildRejoinCopy(Function &F, MutableArrayRef<LoopEntry> entries, ArrayRef<Edge> latchEdges)
-{
-    LoopClone R = buildLoopClone(F, entries, latchEdges);
-    Function *C = R.clone;
-    if (!C) return R;
-    C->setName(F.getName() + ".hotprof.rejoin");
-    // (the entry block's switch may be a branch by now: removeUnreachableBlocks folds one case)
-    Instruction *S = C->getEntryBlock().getTerminator();
-    BasicBlock *none = BasicBlock::Create(C->getContext(), "hp.rejoin.none", C);
-    new UnreachableInst(C->getContext(), none);
-    for (size_t i = 0; i < entries.size(); i++) /* (the whole-call entry's: F runs whole calls itself) */
-        if (entries[i].wholeCall || !entries[i].back) S->replaceSuccessorWith(R.tramps[i], none);
-    // (not removeUnreachableBlocks: it folds the way-back branches, whose condition is a constant
-    // until they become sites, and their out blocks with them)
-    SmallPtrSet<BasicBlock *, 32> kept;
-    for (BasicBlock *BB : depth_first(&C->getEntryBlock())) kept.insert(BB);
-    SmallVector<BasicBlock *, 16> dead;
-    for (BasicBlock &BB : *C)
-        if (!kept.count(&BB)) dead.push_back(&BB);
-    DeleteDeadBlocks(dead);
-    R.outs.erase(std::remove_if(R.outs.begin(), R.outs.end(), [&](auto &o) { return !kept.count(o.ask); }),
-                 R.outs.end());
-    R.leaves.clear();
-    R.noHook.clear();
-    R.backedges.clear();
-    R.fnEntry = nullptr;
-    if (verifyFunction(*C, &errs())) {
-        C->eraseFromParent();
-        return LoopClone();
-    }
-    return R;
-}
-
-namespace {
-
-// At the end of B: `to` called with C's arguments but the index (index), its result returned;
-// a musttail call unless keep (then C's frame stays below `to`'s).
-void callOn(BasicBlock *B, Function &C, Function &to, unsigned index, const AttributeList &attrs, bool keep)
-{
-    IRBuilder<> IB(B);
-    if (DISubprogram *sp = C.getSubprogram()) IB.SetCurrentDebugLocation(DILocation::get(C.getContext(), 0, 0, sp));
-    unsigned idx = C.arg_size() - 3; /* (F's arguments, then the index, the buffer, the return address) */
-    SmallVector<Value *, 16> args;
-    for (Argument &A : C.args()) args.push_back(A.getArgNo() == idx ? (Value *)IB.getInt32(index) : &A);
-    CallInst *call = IB.CreateCall(&to, args);
-    if (!keep) call->setTailCallKind(CallInst::TCK_MustTail);
-    call->setCallingConv(to.getCallingConv());
-    call->setAttributes(attrs);
-    if (C.getReturnType()->isVoidTy()) IB.CreateRetVoid();
-    else IB.CreateRet(call);
-}
-
-} // namespace
-
-void tailCallAtLeaves(LoopClone &from, Function &to)
-{
-    Function &C = *from.clone;
-    LLVMContext &Ctx = C.getContext();
-    AttributeList PA = C.getAttributes();
-    SmallVector<AttributeSet, 16> params;
-    for (unsigned i = 0; i < C.arg_size(); i++) params.push_back(PA.getParamAttrs(i));
-    AttributeList attrs = AttributeList::get(Ctx, AttributeSet(), PA.getRetAttrs(), params);
-    for (const LoopClone::Leave &o : from.outs) {
-        o.out->getTerminator()->eraseFromParent();
-        if (from.stayIndex < 0) {
-            callOn(o.out, C, to, o.index, attrs, false);
-            continue;
-        }
-        // entered as a whole call with stayIndex, the clone made F's dynamic allocas in its own
-        // frame: it stays below the rejoin copy (entered at a latch, it has nothing of its own)
-        BasicBlock *keep = BasicBlock::Create(Ctx, "hp.rejoin.keep", &C), *tail = BasicBlock::Create(Ctx, "hp.rejoin.tail", &C);
-        IRBuilder<> IB(o.out);
-        Value *whole = IB.CreateICmpEQ(C.getArg(C.arg_size() - 3), IB.getInt32((unsigned)from.stayIndex));
-        IB.CreateCondBr(whole, keep, tail);
-        callOn(keep, C, to, o.index, attrs, true);
-        callOn(tail, C, to, o.index, attrs, false);
-    }
 }
 
 } // namespace hotprof_dual

@@ -67,14 +67,6 @@ struct LoopClone {
     llvm::SmallPtrSet<llvm::BasicBlock *, 8> leaves;
     int stayIndex = -1; // entered with this index (a whole call of F with dynamic allocas, which
                         // the clone then makes in its own frame) it never goes back
-    // Each way-back branch's blocks: ask (in leaves), stay (-> the header's copy), out (stores the
-    // entry's values, then returns; -loop-leave=rejoin: tailCallAtLeaves makes that a tail call).
-    struct Leave {
-        llvm::BasicBlock *ask, *stay, *out;
-        unsigned index;
-    };
-    llvm::SmallVector<Leave, 8> outs;
-    llvm::SmallVector<llvm::BasicBlock *, 8> tramps; // entry i's trampoline (the switch's target for i)
 };
 
 // -hotprof-dual-loop-recompute's and -loop-leave's values are on or off, else one message and exit
@@ -83,15 +75,6 @@ void checkLoopRecompute();
 
 // The way back is built (-hotprof-dual-loop-leave=on).
 bool wayBackOn();
-
-// The way back goes to F (-hotprof-dual-loop-leave=on): F reloads the values at its headers.
-bool wayBackToF();
-
-// The way back goes to the rejoin copy (-hotprof-dual-loop-leave=rejoin): F.hotprof.rejoin, a
-// clean copy entered like the clone (the same parameters and trampolines, no hooks) whose latch
-// sites go back into the clone; the two tail-call each other (musttail: the same prototype), so
-// F's own loops get no reload blocks and a frame ping-pongs between the two without growing.
-bool rejoinOn();
 
 // -hotprof-dual-loop-leave defaults to off (the default of -hotprof-dual=all, whose clean copies
 // only a shadow leaves, for good: docs/dual.md "Shadow builds").
@@ -110,20 +93,6 @@ bool collectLoopEntries(llvm::Function &F, bool outerOnly, llvm::BasicBlock *bod
 // default), with F's static allocas in the buffer, so each block of F has one copy.
 LoopClone buildLoopClone(llvm::Function &F, llvm::MutableArrayRef<LoopEntry> entries,
                          llvm::ArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> latchEdges);
-
-// The rejoin copy (rejoinOn): a clone of F as buildLoopClone makes it, without hooks, entered
-// only at the latch entries the instrumented clone leaves from (other trampolines and the
-// whole-call entry removed, with the code only they reach). Its outs are the blocks the caller
-// turns into latch sites (ask: the site, stay: folded into it, out: its label). nullptr clone
-// if it does not verify.
-LoopClone buildRejoinCopy(llvm::Function &F, llvm::MutableArrayRef<LoopEntry> entries,
-                          llvm::ArrayRef<std::pair<llvm::BasicBlock *, llvm::BasicBlock *>> latchEdges);
-
-// Each out block of `from` ends in a musttail call of `to` (same prototype) with from's own
-// arguments but the entry index, which becomes the out's index, and returns its result. Where
-// from was entered with its stayIndex (a whole call that made dynamic allocas in its frame) the
-// call is not a tail call: that one frame stays below, so the stack stays bounded.
-void tailCallAtLeaves(LoopClone &from, llvm::Function &to);
 
 // F's side of entry i: the buffer (made on first use, at the top of F's entry block), a cold
 // block that stores the entry's values and returns the clone's result. Returns the cold block;

@@ -1065,23 +1065,6 @@ bool runOsr(Function &F, Module &M, const Hooks &H, int level)
     return true;
 }
 
-// -hotprof-dual-loop-leave=rejoin: the instrumented clone's way back tail-calls the rejoin copy,
-// whose latch sites (ask: the site, its stay block folded into it; out: the label) tail-call the
-// clone.
-static void linkRejoin(hotprof_dual::LoopClone &LC, hotprof_dual::LoopClone &RJ, const Hooks &H)
-{
-    for (const hotprof_dual::LoopClone::Leave &o : RJ.outs) {
-        BasicBlock *hd = o.stay->getSingleSuccessor();
-        for (PHINode &P : hd->phis()) P.replaceIncomingBlockWith(o.stay, o.ask);
-        o.stay->eraseFromParent();
-        o.ask->getTerminator()->eraseFromParent();
-        emitSite(o.ask, hd, o.out, KBackedge, H.i8p);
-    }
-    hotprof_dual::tailCallAtLeaves(LC, *RJ.clone);
-    hotprof_dual::tailCallAtLeaves(RJ, *LC.clone);
-    if (verifyFunction(*RJ.clone, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + RJ.clone->getName());
-}
-
 // The loop-entry form with one clone per function (-hotprof-dual-loops=entry, dual_loops.h): F
 // keeps the optimizer's code; F.hotprof.loop, its only instrumented copy, is entered at the
 // header of any latch with a site or, through the entry site past F's static allocas, at F's
@@ -1111,11 +1094,6 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     hotprof_dual::LoopClone LC;
     if (hotprof_dual::collectLoopEntries(F, LatchSites == "outer", body, entries, &latchEdges) && !entries.empty())
         LC = hotprof_dual::buildLoopClone(F, entries, latchEdges);
-    hotprof_dual::LoopClone RJ; // -loop-leave=rejoin: the clean copy a finished burst goes on in
-    if (LC.clone && hotprof_dual::rejoinOn() && !LC.outs.empty()) {
-        RJ = hotprof_dual::buildRejoinCopy(F, entries, latchEdges);
-        if (!RJ.clone) LC.clone->eraseFromParent(), LC = hotprof_dual::LoopClone();
-    }
     if (!LC.clone) {
         MergeBlockIntoPredecessor(body);
         return false;
@@ -1129,11 +1107,10 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     D.osrRet = C->getArg(C->arg_size() - 1);
     D.noHook = &LC.noHook;
     D.leaves = &LC.leaves;
-    D.stayIndex = RJ.clone ? -1 : LC.stayIndex; /* (rejoin: such a clone calls the rejoin copy: tailCallAtLeaves) */
+    D.stayIndex = LC.stayIndex;
     D.backedges.append(LC.backedges.begin(), LC.backedges.end());
     D.givenBackedges = true;
     D.run(false);
-    if (RJ.clone) linkRejoin(LC, RJ, H);
     if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
     SmallVector<BasicBlock *, 8> cold;
     SmallVector<BasicBlock *, 8> sites = hotprof_dual::linkLoopEntries(F, *C, entries, latchEdges, LoopTop == "top", cold);
