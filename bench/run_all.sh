@@ -16,6 +16,9 @@ bench/fastpath/run.sh ${quick:+--runs 2 --workloads "fft interp"}
 if [ -f build/lib/hotprof_dual.so ] && command -v valgrind >/dev/null; then
     echo "== bench/fastpath/instr.sh (switched-off floors in instructions: callgrind)"
     bench/fastpath/instr.sh ${quick:+--programs "fft mt_work" --sizes "fft=30 mt_work=20000" --results build/bench-quick}
+    echo "== bench/fastpath/floor_split.py (the switched-off floor: the sites' nops and the rest)"
+    python3 bench/fastpath/floor_split.py --variants "dfn=dual-functions dblk=dual-blocks dblk-ra=dual-blocks:-hotprof-dual-rejoin-all=on dblk-le=dual-blocks:-hotprof-dual-loops=entry" \
+        ${quick:+--programs "fft mt_work" --sizes "fft=30 mt_work=20000" --results build/bench-quick}
 fi
 if [ -x bench/hps_sweep/run.sh ]; then
     echo "== bench/hps_sweep (bursty sampling: overlap vs slowdown)"

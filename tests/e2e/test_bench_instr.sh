@@ -51,3 +51,59 @@ check "bench real_instr: --help shows the usage" sh -c "'$R' --help | grep -q 'U
 check_fails_cleanly "bench real_instr: unknown option, one message" "unknown option '--bogus'" "$R" --bogus --results "$T/r3"
 check_fails_cleanly "bench real_instr: unknown program, one message" "unknown program 'quux'" "$R" --programs quux --results "$T/r3"
 check_fails_cleanly "bench real_instr: --baseline without a built tree" "needs a built hotprof tree" "$R" --baseline "$T" --results "$T/r3"
+# bench/fastpath/floor_split.py (the switched-off floor split into the sites' nops and the rest):
+#   - on a program whose calls and back-edges are known, the entry and latch nops it reads from
+#     the __hotprof_dual records and the callgrind profile are those counts: `work` is called M
+#     times (plus main's entry), its loop runs N iterations per call (a peeled loop's site runs
+#     once per back-edge, N - 1; an edge site N), main's loop M iterations (neither unrolled);
+#   - a workload run writes a row per program and variant, the parts adding up to the ratio;
+#   - count sites and an unknown workload are refused with one message.
+FS="$ROOT/bench/fastpath/floor_split.py"
+cat >"$T/fs.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+static volatile long sink;
+__attribute__((noinline)) void work(int n)
+{
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < n; i++) sink += i;
+}
+int main(int argc, char **argv)
+{
+    int m = argc > 1 ? atoi(argv[1]) : 1;
+#pragma clang loop unroll(disable)
+    for (int j = 0; j < m; j++) work(100);
+    printf("%ld\n", sink);
+    return 0;
+}
+C
+"$HP" cc --hooks=dual-functions -O2 -o "$T/fs" "$T/fs.c" 2>"$T/fs.err" || fail "bench floor_split: build" "$(tail -3 "$T/fs.err")"
+python3 - "$FS" "$T/fs" "$T" >"$T/fs.py" 2>&1 <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("floor_split", sys.argv[1])
+fs = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fs)
+M, N = 300, 100
+ins, out, sites = fs.run(sys.argv[2], str(M), sys.argv[3])
+assert out.strip() == str(M * N * (N - 1) // 2), "output %r" % out
+assert sites[0] == M + 1, "entry nops %d, want %d" % (sites[0], M + 1)
+lo, hi = M * (N - 1) + M - 1, M * N + M
+assert lo <= sites[1] <= hi, "latch nops %d, want %d..%d" % (sites[1], lo, hi)
+assert ins > sites[0] + sites[1], "instructions %d" % ins
+PY
+check_eq "bench floor_split: entry and latch nops are the program's calls and back-edges" "$(cat "$T/fs.py")" ""
+python3 "$FS" --programs "fft" --sizes "fft=20" --variants "a=dual-functions" --results "$T/rf" >"$T/fsout" 2>"$T/fserr" ||
+    fail "bench floor_split: run" "$(tail -3 "$T/fserr")"
+python3 - "$T/rf/fastpath_floor_split.csv" >"$T/fs2" 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1 and rows[0]["program"] == "fft" and rows[0]["build"] == "a", rows
+r = {k: float(v) for k, v in rows[0].items() if k not in ("program", "build")}
+assert abs(1 + r["entry"] + r["latch"] + r["return"] + r["rest"] - r["ratio"]) < 1e-9, r
+assert r["latch"] > 0 and r["entry"] > 0, r
+PY
+check_eq "bench floor_split: a row per program and variant, parts adding up, sites seen" "$(cat "$T/fs2")" ""
+check_fails_cleanly "bench floor_split: count sites refused, one message" "nop sites only" \
+    python3 "$FS" --programs fft --variants "a=dual-functions:--dual-sites=count" --results "$T/rf2"
+check_fails_cleanly "bench floor_split: unknown workload, one message" "no workload 'quux'" \
+    python3 "$FS" --programs quux --results "$T/rf2"

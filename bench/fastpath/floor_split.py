@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""bench/fastpath/floor_split.py — where a dual build's switched-off floor goes, in instructions.
+For each workload it builds native (clang -O2) and every variant (as bench/fastpath/instr.py:
+NAME=HOOKS[:OPT,...]), runs each under callgrind --dump-instr=yes with HOTPROF_MODE=off at the
+QUICK sizes of bench/shadow, checks the output equals native's, and splits the variant's
+instructions over native's into
+  entry    the entry sites' nops executed (function entries, whole-call entries)
+  latch    the back-edge sites' nops executed (loop latches)
+  return   the return sites' nops executed
+  rest     everything else: the code generator's work around the sites and the two copies
+           (spills, jmps, lost folds), the runtime's start-up, peeled copies
+each as a fraction of native's instructions, so ratio = 1 + entry + latch + return + rest. The
+sites are read from the binary's __hotprof_dual records (docs/dual.md): each record's site is
+one 5-byte nop. So entry + latch is what any design with a check per entry and per back-edge
+pays in instructions (HPS's checking code; a nop counts as a whole instruction here, though
+in time it is nearly free), and rest is what this design pays on top.
+Nop sites only: a variant built with count sites (--dual-sites=count) is refused (its site is a
+decrement and a branch, or a register's, and the record does not say which).
+Usage: floor_split.py [--variants "NAME=HOOKS[:OPT,...] ..."] [--programs "..."] [--sizes "P=N ..."]
+                      [--jobs N] [--results DIR] [--name NAME]
+Output: a table (stdout and NAME.txt) and NAME.csv:
+  program,build,native,instructions,ratio,entry,latch,return,rest"""
+import argparse
+import concurrent.futures
+import csv
+import os
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import instr  # noqa: E402  (build, parse_variant, QUICK_SIZES, ROOT)
+
+DEFAULT_VARIANTS = "dfn=dual-functions dblk=dual-blocks"
+KINDS = {0: "entry", 1: "latch", 2: "return"}
+
+
+def executed(cg_file):
+    """{address: executions} of a callgrind --dump-instr=yes profile (Ir per instruction address)."""
+    counts, last, after_call = {}, 0, False
+    pat = re.compile(r"^(0x[0-9a-f]+|\+[0-9]+|-[0-9]+|\*)\s+\S+\s+(\d+)")
+    with open(cg_file) as f:
+        for line in f:
+            if line.startswith("calls="):
+                after_call = True  # (the next line is the call's inclusive cost, not the instruction's)
+                continue
+            m = pat.match(line)
+            if not m:
+                continue
+            a = m.group(1)
+            last = int(a, 16) if a.startswith("0x") else last if a == "*" else last + int(a)
+            if after_call:
+                after_call = False
+                continue
+            counts[last] = counts.get(last, 0) + int(m.group(2))
+    return counts
+
+
+def site_records(binary):
+    """[(site address, kind, flags)] of the binary's __hotprof_dual section."""
+    out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if "__hotprof_dual" in line and "]" in line:
+            f = line.split("]", 1)[1].split()
+            addr, off, size = int(f[2], 16), int(f[3], 16), int(f[4], 16)
+            break
+    else:
+        return []
+    with open(binary, "rb") as fh:
+        fh.seek(off)
+        data = fh.read(size)
+    recs = []
+    for i in range(0, size - size % 16, 16):
+        site_rel, _target_rel, kind, flags = struct.unpack("<iiII", data[i:i + 16])
+        recs.append((addr + i + site_rel, kind, flags))
+    return recs
+
+
+def run(binary, size, work):
+    """(instructions, stdout, {kind: site nops executed}) of one switched-off run."""
+    out_file = os.path.join(work, "cg.%s.%x" % (os.path.basename(binary), abs(hash(binary))))
+    env = dict(os.environ, HOTPROF_OUTPUT="/dev/null", HOTPROF_MODE="off")
+    res = subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + out_file,
+                          binary, size], capture_output=True, text=True, env=env)
+    m = re.search(r"Collected : (\d+)", res.stderr)
+    if res.returncode != 0 or not m:
+        sys.exit("floor_split.py: callgrind failed on %s (exit %d): %s" % (binary, res.returncode, res.stderr[-800:]))
+    counts = executed(out_file)
+    os.unlink(out_file)
+    sites = {k: 0 for k in KINDS}
+    for addr, kind, flags in site_records(binary):
+        if flags & 1:
+            sys.exit("floor_split.py: %s has count sites: only nop sites can be split" % binary)
+        sites[kind] = sites.get(kind, 0) + counts.get(addr, 0)
+    return int(m.group(1)), res.stdout, sites
+
+
+def table(rows, header):
+    lines = [header, "switched-off instructions x native, split (fractions of native's instructions; "
+             "ratio = 1 + entry + latch + return + rest)",
+             "%-9s %-8s %7s %7s %7s %7s %7s" % ("program", "build", "ratio", "entry", "latch", "return", "rest")]
+    for r in rows:
+        lines.append("%-9s %-8s %7.3f %7.3f %7.3f %7.3f %7.3f" % (r["program"], r["build"], r["ratio"], r["entry"],
+                                                                  r["latch"], r["return"], r["rest"]))
+    for b in dict.fromkeys(r["build"] for r in rows):
+        mine = [r for r in rows if r["build"] == b]
+        gm = statistics.geometric_mean([r["ratio"] for r in mine])
+        means = ["%7.3f" % statistics.mean(r[k] for r in mine) for k in ("entry", "latch", "return", "rest")]
+        lines.append("%-9s %-8s %7.3f %s" % ("mean", b, gm, " ".join(means)) + "   (ratio: geomean; parts: means)")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--variants", default=DEFAULT_VARIANTS)
+    ap.add_argument("--programs", default=" ".join(instr.QUICK_SIZES))
+    ap.add_argument("--sizes", default="", help="PROGRAM=SIZE ... instead of the QUICK sizes")
+    ap.add_argument("--jobs", type=int, default=2, help="callgrind runs at once (counts do not depend on load)")
+    ap.add_argument("--results", default=os.path.join(instr.ROOT, "bench", "results"))
+    ap.add_argument("--name", default="fastpath_floor_split", help="results file name (NAME.txt, NAME.csv)")
+    a = ap.parse_args()
+    variants = [instr.parse_variant(v) for v in a.variants.split()]
+    for n, _, opts, mode in variants:
+        if mode != "off" or any(o.startswith("--dual-sites=count") for o in opts):
+            sys.exit("floor_split.py: variant %s: switched off with nop sites only" % n)
+    programs = a.programs.split()
+    for p in programs:
+        if p not in instr.QUICK_SIZES:
+            sys.exit("floor_split.py: no workload '%s' (have: %s)" % (p, " ".join(instr.QUICK_SIZES)))
+    sizes = dict(instr.QUICK_SIZES, **dict(s.split("=", 1) for s in a.sizes.split()))
+    with tempfile.TemporaryDirectory(prefix="hotprof-floor.") as work:
+        dirs = {"native": instr.build(work, "native", "native", [])[0]}
+        for n, hooks, opts, _ in variants:
+            print("[floor] building %s" % n, file=sys.stderr, flush=True)
+            dirs[n] = instr.build(work, n, hooks, opts)[0]
+        jobs = [(p, n) for p in programs for n in dirs]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+            got = dict(zip(jobs, ex.map(lambda j: run(os.path.join(dirs[j[1]], j[0]), sizes[j[0]], work), jobs)))
+    rows = []
+    for p in programs:
+        base, want, _ = got[(p, "native")]
+        for n, _, _, _ in variants:
+            ins, out, sites = got[(p, n)]
+            if out != want:
+                sys.exit("floor_split.py: %s's %s printed something else than native" % (n, p))
+            part = {KINDS[k]: sites.get(k, 0) / base for k in KINDS}
+            rest = ins / base - 1 - sum(part.values())
+            rows.append(dict({"program": p, "build": n, "native": base, "instructions": ins, "ratio": ins / base},
+                             **part, rest=rest))
+    header = "# bench/fastpath/floor_split.py --variants \"%s\"" % a.variants
+    text = table(rows, header)
+    sys.stdout.write(text)
+    os.makedirs(a.results, exist_ok=True)
+    with open(os.path.join(a.results, a.name + ".txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(a.results, a.name + ".csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
