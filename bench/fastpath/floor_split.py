@@ -7,9 +7,14 @@ instructions over native's into
   entry    the entry sites' nops executed (function entries, whole-call entries)
   latch    the back-edge sites' nops executed (loop latches)
   return   the return sites' nops executed
+  pad      the alignment nops executed right before a site (its `.p2align 3,,4`: the 5-byte nop
+           must not cross an aligned 8-byte word, so the runtime can switch it with one store)
+  jmp      the unconditional jumps executed right after a site (a site on a latch edge, laid
+           out below the loop: a jmp back to the header per back-edge)
   rest     everything else: the code generator's work around the sites and the two copies
-           (spills, jmps, lost folds), the runtime's start-up, peeled copies
-each as a fraction of native's instructions, so ratio = 1 + entry + latch + return + rest. The
+           (spills, lost folds), the runtime's start-up, peeled copies
+each as a fraction of native's instructions, so ratio = 1 + entry + latch + return + pad + jmp
++ rest. The
 sites are read from the binary's __hotprof_dual records (docs/dual.md): each record's site is
 one 5-byte nop. So entry + latch is what any design with a check per entry and per back-edge
 pays in instructions (HPS's checking code; a nop counts as a whole instruction here, though
@@ -19,7 +24,7 @@ decrement and a branch, or a register's, and the record does not say which).
 Usage: floor_split.py [--variants "NAME=HOOKS[:OPT,...] ..."] [--programs "..."] [--sizes "P=N ..."]
                       [--jobs N] [--results DIR] [--name NAME]
 Output: a table (stdout and NAME.txt) and NAME.csv:
-  program,build,native,instructions,ratio,entry,latch,return,rest"""
+  program,build,native,instructions,ratio,entry,latch,return,pad,jmp,rest"""
 import argparse
 import concurrent.futures
 import csv
@@ -37,6 +42,8 @@ import instr  # noqa: E402  (build, parse_variant, QUICK_SIZES, ROOT)
 
 DEFAULT_VARIANTS = "dfn=dual-functions dblk=dual-blocks"
 KINDS = {0: "entry", 1: "latch", 2: "return"}
+PARTS = ("entry", "latch", "return", "pad", "jmp", "rest")
+PAD_NOPS = (b"\x90", b"\x66\x90", b"\x0f\x1f\x00", b"\x0f\x1f\x40\x00")  # what .p2align pads with (1-4 bytes)
 
 
 def executed(cg_file):
@@ -80,8 +87,37 @@ def site_records(binary):
     return recs
 
 
+def code_reader(binary):
+    """A function (vaddr, n) -> the n bytes the binary's loadable segments hold there."""
+    out = subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True, check=True).stdout
+    segs = [(int(f[2], 16), int(f[1], 16), int(f[4], 16)) for f in (l.split() for l in out.splitlines())
+            if f and f[0] == "LOAD"]  # (vaddr, offset, file size)
+    data = open(binary, "rb").read()
+
+    def read(vaddr, n):
+        for va, off, size in segs:
+            if va <= vaddr and vaddr + n <= va + size:
+                return data[off + vaddr - va:off + vaddr - va + n]
+        return b""
+    return read
+
+
+def around_sites(binary, recs, counts):
+    """(pad, jmp): executions of the alignment nops ending at a site, and of the jmp after it."""
+    read, pad, jmp = code_reader(binary), 0, 0
+    for addr, _, _ in recs:
+        for nop in PAD_NOPS:
+            if counts.get(addr - len(nop)) and read(addr - len(nop), len(nop)) == nop:
+                pad += counts[addr - len(nop)]
+                break
+        if counts.get(addr + 5) and read(addr + 5, 1) in (b"\xe9", b"\xeb"):
+            jmp += counts[addr + 5]
+    return pad, jmp
+
+
 def run(binary, size, work):
-    """(instructions, stdout, {kind: site nops executed}) of one switched-off run."""
+    """(instructions, stdout, {kind: site nops executed, "pad": ..., "jmp": ...}) of one switched-off
+    run."""
     out_file = os.path.join(work, "cg.%s.%x" % (os.path.basename(binary), abs(hash(binary))))
     env = dict(os.environ, HOTPROF_OUTPUT="/dev/null", HOTPROF_MODE="off")
     res = subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + out_file,
@@ -92,24 +128,26 @@ def run(binary, size, work):
     counts = executed(out_file)
     os.unlink(out_file)
     sites = {k: 0 for k in KINDS}
-    for addr, kind, flags in site_records(binary):
+    recs = site_records(binary)
+    for addr, kind, flags in recs:
         if flags & 1:
             sys.exit("floor_split.py: %s has count sites: only nop sites can be split" % binary)
         sites[kind] = sites.get(kind, 0) + counts.get(addr, 0)
+    sites["pad"], sites["jmp"] = around_sites(binary, recs, counts)
     return int(m.group(1)), res.stdout, sites
 
 
 def table(rows, header):
     lines = [header, "switched-off instructions x native, split (fractions of native's instructions; "
-             "ratio = 1 + entry + latch + return + rest)",
-             "%-9s %-8s %7s %7s %7s %7s %7s" % ("program", "build", "ratio", "entry", "latch", "return", "rest")]
+             "ratio = 1 + entry + latch + return + pad + jmp + rest)",
+             "%-9s %-8s %7s" % ("program", "build", "ratio") + "".join(" %7s" % k for k in PARTS)]
     for r in rows:
-        lines.append("%-9s %-8s %7.3f %7.3f %7.3f %7.3f %7.3f" % (r["program"], r["build"], r["ratio"], r["entry"],
-                                                                  r["latch"], r["return"], r["rest"]))
+        lines.append("%-9s %-8s %7.3f" % (r["program"], r["build"], r["ratio"]) +
+                     "".join(" %7.3f" % r[k] for k in PARTS))
     for b in dict.fromkeys(r["build"] for r in rows):
         mine = [r for r in rows if r["build"] == b]
         gm = statistics.geometric_mean([r["ratio"] for r in mine])
-        means = ["%7.3f" % statistics.mean(r[k] for r in mine) for k in ("entry", "latch", "return", "rest")]
+        means = ["%7.3f" % statistics.mean(r[k] for r in mine) for k in PARTS]
         lines.append("%-9s %-8s %7.3f %s" % ("mean", b, gm, " ".join(means)) + "   (ratio: geomean; parts: means)")
     return "\n".join(lines) + "\n"
 
@@ -148,6 +186,7 @@ def main():
             if out != want:
                 sys.exit("floor_split.py: %s's %s printed something else than native" % (n, p))
             part = {KINDS[k]: sites.get(k, 0) / base for k in KINDS}
+            part.update(pad=sites["pad"] / base, jmp=sites["jmp"] / base)
             rest = ins / base - 1 - sum(part.values())
             rows.append(dict({"program": p, "build": n, "native": base, "instructions": ins, "ratio": ins / base},
                              **part, rest=rest))
