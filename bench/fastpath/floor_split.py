@@ -27,7 +27,6 @@ Output: a table (stdout and NAME.txt) and NAME.csv:
   program,build,native,instructions,ratio,entry,latch,return,pad,jmp,rest"""
 import argparse
 import concurrent.futures
-import csv
 import os
 import re
 import statistics
@@ -38,7 +37,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import instr  # noqa: E402  (build, parse_variant, QUICK_SIZES, ROOT)
+import instr  # noqa: E402  (build, parse_variant, write_results, QUICK_SIZES, ROOT)
 
 DEFAULT_VARIANTS = "dfn=dual-functions dblk=dual-blocks"
 KINDS = {0: "entry", 1: "latch", 2: "return"}
@@ -191,15 +190,7 @@ def main():
             rows.append(dict({"program": p, "build": n, "native": base, "instructions": ins, "ratio": ins / base},
                              **part, rest=rest))
     header = "# bench/fastpath/floor_split.py --variants \"%s\"" % a.variants
-    text = table(rows, header)
-    sys.stdout.write(text)
-    os.makedirs(a.results, exist_ok=True)
-    with open(os.path.join(a.results, a.name + ".txt"), "w") as f:
-        f.write(text)
-    with open(os.path.join(a.results, a.name + ".csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    instr.write_results(a.results, a.name, table(rows, header), rows)
 
 
 if __name__ == "__main__":

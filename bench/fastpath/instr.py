@@ -108,6 +108,18 @@ def table(rows, names, header):
     return "\n".join(lines) + "\n"
 
 
+def write_results(results, name, text, rows):
+    """The table on stdout and in RESULTS/NAME.txt, the rows in RESULTS/NAME.csv."""
+    sys.stdout.write(text)
+    os.makedirs(results, exist_ok=True)
+    with open(os.path.join(results, name + ".txt"), "w") as f:
+        f.write(text)
+    with open(os.path.join(results, name + ".csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variants", default=DEFAULT_VARIANTS)
@@ -151,19 +163,11 @@ def main():
                     sys.exit("instr.py: %s's %s printed something else than native" % (n, p))
                 rows.append({"program": p, "build": n, "size": sizes[p], "instructions": ins, "native": base,
                              "ratio": ins / base, "text_ratio": text_of_object(dirs[n][1], p, dirs[n][0]) / base_text})
-    os.makedirs(a.results, exist_ok=True)
     header = a.header or "# bench/fastpath/instr.py --variants \"%s\"" % a.variants
     if a.baseline:
         rev = subprocess.run(["git", "-C", a.baseline, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
         header += "\n# @base: the tree %s at commit %s" % (a.baseline, rev.stdout.strip() or "unknown")
-    text = table(rows, names, header)
-    sys.stdout.write(text)
-    with open(os.path.join(a.results, a.name + ".txt"), "w") as f:
-        f.write(text)
-    with open(os.path.join(a.results, a.name + ".csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_results(a.results, a.name, table(rows, names, header), rows)
 
 
 if __name__ == "__main__":
