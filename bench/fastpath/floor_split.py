@@ -13,12 +13,11 @@ instructions over native's into
            out below the loop: a jmp back to the header per back-edge)
   rest     everything else: the code generator's work around the sites and the two copies
            (spills, lost folds), the runtime's start-up, peeled copies
-each as a fraction of native's instructions, so ratio = 1 + entry + latch + return + pad + jmp
-+ rest. The
-sites are read from the binary's __hotprof_dual records (docs/dual.md): each record's site is
-one 5-byte nop. So entry + latch is what any design with a check per entry and per back-edge
-pays in instructions (HPS's checking code; a nop counts as a whole instruction here, though
-in time it is nearly free), and rest is what this design pays on top.
+each as a fraction of native's instructions: ratio = 1 + entry + latch + return + pad + jmp + rest.
+The sites are read from the binary's __hotprof_dual records (docs/dual.md): each record's site
+is one 5-byte nop. So entry + latch is what any design with a check per entry and per back-edge
+pays in instructions (HPS's checking code; a nop counts as a whole instruction here, though in
+time it is nearly free), and pad + jmp + rest is what this design pays on top.
 Nop sites only: a variant built with count sites (--dual-sites=count) is refused (its site is a
 decrement and a branch, or a register's, and the record does not say which).
 Usage: floor_split.py [--variants "NAME=HOOKS[:OPT,...] ..."] [--programs "..."] [--sizes "P=N ..."]
