@@ -53,6 +53,10 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
   hp-dblk-cs-off / hp-dblk-cs-count / hp-dblk-csmem-count / hp-dblk-csnopad-off /
                    hp-dblk-csnopad-count / hp-dblk-csnover-off / hp-dblk-csnover-count   the same
                    with --hooks=dual-blocks
+  hp-dblk-rejoin-off / hp-dblk-rejoin-patch / hp-dblk-cs-rejoin-off / hp-dblk-cs-rejoin-count
+                   --hooks=dual-blocks with -hotprof-dual-rejoin-all=on (the rejoin copy for every
+                   one-body function): nop sites switched off and patched, count sites switched
+                   off and in count mode
   (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
@@ -141,6 +145,13 @@ for _set, _tag in (("dual-functions", "dfn"), ("dual-blocks", "dblk")):
     VARIANTS["hp-%s-csnopad-count" % _tag] = (CSNOPAD, None, [], COUNT, _set)
     VARIANTS["hp-%s-csnover-off" % _tag] = (CSNOVER, None, [], {"HOTPROF_MODE": "off"}, _set)
     VARIANTS["hp-%s-csnover-count" % _tag] = (CSNOVER, None, [], COUNT, _set)
+REJOIN = ["-mllvm", "-hotprof-dual-rejoin-all=on", "-Wno-unused-command-line-argument"]
+VARIANTS.update({
+    "hp-dblk-rejoin-off": (REJOIN, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
+    "hp-dblk-rejoin-patch": (REJOIN, None, [], PATCH, "dual-blocks"),
+    "hp-dblk-cs-rejoin-off": (CS + REJOIN, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
+    "hp-dblk-cs-rejoin-count": (CS + REJOIN, None, [], COUNT, "dual-blocks"),
+})
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 
 
