@@ -36,7 +36,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import instr  # noqa: E402  (build, parse_variant, write_results, QUICK_SIZES, ROOT)
+import instr  # noqa: E402  (build, parse_variant, write_results, benchlib, QUICK_SIZES, ROOT)
 
 DEFAULT_VARIANTS = "dfn=dual-functions dblk=dual-blocks"
 KINDS = {0: "entry", 1: "latch", 2: "return"}
@@ -117,12 +117,8 @@ def run(binary, size, work):
     """(instructions, stdout, {kind: site nops executed, "pad": ..., "jmp": ...}) of one switched-off
     run."""
     out_file = os.path.join(work, "cg.%s.%x" % (os.path.basename(binary), abs(hash(binary))))
-    env = dict(os.environ, HOTPROF_OUTPUT="/dev/null", HOTPROF_MODE="off")
-    res = subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes", "--callgrind-out-file=" + out_file,
-                          binary, size], capture_output=True, text=True, env=env)
-    m = re.search(r"Collected : (\d+)", res.stderr)
-    if res.returncode != 0 or not m:
-        sys.exit("floor_split.py: callgrind failed on %s (exit %d): %s" % (binary, res.returncode, res.stderr[-800:]))
+    env = dict(os.environ, HOTPROF_OUTPUT="/dev/null", **instr.MODES["off"])
+    ins, stdout = instr.benchlib.callgrind_instructions([binary, size], env, out_file, ["--dump-instr=yes"])
     counts = executed(out_file)
     os.unlink(out_file)
     sites = {k: 0 for k in KINDS}
@@ -132,7 +128,7 @@ def run(binary, size, work):
             sys.exit("floor_split.py: %s has count sites: only nop sites can be split" % binary)
         sites[kind] = sites.get(kind, 0) + counts.get(addr, 0)
     sites["pad"], sites["jmp"] = around_sites(binary, recs, counts)
-    return int(m.group(1)), res.stdout, sites
+    return ins, stdout, sites
 
 
 def table(rows, header):

@@ -8,8 +8,8 @@ process tree from os.wait4's rusage (microsecond resolution). With a timeout it 
 5 ms and kills the child once the timeout has passed; without one it simply waits. While it
 runs, the child is in CURRENT, so on_signal (install it for SIGTERM/SIGINT) kills it.
 output_ok is the workloads' own check: exit status 0 and a line starting with "ok".
-callgrind_instructions runs argv under callgrind (bench/shadow/price.py, bench/fastpath/instr.py)
-and returns (instructions executed, stdout); it exits with one message if the run fails.
+callgrind_instructions runs argv under callgrind (bench/shadow/price.py, bench/fastpath/instr.py,
+bench/fastpath/floor_split.py) and returns (instructions executed, stdout); it exits with one message if the run fails.
 """
 import os
 import re
@@ -58,9 +58,10 @@ def output_ok(rc, text):
     return rc == 0 and any(line.startswith("ok") for line in text.splitlines())
 
 
-def callgrind_instructions(argv, env=None):
-    """(instructions callgrind collected for argv, argv's stdout); the profile goes nowhere."""
-    res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv,
+def callgrind_instructions(argv, env=None, profile="/dev/null", options=()):
+    """(instructions callgrind collected for argv, argv's stdout); the profile goes to PROFILE
+    (nowhere by default), OPTIONS are callgrind's own (e.g. --dump-instr=yes)."""
+    res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + profile] + list(options) + argv,
                          capture_output=True, text=True, env=env)
     m = re.search(r"Collected : (\d+)", res.stderr)
     if res.returncode != 0 or not m:
