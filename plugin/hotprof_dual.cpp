@@ -42,8 +42,9 @@
 //      kind} (pc-relative) into the section __hotprof_dual, read by the runtime (ctl/dual.c)
 //      through __start_/__stop_;
 //   5. the slots are promoted back to registers (mem2reg).
-// A nop never crosses an 8-byte boundary (.p2align 3,,4 before it), so the runtime switches it with
-// one aligned 8-byte store. Functions that cannot be cloned safely (callbr, blockaddress users
+// A nop never crosses an 8-byte boundary (.p2align 3,0x2e,4 before it: the padding is CS prefixes of
+// the nop itself, so no padding instruction runs), so the runtime switches it with one aligned
+// 8-byte store. Functions that cannot be cloned safely (callbr, blockaddress users
 // dual_indirect.cpp cannot follow, returns_twice calls, token values across blocks) get one copy
 // with live hooks instead (latch hooks included, whose answer they ignore). Computed goto
 // (indirectbr, dispatch tables) takes the one-body form: dual_indirect.h; there (unless a label
@@ -307,7 +308,8 @@ BasicBlock *latchLanding(BasicBlock *at, BasicBlock *header)
     return next;
 }
 
-// The site: the patchable nop (5 bytes not crossing an 8-byte boundary), or with count sites the
+// The site: the patchable nop (5 bytes not crossing an 8-byte boundary, after up to 4 CS prefixes
+// that pad it there and execute as part of it), or with count sites the
 // countdown's decrement and branch; and its record {site, target, kind, flags: 1 = count site}.
 // A return site is always a nop; its flags' upper 16 bits hold the distance from the label `2:`
 // before its call (markCall) to the nop, so the runtime knows the call's return address range.
@@ -315,7 +317,7 @@ CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, Sit
 {
     LLVMContext &C = at->getContext();
     bool count = kind != KReturn && countSites(*at->getModule());
-    std::string code = count ? hotprof_dual::CountSiteCode : ".p2align 3,,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n";
+    std::string code = count ? hotprof_dual::CountSiteCode : ".p2align 3,0x2e,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n";
     std::string flags = kind == KReturn ? ".short 0\n.short 1b - 2b" : count ? ".long 1" : ".long 0";
     std::string text = code + ".pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n"
                               ".long 1b - .\n.long ${0:l} - .\n.long " +

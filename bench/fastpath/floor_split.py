@@ -7,8 +7,11 @@ instructions over native's into
   entry    the entry sites' nops executed (function entries, whole-call entries)
   latch    the back-edge sites' nops executed (loop latches)
   return   the return sites' nops executed
-  pad      the alignment nops executed right before a site (its `.p2align 3,,4`: the 5-byte nop
-           must not cross an aligned 8-byte word, so the runtime can switch it with one store)
+  pad      the alignment nops executed right before a site: the 5-byte nop must not cross an
+           aligned 8-byte word, so the runtime can switch it with one store. The plugin pads with
+           segment-override prefixes of the site itself (`.p2align 3,0x2e,4`), which execute as
+           part of it, so this is 0 for its builds; builds padded with nops (`.p2align 3,,4`, the
+           plugin before session 30) show them here
   jmp      the unconditional jumps executed right after a site (a site on a latch edge, laid
            out below the loop: a jmp back to the header per back-edge)
   rest     everything else: the code generator's work around the sites and the two copies
@@ -100,16 +103,28 @@ def code_reader(binary):
     return read
 
 
-def around_sites(binary, recs, counts):
+def site_start(read, addr, counts):
+    """The address of the instruction holding the site at addr: addr itself, or up to 4 bytes
+    before it when the site carries segment-override prefixes (0x2e) in front."""
+    if addr in counts:
+        return addr
+    for k in range(1, 5):
+        if addr - k in counts and read(addr - k, k) == b"\x2e" * k:
+            return addr - k
+    return addr
+
+
+def around_sites(read, recs, counts):
     """(pad, jmp): executions of the alignment nops ending at a site, and of the jmp after it."""
-    read, pad, jmp = code_reader(binary), 0, 0
-    for addr, _, _ in recs:
+    pad, jmp = 0, 0
+    for site, _, _ in recs:
+        addr = site_start(read, site, counts)
         for nop in PAD_NOPS:
             if counts.get(addr - len(nop)) and read(addr - len(nop), len(nop)) == nop:
                 pad += counts[addr - len(nop)]
                 break
-        if counts.get(addr + 5) and read(addr + 5, 1) in (b"\xe9", b"\xeb"):
-            jmp += counts[addr + 5]
+        if counts.get(site + 5) and read(site + 5, 1) in (b"\xe9", b"\xeb"):
+            jmp += counts[site + 5]
     return pad, jmp
 
 
@@ -122,12 +137,12 @@ def run(binary, size, work):
     counts = executed(out_file)
     os.unlink(out_file)
     sites = {k: 0 for k in KINDS}
-    recs = site_records(binary)
+    recs, read = site_records(binary), code_reader(binary)
     for addr, kind, flags in recs:
         if flags & 1:
             sys.exit("floor_split.py: %s has count sites: only nop sites can be split" % binary)
-        sites[kind] = sites.get(kind, 0) + counts.get(addr, 0)
-    sites["pad"], sites["jmp"] = around_sites(binary, recs, counts)
+        sites[kind] = sites.get(kind, 0) + counts.get(site_start(read, addr, counts), 0)
+    sites["pad"], sites["jmp"] = around_sites(read, recs, counts)
     return ins, stdout, sites
 
 

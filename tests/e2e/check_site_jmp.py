@@ -3,7 +3,9 @@
 by an unconditional jmp before any other branch (the site block laid out after the latch, jumping
 back to the header) and how many fall through into the loop body (whose next branch is its own). Sites come from the binary's __hotprof_dual records
 {int32 site - &, int32 target - &, u32 kind, u32 0} (kind 1: back-edge); only sites whose target
-lies inside FN's clean copy count (the one-body form). Prints "JMP FALLTHROUGH".
+lies inside FN's clean copy count (the one-body form). A site may carry segment-override prefixes
+in front (the plugin's `.p2align 3,0x2e,4`): the instruction holding a site is the one whose bytes
+span its address. Prints "JMP FALLTHROUGH".
 usage: check_site_jmp.py BINARY FN"""
 import re
 import struct
@@ -36,7 +38,7 @@ for line in subprocess.run(["objdump", "-d", "--no-show-raw-insn", "--start-addr
         ins.append((int(m.group(1), 16), m.group(2)))
 jmp = fall = 0
 for k, (a, _mn) in enumerate(ins[:-1]):
-    if a in sites:
+    if any(a <= s < ins[k + 1][0] for s in sites):
         # the first branch after the site: a jmp (back to the header, maybe after the induction
         # variables' steps the code generator put in the landing block) or the body's own branch
         nxt = next((mn for _a, mn in ins[k + 1:] if mn.startswith("j")), "")
