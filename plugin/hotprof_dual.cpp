@@ -152,15 +152,6 @@ static cl::opt<std::string> SiteExits("hotprof-dual-site-exits", cl::desc("hotpr
 // blocks always take the edge form (copying their header would make the loop irreducible).
 static cl::opt<std::string> LoopTop("hotprof-dual-latch-form", cl::desc("hotprof dual: top|edge"),
                                     cl::init("top"));
-// Where the nop of a loop of several blocks goes (the one-body form, nop sites): edge (default: a
-// block of its own on the latch -> header edge, laid out after the latch with a jmp back to the
-// header: nop + jmp per back-edge) or exiting (when the back-edge leaves a conditional branch, the
-// usual rotated loop: at the top of that exiting block, whose own branch stays the back-edge, so no
-// jmp; the nop then runs once per arrival there, one more per loop entry than back-edges, and its
-// label is the instrumented copy of the block, which records the back-edge only if it is taken).
-// Count sites stay on the edge: their countdown counts back-edges exactly.
-static cl::opt<std::string> LatchPlace("hotprof-dual-latch-place", cl::desc("hotprof dual: edge|exiting|branch"),
-                                       cl::init("edge"));
 
 // What a site is in the clean copy (docs/dual.md, *Inline count sites*): nop (default: a
 // patchable 5-byte nop, switched by the runtime: every mode), or count (the decrement of count
@@ -352,28 +343,6 @@ void latchEdgesOf(Function &F, SmallVectorImpl<std::pair<BasicBlock *, BasicBloc
     }
 }
 
-// The exiting blocks whose top can take the site of a latch edge (lt, hd) of F (-hotprof-dual-
-// latch-place=exiting): lt is the empty block the critical-edge split put on the back-edge, its one
-// predecessor P is in the loop itself (not an inner one), is not hd, ends in a conditional branch
-// and is above no other latch edge. tops: lt -> P.
-void exitingTops(Function &F, ArrayRef<std::pair<BasicBlock *, BasicBlock *>> edges, DenseMap<BasicBlock *, BasicBlock *> &tops)
-{
-    DominatorTree DT(F);
-    LoopInfo LI(DT);
-    DenseMap<BasicBlock *, unsigned> above;
-    for (auto &e : edges)
-        if (BasicBlock *P = e.first->getSinglePredecessor()) above[P]++;
-    for (auto &e : edges) {
-        BasicBlock *lt = e.first, *P = lt->getSinglePredecessor();
-        auto *br = P ? dyn_cast<BranchInst>(P->getTerminator()) : nullptr;
-        Loop *L = LI.getLoopFor(e.second);
-        if (!br || !br->isConditional() || P == e.second || lt->size() != 1 || lt->getSingleSuccessor() != e.second ||
-            !L || L->getHeader() != e.second || LI.getLoopFor(P) != L || above[P] != 1)
-            continue;
-        tops[lt] = P;
-    }
-}
-
 struct DualFunction {
     Function &F;
     Module &M;
@@ -396,7 +365,6 @@ struct DualFunction {
 
     bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
     bool leaveOuterOnly = false; // computed goto: the instrumented copy leaves at outermost latches only
-    DenseMap<BasicBlock *, BasicBlock *> tops{}; // -latch-place=exiting: latch -> the exiting block above it
 
     void mark(CallInst *CI)
     {
@@ -602,9 +570,6 @@ struct DualFunction {
         if (cg) hotprof_dual::splitIndirectLatches(backedges);
         else if (LatchSites == "all" && hotprof_dual::latchSplitOn()) hotprof_dual::splitSharedLatches(backedges);
         leaveOuterOnly = cg;
-        if (!cg && LatchPlace != "edge" && !countSites(M)) exitingTops(F, backedges, tops);
-        if (LatchPlace == "branch")
-            for (auto &t : tops) t.second = cutBeforeBranch(t.second);
         BasicBlock *E = &F.getEntryBlock();
         BasicBlock *E1 = E->splitBasicBlock(pastStaticAllocas(*E), "hp.clean.entry");
         BasicBlock *E0 = E;
@@ -742,31 +707,6 @@ struct DualFunction {
         return copies.front();
     }
 
-    // -latch-place=branch (before reg2mem): P's conditional branch, and its compare if only the
-    // branch uses it, move to a block of their own after P. Returns that block.
-    static BasicBlock *cutBeforeBranch(BasicBlock *P)
-    {
-        auto *br = cast<BranchInst>(P->getTerminator());
-        Instruction *cut = br;
-        if (auto *cmp = dyn_cast<CmpInst>(br->getCondition()))
-            if (cmp->getParent() == P && cmp->hasOneUse()) {
-                cmp->moveBefore(br);
-                cut = cmp;
-            }
-        return P->splitBasicBlock(cut, P->getName() + ".hp.branch");
-    }
-
-    // -latch-place=exiting: the site at the top of block P, its label the instrumented copy of P
-    // (reg2mem form: P has no phis; its code moves to a block of its own after the site);
-    // =branch: P is the branch's block, and the site ends its one predecessor.
-    void sitAtTop(BasicBlock *P, BasicBlock *label)
-    {
-        BasicBlock *above = LatchPlace == "branch" ? P->getSinglePredecessor() : P, *rest = P;
-        if (above == P) rest = P->splitBasicBlock(P->getFirstInsertionPt(), P->getName() + ".hp.rest");
-        above->getTerminator()->eraseFromParent();
-        emitSite(above, rest, label, KBackedge, H.i8p);
-    }
-
     // clean: latch -> [nop: header | instr back-edge block]; instr: latch' -> back-edge block ->
     // (hook says stay) header' | header (RM, the rejoin form: the rejoin copy's header, and its
     // latch gets a site too).
@@ -778,13 +718,8 @@ struct DualFunction {
         BasicBlock *sc = BasicBlock::Create(C, "hp.site", &F);
         lti->getTerminator()->replaceSuccessorWith(hdi, bi);
         // (the rejoin form: a clean site's own exit block holds its copies into the burst's side)
-        BasicBlock *top = siteOn(hd) ? tops.lookup(lt) : nullptr;
-        BasicBlock *exit = !siteOn(hd) || top ? nullptr : RM ? keptExit(bi) : siteExit(bi);
-        if (top) {
-            BasicBlock *topi = cast<BasicBlock>(VM[top]);
-            sitAtTop(top, RM ? keptExit(topi) : siteExit(topi));
-            sc->eraseFromParent();
-        } else if (siteOn(hd) && LoopTop == "top" && oneBlockLoop(lt, hd)) {
+        BasicBlock *exit = !siteOn(hd) ? nullptr : RM ? keptExit(bi) : siteExit(bi);
+        if (siteOn(hd) && LoopTop == "top" && oneBlockLoop(lt, hd)) {
             BasicBlock *body = peelLoop(lt, hd, sc);
             emitSite(sc, body, exit, KBackedge, H.i8p);
         } else if (siteOn(hd)) {
@@ -797,9 +732,7 @@ struct DualFunction {
         if (RM) {
             auto *ltr = cast<BasicBlock>((*RM)[lt]), *hdr = cast<BasicBlock>((*RM)[hd]);
             back = hdr;
-            if (top) {
-                sitAtTop(cast<BasicBlock>((*RM)[top]), siteExit(cast<BasicBlock>(VM[top])));
-            } else if (siteOn(hd)) {
+            if (siteOn(hd)) {
                 BasicBlock *scr = BasicBlock::Create(C, "hp.site", &F);
                 ltr->getTerminator()->replaceSuccessorWith(hdr, scr);
                 emitSite(scr, hdr, siteExit(bi), KBackedge, H.i8p);
