@@ -1,7 +1,8 @@
 /* dual.c — switching the patchable sites of two-version code (dual.h, docs/dual.md).
  *
  * How a site is written: the plugin aligns every 5-byte nop so that it lies inside one aligned
- * 8-byte word (byte offset 0..3). Switching reads that word, replaces the site's five bytes (nop
+ * 8-byte word (byte offset 0..3), padding with CS prefixes of the nop itself (in the word before,
+ * never written; a record's site is the nop's first byte). Switching reads that word, replaces the site's five bytes (nop
  * <-> jmp rel32) and writes the word back with ONE aligned 8-byte store, so a core fetching the
  * instruction sees either the whole old or the whole new five bytes, never a mix: no int3, no
  * SIGTRAP handler, no membarrier (the one-byte toggle of sites.c is not possible here: a nop and a
