@@ -114,11 +114,11 @@ def site_start(read, addr, counts):
     return addr
 
 
-def around_sites(read, recs, counts):
-    """(pad, jmp): executions of the alignment nops ending at a site, and of the jmp after it."""
+def around_sites(read, starts, counts):
+    """(pad, jmp): executions of the alignment nops ending at a site, and of the jmp after it;
+    starts: [(site, the address of its instruction)]."""
     pad, jmp = 0, 0
-    for site, _, _ in recs:
-        addr = site_start(read, site, counts)
+    for site, addr in starts:
         for nop in PAD_NOPS:
             if counts.get(addr - len(nop)) and read(addr - len(nop), len(nop)) == nop:
                 pad += counts[addr - len(nop)]
@@ -137,12 +137,13 @@ def run(binary, size, work):
     counts = executed(out_file)
     os.unlink(out_file)
     sites = {k: 0 for k in KINDS}
-    recs, read = site_records(binary), code_reader(binary)
-    for addr, kind, flags in recs:
+    read, starts = code_reader(binary), []
+    for site, kind, flags in site_records(binary):
         if flags & 1:
             sys.exit("floor_split.py: %s has count sites: only nop sites can be split" % binary)
-        sites[kind] = sites.get(kind, 0) + counts.get(site_start(read, addr, counts), 0)
-    sites["pad"], sites["jmp"] = around_sites(read, recs, counts)
+        starts.append((site, site_start(read, site, counts)))
+        sites[kind] = sites.get(kind, 0) + counts.get(starts[-1][1], 0)
+    sites["pad"], sites["jmp"] = around_sites(read, starts, counts)
     return ins, stdout, sites
 
 

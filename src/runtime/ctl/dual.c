@@ -2,9 +2,9 @@
  *
  * How a site is written: the plugin aligns every 5-byte nop so that it lies inside one aligned
  * 8-byte word (byte offset 0..3), padding with CS prefixes of the nop itself (in the word before,
- * never written; a record's site is the nop's first byte). Switching reads that word, replaces the site's five bytes (nop
- * <-> jmp rel32) and writes the word back with ONE aligned 8-byte store, so a core fetching the
- * instruction sees either the whole old or the whole new five bytes, never a mix: no int3, no
+ * never written; a record's site is the nop's first byte). Switching reads that word, replaces
+ * the site's five bytes (nop <-> jmp rel32) and writes the word back with ONE aligned 8-byte
+ * store, so a core fetching the instruction sees either the whole old or the whole new five bytes, never a mix: no int3, no
  * SIGTRAP handler, no membarrier (the one-byte toggle of sites.c is not possible here: a nop and a
  * jmp share no tail). The other three bytes of the word are written back unchanged; they belong
  * to neighbouring instructions nobody else writes (code is written only here, under g_lock). A
