@@ -2,15 +2,16 @@
  *
  * How a site is written: the plugin aligns every 5-byte nop so that it lies inside one aligned
  * 8-byte word (byte offset 0..3), padding with CS prefixes of the nop itself (in the word before,
- * never written; a record's site is the nop's first byte). Switching reads that word, replaces
- * the site's five bytes (nop <-> jmp rel32) and writes the word back with ONE aligned 8-byte
- * store, so a core fetching the instruction sees either the whole old or the whole new five bytes, never a mix: no int3, no
- * SIGTRAP handler, no membarrier (the one-byte toggle of sites.c is not possible here: a nop and a
- * jmp share no tail). The other three bytes of the word are written back unchanged; they belong
- * to neighbouring instructions nobody else writes (code is written only here, under g_lock). A
- * core may run the stale five bytes for a short while after the store (cross-modifying code is
- * coherent on x86 but not instantaneous): one event more or fewer at a window's edge. A site at
- * offset 4..7 (a module not built by our plugin) is never written (counted in g_skipped).
+ * never written; a record's site is the nop's first byte). Switching reads that word, replaces the
+ * site's five bytes (nop <-> jmp rel32) and writes the word back with ONE aligned 8-byte store, so
+ * a core fetching the instruction sees either the whole old or the whole new five bytes, never a
+ * mix: no int3, no SIGTRAP handler, no membarrier (the one-byte toggle of sites.c is not possible
+ * here: a nop and a jmp share no tail). The other three bytes of the word are written back
+ * unchanged; they belong to neighbouring instructions nobody else writes (code is written only
+ * here, under g_lock). A core may run the stale five bytes for a short while after the store
+ * (cross-modifying code is coherent on x86 but not instantaneous): one event more or fewer at a
+ * window's edge. A site at offset 4..7 (a module not built by our plugin) is never written (counted
+ * in g_skipped).
  *
  * Pages holding sites are made read-write-execute once, when their first site is written, and
  * stay so (as sites.c does). A page that cannot be made writable keeps its sites as they are.
