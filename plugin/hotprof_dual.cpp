@@ -84,6 +84,7 @@
 
 #include "dual_countreg.h"
 #include "dual_countver.h"
+#include "dual_blockra.h"
 #include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_loops.h"
@@ -188,6 +189,12 @@ static cl::opt<std::string> FunctionsForm("hotprof-dual-functions-form", cl::des
 // and so is the back-edge hook, which returns a value.
 static cl::opt<std::string> HookCC("hotprof-dual-hook-cc", cl::desc("hotprof dual: auto|c|preserve-most"),
                                    cl::init("auto"));
+// How the instrumented copies of an executable's code call the block hook (dual_blockra.h): ra
+// (default: a 5-byte call whose return address names the block through a record) or guard
+// (sanitizer coverage's `lea guard, %rdi; call`). ra applies where the guard hook would be called
+// through the preserve_most thunk, and in the separate and loop-entry clones.
+static cl::opt<std::string> BlockHook("hotprof-dual-block-hook", cl::desc("hotprof dual: ra|guard"),
+                                      cl::init("ra"));
 // How a site's label calls the back-edge hook (dual_hookcall.h): preserve_most with F's address
 // computed in place (the default), or a plain C call.
 static cl::opt<std::string> BackedgeCC("hotprof-dual-backedge-cc", cl::desc("hotprof dual: preserve-most|c"),
@@ -264,6 +271,9 @@ bool executableCode(Module &M)
 {
     return M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default;
 }
+
+// Block hooks named by their return address (dual_blockra.h) in this module's instrumented copies.
+bool blockHooksByRA(Module &M) { return BlockHook == "ra" && executableCode(M); }
 
 // Inline count sites (-hotprof-dual-site=count) in this module: an executable's code only.
 bool countSites(Module &M) { return SiteForm == "count" && executableCode(M); }
@@ -364,6 +374,7 @@ struct DualFunction {
     Function *ident() { return id ? id : &F; }
 
     bool thunked = false; // hook calls through preserve_most thunks (-hotprof-dual-hook-cc)
+    bool raHooks = false; // block hooks named by their return address (dual_blockra.h)
     bool leaveOuterOnly = false; // computed goto: the instrumented copy leaves at outermost latches only
 
     void mark(CallInst *CI)
@@ -522,8 +533,10 @@ struct DualFunction {
             BasicBlock::iterator ip = BB->getFirstInsertionPt();
             while (BB == entry && isa<AllocaInst>(*ip)) ++ip; /* keep static allocas first */
             IRBuilder<> B(&*ip);
-            Value *g = B.CreateConstInBoundsGEP2_64(GT, guards, 0, i + lead);
-            mark(callHook(B, H.guard, {B.CreatePointerCast(g, PointerType::getUnqual(H.i32))}));
+            Constant *g = ConstantExpr::getInBoundsGetElementPtr(
+                GT, guards, ArrayRef<Constant *>{B.getInt64(0), B.getInt64(i + lead)});
+            if (raHooks) hotprof_dual::callBlockHookRA(B, g, F);
+            else mark(callHook(B, H.guard, {ConstantExpr::getPointerCast(g, PointerType::getUnqual(H.i32))}));
         }
     }
 
@@ -561,6 +574,7 @@ struct DualFunction {
         cold = true;
         bool cg = hotprof_dual::hasComputedGoto(F); // computed goto: dual_indirect.h
         thunked = HookCC == "preserve-most" || (HookCC == "auto" && !cg);
+        raHooks = thunked && blockHooksByRA(M);
         SmallVector<hotprof_dual::ReturnSite, 16> rets; // (not with computed goto: its phis, dual_indirect.h)
         if (!cg && hotprof_dual::returnSitesOn()) hotprof_dual::splitAfterCalls(F, rets);
         SmallPtrSet<BasicBlock *, 16> conts; // continuations after a call: no block hook
@@ -874,6 +888,7 @@ void runSeparate(Function &F, Module &M, const Hooks &H, int level)
     }
     DualFunction D{*C, M, H, level, false, {}, {}, {}};
     D.id = &F;
+    D.raHooks = blockHooksByRA(M);
     D.run(false);
     if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
     addEntrySite(M, F, *C, H);
@@ -1060,6 +1075,7 @@ bool runOsr(Function &F, Module &M, const Hooks &H, int level)
         D.id = &F;
         D.osrEntry = &C->getEntryBlock();
         D.osrRet = C->getArg(C->arg_size() - 1);
+        D.raHooks = blockHooksByRA(M);
         D.run(false);
         if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
         linkOsr(F, M, O, H);
@@ -1112,6 +1128,7 @@ bool runLoopEntry(Function &F, Module &M, const Hooks &H, int level)
     D.stayIndex = LC.stayIndex;
     D.backedges.append(LC.backedges.begin(), LC.backedges.end());
     D.givenBackedges = true;
+    D.raHooks = blockHooksByRA(M);
     D.run(false);
     if (verifyFunction(*C, &errs())) report_fatal_error("hotprof dual plugin: broken IR in " + C->getName());
     SmallVector<BasicBlock *, 8> cold;
@@ -1158,7 +1175,8 @@ GlobalVariable *sectionBound(Module &M, Type *T, const char *name)
 }
 
 // The module's constructor: guards and pc-table to the runtime (as sanitizer coverage's does),
-// and the sites section to __hotprof_dual_init (and to __hotprof_dual_fini at unload).
+// the sites section to __hotprof_dual_init (and to __hotprof_dual_fini at unload), and the block
+// hooks' records to __hotprof_blkra_init (and _fini) where it has such hooks.
 void addCtor(Module &M, const Hooks &H, bool blocks)
 {
     LLVMContext &C = M.getContext();
@@ -1175,12 +1193,13 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
     }
     FunctionCallee di = M.getOrInsertFunction("__hotprof_dual_init", V, i32p, i32p);
     B.CreateCall(di, {sectionBound(M, H.i32, "__start___hotprof_dual"), sectionBound(M, H.i32, "__stop___hotprof_dual")});
-    B.CreateRetVoid();
-    appendToGlobalCtors(M, ctor, 2);
     // and its destructor: a dlclose'd module's sites must be forgotten before its pages go
     Function *dtor = Function::Create(FunctionType::get(V, false), GlobalValue::InternalLinkage,
                                       "hotprof.dual.module_dtor", &M);
     IRBuilder<> D(BasicBlock::Create(C, "", dtor));
+    hotprof_dual::addBlockRARegistration(M, B, D); /* block hooks' records (dual_blockra.h) */
+    B.CreateRetVoid();
+    appendToGlobalCtors(M, ctor, 2);
     FunctionCallee df = M.getOrInsertFunction("__hotprof_dual_fini", V, i32p, i32p);
     D.CreateCall(df, {M.getNamedGlobal("__start___hotprof_dual"), M.getNamedGlobal("__stop___hotprof_dual")});
     D.CreateRetVoid();
@@ -1219,6 +1238,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(CloneOpt, {"size", "speed"});
         checkOption(HookCC, {"auto", "preserve-most", "c"});
         checkOption(BackedgeCC, {"preserve-most", "c"});
+        checkOption(BlockHook, {"ra", "guard"});
         checkOption(SiteForm, {"nop", "count"});
         checkOption(EntryPad, {"on", "off"});
         checkOption(FunctionsForm, {"wrapper", "clone"});

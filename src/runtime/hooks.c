@@ -21,7 +21,9 @@
  * Memory references of the datastream type go to pt/datastream.c on their cold path.
  *
  * guard_init/pcs_init fill the process-wide guard map (blockmap.c) and refresh the module list
- * (a new instrumented module: modules.c).
+ * (a new instrumented module: modules.c). __hotprof_blkra (through its thunk in hooks_pm.c) is
+ * the block hook of the dual plugin's instrumented copies that names the block by its return
+ * address (blockra.c), with the same body as the guard hook.
  *
  * Hook signatures are those clang 14 emits (checked with nm -u on a test compiled with
  * trace-pc-guard,pc-table,trace-loads,trace-stores,trace-cmp and, for div/gep, trace-div,trace-gep).
@@ -41,6 +43,7 @@
 #include "runtime/hooks_trace.h"
 #include "runtime/hooks_dual.h"
 #include "runtime/modules.h"
+#include "runtime/blockra.h"
 #include "runtime/pt/pathval.h"
 #include "core/format/format.h"
 
@@ -90,7 +93,9 @@ HP_API void __cyg_profile_func_exit(void *this_fn, void *call_site)
 
 /* ---------------------------------------------------------------- blocks */
 
-HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+/* A block's event: guard is its coverage guard; ret, the hook call's return address and hook, the
+ * function it calls, are what patch mode notes to switch the call (hook 0: never switched). */
+static inline __attribute__((always_inline)) HP_NOINST void block_event(uint32_t *guard, uint64_t ret, uint64_t hook)
 {
     FAST_THREAD(t);
     uint32_t id = *guard;
@@ -107,8 +112,7 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
             return;
         }
         if (HP_LOAD_RLX(&hp_g.patch))
-            patch_block(t, id, (uint64_t)(uintptr_t)__builtin_return_address(0),
-                        (uint64_t)(uintptr_t)&__sanitizer_cov_trace_pc_guard);
+            patch_block(t, id, ret, hook);
         else if (HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_COUNT)
             dual_count_block(t, id);
         else
@@ -116,6 +120,21 @@ HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
         return;
     }
     exhaustive_block(t, id);
+}
+
+HP_API void __sanitizer_cov_trace_pc_guard(uint32_t *guard)
+{
+    block_event(guard, (uint64_t)(uintptr_t)__builtin_return_address(0),
+                (uint64_t)(uintptr_t)&__sanitizer_cov_trace_pc_guard);
+}
+
+/* A block hook named by its return address (plugin/dual_blockra.h), from __hotprof_blkra_thunk
+ * (hooks_pm.c), which saved the registers: ra is the thunk's return address. Its call is an
+ * inline asm that patch mode must never switch (its off form would clobber EAX): hook 0. */
+HP_API void __hotprof_blkra(uint64_t ra)
+{
+    uint32_t *guard = hp_blockra_guard(ra);
+    if (HP_LIKELY(guard != NULL)) block_event(guard, ra, 0);
 }
 
 HP_API void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop)
@@ -134,6 +153,20 @@ HP_API void __sanitizer_cov_pcs_init(const uintptr_t *pcs_beg, const uintptr_t *
 HP_API void __hotprof_dual_init(const hp_dual_rec *start, const hp_dual_rec *stop)
 {
     if (hp_dual_register(start, stop)) hp_modules_refresh(); /* a new module (dual-functions has no guards) */
+}
+
+/* A module's block hooks named by their return address (plugin/dual_blockra.h): its constructor,
+ * after its guards' init, and its destructor. */
+HP_API void __hotprof_blkra_init(const hp_blockra_rec *start, const hp_blockra_rec *stop)
+{
+    static const char *const why[] = {"hotprof: no room for a module's block hooks (too many modules, or no "
+                                      "memory): its instrumented copies' blocks are not recorded"};
+    if (hp_blockra_register(start, stop) != 0) hp_say(why, 1);
+}
+
+HP_API void __hotprof_blkra_fini(const hp_blockra_rec *start, const hp_blockra_rec *stop)
+{
+    hp_blockra_unregister(start, stop);
 }
 
 /* A module's destructor (dlclose or exit): its sites are never written again. */

@@ -5,7 +5,11 @@
  * and restore them. Vector registers are not saved: preserve_most leaves them to the caller.
  * Invariants: RSP is 16-byte aligned at the inner call (entry RSP = 8 mod 16, then 7 or 8 pushes
  * and 8 bytes of padding where needed); the CFI follows every push, so unwinders (libunwind in the
- * timer handler, C++ exception tables) walk through. Called only from code the plugin emits. */
+ * timer handler, C++ exception tables) walk through. Called only from code the plugin emits.
+ * __hotprof_blkra_thunk, the block hook named by its return address (plugin/dual_blockra.h), is
+ * called from an inline asm anywhere in a function (even before its prologue): it keeps every
+ * general-purpose register including RAX and R11, aligns RSP itself (RBP holds the entry RSP
+ * minus 8, and the CFA), and hands its return address to __hotprof_blkra in RDI. */
 
 #define HP_PM_SAVE                                                                                 \
     "push %rcx\n.cfi_adjust_cfa_offset 8\npush %rdx\n.cfi_adjust_cfa_offset 8\n"                   \
@@ -32,3 +36,16 @@ __asm__(HP_PM_BEGIN("__hotprof_dual_clean_backedge_pm")
         "call __hotprof_dual_clean_backedge@PLT\n"
         "add $8, %rsp\n.cfi_adjust_cfa_offset -8\n" HP_PM_RESTORE "pop %rax\n.cfi_adjust_cfa_offset -8\n"
         "ret\n" HP_PM_END("__hotprof_dual_clean_backedge_pm"));
+
+/* void __hotprof_blkra_thunk(void): RSP is whatever the caller had (an inline asm's call). */
+__asm__(HP_PM_BEGIN("__hotprof_blkra_thunk")
+        "push %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_rel_offset %rbp, 0\n"
+        "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\n"
+        "push %rax\npush %rcx\npush %rdx\npush %rsi\npush %rdi\npush %r8\npush %r9\npush %r10\npush %r11\n"
+        "and $-16, %rsp\n"
+        "mov 8(%rbp), %rdi\n"
+        "call __hotprof_blkra@PLT\n"
+        "lea -72(%rbp), %rsp\n"
+        "pop %r11\npop %r10\npop %r9\npop %r8\npop %rdi\npop %rsi\npop %rdx\npop %rcx\npop %rax\n"
+        "pop %rbp\n.cfi_def_cfa %rsp, 8\n.cfi_restore %rbp\n"
+        "ret\n" HP_PM_END("__hotprof_blkra_thunk"));

@@ -12,10 +12,15 @@
 #     exhaustive back-edges equal the plain blocks build's, and count mode samples some;
 #   - a -fPIC library keeps the C calls of the hook (its PLT's lazy binding clobbers R10), and runs
 #     as native in count mode and patched bursts;
-#   - the one-body form's other hooks (-hotprof-dual-hook-cc): by default (auto) closure's
-#     instrumented copy calls the block hook through the module's preserve_most thunk, never
-#     directly; with c directly, never through a thunk; progs/dual_computed_goto.c's run (computed
-#     goto) calls it directly under auto; the c build (dual-blocks.hookc) is checked as the others;
+#   - the one-body form's other hooks (-hotprof-dual-hook-cc, -hotprof-dual-block-hook): by
+#     default closure's instrumented copy calls the block hook named by its return address
+#     (__hotprof_blkra_thunk, plugin/dual_blockra.h), never the guard hook; with
+#     -hotprof-dual-block-hook=guard through the module's preserve_most thunk, never directly; with
+#     hook-cc c directly, never through a thunk; progs/dual_computed_goto.c's run (computed goto)
+#     calls it directly under auto; the guard and c builds are checked as the others (same output
+#     in every mode, exhaustive back-edges equal);
+#   - a -fPIC dual-blocks library calls no __hotprof_blkra_thunk (the guard hooks stay) and runs as
+#     native;
 #   - a bad option value is one clear message.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -46,10 +51,12 @@ check_eq "blocks: closure has back-edges" "$([ "$(backedges blocks.data)" -gt 0 
 options_of() {
     case $1 in
         *.hookc) echo "-mllvm -hotprof-dual-hook-cc=c" ;;
+        *.guard) echo "-mllvm -hotprof-dual-block-hook=guard" ;;
         *) echo "-mllvm -hotprof-dual-backedge-cc=${1#*.}" ;;
     esac
 }
-for b in dual-functions.preserve-most dual-functions.c dual-blocks.preserve-most dual-blocks.c dual-blocks.hookc; do
+for b in dual-functions.preserve-most dual-functions.c dual-blocks.preserve-most dual-blocks.c dual-blocks.hookc \
+    dual-blocks.guard; do
     # shellcheck disable=SC2046 # (the options are words)
     "$HP" cc --hooks="${b%%.*}" -O2 $(options_of "$b") -Wno-unused-command-line-argument -o "$b" "$SRC" ||
         { fail "$b: build"; continue; }
@@ -79,24 +86,33 @@ check_eq "dual-functions: closure pushes as many registers as native" "$pm" "$np
 if [ "$pc" -gt "$np" ]; then ok "dual-functions backedge-cc=c: closure pushes more than native ($pc > $np), as documented"
 else fail "dual-functions backedge-cc=c: expected more pushes than native (docs/dual.md is out of date?)" "c $pc, native $np"; fi
 # the one-body form's void hooks (-hotprof-dual-hook-cc): thunks by default, except computed goto
-# guard_calls BINARY FUNCTION: "THUNKED DIRECT" calls of the block hook in FUNCTION
+# guard_calls BINARY FUNCTION: "RA THUNKED DIRECT" calls of the block hook in FUNCTION: named by
+# the return address, through the preserve_most thunk, directly
 guard_calls() {
     objdump -d --no-show-raw-insn "$1" | awk -v fn="$2" '$0 ~ "^[0-9a-f]+ <" fn ">:$" {on = 1; next} /^$/ {on = 0}
+        on && /call.*<__hotprof_blkra_thunk>/ {r++}
         on && /call.*<__hotprof_pm___sanitizer_cov_trace_pc_guard>/ {t++}
-        on && /call.*<__sanitizer_cov_trace_pc_guard>/ {d++} END {print t + 0, d + 0}'
+        on && /call.*<__sanitizer_cov_trace_pc_guard>/ {d++} END {print r + 0, t + 0, d + 0}'
 }
+some() { [ "$1" -gt 0 ] && echo some || echo 0; }
 # (dual-blocks.preserve-most above is named for its backedge-cc; its hook-cc is the default)
-read -r thunked direct <<<"$(guard_calls dual-blocks.preserve-most closure)"
-check_eq "dual-blocks (hook-cc auto, the default): closure's block hooks go through the thunk only" \
-    "$([ "$thunked" -gt 0 ] && echo some) $direct" "some 0"
-read -r thunked direct <<<"$(guard_calls dual-blocks.hookc closure)"
+read -r ra thunked direct <<<"$(guard_calls dual-blocks.preserve-most closure)"
+check_eq "dual-blocks (the default): closure's block hooks are named by their return address only" \
+    "$(some "$ra") $thunked $direct" "some 0 0"
+read -r ra thunked direct <<<"$(guard_calls dual-blocks.guard closure)"
+check_eq "dual-blocks block-hook=guard: closure's block hooks go through the thunk only" \
+    "$ra $(some "$thunked") $direct" "0 some 0"
+read -r ra thunked direct <<<"$(guard_calls dual-blocks.hookc closure)"
 check_eq "dual-blocks hook-cc=c: closure calls the block hook directly only" \
-    "$thunked $([ "$direct" -gt 0 ] && echo some)" "0 some"
+    "$ra $thunked $(some "$direct")" "0 0 some"
 if "$HP" cc --hooks=dual-blocks -O2 -o computed_goto "$P/dual_computed_goto.c"; then
-    read -r thunked direct <<<"$(guard_calls computed_goto run)"
-    check_eq "dual-blocks (auto): run (computed goto) calls the block hook directly, not through the thunk" \
-        "$thunked $([ "$direct" -gt 0 ] && echo some)" "0 some"
+    read -r ra thunked direct <<<"$(guard_calls computed_goto run)"
+    check_eq "dual-blocks (auto): run (computed goto) calls the block hook directly, not through a thunk" \
+        "$ra $thunked $(some "$direct")" "0 0 some"
 else fail "dual-blocks: dual_computed_goto.c build"; fi
+check_fails_cleanly "dual: bad -hotprof-dual-block-hook, one message" \
+    "hotprof-dual-block-hook=fast is not one of ra\\|guard" \
+    "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-block-hook=fast -c -o bad.o "$SRC"
 check_fails_cleanly "dual: bad -hotprof-dual-hook-cc, one message" \
     "hotprof-dual-hook-cc=fast is not one of auto\\|preserve-most\\|c" \
     "$HP" cc --hooks=dual-blocks -O2 -mllvm -hotprof-dual-hook-cc=fast -c -o bad.o "$SRC"
@@ -120,6 +136,16 @@ clang -O2 -fPIC -shared -o libsum.native.so lib.c && clang -O2 -o uselib.native 
 for bursts in count patch; do
     out=$("$HP" run -o "lib.$bursts.data" --bursts $bursts --sample methods:period=99,burst=1 -- ./uselib 2>/dev/null)
     check_eq "shared library --bursts $bursts: same output as native" "$out" "$(./uselib.native)"
+done
+# a dual-blocks library: no block hook named by its return address (the runtime is not linked in)
+"$HP" cc --hooks=dual-blocks -O2 -fPIC -shared -o libsumb.so lib.c &&
+    "$HP" cc --hooks=dual-blocks -O2 -o uselibb uselib.c -L. -lsumb -Wl,-rpath,"$PWD" || fail "dual-blocks library: build"
+check_eq "dual-blocks shared library: no call of __hotprof_blkra_thunk" \
+    "$(objdump -d libsumb.so | grep -c 'call.*__hotprof_blkra_thunk')" 0
+for mode in exhaustive count; do
+    out=$("$HP" run -o "libb.$mode.data" $([ $mode = count ] && echo "--bursts count --sample methods:period=99,burst=1") \
+        -- ./uselibb 2>/dev/null)
+    check_eq "dual-blocks shared library ($mode): same output as native" "$out" "$(./uselib.native)"
 done
 check_fails_cleanly "dual: bad -hotprof-dual-backedge-cc, one message" \
     "hotprof-dual-backedge-cc=fast is not one of preserve-most\|c" \

@@ -5,6 +5,9 @@
  *     and gives back RCX, RDX, RSI, RDI, R8, R9, R10 as they were;
  *   - __hotprof_dual_clean_backedge_pm also gives back RAX;
  *   - both call the C hook with RSP 16-byte aligned (RSP = 8 mod 16 at its first instruction);
+ *   - __hotprof_blkra_thunk, called with RSP at either alignment, hands its return address to
+ *     __hotprof_blkra in RDI, calls it aligned, and gives back every scratch register (RAX and R11
+ *     too);
  *   - an unwinder (glibc's backtrace, libgcc's CFI reader) walks from the C hook through each stub
  *     to the instruction after the stub's call site.
  * The stand-ins replace hooks.o's definitions: unit tests link the runtime's parts without it. */
@@ -39,6 +42,7 @@ static int unwound_to(const char *at)
     "mov $-1, %r10\nmov $-1, %r11\n" answer "ret\n"
 __asm__(STANDIN("__hotprof_dual_backedge", "mov pm_answer(%rip), %eax\n"));
 __asm__(STANDIN("__hotprof_dual_clean_backedge", "mov $-1, %rax\n"));
+__asm__(STANDIN("__hotprof_blkra", "mov $-1, %rax\n"));
 
 /* pm_call_NAME(fn, out): calls the stub with fn in RDI and sentinels in the other scratch
  * registers (RSP 16-byte aligned; a frame with CFI, so unwinding walks on through it) and stores
@@ -58,6 +62,26 @@ __asm__(STANDIN("__hotprof_dual_clean_backedge", "mov $-1, %rax\n"));
     ".size pm_call_" name ", .-pm_call_" name "\n"
 __asm__(CALLER("backedge", "__hotprof_dual_backedge_pm"));
 __asm__(CALLER("clean", "__hotprof_dual_clean_backedge_pm"));
+/* pm_call_ra_SKEW(out): calls __hotprof_blkra_thunk with RSP = SKEW mod 16 before the call and
+ * sentinels in every scratch register; stores RAX, RCX, RDX, RSI, RDI, R8, R9, R10, R11 into
+ * out[0..8]; pm_after_ra_SKEW is the instruction after the call. */
+#define CALLER_RA(skew, sub)                                                                       \
+    ".text\n.globl pm_call_ra_" skew "\n.type pm_call_ra_" skew ",@function\npm_call_ra_" skew ":\n"   \
+    ".cfi_startproc\npush %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_rel_offset %rbp, 0\n"              \
+    "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\npush %rbx\n.cfi_offset %rbx, -24\n"              \
+    "mov %rdi, %rbx\nand $-16, %rsp\n" sub                                                        \
+    "mov $0x1010, %rax\nmov $0x2020, %rcx\nmov $0x3030, %rdx\nmov $0x4040, %rsi\n"                 \
+    "mov $0x9090, %rdi\nmov $0x5050, %r8\nmov $0x6060, %r9\nmov $0x7070, %r10\nmov $0x8080, %r11\n"\
+    "call __hotprof_blkra_thunk\n.globl pm_after_ra_" skew "\npm_after_ra_" skew ":\n"             \
+    "mov %rax, 0(%rbx)\nmov %rcx, 8(%rbx)\nmov %rdx, 16(%rbx)\nmov %rsi, 24(%rbx)\n"               \
+    "mov %rdi, 32(%rbx)\nmov %r8, 40(%rbx)\nmov %r9, 48(%rbx)\nmov %r10, 56(%rbx)\n"               \
+    "mov %r11, 64(%rbx)\nmov -8(%rbp), %rbx\nleave\n.cfi_def_cfa %rsp, 8\nret\n.cfi_endproc\n"      \
+    ".size pm_call_ra_" skew ", .-pm_call_ra_" skew "\n"
+__asm__(CALLER_RA("0", ""));
+__asm__(CALLER_RA("8", "sub $8, %rsp\n"));
+void pm_call_ra_0(uint64_t out[9]);
+void pm_call_ra_8(uint64_t out[9]);
+extern const char pm_after_ra_0[], pm_after_ra_8[];
 void pm_call_backedge(void *fn, uint64_t out[8]);
 void pm_call_clean(void *fn, uint64_t out[8]);
 extern const char pm_after_backedge[], pm_after_clean[];
@@ -109,10 +133,32 @@ TEST(unwinding_walks_through_both_stubs)
     pm_unwind = 0;
 }
 
+static void check_ra_call(void (*call)(uint64_t *), const char *after)
+{
+    static const uint64_t want[9] = {0x1010, 0x2020, 0x3030, 0x4040, 0x9090, 0x5050, 0x6060, 0x7070, 0x8080};
+    uint64_t out[9];
+    call(out);
+    for (int i = 0; i < 9; i++) CHECK_EQ_U64(out[i], want[i]);
+    CHECK_EQ_U64(pm_seen_fn, (uint64_t)(uintptr_t)after);
+    CHECK_EQ_U64(pm_seen_rsp % 16, 8);
+    pm_unwind = 1;
+    pm_nframes = 0;
+    call(out);
+    CHECK(unwound_to(after));
+    pm_unwind = 0;
+}
+
+TEST(blkra_thunk_passes_its_return_address_and_keeps_every_register)
+{
+    check_ra_call(pm_call_ra_0, pm_after_ra_0);
+    check_ra_call(pm_call_ra_8, pm_after_ra_8);
+}
+
 int main(void)
 {
     RUN(backedge_pm_keeps_registers_and_returns_the_answer);
     RUN(clean_backedge_pm_keeps_rax_too);
     RUN(unwinding_walks_through_both_stubs);
+    RUN(blkra_thunk_passes_its_return_address_and_keeps_every_register);
     return test_main_end();
 }

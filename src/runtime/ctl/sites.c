@@ -76,7 +76,7 @@ static HP_NOINST int plt_to(const uint8_t *p, uint64_t hook)
 
 HP_NOINST void hp_sites_note(uint64_t ret, uint64_t hook)
 {
-    if (!HP_LOAD_RLX(&hp_g.patch)) return;
+    if (!HP_LOAD_RLX(&hp_g.patch) || !hook) return; /* hook 0: a call never switched (hooks.c) */
     uint64_t site = ret - 5;
     uint64_t i = site_hash(site) & (SET_CAP - 1);
     for (;; i = (i + 1) & (SET_CAP - 1)) { /* fast path: already known */
