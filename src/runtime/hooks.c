@@ -159,8 +159,8 @@ HP_API void __hotprof_dual_init(const hp_dual_rec *start, const hp_dual_rec *sto
  * after its guards' init, and its destructor. */
 HP_API void __hotprof_blkra_init(const hp_blockra_rec *start, const hp_blockra_rec *stop)
 {
-    static const char *const why[] = {"hotprof: no room for a module's block hooks (too many modules, or no "
-                                      "memory): its instrumented copies' blocks are not recorded"};
+    static const char *const why[] = {"hotprof: no room for another module's block hooks (1024 modules): "
+                                      "its instrumented copies' blocks are not recorded"};
     if (hp_blockra_register(start, stop) != 0) hp_say(why, 1);
 }
 

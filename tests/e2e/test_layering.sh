@@ -7,8 +7,8 @@
 #     (design-space tools on traces) includes core and itself; cli may include sim;
 #   - nothing but cli includes cli; include/hotprof is the only public header directory;
 #   - inside the runtime (docs/runtime.md, Sources): a file includes only runtime headers of its
-#     own level or below, base < config < tab, thread, blockmap, modules < ctl/ < pt/ < writer, live <
-#     init, api < hooks; the one exception is thread.c -> init.h (hp_rt_ensure_init on a thread's
+#     own level or below, base < config < tab, thread, blockmap, blockra, modules < ctl/ < pt/ <
+#     writer, live < init, api < hooks; the one exception is thread.c -> init.h (hp_rt_ensure_init on a thread's
 #     first event); only init.c, api.c and thread.c include init.h; only base.o defines a writable
 #     process global (hp_g; thread.o's hp_tls, hp_dual_countdown and hp_dual_synced are per thread, pt/'s descriptors are const tables);
 #   - every source and header file opens with a comment saying what it holds.
@@ -52,7 +52,7 @@ cd "$ROOT/src/runtime" || exit 1
 level() {
     case $1 in
         base.*) echo 0 ;; config.*) echo 1 ;;
-        tab.* | thread.* | blockmap.* | modules.*) echo 2 ;;
+        tab.* | thread.* | blockmap.* | blockra.* | modules.*) echo 2 ;;
         ctl/*) echo 3 ;; pt/*) echo 4 ;; writer.* | live.*) echo 5 ;;
         init.* | api.*) echo 6 ;; hooks*) echo 7 ;;
         *) echo 99 ;;

@@ -2,8 +2,10 @@
  * (src/runtime/blockra.h), against the exhaustive answer (a linear scan of the records):
  *   - a built table answers every recorded return address with its first record's guard, and
  *     NULL for addresses never recorded (random record sets, duplicates included);
- *   - the registry answers across modules, forgets a module at its fini (a later module at the
- *     same addresses is answered from its own records), and ignores an empty section. */
+ *   - the registry answers across modules (each table built by its first lookup), takes a module
+ *     registered again (every object of a link registers the same section) once, forgets a
+ *     module at its fini (a later module at the same addresses is answered from its own
+ *     records), and ignores an empty section. */
 #include <stdlib.h>
 #include "runtime/blockra.h"
 #include "test.h"
@@ -32,7 +34,8 @@ static uint32_t *scan(const hp_blockra_rec *recs, size_t n, uint64_t ra)
 static hp_blockra_rec *random_recs(size_t n, char *code, unsigned *seed)
 {
     hp_blockra_rec *recs = malloc(n * sizeof *recs);
-    for (size_t i = 0; i < n; i++) set_rec(&recs[i], code + rand_r(seed) % CODE_BYTES, &guards[rand_r(seed) % GUARDS]);
+    for (size_t i = 0; i < n; i++)
+        set_rec(&recs[i], code + rand_r(seed) % CODE_BYTES, &guards[rand_r(seed) % GUARDS]);
     return recs;
 }
 
@@ -68,10 +71,14 @@ TEST(registry_answers_across_modules_and_forgets_at_fini)
     CHECK_EQ_U64(hp_blockra_register(NULL, NULL), 0);
     REQUIRE(hp_blockra_register(a, a + n) == 0);
     REQUIRE(hp_blockra_register(b, b + n) == 0);
+    uint32_t slots = hp_blockra_modules();
+    CHECK_EQ_U64(slots, 2);
+    REQUIRE(hp_blockra_register(a, a + n) == 0); /* another object of the same link: the same module */
+    CHECK_EQ_U64(hp_blockra_modules(), slots);
     int wrong = 0;
     for (size_t off = 0; off < CODE_BYTES; off++) {
-        wrong += hp_blockra_guard((uint64_t)(uintptr_t)(code_a + off)) != scan(a, n, (uint64_t)(uintptr_t)(code_a + off));
-        wrong += hp_blockra_guard((uint64_t)(uintptr_t)(code_b + off)) != scan(b, n, (uint64_t)(uintptr_t)(code_b + off));
+        uint64_t ra = (uint64_t)(uintptr_t)(code_a + off), rb = (uint64_t)(uintptr_t)(code_b + off);
+        wrong += (hp_blockra_guard(ra) != scan(a, n, ra)) + (hp_blockra_guard(rb) != scan(b, n, rb));
     }
     CHECK_EQ_U64(wrong, 0);
     hp_blockra_unregister(a, a + n);
@@ -82,8 +89,10 @@ TEST(registry_answers_across_modules_and_forgets_at_fini)
         stale += hp_blockra_guard(ra) != NULL;
     }
     REQUIRE(hp_blockra_register(a2, a2 + n) == 0);
-    for (size_t off = 0; off < CODE_BYTES; off++)
-        fresh += hp_blockra_guard((uint64_t)(uintptr_t)(code_a + off)) != scan(a2, n, (uint64_t)(uintptr_t)(code_a + off));
+    for (size_t off = 0; off < CODE_BYTES; off++) {
+        uint64_t ra = (uint64_t)(uintptr_t)(code_a + off);
+        fresh += hp_blockra_guard(ra) != scan(a2, n, ra);
+    }
     CHECK_EQ_U64(stale, 0);
     CHECK_EQ_U64(fresh, 0);
     CHECK(hp_blockra_guard((uint64_t)(uintptr_t)&guards[0]) == NULL); /* outside every module */

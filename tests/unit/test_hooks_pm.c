@@ -44,39 +44,33 @@ __asm__(STANDIN("__hotprof_dual_backedge", "mov pm_answer(%rip), %eax\n"));
 __asm__(STANDIN("__hotprof_dual_clean_backedge", "mov $-1, %rax\n"));
 __asm__(STANDIN("__hotprof_blkra", "mov $-1, %rax\n"));
 
-/* pm_call_NAME(fn, out): calls the stub with fn in RDI and sentinels in the other scratch
- * registers (RSP 16-byte aligned; a frame with CFI, so unwinding walks on through it) and stores
- * RAX, RCX, RDX, RSI, RDI, R8, R9, R10 as the stub left them into out[0..7]; pm_after_NAME is the
- * instruction after the call. */
-#define CALLER(name, stub)                                                                         \
-    ".text\n.globl pm_call_" name "\n.type pm_call_" name ",@function\npm_call_" name ":\n"         \
+/* CALLER_FRAME: a function CALL that keeps its out-array argument (in register OUT) in RBX,
+ * aligns RSP to 16 and subtracts SUB, puts sentinels in the scratch registers (and MORE), calls
+ * STUB, and stores RAX, RCX, RDX, RSI, RDI, R8, R9, R10 as the stub left them into out[0..7] (and
+ * STORE_MORE); AFTER labels the instruction after the call. A frame with CFI, so unwinding walks
+ * on through it. */
+#define CALLER_FRAME(call, after, out, sub, more, stub, store_more)                                 \
+    ".text\n.globl " call "\n.type " call ",@function\n" call ":\n"                                 \
     ".cfi_startproc\npush %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_rel_offset %rbp, 0\n"              \
     "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\npush %rbx\n.cfi_offset %rbx, -24\n"              \
-    "mov %rsi, %rbx\nand $-16, %rsp\n"                                                             \
+    "mov " out ", %rbx\nand $-16, %rsp\n" sub                                                     \
     "mov $0x1010, %rax\nmov $0x2020, %rcx\nmov $0x3030, %rdx\nmov $0x4040, %rsi\n"                 \
-    "mov $0x5050, %r8\nmov $0x6060, %r9\nmov $0x7070, %r10\n"                                      \
-    "call " stub "\n.globl pm_after_" name "\npm_after_" name ":\n"                                 \
+    "mov $0x5050, %r8\nmov $0x6060, %r9\nmov $0x7070, %r10\n" more                                \
+    "call " stub "\n.globl " after "\n" after ":\n"                                                \
     "mov %rax, 0(%rbx)\nmov %rcx, 8(%rbx)\nmov %rdx, 16(%rbx)\nmov %rsi, 24(%rbx)\n"               \
-    "mov %rdi, 32(%rbx)\nmov %r8, 40(%rbx)\nmov %r9, 48(%rbx)\nmov %r10, 56(%rbx)\n"               \
+    "mov %rdi, 32(%rbx)\nmov %r8, 40(%rbx)\nmov %r9, 48(%rbx)\nmov %r10, 56(%rbx)\n" store_more   \
     "mov -8(%rbp), %rbx\nleave\n.cfi_def_cfa %rsp, 8\nret\n.cfi_endproc\n"                          \
-    ".size pm_call_" name ", .-pm_call_" name "\n"
+    ".size " call ", .-" call "\n"
+/* pm_call_NAME(fn, out): calls the stub with fn in RDI, RSP 16-byte aligned; pm_after_NAME is the
+ * instruction after the call. */
+#define CALLER(name, stub) CALLER_FRAME("pm_call_" name, "pm_after_" name, "%rsi", "", "", stub, "")
+/* pm_call_ra_SKEW(out): calls __hotprof_blkra_thunk with RSP = SKEW mod 16 before the call and
+ * sentinels in RDI and R11 too, stored into out[4] and out[8]. */
+#define CALLER_RA(skew, sub)                                                                       \
+    CALLER_FRAME("pm_call_ra_" skew, "pm_after_ra_" skew, "%rdi", sub,                              \
+                 "mov $0x9090, %rdi\nmov $0x8080, %r11\n", "__hotprof_blkra_thunk", "mov %r11, 64(%rbx)\n")
 __asm__(CALLER("backedge", "__hotprof_dual_backedge_pm"));
 __asm__(CALLER("clean", "__hotprof_dual_clean_backedge_pm"));
-/* pm_call_ra_SKEW(out): calls __hotprof_blkra_thunk with RSP = SKEW mod 16 before the call and
- * sentinels in every scratch register; stores RAX, RCX, RDX, RSI, RDI, R8, R9, R10, R11 into
- * out[0..8]; pm_after_ra_SKEW is the instruction after the call. */
-#define CALLER_RA(skew, sub)                                                                       \
-    ".text\n.globl pm_call_ra_" skew "\n.type pm_call_ra_" skew ",@function\npm_call_ra_" skew ":\n"   \
-    ".cfi_startproc\npush %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_rel_offset %rbp, 0\n"              \
-    "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\npush %rbx\n.cfi_offset %rbx, -24\n"              \
-    "mov %rdi, %rbx\nand $-16, %rsp\n" sub                                                        \
-    "mov $0x1010, %rax\nmov $0x2020, %rcx\nmov $0x3030, %rdx\nmov $0x4040, %rsi\n"                 \
-    "mov $0x9090, %rdi\nmov $0x5050, %r8\nmov $0x6060, %r9\nmov $0x7070, %r10\nmov $0x8080, %r11\n"\
-    "call __hotprof_blkra_thunk\n.globl pm_after_ra_" skew "\npm_after_ra_" skew ":\n"             \
-    "mov %rax, 0(%rbx)\nmov %rcx, 8(%rbx)\nmov %rdx, 16(%rbx)\nmov %rsi, 24(%rbx)\n"               \
-    "mov %rdi, 32(%rbx)\nmov %r8, 40(%rbx)\nmov %r9, 48(%rbx)\nmov %r10, 56(%rbx)\n"               \
-    "mov %r11, 64(%rbx)\nmov -8(%rbp), %rbx\nleave\n.cfi_def_cfa %rsp, 8\nret\n.cfi_endproc\n"      \
-    ".size pm_call_ra_" skew ", .-pm_call_ra_" skew "\n"
 __asm__(CALLER_RA("0", ""));
 __asm__(CALLER_RA("8", "sub $8, %rsp\n"));
 void pm_call_ra_0(uint64_t out[9]);
