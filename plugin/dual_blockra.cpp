@@ -1,6 +1,7 @@
 // dual_blockra.cpp — block hooks named by their return address: the inline asm call with its
 // record, and the section's registration (see dual_blockra.h for the design and invariants).
 #include "dual_blockra.h"
+#include "dual_hookcall.h"
 
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Module.h"
@@ -10,14 +11,6 @@ using namespace llvm;
 namespace hotprof_dual {
 
 namespace {
-
-// The section directive of F's records: its comdat group where F has one.
-std::string recordSection(Function &F)
-{
-    std::string s = ".pushsection __hotprof_blkra,\"a";
-    if (const Comdat *cd = F.getComdat()) return s + "G\",@progbits,\"" + cd->getName().str() + "\",comdat\n";
-    return s + "\",@progbits\n";
-}
 
 // Registers the asm may not keep a value in: as preserve_most leaves them to the caller.
 std::string clobbers(Function &F)
@@ -43,7 +36,7 @@ CallInst *callBlockHookRA(IRBuilder<> &B, Constant *guard, Function &F)
 {
     F.addFnAttr(Attribute::NoRedZone);
     F.getParent()->getOrInsertNamedMetadata("hotprof.blkra"); /* the module registers its records */
-    std::string text = "call __hotprof_blkra_thunk\n1:\n" + recordSection(F) +
+    std::string text = "call __hotprof_blkra_thunk\n1:\n" + recordSection(F, "__hotprof_blkra") +
                        ".p2align 2\n.long 1b - .\n.long ${0:c} - .\n.popsection";
     Type *V = B.getVoidTy();
     FunctionType *T = FunctionType::get(V, {guard->getType()}, false);

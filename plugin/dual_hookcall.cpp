@@ -1,5 +1,6 @@
 // dual_hookcall.cpp — the back-edge hooks called with preserve_most and F's address computed in
-// place (see dual_hookcall.h for why and the invariants); the empty asm that keeps a block.
+// place (see dual_hookcall.h for why and the invariants); a record section's directive; the empty
+// asm that keeps a block.
 #include "dual_hookcall.h"
 
 #include "llvm/IR/InlineAsm.h"
@@ -51,6 +52,13 @@ CallInst *callBackedgeHook(IRBuilder<> &B, FunctionCallee hook, Function &named)
     CallInst *call = B.CreateCall(hook, {addressInPlace(B, named)});
     call->setCallingConv(CallingConv::PreserveMost);
     return call;
+}
+
+std::string recordSection(const Function &F, StringRef section)
+{
+    std::string s = ".pushsection " + section.str() + ",\"a";
+    if (const Comdat *cd = F.getComdat()) return s + "G\",@progbits,\"" + cd->getName().str() + "\",comdat\n";
+    return s + "\",@progbits\n";
 }
 
 void emptyAsm(Instruction *before)

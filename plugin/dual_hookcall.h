@@ -1,5 +1,5 @@
 // dual_hookcall.h — how the dual plugin calls the back-edge hooks from the far path of a site, and its
-// empty asm (emptyAsm, at the end)
+// asm helpers (recordSection, emptyAsm: at the end)
 // (plugin/dual_hookcall.cpp, docs/dual.md "Back-edge hooks that keep the registers").
 // A site's label is a block of F that the clean loop reaches only through a switched-on nop, yet
 // the code generator allocates F's registers for it as for any block: a plain C call there makes
@@ -31,6 +31,11 @@ llvm::FunctionCallee cleanBackedgeHookPM(llvm::Module &M);
 // clone's hooks name): a _pm entry with the preserve_most convention and the address computed in
 // place, a C hook plainly (the caller marks it cold where it is).
 llvm::CallInst *callBackedgeHook(llvm::IRBuilder<> &B, llvm::FunctionCallee hook, llvm::Function &named);
+
+// The directive that opens F's records in `section` (an inline asm's .pushsection): in F's comdat
+// group where F has one, so a copy of F the linker discards (a C++ inline function defined in two
+// objects) takes its records with it; else a plain allocated section.
+std::string recordSection(const llvm::Function &F, llvm::StringRef section);
 
 // An empty asm with side effects before `before`: it emits nothing, but the code generator keeps
 // it, so tail merging does not fold the block it ends into an identical one (a peeled first

@@ -3,6 +3,7 @@
 // Invariants: see dual_retsites.h (split before reg2mem; the label `2:` directly precedes the
 // call in the clean copy, and the site asm that follows the call is the next asm of its block).
 #include "dual_retsites.h"
+#include "dual_hookcall.h"
 #include "dual_options.h"
 
 #include "llvm/IR/InlineAsm.h"
@@ -53,8 +54,9 @@ void markReturnPoints(ArrayRef<BasicBlock *> bbs)
     if (calls.empty()) return;
     auto *FT = FunctionType::get(Type::getVoidTy(calls[0]->getContext()), false);
     InlineAsm *rec = InlineAsm::get(FT,
-                                    "1:\n.pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n.long 1b - .\n"
-                                    ".long 1b - .\n.long 3\n.short 0\n.short 1b - 2b\n.popsection",
+                                    "1:\n" + recordSection(*calls[0]->getFunction(), "__hotprof_dual") +
+                                        ".balign 4\n.long 1b - .\n.long 1b - .\n.long 3\n.short 0\n"
+                                        ".short 1b - 2b\n.popsection",
                                     "", /*sideeffect*/ true);
     for (CallInst *CI : calls) {
         markCall(CI);

@@ -39,8 +39,9 @@
 //      __hotprof_dual_backedge(fn) and goes on in the instrumented copy if it returns non-zero,
 //      else back to the clean header (a one-block loop is copied instead, the copy entered
 //      through the nop at its top: -hotprof-dual-latch-form). Each nop records {site, target,
-//      kind} (pc-relative) into the section __hotprof_dual, read by the runtime (ctl/dual.c)
-//      through __start_/__stop_;
+//      kind} (pc-relative) into the section __hotprof_dual (in F's comdat group where F has one:
+//      a discarded copy of an inline function takes its records along), read by the runtime
+//      (ctl/dual.c) through __start_/__stop_;
 //   5. the slots are promoted back to registers (mem2reg).
 // A nop never crosses an 8-byte boundary (.p2align 3,0x2e,4 before it: the padding is CS prefixes of
 // the nop itself, so no padding instruction runs), so the runtime switches it with one aligned
@@ -59,7 +60,8 @@
 // function is done, the count sites of call-free loops keep the countdown in a register.
 // Blocks: guards in __sancov_guards and a pc-table in __sancov_pcs exactly as sanitizer coverage
 // (trace-pc-guard,pc-table,no-prune) makes them, plus flag 2 ("dual": back-edges come from the latch
-// hook, not the address rule) on every block of a cloned function.
+// hook, not the address rule) on every block of a cloned function; an executable's instrumented
+// copies call the block hook named by its return address (dual_blockra.h).
 // Level: -mllvm -hotprof-dual=functions|blocks|memory (the plugin is also loaded with -load).
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -82,9 +84,9 @@
 #include "llvm/Transforms/Utils/PromoteMemToReg.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
+#include "dual_blockra.h"
 #include "dual_countreg.h"
 #include "dual_countver.h"
-#include "dual_blockra.h"
 #include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_loops.h"
@@ -329,7 +331,7 @@ CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, Sit
     bool count = kind != KReturn && countSites(*at->getModule());
     std::string code = count ? hotprof_dual::CountSiteCode : ".p2align 3,0x2e,4\n1: .byte 0x0f,0x1f,0x44,0x00,0x00\n";
     std::string flags = kind == KReturn ? ".short 0\n.short 1b - 2b" : count ? ".long 1" : ".long 0";
-    std::string text = code + ".pushsection __hotprof_dual,\"a\",@progbits\n.balign 4\n"
+    std::string text = code + hotprof_dual::recordSection(*at->getParent(), "__hotprof_dual") + ".balign 4\n"
                               ".long 1b - .\n.long ${0:l} - .\n.long " +
                        std::to_string((int)kind) + "\n" + flags + "\n.popsection";
     FunctionType *FT = FunctionType::get(Type::getVoidTy(C), {i8p}, false);
