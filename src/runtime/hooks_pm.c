@@ -8,8 +8,9 @@
  * timer handler, C++ exception tables) walk through. Called only from code the plugin emits.
  * __hotprof_blkra_thunk, the block hook named by its return address (plugin/dual_blockra.h), is
  * called from an inline asm anywhere in a function (even before its prologue): it keeps every
- * general-purpose register including RAX and R11, aligns RSP itself (RBP holds the entry RSP
- * minus 8, and the CFA), and hands its return address to __hotprof_blkra in RDI. */
+ * general-purpose register including RAX and R11, aligns RSP itself (RBP keeps RSP as it was
+ * after pushing RBP, and defines the CFA until RBP is popped), and hands its return address to
+ * __hotprof_blkra in RDI. */
 
 #define HP_PM_SAVE                                                                                 \
     "push %rcx\n.cfi_adjust_cfa_offset 8\npush %rdx\n.cfi_adjust_cfa_offset 8\n"                   \
