@@ -2,7 +2,10 @@
 // default in an executable's instrumented copies): a 5-byte `call __hotprof_blkra_thunk` in place
 // of sanitizer coverage's `lea guard(%rip), %rdi; call hook` (12 bytes), with a record
 // {return address, guard} (two 32-bit pc-relative offsets) in the section __hotprof_blkra, which
-// the module's constructor hands to the runtime (__hotprof_blkra_init; src/runtime/blockra.h).
+// the module's constructor hands to the runtime (__hotprof_blkra_init, and its destructor to
+// __hotprof_blkra_fini: hotprof_dual.cpp addCtor; src/runtime/blockra.h). Every module that may
+// hold such hooks registers the section: its bounds are the link's, and the runtime takes a
+// section once (none: both bounds null).
 // (plugin/dual_blockra.cpp, docs/dual.md "Block hooks named by their return address".)
 // The call is an inline asm, so the record's label sits right after it; a copy of the asm (tail
 // duplication, jump threading) emits its own record for its own label. The thunk
@@ -21,9 +24,5 @@ namespace hotprof_dual {
 // At B's insertion point in F: the thunk call and the record naming `guard` (a pointer constant
 // into F's guard array). Marks F noredzone.
 llvm::CallInst *callBlockHookRA(llvm::IRBuilder<> &B, llvm::Constant *guard, llvm::Function &F);
-
-// void __hotprof_blkra_init(start, stop) and void __hotprof_blkra_fini(start, stop) for M's
-// constructor and destructor, with the section's bounds, if M holds such a hook.
-void addBlockRARegistration(llvm::Module &M, llvm::IRBuilder<> &ctor, llvm::IRBuilder<> &dtor);
 
 } // namespace hotprof_dual

@@ -1178,7 +1178,7 @@ GlobalVariable *sectionBound(Module &M, Type *T, const char *name)
 
 // The module's constructor: guards and pc-table to the runtime (as sanitizer coverage's does),
 // the sites section to __hotprof_dual_init (and to __hotprof_dual_fini at unload), and the block
-// hooks' records to __hotprof_blkra_init (and _fini) where it has such hooks.
+// hooks' records to __hotprof_blkra_init (and _fini) where it may have such hooks.
 void addCtor(Module &M, const Hooks &H, bool blocks)
 {
     LLVMContext &C = M.getContext();
@@ -1199,7 +1199,12 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
     Function *dtor = Function::Create(FunctionType::get(V, false), GlobalValue::InternalLinkage,
                                       "hotprof.dual.module_dtor", &M);
     IRBuilder<> D(BasicBlock::Create(C, "", dtor));
-    hotprof_dual::addBlockRARegistration(M, B, D); /* block hooks' records (dual_blockra.h) */
+    if (blocks && blockHooksByRA(M)) { /* block hooks' records (dual_blockra.h) */
+        Value *rs = sectionBound(M, H.i32, "__start___hotprof_blkra");
+        Value *re = sectionBound(M, H.i32, "__stop___hotprof_blkra");
+        B.CreateCall(M.getOrInsertFunction("__hotprof_blkra_init", V, i32p, i32p), {rs, re});
+        D.CreateCall(M.getOrInsertFunction("__hotprof_blkra_fini", V, i32p, i32p), {rs, re});
+    }
     B.CreateRetVoid();
     appendToGlobalCtors(M, ctor, 2);
     FunctionCallee df = M.getOrInsertFunction("__hotprof_dual_fini", V, i32p, i32p);
