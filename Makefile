@@ -73,7 +73,7 @@ DUAL_PLUGIN := $(B)/lib/hotprof_dual.so
 .PHONY: dual-plugin
 ifneq ($(LLVM_CONFIG),)
 dual-plugin: $(DUAL_PLUGIN)
-$(DUAL_PLUGIN): plugin/hotprof_dual.cpp plugin/dual_countreg.cpp plugin/dual_countreg.h plugin/dual_countver.cpp plugin/dual_countver.h plugin/dual_blockra.cpp plugin/dual_blockra.h plugin/dual_hookcall.cpp plugin/dual_hookcall.h plugin/dual_indirect.cpp plugin/dual_indirect.h plugin/dual_loops.cpp plugin/dual_loops.h plugin/dual_options.cpp plugin/dual_options.h plugin/dual_retsites.cpp plugin/dual_retsites.h plugin/dual_wrapper.cpp plugin/dual_wrapper.h
+$(DUAL_PLUGIN): plugin/hotprof_dual.cpp plugin/dual_countreg.cpp plugin/dual_countreg.h plugin/dual_countver.cpp plugin/dual_countver.h plugin/dual_blockra.cpp plugin/dual_blockra.h plugin/dual_hookcall.cpp plugin/dual_hookcall.h plugin/dual_indirect.cpp plugin/dual_indirect.h plugin/dual_loops.cpp plugin/dual_loops.h plugin/dual_options.cpp plugin/dual_options.h plugin/dual_peel.cpp plugin/dual_peel.h plugin/dual_retsites.cpp plugin/dual_retsites.h plugin/dual_wrapper.cpp plugin/dual_wrapper.h
 	@mkdir -p $(dir $@)
 	clang++ -O2 -fPIC -shared $(subst -I,-isystem ,$(shell $(LLVM_CONFIG) --cxxflags)) -fno-rtti $(WARN) -o $@ $(filter %.cpp,$^)
 else

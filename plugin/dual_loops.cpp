@@ -12,6 +12,7 @@
 #include "dual_hookcall.h"
 #include "dual_indirect.h"
 #include "dual_options.h"
+#include "dual_peel.h"
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -562,7 +563,8 @@ SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, Mutab
     }
     SmallVector<BasicBlock *, 8> peeled; // a peeled loop's first-iteration block
     for (unsigned i = 0; i < entries.size(); i++) {
-        bool peel = top && peelable(entries[i], sites[i], latchEdges) && !reloadedIn(entries, entries[i].header);
+        bool peel = top && peelable(entries[i], sites[i], latchEdges) && worthPeeling(*entries[i].header, nullptr, true) &&
+                    !reloadedIn(entries, entries[i].header);
         peeled.push_back(peel ? peelTop(F, entries[i], sites[i]) : nullptr);
     }
     if (wayBackOn()) linkWayBack(F, entries, peeled, cold, buffer);

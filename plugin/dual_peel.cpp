@@ -1,0 +1,49 @@
+// dual_peel.cpp — which one-block loops the top form peels (see dual_peel.h).
+#include "dual_peel.h"
+
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+
+// The longest one-block loop (in blockWork's instructions) that the top form peels; 0 peels none
+// (every back-edge site then takes the edge form and its jmp). Not given: kCopyFormsPeelMax in
+// the forms that copy F's code, no limit in the wrapper form (docs/dual.md "Which loops are
+// peeled": there the peeled copy is all the code the build adds, and the text is far below
+// the one-body form's anyway).
+static cl::opt<unsigned> PeelMax("hotprof-dual-peel-max",
+                                 cl::desc("hotprof dual: the longest one-block loop peeled (instructions)"));
+static const unsigned kCopyFormsPeelMax = 24;
+
+namespace hotprof_dual {
+
+// A load or store of a static stack slot (reg2mem's slots, promoted back to registers later).
+static bool slotAccess(const Instruction &I)
+{
+    const Value *p = nullptr;
+    if (auto *L = dyn_cast<LoadInst>(&I)) p = L->getPointerOperand();
+    if (auto *S = dyn_cast<StoreInst>(&I)) p = S->getPointerOperand();
+    auto *A = p ? dyn_cast<AllocaInst>(p->stripPointerCasts()) : nullptr;
+    return A && A->isStaticAlloca() && !I.isVolatile();
+}
+
+unsigned blockWork(const BasicBlock &B)
+{
+    unsigned n = 0;
+    for (const Instruction &I : B) {
+        if (isa<PHINode>(I) || isa<DbgInfoIntrinsic>(I) || I.isLifetimeStartOrEnd() || I.isTerminator()) continue;
+        if (slotAccess(I)) continue;
+        n++;
+    }
+    return n;
+}
+
+bool worthPeeling(const BasicBlock &B, const BasicBlock *L, bool copyForm)
+{
+    if (PeelMax.getNumOccurrences() == 0 && !copyForm) return true;
+    unsigned max = PeelMax.getNumOccurrences() ? PeelMax.getValue() : kCopyFormsPeelMax;
+    return blockWork(B) + (L && L != &B ? blockWork(*L) : 0) <= max;
+}
+
+} // namespace hotprof_dual
