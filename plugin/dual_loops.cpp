@@ -563,7 +563,7 @@ SmallVector<BasicBlock *, 8> linkLoopEntries(Function &F, Function &clone, Mutab
     }
     SmallVector<BasicBlock *, 8> peeled; // a peeled loop's first-iteration block
     for (unsigned i = 0; i < entries.size(); i++) {
-        bool peel = top && peelable(entries[i], sites[i], latchEdges) && worthPeeling(*entries[i].header, nullptr, true) &&
+        bool peel = top && peelable(entries[i], sites[i], latchEdges) && worthPeeling(*entries[i].header, nullptr) &&
                     !reloadedIn(entries, entries[i].header);
         peeled.push_back(peel ? peelTop(F, entries[i], sites[i]) : nullptr);
     }

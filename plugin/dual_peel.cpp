@@ -5,16 +5,15 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <climits>
+
 using namespace llvm;
 
 // The longest one-block loop (in blockWork's instructions) that the top form peels; 0 peels none
-// (every back-edge site then takes the edge form and its jmp). Not given: kCopyFormsPeelMax in
-// the forms that copy F's code, no limit in the wrapper form (docs/dual.md "Which loops are
-// peeled": there the peeled copy is all the code the build adds, and the text is far below
-// the one-body form's anyway).
+// (every back-edge site then takes the edge form). Default: no limit.
 static cl::opt<unsigned> PeelMax("hotprof-dual-peel-max",
-                                 cl::desc("hotprof dual: the longest one-block loop peeled (instructions)"));
-static const unsigned kCopyFormsPeelMax = 24;
+                                 cl::desc("hotprof dual: the longest one-block loop peeled (instructions)"),
+                                 cl::init(UINT_MAX));
 
 namespace hotprof_dual {
 
@@ -39,11 +38,10 @@ unsigned blockWork(const BasicBlock &B)
     return n;
 }
 
-bool worthPeeling(const BasicBlock &B, const BasicBlock *L, bool copyForm)
+bool worthPeeling(const BasicBlock &B, const BasicBlock *L)
 {
-    if (PeelMax.getNumOccurrences() == 0 && !copyForm) return true;
-    unsigned max = PeelMax.getNumOccurrences() ? PeelMax.getValue() : kCopyFormsPeelMax;
-    return blockWork(B) + (L && L != &B ? blockWork(*L) : 0) <= max;
+    if (PeelMax == UINT_MAX) return true;
+    return blockWork(B) + (L && L != &B ? blockWork(*L) : 0) <= PeelMax;
 }
 
 } // namespace hotprof_dual

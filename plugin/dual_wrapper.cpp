@@ -133,7 +133,7 @@ unsigned addCleanLatchSites(Function &F, const CleanSites &S)
         // would take that edge's target away)
         bool oneBlock = e.first == e.second &&
                         count_if(edges, [&](auto &o) { return o.first == e.first || o.second == e.second; }) == 1;
-        BasicBlock *hd = e.second, *on = S.top && oneBlock && worthPeeling(*hd, nullptr, S.copied) ? peelTop(F, hd) : nullptr;
+        BasicBlock *hd = e.second, *on = S.top && oneBlock && worthPeeling(*hd, nullptr) ? peelTop(F, hd) : nullptr;
         if (!on) on = SplitEdge(e.first, hd);
         BasicBlock *cold = BasicBlock::Create(F.getContext(), "hp.clean.latch", &F);
         IRBuilder<> B(cold);

@@ -22,7 +22,6 @@ struct CleanSites {
     llvm::Type *i8p = nullptr;
     enum { All, Outer, None } latches = All; // -hotprof-dual-latch-sites
     bool top = true;                         // -hotprof-dual-latch-form=top: one-block loops peeled
-    bool copied = false; // F has an instrumented copy of its code (worthPeeling's copy forms)
     // ends `at` (no terminator yet) with a back-edge site: fall through to normal, switched on to label;
     // returns the fall-through block (normal, or a landing block before it when normal is a header)
     std::function<llvm::BasicBlock *(llvm::BasicBlock *at, llvm::BasicBlock *normal, llvm::BasicBlock *label)> latchSite;

@@ -736,7 +736,7 @@ struct DualFunction {
         lti->getTerminator()->replaceSuccessorWith(hdi, bi);
         // (the rejoin form: a clean site's own exit block holds its copies into the burst's side)
         BasicBlock *exit = !siteOn(hd) ? nullptr : RM ? keptExit(bi) : siteExit(bi);
-        if (siteOn(hd) && LoopTop == "top" && oneBlockLoop(lt, hd) && hotprof_dual::worthPeeling(*hd, lt, true)) {
+        if (siteOn(hd) && LoopTop == "top" && oneBlockLoop(lt, hd) && hotprof_dual::worthPeeling(*hd, lt)) {
             BasicBlock *body = peelLoop(lt, hd, sc);
             emitSite(sc, body, exit, KBackedge, H.i8p);
         } else if (siteOn(hd)) {
@@ -1265,8 +1265,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         if (level == LAll) useShadowDefaults();
         hotprof_dual::checkIndirectOption(level == LFunctions);
         Hooks H = declareHooks(M);
-        hotprof_dual::CleanSites S = cleanSites(M, H), copiedSites = S; // (the latter: F has a clone)
-        copiedSites.copied = true;
+        hotprof_dual::CleanSites S = cleanSites(M, H);
         SmallVector<Function *, 64> work;
         for (Function &F : M) {
             if (F.isDeclaration() || F.hasAvailableExternallyLinkage()) continue;
@@ -1292,7 +1291,7 @@ struct DualPass : PassInfoMixin<DualPass> {
             bool sep = cg ? hotprof_dual::indirectSeparate(*F) && entryEligible(*F, M) : separateForm(*F, M);
             if (clone && sep) {
                 runSeparate(*F, M, H, fl);
-                if (cg) hotprof_dual::addCleanLatchSites(*F, copiedSites); /* after cloning: F.hotprof has none */
+                if (cg) hotprof_dual::addCleanLatchSites(*F, S); /* after cloning: F.hotprof has none */
                 if (cg && verifyFunction(*F, &errs()))
                     report_fatal_error("hotprof dual plugin: broken IR in " + F->getName());
                 continue;

@@ -7,9 +7,8 @@
 # (dual-functions and dual-blocks); with the default (shared: the latch nop's label is the
 # instrumented back-edge block, a non-dedicated loop exit) it does not (the check can fail, and
 # says so if that ever changes). The nop of a one-block loop sits at the loop's top (default
-# -hotprof-dual-latch-form=top, check_site_jmp.py; with -hotprof-dual-peel-max=100000 in the
-# one-body forms, whose default leaves walk's unrolled loop unpeeled: test_dual_peel.sh): it falls
-# through into the body, where the edge form's site block ends in a jmp back to the header. Also: same output as native in every layout
+# -hotprof-dual-latch-form=top, check_site_jmp.py): it falls through into the body, where the edge
+# form's site block ends in a jmp back to the header. Also: same output as native in every layout
 # (shared, dedicated and kept site exits, the edge form, the rejoin copy for every function:
 # -hotprof-dual-rejoin-all=on; switched off and exhaustive), the same back-edge count as the edge form, sites well-formed, a
 # bad option value is one clear message. Both sets are checked in their one-body forms
@@ -62,18 +61,17 @@ for hooks in dual-functions dual-blocks; do
     if [ "${l:-0}" -gt 0 ] && [ "${r:-0}" -lt "$l" ]; then
         ok "$hooks default (site-exits=shared): LSR skips the clean loops ($r of $l reduced), as documented"
     else fail "$hooks default: expected loops LSR skips (docs/dual.md is out of date?)" "loops '$l', reduced '$r'"; fi
-    for variant in shared dedicated kept edge peelall rejoin; do
+    for variant in shared dedicated kept edge rejoin; do
         name=$hooks-$variant
         case $variant in
             edge) opt=-hotprof-dual-latch-form=edge ;;
-            peelall) opt=-hotprof-dual-peel-max=100000 ;; # (walk's unrolled loop is longer than the default limit)
             rejoin) opt=-hotprof-dual-rejoin-all=on ;; # (a third copy that a finished burst leaves to)
             *) opt=-hotprof-dual-site-exits=$variant ;;
         esac
         build_check "$name" "" --hooks=$hooks "${form[@]}" -mllvm $opt
     done
-    read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" "$hooks-peelall" walk)"
-    check_eq "$hooks peel-max=100000: walk's one-block loops have their nop at the top (sites followed by jmp, by the body)" \
+    read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" "$hooks-shared" walk)"
+    check_eq "$hooks default: walk's one-block loops have their nop at the top (sites followed by jmp, by the body)" \
         "$j $f" "0 $nl"
     read -r j f <<<"$(python3 "$ROOT/tests/e2e/check_site_jmp.py" "$hooks-edge" walk)"
     check_eq "$hooks latch-form=edge: the check sees the jmp after each site" "$j $f" "$nl 0"
@@ -81,8 +79,6 @@ for hooks in dual-functions dual-blocks; do
 print(sum(m["backedges"] for m in json.load(sys.stdin)["methods"]))'; }
     check_eq "$hooks: exhaustive back-edges, top form = edge form" "$(be "$hooks-shared.exhaustive.data")" \
         "$(be "$hooks-edge.exhaustive.data")"
-    check_eq "$hooks: exhaustive back-edges, every one-block loop peeled = edge form" \
-        "$(be "$hooks-peelall.exhaustive.data")" "$(be "$hooks-edge.exhaustive.data")"
 done
 # the loop-entry form (-hotprof-dual-loops=entry): F keeps the optimizer's code, so LSR reduces every loop
 read -r l r <<<"$(lsr entry "$HP" cc --hooks=dual-blocks -mllvm -hotprof-dual-loops=entry)"

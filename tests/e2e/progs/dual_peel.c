@@ -1,8 +1,8 @@
 /* dual_peel.c — two one-block loops for test_dual_peel.sh (docs/dual.md "Which loops are peeled"):
  * short_sum's body is a few instructions, long_mix's a serial chain of about 40 (a loop-carried
- * dependency, neither unrolled nor vectorized, so it stays one block). The top form peels the
- * short one (its back-edge nop at the loop's top) and, under the default -hotprof-dual-peel-max,
- * leaves the long one on its latch edge (a jmp per iteration, no third copy of the block).
+ * dependency, neither unrolled nor vectorized, so it stays one block). The top form peels both
+ * by default (each back-edge nop at its loop's top); with -hotprof-dual-peel-max=24 it leaves the
+ * long one on its latch edge (a jmp per iteration, no third copy of the block).
  * Usage: dual_peel [n]; prints both results. */
 #include <stdio.h>
 #include <stdlib.h>
