@@ -92,7 +92,7 @@ for prog in $RP_PROGRAMS; do
     done
 done
 {
-    echo "# tree at commit $(git -C "$RP_ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%Y-%m-%dT%H:%MZ)${BASELINE:+; base: $(git -C "$BASELINE" rev-parse --short HEAD 2>/dev/null || echo "$BASELINE")}"
+    echo "# tree at commit $(git -C "$RP_ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(date -u +%Y-%m-%dT%H:%MZ)${BASELINE:+; base: $(git -C "$BASELINE" rev-parse --short HEAD 2>/dev/null || echo "$BASELINE")}"
     echo "instructions x native (callgrind, --quick inputs); count: methods + call pairs at 999:1, seed 1"
     printf '%-8s %-22s %-6s %12s %8s %8s %8s %8s\n' program hooks mode native "x nat" "base" "text" "base"
     tail -n +2 "$CSV" | awk -F, '{ printf "%-8s %-22s %-6s %12d %8.3f %8s %8.2f %8s\n", $1, $2, $3, $4, $6,

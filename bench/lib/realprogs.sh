@@ -81,13 +81,22 @@ rp_hooks_available() {
 }
 
 # A hook set name SET+count (e.g. dual-blocks+count) is SET built with inline count sites
-# (`hotprof cc --dual-sites=count`, docs/dual.md); rp_set and rp_sites split it.
-rp_set() { echo "${1%+count}"; }
-rp_sites() { case "$1" in *+count) echo count ;; *) echo nop ;; esac; }
+# (`hotprof cc --dual-sites=count`, docs/dual.md); SET[+count]:OPT[,OPT...] adds the dual
+# plugin's options (e.g. dual-blocks:-hotprof-dual-peel-max=24: `-mllvm OPT` each);
+# rp_set, rp_sites and rp_opts split it.
+rp_set() { local s=${1%%:*}; echo "${s%+count}"; }
+rp_sites() { case "${1%%:*}" in *+count) echo count ;; *) echo nop ;; esac; }
+rp_opts() {
+    case "$1" in *:*) ;; *) return ;; esac
+    local o out="" IFS=,
+    for o in ${1#*:}; do out="$out -mllvm $o"; done
+    echo "${out# }"
+}
 
 rp_stamp() {   # HOOKS: what a build depends on besides the sources (the compile command, the runtime)
     [ "$1" = native ] && { clang --version | head -n 1; return; }
-    "$RP_HOTPROF" cc --hooks="$(rp_set "$1")" --dual-sites="$(rp_sites "$1")" --print-command -O2 -c x.c 2>&1
+    # shellcheck disable=SC2046
+    "$RP_HOTPROF" cc --hooks="$(rp_set "$1")" --dual-sites="$(rp_sites "$1")" $(rp_opts "$1") --print-command -O2 -c x.c 2>&1
     stat -c '%n %Y %s' "$RP_ROOT/build/lib/libhotprof_rt.a" "$RP_ROOT/build/lib/hotprof_dual.so" 2>/dev/null
 }
 
@@ -96,7 +105,7 @@ rp_stamp() {   # HOOKS: what a build depends on besides the sources (the compile
 rp_build() {
     local prog=$1 hooks=$2 dir="$RP_BUILD/$1-$2" cc bin
     case "$prog" in qjs) bin="$dir/qjs" ;; tcc) bin="$dir/tcc" ;; brotli) bin="$dir/brotli" ;; esac
-    if [ "$hooks" = native ]; then cc=clang; else cc="$RP_ROOT/build/bin/hotprof-cc"; fi
+    if [ "$hooks" = native ]; then cc=clang; else cc="$RP_ROOT/build/bin/hotprof-cc $(rp_opts "$hooks")"; cc=${cc% }; fi
     if [ -x "$bin" ] && [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$(rp_stamp "$hooks")" ]; then echo "$bin"; return; fi
     rp_log "building $prog ($hooks)"
     rm -rf "$dir"
