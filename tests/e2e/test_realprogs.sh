@@ -8,7 +8,8 @@
 #      and the --quick input both present, checking at one size and then at the other passes
 #      (a regression: native outputs were cached per program, not per input, so a --quick check
 #      after a full-size one compared against the wrong output), and a build whose output differs
-#      is refused with a message naming both files.
+#      is refused with a message naming both files;
+#  (d) a hook set name splits into set, sites and the plugin's options (SET[+count][:OPT,...]).
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 RP="$ROOT/bench/lib/realprogs.sh"
@@ -26,6 +27,13 @@ check_fails_cleanly "realprogs: windows.py --baseline needs a tree" "needs a bui
     python3 "$ROOT/bench/fastpath/windows.py" --baseline "$T/none" --build-dir "$T/b"
 check_fails_cleanly "realprogs: real.sh --baseline needs a tree" "needs a built hotprof tree" \
     bash "$ROOT/bench/fastpath/real.sh" --baseline "$T/none" --build-dir "$T/b"
+
+# ---- (d)
+split() { bash -c 'rp=$1; shift; . "$rp"; for h in "$@"; do printf "%s|%s|%s;" "$(rp_set "$h")" "$(rp_sites "$h")" "$(rp_opts "$h")"; done' \
+    split "$RP" "$@"; }
+check_eq "realprogs: hook set names split into set, sites, options" \
+    "$(split dual-blocks dual-blocks+count "dual-blocks:-hotprof-dual-peel-max=24" "dual-functions+count:-a=1,-b=2")" \
+    "dual-blocks|nop|;dual-blocks|count|;dual-blocks|nop|-mllvm -hotprof-dual-peel-max=24;dual-functions|count|-mllvm -a=1 -mllvm -b=2;"
 
 # ---- (b)
 gen() { # DIR QUICK: every program's input, their checksums
