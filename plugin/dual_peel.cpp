@@ -27,7 +27,8 @@ static bool slotAccess(const Instruction &I)
     return A && A->isStaticAlloca() && !I.isVolatile();
 }
 
-unsigned blockWork(const BasicBlock &B)
+// The instructions of B that the code generator keeps (dual_peel.h).
+static unsigned blockWork(const BasicBlock &B)
 {
     unsigned n = 0;
     for (const Instruction &I : B) {

@@ -15,10 +15,8 @@
 
 namespace hotprof_dual {
 
-// The instructions of B that the code generator keeps, as counted above.
-unsigned blockWork(const llvm::BasicBlock &B);
-
-// Whether the one-block loop B (with its split latch L, or nullptr) is short enough to peel.
+// Whether the one-block loop B (with its split latch L, or nullptr) is short enough to peel: its
+// work, as counted above, at most N.
 bool worthPeeling(const llvm::BasicBlock &B, const llvm::BasicBlock *L);
 
 } // namespace hotprof_dual

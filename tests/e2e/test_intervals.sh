@@ -223,9 +223,9 @@ t = subprocess.run([hp, "compare", data, data], capture_output=True, text=True, 
 assert "value, thread" in t and "E %.4f%%" % (r["error"]["e"] * 100) in t, t
 assert "A's variant rebalanced" in t and c["intervals"][0]["variant_a"] == c["intervals"][0]["variant_b"] == "rebalanced", t
 PY
-if setarch -R true 2>/dev/null; then # two runs: the same keys only without address randomization
-    setarch -R "$HP" run -q --seed 4 -o ra.data --sample value:summary=multihash,tables=1,counters=64,conservative=0 -- ./ph >/dev/null
-    setarch -R "$HP" run -q --seed 4 -o rb.data --sample value:summary=multihash,tables=1,counters=64,conservative=0,exact=1 -- ./ph >/dev/null
+if [ -n "$NOASLR" ]; then # two runs: the same keys only without address randomization
+    $NOASLR "$HP" run -q --seed 4 -o ra.data --sample value:summary=multihash,tables=1,counters=64,conservative=0 -- ./ph >/dev/null
+    $NOASLR "$HP" run -q --seed 4 -o rb.data --sample value:summary=multihash,tables=1,counters=64,conservative=0,exact=1 -- ./ph >/dev/null
     check "compare run A against run B's exact sets (same design, same seed): B's own E" python3 -c '
 import json, subprocess, sys
 hp = sys.argv[1]
