@@ -153,3 +153,15 @@ int hp_osp_exact_push(hp_osp_exact *x, uint32_t id, hp_osp_window out[HP_OSP_EXA
     }
     return n;
 }
+
+double hp_osp_gap_floor(uint64_t *g, size_t n)
+{
+    if (!n) return 0.0;
+    for (size_t i = 1; i < n; i++) /* insertion sort: run once, on a few thousand entries */
+        for (size_t j = i; j > 0 && g[j - 1] > g[j]; j--) { uint64_t v = g[j]; g[j] = g[j - 1]; g[j - 1] = v; }
+    uint64_t cut = 4 * g[n / 2];
+    double sum = 0.0;
+    size_t k = 0;
+    for (size_t i = 0; i < n && g[i] < cut; i++) sum += (double)g[i], k++;
+    return k ? sum / (double)k : (double)g[n / 2];
+}

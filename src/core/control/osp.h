@@ -108,6 +108,13 @@ static inline double hp_osp_sample_weight(const hp_osp_lawp *l, double f) { retu
  * cost[0..n) (each clipped to 1..cap), cap = beta_m. */
 double hp_osp_cost_accept(const uint32_t *cost, size_t n, uint32_t cap);
 
+/* The floor of a timer's gaps: gaps g[0..n) timed around no program code (TSC ticks), sorted in
+ * place; returns the mean of those below 4 x their median (longer ones held an interrupt). A mean,
+ * not the median: where the TSC advances in steps (21 ticks on the VM this was measured on), the
+ * median is one of two steps run to run (42 or 63), while the mean of many gaps keeps the true
+ * floor to a fraction of a step; a block's own time (gap - floor) can be less than one step. */
+double hp_osp_gap_floor(uint64_t *g, size_t n);
+
 /* ---- the per-thread sampler ---- */
 typedef struct hp_osp_sampler {
     uint64_t skip;        /* blocks still to skip (0: recording) */

@@ -10,8 +10,9 @@
  * last act and the next block hook reads it as its first (both fenced: lfence; rdtsc; lfence,
  * so the block's own instructions are between them): the gap is the program's own time for one
  * block plus a floor (returns, calls and the fenced reads), calibrated once by timing the same
- * sequence around no program code (median of CAL_N). Gaps are pooled over the last windows
- * (decay HP_OSP_POOL_DECAY: the inverse of one window's mean would be biased by its noise).
+ * sequence around no program code (hp_osp_gap_floor of CAL_N: their mean below 4x the median).
+ * Gaps are pooled over the last windows (decay HP_OSP_POOL_DECAY: the inverse of one window's
+ * mean would be biased by its noise).
  * Control side, when window w opens (hp_rt_osp_window_open: each thread's CPU clock) and closes
  * (hp_rt_osp_window_end, from ctl/bursts.c): for each thread that ran blocks in w, the blocks its
  * interval stood for = blocks in w + its CPU time from the close of the last window it ran in to
@@ -110,7 +111,7 @@ static HP_NOINST double thread_off_ns(hp_thread_osp *o, double off_ns)
 static double g_gap_floor; /* TSC ticks of a gap with no program time in it (calibrated) */
 
 /* The floor: a gap measured the hooks' way (a stamp at the end of a depth-2 call, two returns,
- * three calls, rdtsc) around no program code at all; the median of CAL_N, run once by the
+ * three calls, rdtsc) around no program code at all; hp_osp_gap_floor of CAL_N, run once by the
  * control thread. It holds rdtsc's own latency and the calls, not the hook's loads. */
 #define CAL_N 2048
 #if defined(__GNUC__) && !defined(__clang__)
@@ -147,9 +148,7 @@ static HP_NOINST double calibrate_floor(void)
     uint64_t stamp = __rdtsc();
     cal_block(&stamp, 1);
     for (int i = 0; i < CAL_N; i++) g[i] = cal_block(&stamp, 1);
-    for (int i = 1; i < CAL_N; i++) /* insertion sort: once, 2K entries */
-        for (int j = i; j > 0 && g[j - 1] > g[j]; j--) { uint64_t v = g[j]; g[j] = g[j - 1]; g[j - 1] = v; }
-    return (double)g[CAL_N / 2];
+    return hp_osp_gap_floor(g, CAL_N);
 }
 
 /* A thread's native ns per block in its window: the mean gap (the floor taken out), or, with too
