@@ -26,7 +26,8 @@
  * share of that time: the hooks' own time, measured by them with the TSC plus PB_HOOK_CALL_NS per
  * call, is taken out, since the off phase runs at native speed), an EWMA over windows,
  * with the schedule type's jitter, clamped to [PB_MIN_INTERVAL_NS, PB_MAX_INTERVAL_NS] and to at
- * least 20x the time the last on + off took (patching stays under ~5% of the run). The hooks'
+ * least 20x the control thread's CPU time for the last on + off (patching stays under ~5% of the
+ * run; CPU time, so that a pass preempted on a loaded machine does not stretch the interval). The hooks'
  * time is an estimate (the call overhead is a constant), so the real sampled fraction is near
  * B/(B+S), not exact; the profile therefore records raw sampled counts and the exposure (INFO
  * "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
@@ -104,6 +105,7 @@ typedef struct hook_time { uint64_t hooks, heavy, timed, tsc, threads; } hook_ti
 /* The window open now (the control thread's): its number, times and hook counts at its start. */
 static struct {
     uint64_t w, window, t0, t1; /* window: its W (the schedule may change before it closes) */
+    uint64_t on_cpu;            /* the control thread's CPU time for switching the hooks on */
     uint32_t mask;
     hook_time h0;
     int open;
@@ -263,6 +265,16 @@ static HP_NOINST uint64_t jittered(uint64_t interval, uint64_t *rng)
     return (uint64_t)((double)interval * (1.0 + (2.0 * u - 1.0) * g_sched.jitter_pct / 100.0));
 }
 
+/* The control thread's CPU time (ns; 0 if unreadable). Patching is timed with it, not the wall
+ * clock: a pass the scheduler preempted (a loaded machine) took milliseconds of wall time for
+ * microseconds of work, and 20x that as the interval's floor left a short run with 3 windows. */
+static HP_NOINST uint64_t control_cpu_ns(void)
+{
+    struct timespec cpu;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) != 0) return 0;
+    return (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+}
+
 /* Opens window w: arm, on, then the mask. */
 static HP_NOINST void open_window(uint64_t w)
 {
@@ -278,12 +290,14 @@ static HP_NOINST void open_window(uint64_t w)
     HP_STORE_REL(&hp_g.pb.epoch, (uint32_t)w);
     g_win.h0 = hook_time_now((uint32_t)w);
     g_win.t0 = hp_now_ns();
+    uint64_t c0 = control_cpu_ns();
     g_backend->on();
     /* Record only once every hook is on: sites switched on early in the pass would otherwise
      * take the window's units before the others (a bias measured on interp's calls). */
     if (g_subpath_open && (g_win.mask & HP_PB_BIT_SUBPATH)) g_subpath_open((uint32_t)w);
     HP_STORE_REL(&hp_g.pb.mask, g_win.mask);
     g_win.t1 = hp_now_ns();
+    g_win.on_cpu = control_cpu_ns() - c0;
     g_win.open = 1;
 }
 
@@ -295,7 +309,9 @@ static HP_NOINST uint64_t close_window(double *smooth, uint64_t *end)
     int full = wait_window(t0 + PB_WINDOW_TIMEOUT_NS);
     HP_STORE_REL(&hp_g.pb.mask, 0);
     uint64_t t2 = hp_now_ns(), mask_off = full && HP_LOAD_RLX(&g_last_ns) > t1 ? HP_LOAD_RLX(&g_last_ns) : t2;
+    uint64_t c2 = control_cpu_ns();
     g_backend->off();
+    uint64_t pass_cpu = g_win.on_cpu + (control_cpu_ns() - c2);
     HP_STORE_RLX(&g_stats.seq, g_stats.seq + 1);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     int64_t left = __atomic_exchange_n(&hp_g.pb.left, 0, __ATOMIC_ACQ_REL);
@@ -310,7 +326,7 @@ static HP_NOINST uint64_t close_window(double *smooth, uint64_t *end)
     double target = per > 0.0 ? per * (double)g_sched.off_units : (double)PB_MAX_INTERVAL_NS;
     target = subpath_window_end((uint32_t)w, g_win.mask, t1, mask_off, share, target);
     *smooth = *smooth > 0.0 ? 0.75 * *smooth + 0.25 * target : target;
-    uint64_t floor = 20 * ((t1 - t0) + (t3 - t2)), interval = clamp_interval((uint64_t)*smooth);
+    uint64_t floor = 20 * pass_cpu, interval = clamp_interval((uint64_t)*smooth);
     if (interval < floor) interval = floor > PB_MAX_INTERVAL_NS ? PB_MAX_INTERVAL_NS : floor;
     uint64_t off_now = HP_LOAD_RLX(&g_off_ns); /* the hooks went off before the control thread woke */
     *end = full && off_now > t0 ? off_now : t3;
