@@ -27,10 +27,10 @@
  * call, is taken out, since the off phase runs at native speed), an EWMA over windows,
  * with the schedule type's jitter, clamped to [PB_MIN_INTERVAL_NS, PB_MAX_INTERVAL_NS] and to at
  * least 20x the control thread's CPU time for the last on + off (patching stays under ~5% of the
- * run; CPU time, so that a pass preempted on a loaded machine does not stretch the interval). The hooks'
- * time is an estimate (the call overhead is a constant), so the real sampled fraction is near
- * B/(B+S), not exact; the profile therefore records raw sampled counts and the exposure (INFO
- * "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
+ * run; CPU time, so that a pass preempted on a loaded machine does not stretch the interval).
+ * The hooks' time is an estimate (the call overhead is a constant), so the real sampled
+ * fraction is near B/(B+S), not exact; the profile therefore records raw sampled counts and
+ * the exposure (INFO "<prefix>.*"), never estimates. S = 0 for the schedule type: on once, record everything.
  * Run-time changes of the configuration (hotprof.h) recompute the schedule before the next window.
  * Subpaths (hp_pb_set_subpath, docs/osp.md): windows also carry HP_PB_BIT_SUBPATH; the subpath
  * side is told when such a window opens and closes (it weights its samples then), and with no
@@ -275,6 +275,13 @@ static HP_NOINST uint64_t control_cpu_ns(void)
     return (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
 }
 
+/* The control thread's CPU time since `start` (0 if a reading failed). */
+static HP_NOINST uint64_t cpu_since(uint64_t start)
+{
+    uint64_t now = control_cpu_ns();
+    return start && now > start ? now - start : 0;
+}
+
 /* Opens window w: arm, on, then the mask. */
 static HP_NOINST void open_window(uint64_t w)
 {
@@ -297,7 +304,7 @@ static HP_NOINST void open_window(uint64_t w)
     if (g_subpath_open && (g_win.mask & HP_PB_BIT_SUBPATH)) g_subpath_open((uint32_t)w);
     HP_STORE_REL(&hp_g.pb.mask, g_win.mask);
     g_win.t1 = hp_now_ns();
-    g_win.on_cpu = control_cpu_ns() - c0;
+    g_win.on_cpu = cpu_since(c0);
     g_win.open = 1;
 }
 
@@ -311,7 +318,7 @@ static HP_NOINST uint64_t close_window(double *smooth, uint64_t *end)
     uint64_t t2 = hp_now_ns(), mask_off = full && HP_LOAD_RLX(&g_last_ns) > t1 ? HP_LOAD_RLX(&g_last_ns) : t2;
     uint64_t c2 = control_cpu_ns();
     g_backend->off();
-    uint64_t pass_cpu = g_win.on_cpu + (control_cpu_ns() - c2);
+    uint64_t pass_cpu = g_win.on_cpu + cpu_since(c2);
     HP_STORE_RLX(&g_stats.seq, g_stats.seq + 1);
     __atomic_thread_fence(__ATOMIC_RELEASE);
     int64_t left = __atomic_exchange_n(&hp_g.pb.left, 0, __ATOMIC_ACQ_REL);
