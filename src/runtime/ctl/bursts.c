@@ -392,9 +392,8 @@ static HP_NOINST void *control_thread(void *arg)
     double smooth = 0.0;
     for (uint64_t w = 1;; w++) {
         sleep_until(next);
-        struct timespec cpu;
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-            HP_STORE_RLX(&g_stats.control_ns, (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec);
+        uint64_t cpu = control_cpu_ns();
+        if (cpu) HP_STORE_RLX(&g_stats.control_ns, cpu);
         int scheduled = refresh_schedule(&smooth); /* first: the next off phase is the new one's */
         if (g_win.open) close_self_closed(&smooth, &rng, &interval, &length);
         if (HP_LOAD_ACQ(&hp_g.stopped)) break;
