@@ -1,5 +1,5 @@
 /* osp.c — the OSP controller's arithmetic (osp.h): length laws, skips, f, cost acceptance, the
- * sampler's cycle and the exhaustive subpath counter. */
+ * sampler's cycle, the exhaustive subpath counter and the floor of timed gaps (patched windows). */
 #include "core/control/osp.h"
 #include "core/ptype/subpath.h"
 #include "core/base/hash.h"

@@ -1,7 +1,8 @@
 /* osp.h — the OSP controller's arithmetic (online subpath profiling,
  * osp-online-subpath-profiling.txt: Figure 2.1, §2.2-2.4, §4.6, §5.1): its settings, the length
  * laws, the skip draws and their adaptation, the weight=cost acceptance, the per-thread sampler
- * (skip, then record one subpath) and the exhaustive subpath counter (the ground truth).
+ * (skip, then record one subpath), the exhaustive subpath counter (the ground truth) and the floor
+ * of the gaps that patched windows time (hp_osp_gap_floor).
  *
  * Sampler (Figure 2.1): a thread skips `skip` blocks (geometric, mean f), then records the next
  * L blocks (L drawn from the length law), hands the subpath over, and draws the next skip. The
