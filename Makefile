@@ -59,7 +59,7 @@ VMOD_SRC := $(wildcard examples/value-modules/*.c)
 VMOD_SO  := $(patsubst examples/value-modules/%.c,$(B)/lib/modules/%.so,$(VMOD_SRC))
 
 .PHONY: all check unit unit-bins e2e bench demo install uninstall clean
-all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1 $(VMOD_SO) dual-plugin
+all: $(B)/bin/hotprof $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++ $(B)/lib/hotprof-as/as $(B)/lib/libhotprof_rt.a $(B)/lib/libhotprof_rt.so $(UNIT_BIN) $(B)/man/hotprof.1 $(VMOD_SO) dual-plugin
 
 $(B)/lib/modules/%.so: examples/value-modules/%.c include/hotprof/module.h
 	@mkdir -p $(dir $@)
@@ -138,6 +138,10 @@ $(B)/tests/%: tests/unit/%.c $(B)/lib/libhotprof_rtparts.a $(B)/lib/libhotprof_a
 # One-word compiler drivers (main.c: argv[0] hotprof-cc / hotprof-c++ is `hotprof cc` / `c++`).
 $(B)/bin/hotprof-cc $(B)/bin/hotprof-c++: $(B)/bin/hotprof
 	ln -sf hotprof $@
+# The assembler front of `hotprof cc --dual-latch=branch` (cli/cmd_as.c): clang runs it as `as`.
+$(B)/lib/hotprof-as/as: $(B)/bin/hotprof
+	@mkdir -p $(dir $@)
+	ln -sf ../../bin/hotprof $@
 
 # The manual pages (build/man/*.1, hotprof-format.5): rendered by the binary from its command and
 # option tables (`hotprof help --man`), plus docs/man/*.roff and docs/format.md (gen_man.sh).
@@ -174,6 +178,8 @@ install: all
 	install -m 755 $(B)/lib/libhotprof_rt.so $(IDIR)/lib/
 	install -m 644 include/hotprof/*.h $(IDIR)/include/hotprof/
 	if [ -f $(DUAL_PLUGIN) ]; then install -m 755 $(DUAL_PLUGIN) $(IDIR)/lib/; fi
+	install -d $(IDIR)/lib/hotprof-as
+	ln -sf ../../bin/hotprof $(IDIR)/lib/hotprof-as/as
 	install -d $(IDIR)/lib/hotprof/modules
 	install -m 755 $(VMOD_SO) $(IDIR)/lib/hotprof/modules/
 	install -m 644 $(B)/man/*.1 $(IDIR)/share/man/man1/
@@ -187,6 +193,8 @@ install: all
 uninstall:
 	rm -f $(IDIR)/bin/hotprof $(IDIR)/bin/hotprof-cc $(IDIR)/bin/hotprof-c++
 	rm -f $(IDIR)/lib/libhotprof_rt.a $(IDIR)/lib/libhotprof_rt.so $(IDIR)/lib/hotprof_dual.so
+	rm -f $(IDIR)/lib/hotprof-as/as
+	-rmdir $(IDIR)/lib/hotprof-as 2>/dev/null
 	rm -f $(addprefix $(IDIR)/include/hotprof/,$(notdir $(wildcard include/hotprof/*.h)))
 	rm -f $(IDIR)/share/man/man1/hotprof.1 $(IDIR)/share/man/man1/hotprof-*.1 $(IDIR)/share/man/man5/hotprof-format.5
 	rm -f $(IDIR)/lib/pkgconfig/hotprof.pc $(IDIR)/share/bash-completion/completions/hotprof

@@ -324,6 +324,8 @@ BasicBlock *latchLanding(BasicBlock *at, BasicBlock *header)
 // The site: the patchable nop (5 bytes not crossing an 8-byte boundary, after up to 4 CS prefixes
 // that pad it there and execute as part of it), or with count sites the
 // countdown's decrement and branch; and its record {site, target, kind, flags: 1 = count site}.
+// src/analysis/latch_asm.c (--dual-latch=branch) recognizes a back-edge nop site by this exact
+// text as clang prints it with -fno-integrated-as: change both together.
 // A return site is always a nop; its flags' upper 16 bits hold the distance from the label `2:`
 // before its call (markCall) to the nop, so the runtime knows the call's return address range.
 CallBrInst *emitSite(BasicBlock *at, BasicBlock *normal, BasicBlock *target, SiteKind kind, Type *i8p)
@@ -839,6 +841,10 @@ bool separateForm(Function &F, Module &M)
 void addEntryRecord(Module &M, Function &F, Function &C, const Hooks &H, unsigned flags)
 {
     StructType *RT = StructType::get(H.i32, H.i32, H.i32, H.i32);
+    // (an unnamed_addr function's difference prints as `F@PLT - G`, which only LLVM's own assembler
+    // takes; GNU as, used by --dual-latch=branch, wants a plain difference)
+    F.setUnnamedAddr(GlobalValue::UnnamedAddr::None);
+    C.setUnnamedAddr(GlobalValue::UnnamedAddr::None);
     auto *G = new GlobalVariable(M, RT, true, GlobalValue::PrivateLinkage, nullptr, "__hotprof_dual_entry");
     auto rel = [&](Function *to, unsigned field) {
         Constant *at = ConstantExpr::getInBoundsGetElementPtr(
@@ -1178,7 +1184,8 @@ GlobalVariable *sectionBound(Module &M, Type *T, const char *name)
 }
 
 // The module's constructor: guards and pc-table to the runtime (as sanitizer coverage's does),
-// the sites section to __hotprof_dual_init (and to __hotprof_dual_fini at unload), and the block
+// the sites section to __hotprof_dual_init (and to __hotprof_dual_fini at unload), the latch
+// branches' section to __hotprof_dual_branches_init (and _fini, first), and the block
 // hooks' records to __hotprof_blkra_init (and _fini) where it may have such hooks.
 void addCtor(Module &M, const Hooks &H, bool blocks)
 {
@@ -1196,10 +1203,15 @@ void addCtor(Module &M, const Hooks &H, bool blocks)
     }
     FunctionCallee di = M.getOrInsertFunction("__hotprof_dual_init", V, i32p, i32p);
     B.CreateCall(di, {sectionBound(M, H.i32, "__start___hotprof_dual"), sectionBound(M, H.i32, "__stop___hotprof_dual")});
+    // latch branches (`hotprof cc --dual-latch=branch`: src/analysis/latch_asm.h writes the section;
+    // without it both bounds are null)
+    Value *bs = sectionBound(M, H.i32, "__start___hotprof_dualbr"), *be = sectionBound(M, H.i32, "__stop___hotprof_dualbr");
+    B.CreateCall(M.getOrInsertFunction("__hotprof_dual_branches_init", V, i32p, i32p), {bs, be});
     // and its destructor: a dlclose'd module's sites must be forgotten before its pages go
     Function *dtor = Function::Create(FunctionType::get(V, false), GlobalValue::InternalLinkage,
                                       "hotprof.dual.module_dtor", &M);
     IRBuilder<> D(BasicBlock::Create(C, "", dtor));
+    D.CreateCall(M.getOrInsertFunction("__hotprof_dual_branches_fini", V, i32p, i32p), {bs, be});
     if (blocks && blockHooksByRA(M)) { /* block hooks' records (dual_blockra.h) */
         Value *rs = sectionBound(M, H.i32, "__start___hotprof_blkra");
         Value *re = sectionBound(M, H.i32, "__stop___hotprof_blkra");

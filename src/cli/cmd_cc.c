@@ -6,8 +6,9 @@
  * exported, so shared libraries built with `hotprof cc -shared` (which are linked without a
  * runtime) bind to the one runtime in the program. Wrapper options start with --hooks=,
  * --calls=, --compiler=, --print-command and may stand anywhere; they are removed before the
- * compiler sees the arguments; so are --dual-sites= and --dual-return-sites= (dual-* sets). Environment: HOTPROF_HOOKS,
- * HOTPROF_DUAL_SITES, HOTPROF_COMPILER, HOTPROF_LIBDIR.
+ * compiler sees the arguments; so are --dual-sites=, --dual-return-sites= and --dual-latch= (dual-*
+ * sets; the last assembles through cmd_as.c). Environment: HOTPROF_HOOKS, HOTPROF_DUAL_SITES,
+ * HOTPROF_DUAL_LATCH, HOTPROF_COMPILER, HOTPROF_LIBDIR.
  * Static links (-static, -static-pie) with clang and sanitizer coverage add
  * -fno-sanitize-link-runtime: clang would otherwise link its UBSan runtime (for default coverage
  * callbacks hotprof's runtime provides anyway), whose start-up crashes in a static program.
@@ -30,6 +31,7 @@ typedef struct cc_options {
     int cplusplus;
     int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md) */
     int return_sites;   /* --dual-return-sites=on: a site after each call (docs/dual.md) */
+    int latch_branch;   /* --dual-latch=branch: the latch's own branch is switched (cmd_as.c) */
 } cc_options;
 
 typedef struct cc_args_shape {
@@ -45,7 +47,8 @@ static void cc_usage(FILE *out, int cplusplus)
 {
     fprintf(out,
             "usage: hotprof %s [--hooks=SET] [--calls=optimized|source] [--compiler=PATH]\n"
-            "                  [--dual-sites=nop|count] [--dual-return-sites=off|on] [--print-command]\n"
+            "                  [--dual-sites=nop|count] [--dual-return-sites=off|on] [--dual-latch=site|branch]\n"
+            "                  [--print-command]\n"
             "                  COMPILER-ARGS...\n"
             "Compiles and links like the compiler, adding hotprof's hooks and runtime.\n"
             "Use as CC=\"hotprof cc\" make. Hook sets (default %s, or $HOTPROF_HOOKS):\n",
@@ -71,7 +74,11 @@ static void cc_usage(FILE *out, int cplusplus)
                  "entries and loop latches; count compiles count mode's decrement-and-branch in instead\n"
                  "(runs with --bursts count, live and exhaustive; not patched bursts).\n"
                  "--dual-return-sites=on puts a site after each call in the clean copies (count mode's\n"
-                 "subpaths then see a burst's blocks after it returns into a clean caller).\n",
+                 "subpaths then see a burst's blocks after it returns into a clean caller).\n"
+                 "--dual-latch=branch (or $HOTPROF_DUAL_LATCH) switches each loop latch's own branch\n"
+                 "between the latch site and the code after it, so a switched-off back-edge runs neither\n"
+                 "the site's nop nor its jmp (clang then assembles through hotprof's assembler front,\n"
+                 "-fno-integrated-as; docs/dual.md). Default site.\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
 
@@ -119,6 +126,14 @@ static int parse_dual_sites(const char *v, int *count_sites)
     return 0;
 }
 
+/* "site" or "branch" (--dual-latch=, HOTPROF_DUAL_LATCH): *branch set; -1 for anything else. */
+static int parse_dual_latch(const char *v, int *branch)
+{
+    if (strcmp(v, "site") && strcmp(v, "branch")) return -1;
+    *branch = !strcmp(v, "branch");
+    return 0;
+}
+
 static int wrapper_option(const char *a, cc_options *o, const char **err)
 {
     if (!strncmp(a, "--hooks=", 8)) {
@@ -132,6 +147,10 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
     if (!strncmp(a, "--compiler=", 11)) return o->compiler = a + 11, 1;
     if (!strncmp(a, "--dual-sites=", 13)) {
         if (parse_dual_sites(a + 13, &o->count_sites)) *err = "--dual-sites takes nop or count";
+        return 1;
+    }
+    if (!strncmp(a, "--dual-latch=", 13)) {
+        if (parse_dual_latch(a + 13, &o->latch_branch)) *err = "--dual-latch takes site or branch";
         return 1;
     }
     if (!strcmp(a, "--dual-return-sites=on")) return o->return_sites = 1, 1;
@@ -225,6 +244,16 @@ static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
     for (int i = 0; flags[i]; i++) push(b, flags[i]);
     if (o->count_sites) push(b, "-mllvm"), push(b, "-hotprof-dual-site=count");
     if (o->return_sites) push(b, "-mllvm"), push(b, "-hotprof-dual-return-sites=on");
+    if (o->latch_branch) {
+        static char front[PATH_MAX + 16], as[PATH_MAX + 16];
+        snprintf(front, sizeof front, "-B%s/hotprof-as/", dir);
+        snprintf(as, sizeof as, "%s/hotprof-as/as", dir);
+        if (access(as, X_OK) != 0) {
+            fprintf(stderr, "hotprof cc: --dual-latch=branch needs the assembler front %s; run 'make'\n", as);
+            return -1;
+        }
+        push(b, "-fno-integrated-as"), push(b, front);
+    }
     return 0;
 }
 
@@ -315,8 +344,13 @@ static void xray_retired_note(void)
 
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
-    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0, 0};
+    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0, 0, 0};
     const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
+    const char *env_latch = getenv("HOTPROF_DUAL_LATCH");
+    if (env_latch && *env_latch && parse_dual_latch(env_latch, &o.latch_branch)) {
+        fprintf(stderr, "hotprof cc: HOTPROF_DUAL_LATCH takes site or branch, not '%s'\n", env_latch);
+        return 2;
+    }
     if (env_sites && *env_sites && parse_dual_sites(env_sites, &o.count_sites)) {
         fprintf(stderr, "hotprof cc: HOTPROF_DUAL_SITES takes nop or count, not '%s'\n", env_sites);
         return 2;
@@ -338,6 +372,11 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
     }
     if (o.count_sites && strncmp(o.hooks->name, "dual-", 5) != 0) {
         fprintf(stderr, "hotprof cc: --dual-sites=count needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
+        return 2;
+    }
+    if (o.latch_branch && (o.count_sites || strncmp(o.hooks->name, "dual-", 5) != 0)) {
+        fprintf(stderr, "hotprof cc: --dual-latch=branch needs a dual-* hook set with nop sites, not --hooks=%s%s\n",
+                o.hooks->name, o.count_sites ? " --dual-sites=count" : "");
         return 2;
     }
     if (o.return_sites && strncmp(o.hooks->name, "dual-", 5) != 0) {

@@ -21,6 +21,7 @@ int cmd_invariants(int argc, char **argv); /* cmd_invariants.c */
 int cmd_merge(int argc, char **argv);   /* cmd_merge.c */
 int cmd_cc(int argc, char **argv);      /* cmd_cc.c (+ cc_hooksets.c) */
 int cmd_cxx(int argc, char **argv);     /* cmd_cc.c */
+int cmd_as(int argc, char **argv);      /* cmd_as.c: run as <lib>/hotprof-as/as by clang (--dual-latch=branch) */
 int cmd_help(int argc, char **argv);    /* cmd_help.c */
 int cmd_top(int argc, char **argv);     /* cmd_top.c (+ top.c, top_screen.c) */
 int cmd_sim(int argc, char **argv);     /* cmd_sim.c (src/sim/) */

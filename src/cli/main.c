@@ -63,6 +63,8 @@ static const char *driver_of(const char *argv0)
 
 int main(int argc, char **argv)
 {
+    const char *slash = strrchr(argv[0], '/');
+    if (!strcmp(slash ? slash + 1 : argv[0], "as")) return cmd_as(argc, argv); /* cmd_as.c: clang's assembler */
     const char *driver = driver_of(argv[0]);
     if (driver) {
         argv[0] = (char *)driver; /* the command sees itself called as `hotprof cc` */

@@ -155,6 +155,14 @@ HP_API void __hotprof_dual_init(const hp_dual_rec *start, const hp_dual_rec *sto
     if (hp_dual_register(start, stop)) hp_modules_refresh(); /* a new module (dual-functions has no guards) */
 }
 
+/* A module's latch branches (built with `hotprof cc --dual-latch=branch`; absent: NULL, NULL). */
+HP_API void __hotprof_dual_branches_init(const void *start, const void *stop) { hp_dual_register_branches(start, stop); }
+HP_API void __hotprof_dual_branches_fini(const void *start, const void *stop)
+{
+    (void)stop;
+    hp_dual_unregister_branches(start);
+}
+
 /* A module's block hooks named by their return address (plugin/dual_blockra.h): its constructor,
  * after its guards' init, and its destructor. */
 HP_API void __hotprof_blkra_init(const hp_blockra_rec *start, const hp_blockra_rec *stop)

@@ -85,6 +85,8 @@
 #define HP_INFO_DUAL_MODULES "modules"         /* modules registered, unloaded ones included */
 #define HP_INFO_DUAL_UNPATCHABLE "unpatchable" /* sites never written (across a word, page not writable) */
 #define HP_INFO_DUAL_SWITCHES "switches"       /* passes over every site (on or off) */
+#define HP_INFO_DUAL_BRANCHES "latch_branches" /* latch branches switched with the sites (--dual-latch=branch) */
+#define HP_INFO_DUAL_BRANCHES_UNWRITABLE "latch_branches_unwritable" /* of them never written */
 /* "dual.count.<stat>": count-triggered bursts (--bursts count; group INFO of bursty profiles) */
 #define HP_INFO_DUAL_COUNT "dual.count"
 #define HP_INFO_DUAL_COUNT_TRAMPOLINES "trampolines" /* sites that jump to a trampoline of their own */

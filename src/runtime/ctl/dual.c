@@ -116,7 +116,7 @@ static int is_pad(const hp_dual_rec *r) { return (r->flags & HP_DUAL_REC_PAD) !=
 static uint64_t site_len(const hp_dual_rec *r) { return is_pad(r) ? HP_PAD_LEN : 5u; }
 
 /* Make the page of addr writable (once). 0 if it cannot be. */
-static int page_writable(uint64_t addr)
+int hp_dual_page_writable(uint64_t addr)
 {
     uint64_t page = addr & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
     for (uint32_t i = 0; i < g_npages; i++)
@@ -137,7 +137,7 @@ static int write_site_to(const hp_dual_rec *r, uint64_t target, int on, int page
     if (r->flags & HP_DUAL_REC_COUNT) return 1;
     uint64_t site = rec_site(r);
     unsigned off = (unsigned)(site & 7);
-    if (off > 3 || (!page_known && !page_writable(site))) return 0;
+    if (off > 3 || (!page_known && !hp_dual_page_writable(site))) return 0;
     uint64_t *w = (uint64_t *)(uintptr_t)(site & ~(uint64_t)7);
     uint64_t old = __atomic_load_n(w, __ATOMIC_RELAXED);
     uint8_t head[5];
@@ -232,7 +232,7 @@ static int write_pad(const hp_dual_rec *r)
     uint64_t site = rec_site(r);
     uint8_t code[HP_PAD_LEN];
     int form = pad_form(r);
-    if (!form || !page_writable(site)) return 0;
+    if (!form || !hp_dual_page_writable(site)) return 0;
     if (hp_tramp_encode_pad(code, site, rec_target(r), g_fs_off, form) != HP_PAD_LEN) return 0;
     if (!hp_tramp_store16((void *)(uintptr_t)site, code)) return 0;
     g_pads++;
@@ -337,6 +337,20 @@ int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
     return 1;
 }
 
+void hp_dual_register_branches(const void *start, const void *stop)
+{
+    lock();
+    hp_dual_branch_add(start, stop, g_all || g_count || g_switched_on);
+    unlock();
+}
+
+void hp_dual_unregister_branches(const void *start)
+{
+    lock();
+    hp_dual_branch_remove(start);
+    unlock();
+}
+
 void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
 {
     if (!start || start >= stop) return;
@@ -369,6 +383,7 @@ uint64_t hp_dual_all_on(void)
     lock();
     g_all = g_switched_on = 1;
     for (uint32_t m = 0; m < g_nmods; m++) n += switch_module(m, 1);
+    hp_dual_branch_switch(1);
     g_skipped = g_sites - n;
     unlock();
     return n;
@@ -387,7 +402,9 @@ uint64_t hp_dual_child_all_on(void)
 static void switch_all(int on)
 {
     if (g_switched_on == on) return;
+    if (!on) hp_dual_branch_switch(0); /* (latch branches skip only sites that are off) */
     for (uint32_t m = 0; m < g_nmods; m++) switch_module(m, on);
+    if (on) hp_dual_branch_switch(1);
     g_switched_on = on;
     g_switches++;
 }
@@ -416,6 +433,10 @@ size_t hp_dual_info(char *out, size_t cap)
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_MODULES, HP_LOAD_RLX(&g_nmods));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_UNPATCHABLE, HP_LOAD_RLX(&g_skipped));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_SWITCHES, HP_LOAD_RLX(&g_switches));
+    if (hp_dual_branch_count()) {
+        at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_BRANCHES, hp_dual_branch_count());
+        at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_BRANCHES_UNWRITABLE, hp_dual_branch_unwritable());
+    }
     if (HP_LOAD_RLX(&g_count_sites))
         at = hp_info_u64(out, at, cap, HP_INFO_DUAL, HP_INFO_DUAL_COUNT_SITES, HP_LOAD_RLX(&g_count_sites));
     return at;
@@ -494,6 +515,7 @@ void hp_dual_count_start(int return_sites)
     g_count_ret = return_sites;
     for (uint32_t m = 0; m < g_nmods; m++)
         if (g_mods[m].start) n += switch_module_count(m);
+    hp_dual_branch_switch(1);
     g_skipped = g_sites - n;
     unlock();
 }

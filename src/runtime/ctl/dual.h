@@ -45,6 +45,10 @@ typedef struct hp_dual_rec { int32_t site, target; uint32_t kind, flags; } hp_du
 /* A module's records (its constructor, or dlopen): kept; switched on at once if every site is on.
  * 1 if the module is new (the caller refreshes the module list). */
 int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop);
+/* A module's __hotprof_dualbr section (built with --dual-latch=branch, dual_branch.c): its latch
+ * branches, switched with the sites from now on (on at once if the sites are). */
+void hp_dual_register_branches(const void *start, const void *stop);
+void hp_dual_unregister_branches(const void *start); /* its destructor, before hp_dual_unregister */
 /* A module going away (its destructor: dlclose or exit): its sites and pages are forgotten. */
 void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop);
 int hp_dual_present(void);          /* a module with dual sites registered */
@@ -108,5 +112,17 @@ uint64_t hp_dual_tail_caller(uint64_t fn, uint64_t ret);
 void hp_dual_count_burst(void); /* a hook: a thread's burst begins (counted for INFO) */
 /* dual.count.* INFO lines (async-signal-safe; nothing unless count mode started). */
 size_t hp_dual_count_info(char *out, size_t cap);
+
+/* ---- dual_branch.c (every function under dual.c's lock) ---- */
+/* The page of addr made writable (once; dual.c's page set). 0 if it cannot be. */
+int hp_dual_page_writable(uint64_t addr);
+/* word with its bytes off..off+3 replaced by rel (little-endian); off <= 4. */
+uint64_t hp_dual_branch_word(uint64_t word, unsigned off, uint32_t rel);
+/* A module's branch records [start, stop): kept (switched on at once if on). 1 if new. */
+int hp_dual_branch_add(const void *start, const void *stop, int on);
+void hp_dual_branch_remove(const void *start);
+void hp_dual_branch_switch(int on); /* every module's branches to L (on) or to C (off) */
+uint64_t hp_dual_branch_count(void);      /* records of the modules loaded now */
+uint64_t hp_dual_branch_unwritable(void); /* of them not written by the last pass */
 
 #endif
