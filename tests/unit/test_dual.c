@@ -126,6 +126,74 @@ TEST(off_now_switches_dual_sites_off_and_off_then_writes_nothing)
     hp_dual_unregister(f.rec, f.rec + 3);
 }
 
+TEST(branch_word_round_trip_at_every_offset)
+{
+    for (unsigned off = 0; off <= 4; off++) {
+        uint8_t bytes[8] = {0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0xb6, 0xb7}, b[8];
+        uint64_t w0;
+        memcpy(&w0, bytes, 8);
+        uint64_t w = hp_dual_branch_word(w0, off, 0x12345678u);
+        memcpy(b, &w, 8);
+        uint32_t rel;
+        memcpy(&rel, b + off, 4);
+        CHECK_EQ_U64(rel, 0x12345678u);
+        for (unsigned i = 0; i < 8; i++)
+            if (i < off || i >= off + 4) CHECK_EQ_U64(b[i], bytes[i]);
+        uint32_t back;
+        memcpy(&back, bytes + off, 4);
+        CHECK_EQ_U64(hp_dual_branch_word(w, off, back), w0);
+    }
+}
+
+static int32_t rel32_at(const uint8_t *field)
+{
+    int32_t rel;
+    memcpy(&rel, field, 4);
+    return rel;
+}
+
+/* Latch branches (--dual-latch=branch): a rel32 at byte 66 (offset 2 of its word) goes to the site's
+ * block (byte 8) while sites are on and past its nop (byte 13) while they are off; one at byte 77
+ * (offset 5: across a word) is never written; an unregistered module's branch is not written again. */
+TEST(latch_branches_follow_the_sites_and_never_across_a_word)
+{
+    fake f = make_page();
+    REQUIRE(f.code != MAP_FAILED);
+    REQUIRE(mprotect(f.code, 4096, PROT_READ | PROT_WRITE) == 0);
+    hp_dual_branch_rec *br = (hp_dual_branch_rec *)(f.code + 3072);
+    const unsigned fields[2] = {66, 77};
+    for (int i = 0; i < 2; i++) {
+        uint8_t *field = f.code + fields[i];
+        int32_t off_rel = (int32_t)((f.code + 13) - (field + 4));
+        memcpy(field, &off_rel, 4);
+        br[i].field = (int32_t)(field - (uint8_t *)&br[i].field);
+        br[i].on = (int32_t)((f.code + 8) - (uint8_t *)&br[i].on);
+        br[i].off = (int32_t)((f.code + 13) - (uint8_t *)&br[i].off);
+        br[i].flags = 0;
+    }
+    mprotect(f.code, 4096, PROT_READ | PROT_EXEC);
+    CHECK(hp_dual_register(f.rec, f.rec + 3) == 1);
+    hp_dual_register_branches(br, br + 2);
+    hp_dual_switch(1);
+    CHECK(is_jmp_to(f.code + 8, f.code + 1024));
+    CHECK(f.code + 66 + 4 + rel32_at(f.code + 66) == f.code + 8);
+    CHECK(f.code + 77 + 4 + rel32_at(f.code + 77) == f.code + 13); /* across a word: left alone */
+    CHECK_EQ_U64(f.code[65], 0xcc);
+    CHECK_EQ_U64(f.code[70], 0xcc);
+    char info[512];
+    hp_dual_info(info, sizeof info);
+    CHECK(strstr(info, "dual.latch_branches=2\n") != NULL);
+    CHECK(strstr(info, "dual.latch_branches_unwritable=1\n") != NULL);
+    hp_dual_switch(0);
+    CHECK(memcmp(f.code + 8, NOP5, 5) == 0);
+    CHECK(f.code + 66 + 4 + rel32_at(f.code + 66) == f.code + 13);
+    hp_dual_unregister_branches(br);
+    hp_dual_switch(1);
+    CHECK(f.code + 66 + 4 + rel32_at(f.code + 66) == f.code + 13); /* gone: never written again */
+    hp_dual_switch(0);
+    hp_dual_unregister(f.rec, f.rec + 3);
+}
+
 TEST(module_registered_after_all_on_is_switched_at_once)
 {
     CHECK_EQ_U64(hp_dual_all_on(), 0); /* the one registered module above is gone */
@@ -186,6 +254,8 @@ int main(void)
     RUN(word_round_trip_at_every_offset);
     RUN(sites_switch_whole_and_never_across_a_word);
     RUN(off_now_switches_dual_sites_off_and_off_then_writes_nothing);
+    RUN(branch_word_round_trip_at_every_offset);
+    RUN(latch_branches_follow_the_sites_and_never_across_a_word);
     RUN(module_registered_after_all_on_is_switched_at_once);
     RUN(count_sites_are_counted_and_never_written);
     RUN(count_probe_twice_and_count_sites_only);

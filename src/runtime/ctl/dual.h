@@ -114,6 +114,9 @@ void hp_dual_count_burst(void); /* a hook: a thread's burst begins (counted for 
 size_t hp_dual_count_info(char *out, size_t cap);
 
 /* ---- dual_branch.c (every function under dual.c's lock) ---- */
+/* A latch branch's record (__hotprof_dualbr, analysis/latch_asm.h): pc-relative addresses of its
+ * rel32, of where it goes while sites are on (the site's block) and while they are off. */
+typedef struct hp_dual_branch_rec { int32_t field, on, off; uint32_t flags; } hp_dual_branch_rec;
 /* The page of addr made writable (once; dual.c's page set). 0 if it cannot be. */
 int hp_dual_page_writable(uint64_t addr);
 /* word with its bytes off..off+3 replaced by rel (little-endian); off <= 4. */

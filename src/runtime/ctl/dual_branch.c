@@ -19,8 +19,6 @@
 
 #define BR_MODS_CAP 1024u
 
-typedef struct hp_dual_branch_rec { int32_t field, on, off; uint32_t flags; } hp_dual_branch_rec;
-
 static struct { const hp_dual_branch_rec *start, *stop; } g_br[BR_MODS_CAP];
 static uint32_t g_nbr;
 static uint64_t g_branches, g_unwritable;
