@@ -57,6 +57,9 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
                    --hooks=dual-blocks with -hotprof-dual-rejoin-all=on (the rejoin copy for every
                    one-body function): nop sites switched off and patched, count sites switched
                    off and in count mode
+  hp-dfn-lb-off / hp-dfn-lb-patch / hp-dblk-lb-off / hp-dblk-lb-patch / hp-dblk-rejoin-lb-off /
+  hp-dblk-rejoin-lb-patch   the same builds with hotprof cc --dual-latch=branch (the latch's own
+                   branch is the switch: a switched-off back-edge runs no nop and no jmp)
   (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
@@ -151,6 +154,15 @@ VARIANTS.update({
     "hp-dblk-rejoin-patch": (REJOIN, None, [], PATCH, "dual-blocks"),
     "hp-dblk-cs-rejoin-off": (CS + REJOIN, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
     "hp-dblk-cs-rejoin-count": (CS + REJOIN, None, [], COUNT, "dual-blocks"),
+})
+LB = ["--dual-latch=branch"]
+VARIANTS.update({
+    "hp-dfn-lb-off": (LB, None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
+    "hp-dfn-lb-patch": (LB, None, [], PATCH, "dual-functions"),
+    "hp-dblk-lb-off": (LB, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
+    "hp-dblk-lb-patch": (LB, None, [], PATCH, "dual-blocks"),
+    "hp-dblk-rejoin-lb-off": (REJOIN + LB, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
+    "hp-dblk-rejoin-lb-patch": (REJOIN + LB, None, [], PATCH, "dual-blocks"),
 })
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 
