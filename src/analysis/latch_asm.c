@@ -285,6 +285,31 @@ static void put_fall(FILE *out, const asm_file *f, size_t i, size_t si, size_t i
     put_branch(out, f, -1, si, s->label, id);
 }
 
+/* `.section NAME,"..G..o..",@TYPE,GROUP,comdat,LINKED` (LLVM's order for a link-order section in a
+ * group, e.g. __patchable_function_entries of a comdat function with -fbinutils-version >= 2.35)
+ * as GNU as wants it: `...,@TYPE,LINKED,GROUP,comdat`. 1 if written. */
+static int put_section_for_gas(FILE *out, span l)
+{
+    span t = trim(l), f[6];
+    if (!starts(t, ".section")) return 0;
+    size_t nf = 0, from = 0;
+    int quoted = 0;
+    for (size_t i = 0; i <= t.n && nf < 6; i++) {
+        if (i < t.n && t.s[i] == '"') quoted = !quoted;
+        if (i == t.n || (t.s[i] == ',' && !quoted)) f[nf++] = trim((span){t.s + from, i - from}), from = i + 1;
+    }
+    if (nf != 6 || from <= t.n || !is(f[4], "comdat") || !memchr(f[1].s, 'G', f[1].n) || !memchr(f[1].s, 'o', f[1].n))
+        return 0;
+    fputc('\t', out);
+    span order[6] = {f[0], f[1], f[2], f[5], f[3], f[4]};
+    for (int i = 0; i < 6; i++) {
+        if (i) fputc(',', out);
+        put_span(out, order[i]);
+    }
+    fputc('\n', out);
+    return 1;
+}
+
 /* Second pass (every line ends with a newline, the last one too). */
 static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, unsigned char *hit)
 {
@@ -299,7 +324,7 @@ static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, un
         } else if (a) {
             put_branch(out, f, hp_latch_asm_cc(mn.s, mn.n), a->site, a->name, st->branches++);
             hit[a->site] = 1;
-        } else {
+        } else if (f->in_app[i] || !put_section_for_gas(out, f->lines[i])) {
             put_span(out, f->lines[i]);
             fputc('\n', out);
         }

@@ -18,6 +18,11 @@
  * on: into the instrumented copy), a branch to C is the nop switched off. Everything else that
  * reaches L (a fall-through, a jump table, an address taken) still runs the nop.
  *
+ * One more line is changed, for GNU as: a `.section` of a link-order section in a comdat group,
+ * which LLVM prints as `...,@progbits,GROUP,comdat,LINKED` and gas takes as
+ * `...,@progbits,LINKED,GROUP,comdat` (hotprof cc gives clang -fbinutils-version=2.36, so that
+ * such sections stay in their group at all).
+ *
  * Invariants: the output assembles to the input's code but for the rewritten branches, the padding
  * before them and the added labels and records; lines between #APP and #NO_APP are copied as they
  * are; a site whose text is not exactly the plugin's nop site of kind 1 (back-edge), flags 0, is

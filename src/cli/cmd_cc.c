@@ -32,6 +32,7 @@ typedef struct cc_options {
     int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md) */
     int return_sites;   /* --dual-return-sites=on: a site after each call (docs/dual.md) */
     int latch_branch;   /* --dual-latch=branch: the latch's own branch is switched (cmd_as.c) */
+    int latch_given;    /* ... given as an option (HOTPROF_DUAL_LATCH is a default: ignored where it does not apply) */
 } cc_options;
 
 typedef struct cc_args_shape {
@@ -75,10 +76,11 @@ static void cc_usage(FILE *out, int cplusplus)
                  "(runs with --bursts count, live and exhaustive; not patched bursts).\n"
                  "--dual-return-sites=on puts a site after each call in the clean copies (count mode's\n"
                  "subpaths then see a burst's blocks after it returns into a clean caller).\n"
-                 "--dual-latch=branch (or $HOTPROF_DUAL_LATCH) switches each loop latch's own branch\n"
-                 "between the latch site and the code after it, so a switched-off back-edge runs neither\n"
-                 "the site's nop nor its jmp (clang then assembles through hotprof's assembler front,\n"
-                 "-fno-integrated-as; docs/dual.md). Default site.\n",
+                 "--dual-latch=branch switches each loop latch's own branch between the latch site and\n"
+                 "the code after it, so a switched-off back-edge runs neither the site's nop nor its jmp\n"
+                 "(clang then assembles through hotprof's assembler front, -fno-integrated-as;\n"
+                 "docs/dual.md). Default site, or $HOTPROF_DUAL_LATCH (ignored by builds it does not\n"
+                 "apply to: other hook sets, count sites).\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
 
@@ -151,6 +153,7 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
     }
     if (!strncmp(a, "--dual-latch=", 13)) {
         if (parse_dual_latch(a + 13, &o->latch_branch)) *err = "--dual-latch takes site or branch";
+        o->latch_given = 1;
         return 1;
     }
     if (!strcmp(a, "--dual-return-sites=on")) return o->return_sites = 1, 1;
@@ -252,7 +255,9 @@ static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
             fprintf(stderr, "hotprof cc: --dual-latch=branch needs the assembler front %s; run 'make'\n", as);
             return -1;
         }
-        push(b, "-fno-integrated-as"), push(b, front);
+        /* (GNU as >= 2.36: LLVM then keeps a comdat function's __patchable_function_entries in its
+         * group, as with its own assembler; latch_asm.c puts that line's fields in gas's order) */
+        push(b, "-fno-integrated-as"), push(b, "-fbinutils-version=2.36"), push(b, front);
     }
     return 0;
 }
@@ -344,7 +349,7 @@ static void xray_retired_note(void)
 
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
-    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0, 0, 0};
+    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0, 0, 0, 0};
     const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
     const char *env_latch = getenv("HOTPROF_DUAL_LATCH");
     if (env_latch && *env_latch && parse_dual_latch(env_latch, &o.latch_branch)) {
@@ -374,6 +379,8 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         fprintf(stderr, "hotprof cc: --dual-sites=count needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
         return 2;
     }
+    if (o.latch_branch && !o.latch_given && (o.count_sites || strncmp(o.hooks->name, "dual-", 5) != 0))
+        o.latch_branch = 0;
     if (o.latch_branch && (o.count_sites || strncmp(o.hooks->name, "dual-", 5) != 0)) {
         fprintf(stderr, "hotprof cc: --dual-latch=branch needs a dual-* hook set with nop sites, not --hooks=%s%s\n",
                 o.hooks->name, o.count_sites ? " --dual-sites=count" : "");

@@ -20,6 +20,11 @@ check_fails_cleanly "latch branch: not with count sites" "with nop sites" \
     "$HP" cc --hooks=dual-blocks --dual-sites=count --dual-latch=branch -O2 -c -o x.o "$P/dual_loops.c"
 HOTPROF_DUAL_LATCH=sometimes check_fails_cleanly "latch branch: bad environment value" "HOTPROF_DUAL_LATCH takes" \
     "$HP" cc --hooks=dual-functions -O2 -c -o x.o "$P/dual_loops.c"
+# the environment's value is a default: builds it does not apply to ignore it
+check "latch branch: environment ignored by a blocks build" \
+    env HOTPROF_DUAL_LATCH=branch "$HP" cc --hooks=blocks -O2 -c -o x.o "$P/dual_loops.c"
+check "latch branch: environment ignored by a count-sites build" \
+    env HOTPROF_DUAL_LATCH=branch "$HP" cc --hooks=dual-functions --dual-sites=count -O2 -c -o x.o "$P/dual_loops.c"
 
 json() { "$HP" report --format json --top 0 "$1" >"$2"; }
 M999="--sample methods:period=999,burst=1 --sample callpairs:period=999,burst=1"
@@ -71,3 +76,48 @@ ok = d["mode"] == "patch" and be.get("spin", 0) >= 100
 print(("ok" if ok else "FAIL") + " longloop branch build: bursts reached spin's loop at its back-edges (%d sampled, mode %s)"
       % (be.get("spin", 0), d["mode"]))
 PY
+
+# C++: an inline function kept out of line in two objects (a comdat group: GNU as wants the group's
+# link-order section __patchable_function_entries written in its own field order, latch_asm.c),
+# with a loop, and an exception thrown through it
+cat >work.hpp <<'CPP'
+#include <cstddef>
+#include <stdexcept>
+#include <vector>
+__attribute__((noinline)) inline long work(const std::vector<int> &v)
+{
+    long s = 0;
+    for (std::size_t i = 0; i < v.size(); i++) {
+        if (v[i] < 0) throw std::runtime_error("negative");
+        s += (v[i] & 1) ? v[i] : -v[i] / 3;
+    }
+    return s;
+}
+long first();
+CPP
+cat >a.cpp <<'CPP'
+#include "work.hpp"
+long first() { std::vector<int> v(1000); for (int i = 0; i < 1000; i++) v[i] = i * 7; return work(v); }
+CPP
+cat >b.cpp <<'CPP'
+#include "work.hpp"
+#include <cstdio>
+static long second() { std::vector<int> v(500); for (int i = 0; i < 500; i++) v[i] = 250 - i; return work(v); }
+int main()
+{
+    long t = 0, caught = 0;
+    for (int r = 0; r < 300; r++) {
+        t += first();
+        try { t += second(); } catch (const std::exception &) { caught++; }
+    }
+    std::printf("%ld %ld\n", t, caught);
+}
+CPP
+clang++ -O2 -o cxx.native a.cpp b.cpp && want=$(./cxx.native) || fail "c++: native build"
+if "$HP" c++ --hooks=dual-blocks --dual-latch=branch -O2 -o cxx.br a.cpp b.cpp 2>cxx.err; then
+    check_eq "c++ comdat + exceptions: switched off, native's output" "$(HOTPROF_MODE=off ./cxx.br)" "$want"
+    check_eq "c++ comdat + exceptions: patched bursts, native's output" "$("$HP" run -q $M999 -o cxx.data -- ./cxx.br)" "$want"
+    check_eq "c++ comdat + exceptions: exhaustive, native's output" "$(HOTPROF_OUTPUT=cxx.ex.data ./cxx.br)" "$want"
+else
+    fail "c++ comdat + exceptions: branch build" "$(tail -n 3 cxx.err)"
+fi

@@ -107,6 +107,22 @@ TEST(entry_sites_count_sites_and_other_blocks_are_left_alone)
     free(out);
 }
 
+/* GNU as wants a link-order section's linked-to symbol before its group (LLVM prints it after):
+ * a comdat function's __patchable_function_entries did not assemble. */
+TEST(link_order_section_in_a_group_is_written_in_gas_order)
+{
+    const char *in = "\t.section\t__patchable_function_entries,\"aGwo\",@progbits,_Z1fv,comdat,_Z1fv\n"
+                     "\t.section\t__patchable_function_entries,\"awo\",@progbits,main\n"
+                     "\t.section\t.text._Z1fv,\"axG\",@progbits,_Z1fv,comdat\n";
+    hp_latch_asm_stats st;
+    char *out = rewrite(in, &st);
+    REQUIRE(out != NULL);
+    CHECK(strstr(out, "\t.section\t__patchable_function_entries,\"aGwo\",@progbits,_Z1fv,_Z1fv,comdat\n") == out);
+    CHECK(strstr(out, "\t.section\t__patchable_function_entries,\"awo\",@progbits,main\n") != NULL);
+    CHECK(strstr(out, "\t.section\t.text._Z1fv,\"axG\",@progbits,_Z1fv,comdat\n") != NULL);
+    free(out);
+}
+
 /* A random function: blocks .LBB<f>_<b>, some back-edge sites (some labelled, some reached by a jcc
  * falling into them), and branches to random blocks. *want: branches that must be rewritten. */
 static void random_function(char *in, size_t cap, hp_rng *r, int fn, size_t *want)
@@ -182,6 +198,7 @@ int main(void)
     RUN(branch_to_a_site_block_goes_to_its_continuation);
     RUN(a_jcc_falling_into_a_site_is_inverted);
     RUN(entry_sites_count_sites_and_other_blocks_are_left_alone);
+    RUN(link_order_section_in_a_group_is_written_in_gas_order);
     RUN(random_functions_rewrite_exactly_the_branches_into_sites);
     return test_main_end();
 }
