@@ -72,8 +72,8 @@ def site_records(binary):
     """[(site address, kind, flags)] of the binary's __hotprof_dual section."""
     out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
-        if "__hotprof_dual" in line and "]" in line:
-            f = line.split("]", 1)[1].split()
+        f = line.split("]", 1)[1].split() if "]" in line else []
+        if f and f[0] == "__hotprof_dual":  # (not __hotprof_dualbr: --dual-latch=branch's records)
             addr, off, size = int(f[2], 16), int(f[3], 16), int(f[4], 16)
             break
     else:
