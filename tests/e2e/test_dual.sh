@@ -70,20 +70,23 @@ check_fails_cleanly "dual: missing plugin, one message" "needs the LLVM pass plu
     env HOTPROF_LIBDIR="$T" "$HP" cc --hooks=dual-blocks -O2 -c -o x.o "$P/dual_loops.c"
 
 # bursts over dual sites: a loop entered before any burst is reached at its next back-edge
-# (dual-functions: spin makes no call, so its latch's nop is the only way in)
-"$HP" cc --hooks=dual-functions -O2 -o longloop "$P/dual_longloop.c" || fail "longloop: build"
+# (dual-functions: spin makes no call, so its latch's nop is the only way in; with
+# --dual-latch=branch, the latch's own branch, pointed at the nop only while sites are on)
 clang -O2 -o longloop.native "$P/dual_longloop.c"
-"$HP" run -q --sample methods:period=999,burst=1 -o ll.data -- ./longloop 200000000 >ll.out || fail "longloop: bursty run"
-check_eq "longloop bursty: same output as native" "$(cat ll.out)" "$(./longloop.native 200000000)"
-"$HP" report --format json --top 0 ll.data >ll.json
-python3 - ll.json <<'PY'
+for latch in branch site; do
+    "$HP" cc --hooks=dual-functions --dual-latch=$latch -O2 -o longloop "$P/dual_longloop.c" || fail "longloop $latch: build"
+    "$HP" run -q --sample methods:period=999,burst=1 -o ll.data -- ./longloop 200000000 >ll.out || fail "longloop $latch: bursty run"
+    check_eq "longloop $latch bursty: same output as native" "$(cat ll.out)" "$(./longloop.native 200000000)"
+    "$HP" report --format json --top 0 ll.data >ll.json
+    python3 - ll.json "$latch" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 be = {m["function"]: m["backedges"] for m in d["methods"]}
 ok = d["mode"] == "patch" and be.get("spin", 0) >= 100 and d["totals"]["backedges"] == be.get("spin", 0)
-print(("ok" if ok else "FAIL") + " longloop bursty: bursts reached spin's loop at its back-edges (%d sampled, mode %s)"
-      % (be.get("spin", 0), d["mode"]))
+print(("ok" if ok else "FAIL") + " longloop %s bursty: bursts reached spin's loop at its back-edges (%d sampled, mode %s)"
+      % (sys.argv[2], be.get("spin", 0), d["mode"]))
 PY
+done
 HOTPROF_MODE=bursty HOTPROF_BURSTS=live HOTPROF_SAMPLE="methods:period=99,burst=1" HOTPROF_OUTPUT=ll-live.data ./longloop 2000000 >/dev/null
 # live HPS counters: every latch execution is a boundary event (the loop may be unrolled: at least
 # one per 8 iterations), and 1 in 100 of them is sampled

@@ -5,7 +5,9 @@
 # plugin/dual_hookcall.h recordSection) lie in the function's comdat group, so the discarded copy
 # takes its records along. Before that fix the link failed ("referenced in section
 # `__hotprof_dual' ... defined in discarded section"). Per build (dual-functions, dual-blocks,
-# dual-blocks with count sites, with return sites):
+# dual-blocks with count sites, with return sites, and both sets with --dual-latch=branch, which
+# assembles with GNU as: its latch branches' records lie in the group too, and the group's
+# __patchable_function_entries links, whose fields LLVM prints in an order gas refused):
 #   - it links, and each object's records of the inline function are in a group section;
 #   - same output as native switched off, exhaustive and in count mode;
 #   - exhaustive calls and back-edges of every function equal the plain blocks build's.
@@ -41,13 +43,20 @@ methods() {
 print(" ".join(sorted("%s:%d:%d" % (m["function"], m["calls"], m["backedges"]) for m in json.load(sys.stdin)["methods"])))'
 }
 want=$(methods blocks.data)
-for b in dual-functions dual-blocks dual-blocks.count dual-blocks.ret; do
+for b in dual-functions dual-blocks dual-blocks.count dual-blocks.ret dual-functions.branch dual-blocks.branch; do
     opts=(--hooks="${b%%.*}")
-    case $b in *.count) opts+=(--dual-sites=count) ;; *.ret) opts+=(--dual-return-sites=on) ;; esac
+    case $b in
+        *.count) opts+=(--dual-sites=count) ;; *.ret) opts+=(--dual-return-sites=on) ;;
+        *.branch) opts+=(--dual-latch=branch) ;;
+    esac
     "$HP" c++ "${opts[@]}" -O2 -c a.cpp -o "$b.a.o" && "$HP" c++ "${opts[@]}" -O2 -c b.cpp -o "$b.b.o" ||
         { fail "$b: compile"; continue; }
     grouped=$(readelf -SW "$b.a.o" | grep -cE '__hotprof_(dual|blkra) +PROGBITS +[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ +AG ')
     check_eq "$b: records of the inline function lie in its comdat group" "$([ "$grouped" -gt 0 ] && echo yes)" yes
+    case $b in *.branch)
+        grouped=$(readelf -SW "$b.a.o" | grep -cE '__hotprof_dualbr +PROGBITS +[0-9a-f]+ [0-9a-f]+ [0-9a-f]+ [0-9a-f]+ +AG ')
+        check_eq "$b: latch branch records of the inline function lie in its group" "$([ "$grouped" -gt 0 ] && echo yes)" yes
+    esac
     "$HP" c++ "${opts[@]}" -O2 -o "$b" "$b.a.o" "$b.b.o" 2>link.err || { fail "$b: link" "$(tail -2 link.err)"; continue; }
     check_eq "$b: same output as native switched off" "$(HOTPROF_MODE=off "./$b")" "$(cat want.out)"
     check_eq "$b: same output as native, exhaustive" "$(HOTPROF_OUTPUT=$b.data "./$b")" "$(cat want.out)"

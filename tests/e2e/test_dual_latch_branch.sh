@@ -4,8 +4,10 @@
 # assembler front rewrites branches on every workload; the builds print what native prints in
 # every mode (switched off, patched bursts, count mode, exhaustive); exhaustive counts equal the
 # plain dual build's exactly (the rewrite changes which instructions run, never which blocks);
-# patched runs write every latch branch (none unwritable); a burst reaches a long loop entered
-# before it at the loop's next back-edge; bad option values are one clear message.
+# patched runs write every latch branch (none unwritable); bad option values are one clear
+# message. (A burst reaching a long loop through its latch's branch: test_dual.sh; C++ comdat
+# groups: test_dual_comdat.sh; exceptions, setjmp, signals, threads, shared libraries:
+# test_dual_progs.sh's dual-blocks-lb.)
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 W="$ROOT/bench/workloads"
@@ -61,63 +63,3 @@ PY
         fail "$w: latch branches in INFO" "$(grep latch "$w.info")"
 done
 
-# a burst reaches a loop entered before it at its next back-edge (dual-functions: spin makes no
-# call, so its latch's branch is the only way in)
-"$HP" cc --hooks=dual-functions --dual-latch=branch -O2 -o longloop "$P/dual_longloop.c" || fail "longloop: build"
-clang -O2 -o longloop.native "$P/dual_longloop.c"
-"$HP" run -q --sample methods:period=999,burst=1 -o ll.data -- ./longloop 200000000 >ll.out || fail "longloop: run"
-check_eq "longloop branch build: native's output" "$(cat ll.out)" "$(./longloop.native 200000000)"
-"$HP" report --format json --top 0 ll.data >ll.json
-python3 - ll.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-be = {m["function"]: m["backedges"] for m in d["methods"]}
-ok = d["mode"] == "patch" and be.get("spin", 0) >= 100
-print(("ok" if ok else "FAIL") + " longloop branch build: bursts reached spin's loop at its back-edges (%d sampled, mode %s)"
-      % (be.get("spin", 0), d["mode"]))
-PY
-
-# C++: an inline function kept out of line in two objects (a comdat group: GNU as wants the group's
-# link-order section __patchable_function_entries written in its own field order, latch_asm.c),
-# with a loop, and an exception thrown through it
-cat >work.hpp <<'CPP'
-#include <cstddef>
-#include <stdexcept>
-#include <vector>
-__attribute__((noinline)) inline long work(const std::vector<int> &v)
-{
-    long s = 0;
-    for (std::size_t i = 0; i < v.size(); i++) {
-        if (v[i] < 0) throw std::runtime_error("negative");
-        s += (v[i] & 1) ? v[i] : -v[i] / 3;
-    }
-    return s;
-}
-long first();
-CPP
-cat >a.cpp <<'CPP'
-#include "work.hpp"
-long first() { std::vector<int> v(1000); for (int i = 0; i < 1000; i++) v[i] = i * 7; return work(v); }
-CPP
-cat >b.cpp <<'CPP'
-#include "work.hpp"
-#include <cstdio>
-static long second() { std::vector<int> v(500); for (int i = 0; i < 500; i++) v[i] = 250 - i; return work(v); }
-int main()
-{
-    long t = 0, caught = 0;
-    for (int r = 0; r < 300; r++) {
-        t += first();
-        try { t += second(); } catch (const std::exception &) { caught++; }
-    }
-    std::printf("%ld %ld\n", t, caught);
-}
-CPP
-clang++ -O2 -o cxx.native a.cpp b.cpp && want=$(./cxx.native) || fail "c++: native build"
-if "$HP" c++ --hooks=dual-blocks --dual-latch=branch -O2 -o cxx.br a.cpp b.cpp 2>cxx.err; then
-    check_eq "c++ comdat + exceptions: switched off, native's output" "$(HOTPROF_MODE=off ./cxx.br)" "$want"
-    check_eq "c++ comdat + exceptions: patched bursts, native's output" "$("$HP" run -q $M999 -o cxx.data -- ./cxx.br)" "$want"
-    check_eq "c++ comdat + exceptions: exhaustive, native's output" "$(HOTPROF_OUTPUT=cxx.ex.data ./cxx.br)" "$want"
-else
-    fail "c++ comdat + exceptions: branch build" "$(tail -n 3 cxx.err)"
-fi

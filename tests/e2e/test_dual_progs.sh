@@ -10,7 +10,9 @@
 # entries are 16-byte pads, the wrapper form's F.hotprof calling F + 16) and one with return sites (dual-blocks-rs: `hotprof cc
 # --dual-return-sites=on`; these two and dual-blocks also with count-mode subpaths, where return
 # sites are written, the dlopen'ed library's at registration) and the loop-entry form (dual-blocks-le:
-# -mllvm -hotprof-dual-loops=entry, with its way back); exhaustive runs also report the
+# -mllvm -hotprof-dual-loops=entry, with its way back) and the latch branches as sites
+# (dual-blocks-lb: `hotprof cc --dual-latch=branch`, the dlopen'ed library's switched when it
+# registers, dlclose'd ones forgotten); exhaustive runs also report the
 # programs' own expected counts ("expect F N" lines, check_expect.py) where they print them.
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
@@ -21,9 +23,9 @@ cd "$T" || exit 1
 same_output() {
     local label=$1; shift
     "./$label.native" "$@" 2>&1 | grep -v '^rss_kb' >"$label.want"
-    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs dual-functions-cs dual-blocks-rs dual-blocks-le; do
+    for hs in dual-functions dual-blocks dual-memory dual-blocks-cs dual-functions-cs dual-blocks-rs dual-blocks-le dual-blocks-lb; do
         local modes="exhaustive off bursty count"
-        case $hs in dual-blocks|dual-blocks-cs|dual-blocks-rs|dual-blocks-le) modes="$modes subpath";; esac
+        case $hs in dual-blocks|dual-blocks-cs|dual-blocks-rs|dual-blocks-le|dual-blocks-lb) modes="$modes subpath";; esac
         for mode in $modes; do
             local sample="methods:period=99,burst=1;callpairs:period=99,burst=1"
             [ $mode = subpath ] && sample=subpath
@@ -54,11 +56,15 @@ build() { # LABEL COMPILER SRC EXTRA...: native and the three dual builds
     # shellcheck disable=SC2046
     "$HP" "$comp" $(hsflags dual-blocks-le) -O2 -o "$label.dual-blocks-le" "$src" "$@" -lpthread ||
         { fail "$label: dual-blocks loop-entry form build"; return 1; }
+    # shellcheck disable=SC2046
+    "$HP" "$comp" $(hsflags dual-blocks-lb) -O2 -o "$label.dual-blocks-lb" "$src" "$@" -lpthread ||
+        { fail "$label: dual-blocks --dual-latch=branch build"; return 1; }
 }
 hsflags() {
     case $1 in
         dual-blocks-rs) echo "--hooks=dual-blocks --dual-return-sites=on" ;;
         dual-blocks-le) echo "--hooks=dual-blocks -mllvm -hotprof-dual-loops=entry" ;;
+        dual-blocks-lb) echo "--hooks=dual-blocks --dual-latch=branch" ;;
         *) echo "--hooks=$1" ;;
     esac
 }
@@ -71,7 +77,7 @@ build patch_sigtrap cc "$P/patch_sigtrap.c" && same_output patch_sigtrap siginfo
 # shared libraries: libdso_lib.so linked, libdso_plugin.so dlopen'ed and dlclose'd
 clang -O2 -shared -fPIC -o libdso_lib.so "$P/dso_lib.c" && clang -O2 -shared -fPIC -DDSO_PLUGIN -o plugin.so "$P/dso_lib.c" &&
     clang -O2 -o dso.native "$P/dso_main.c" -L. -ldso_lib -Wl,-rpath,'$ORIGIN' -ldl || fail "dso: native build"
-for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-le; do
+for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-le dual-blocks-lb; do
     mkdir -p "$hs"
     # shellcheck disable=SC2046
     "$HP" cc $(hsflags $hs) -O2 -shared -fPIC -o "$hs/libdso_lib.so" "$P/dso_lib.c" &&
@@ -79,12 +85,12 @@ for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-le; 
         "$HP" cc $(hsflags $hs) -O2 -o "dso.$hs" "$P/dso_main.c" -L"$hs" -ldso_lib -ldl || fail "dso: $hs build"
 done
 ./dso.native ./plugin.so >dso.want 2>&1
-for hs in dual-blocks dual-blocks-rs dual-blocks-le; do
+for hs in dual-blocks dual-blocks-rs dual-blocks-le dual-blocks-lb; do
     HOTPROF_MODE=bursty HOTPROF_BURSTS=count HOTPROF_SAMPLE=subpath HOTPROF_OUTPUT="dso.$hs.s.data" \
         LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.s.got" 2>&1
     check_eq "dso $hs count subpaths: same output as native" "$(cat "dso.$hs.s.got")" "$(cat dso.want)"
 done
-for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-le; do
+for hs in dual-functions dual-blocks dual-memory dual-blocks-rs dual-blocks-le dual-blocks-lb; do
     HOTPROF_OUTPUT="dso.$hs.data" LD_LIBRARY_PATH="$T/$hs" "./dso.$hs" "./$hs/plugin.so" >"dso.$hs.got" 2>&1
     check_eq "dso $hs: same output as native" "$(cat "dso.$hs.got")" "$(cat dso.want)"
     HOTPROF_MODE=bursty HOTPROF_SAMPLE="methods:period=9,burst=1" HOTPROF_OUTPUT="dso.$hs.b.data" \
