@@ -40,6 +40,10 @@
  * and jle, in place (write_pad): no trampoline; a pad that is not the code generator's nops gets a
  * trampoline that resumes past it.
  *
+ * Latch branches (`hotprof cc --dual-latch=branch`, dual_branch.c) are switched with the sites:
+ * pointed at their site's block after the sites go on, past it before they go off; on at once for
+ * a module registered while sites are on (exhaustive, count mode, an open window).
+ *
  * Return sites (kind HP_DUAL_KIND_RETURN) are never switched by bursts or exhaustive mode; in
  * count mode with subpaths (hp_dual_count_start(1)) they jump to a trampoline that tests the
  * countdown instead of decrementing it, and each module with trampolines gets a sorted table of
