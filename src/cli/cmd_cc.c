@@ -379,9 +379,9 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         fprintf(stderr, "hotprof cc: --dual-sites=count needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
         return 2;
     }
-    if (o.latch_branch && !o.latch_given && (o.count_sites || strncmp(o.hooks->name, "dual-", 5) != 0))
-        o.latch_branch = 0;
-    if (o.latch_branch && (o.count_sites || strncmp(o.hooks->name, "dual-", 5) != 0)) {
+    int latch_applies = !o.count_sites && !strncmp(o.hooks->name, "dual-", 5);
+    if (o.latch_branch && !latch_applies && !o.latch_given) o.latch_branch = 0; /* (the environment's default) */
+    if (o.latch_branch && !latch_applies) {
         fprintf(stderr, "hotprof cc: --dual-latch=branch needs a dual-* hook set with nop sites, not --hooks=%s%s\n",
                 o.hooks->name, o.count_sites ? " --dual-sites=count" : "");
         return 2;
