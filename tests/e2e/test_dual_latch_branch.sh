@@ -4,7 +4,8 @@
 # assembler front rewrites branches on every workload; the builds print what native prints in
 # every mode (switched off, patched bursts, count mode, exhaustive); exhaustive counts equal the
 # plain dual build's exactly (the rewrite changes which instructions run, never which blocks);
-# patched runs write every latch branch (none unwritable); bad option values are one clear
+# patched runs write every latch branch (none unwritable); count mode gives every latch branch a
+# trampoline of its own and counts each call and back-edge once; bad option values are one clear
 # message. (A burst reaching a long loop through its latch's branch: test_dual.sh; C++ comdat
 # groups: test_dual_comdat.sh; exceptions, setjmp, signals, threads, shared libraries:
 # test_dual_progs.sh's dual-blocks-lb.)
@@ -61,5 +62,19 @@ PY
     bad=$(awk '$1 ~ /latch_branches_unwritable$/ {print $2}' "$w.info" | head -n 1)
     [ "${n:-0}" -ge "$rewritten" ] && [ "${bad:-x}" = 0 ] && ok "$w: patched run switched $n latch branches, none unwritable" ||
         fail "$w: latch branches in INFO" "$(grep latch "$w.info")"
+    "$HP" info "$w.count.data" >"$w.cinfo"
+    python3 - "$w.cinfo" "$w.br.json" "$w" <<'PY'
+import json, sys
+info = dict(l.split()[:2] for l in open(sys.argv[1]) if len(l.split()) >= 2)
+tot = json.load(open(sys.argv[2]))["totals"]
+w, n = sys.argv[3], int(info.get("dual.latch_branches", 0))
+tr, ev = int(info.get("dual.count.branch_trampolines", -1)), int(info.get("dual.count.events", -1))
+exact = tot["calls"] + tot["backedges"]
+# every latch branch jumps to a trampoline of its own; each event is counted once (up to the
+# thread's last controller slow path: less than one jittered period, at most 1.5 x 999, short)
+ok = n > 0 and tr == n and 0 <= exact - ev < 1500
+print(("ok" if ok else "FAIL") + " %s: count mode, %d of %d latch branches to trampolines, %d of %d events counted"
+      % (w, tr, n, ev, exact))
+PY
 done
 

@@ -249,6 +249,67 @@ TEST(count_probe_twice_and_count_sites_only)
     hp_dual_unregister(f.rec, f.rec + 3);
 }
 
+/* r as the record of a site at `site` going to `target`, of `kind` (pc-relative). */
+static void set_rec(hp_dual_rec *r, const uint8_t *site, const uint8_t *target, uint32_t kind)
+{
+    r->site = (int32_t)(site - (const uint8_t *)&r->site);
+    r->target = (int32_t)(target - (const uint8_t *)&r->target);
+    r->kind = kind, r->flags = 0;
+}
+
+/* Where the jump whose rel32 is at `field` lands. */
+static const uint8_t *lands(const uint8_t *field) { return field + 4 + rel32_at(field); }
+
+/* Count mode with latch branches: a branch whose L is a latch site jumps to a trampoline of its own
+ * that decrements the countdown (%fs), goes to that site's instrumented target when it runs out and
+ * else to C; the records are not in address order (the index sorts them); a block's label may lie
+ * a few prefix bytes before its site; a branch whose L is an entry site, not a latch site, goes to L. (Before: every branch went to L in count mode.) */
+TEST(count_mode_gives_latch_branches_trampolines_to_their_sites_targets)
+{
+    uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(code != MAP_FAILED);
+    memset(code, 0xcc, 4096);
+    hp_dual_rec *rec = (hp_dual_rec *)(code + 2048);
+    const unsigned sites[3] = {40, 8, 24}; /* latch, latch, entry: out of address order */
+    for (int i = 0; i < 3; i++) {
+        memcpy(code + sites[i], NOP5, 5);
+        set_rec(&rec[i], code + sites[i], code + 1024 + 16 * i, i == 2 ? HP_DUAL_KIND_ENTRY : HP_DUAL_KIND_BACKEDGE);
+    }
+    hp_dual_branch_rec *br = (hp_dual_branch_rec *)(code + 3072);
+    /* L: the block's label, up to HP_DUAL_SITE_PAD bytes (CS prefixes) before its site */
+    const unsigned fields[3] = {66, 74, 82}, ls[3] = {8, 37, 24}, at_site[3] = {8, 40, 24};
+    for (int i = 0; i < 3; i++) {
+        uint8_t *field = code + fields[i];
+        int32_t off_rel = (int32_t)((code + at_site[i] + 5) - (field + 4));
+        memcpy(field, &off_rel, 4);
+        br[i].field = (int32_t)(field - (uint8_t *)&br[i].field);
+        br[i].on = (int32_t)((code + ls[i]) - (uint8_t *)&br[i].on);
+        br[i].off = (int32_t)((code + at_site[i] + 5) - (uint8_t *)&br[i].off);
+        br[i].flags = 0;
+    }
+    mprotect(code, 4096, PROT_READ | PROT_EXEC);
+    CHECK(hp_dual_register(rec, rec + 3) == 1);
+    hp_dual_register_branches(br, br + 3);
+    const char *why = NULL;
+    REQUIRE(hp_dual_count_probe(&why) == 0);
+    hp_dual_count_start(0);
+    for (int i = 0; i < 2; i++) {
+        const uint8_t *tr = lands(code + fields[i]);
+        CHECK(tr < code || tr >= code + 4096); /* a trampoline, not the site */
+        CHECK(tr[0] == 0x64 && tr[1] == 0x48 && tr[2] == 0x83 && tr[3] == 0x2c && tr[9] == 0x01);
+        CHECK(tr[10] == 0x0f && tr[11] == 0x8e && tr[16] == 0xe9);
+        int site_rec = ls[i] == 8 ? 1 : 0; /* the record of the site at L */
+        CHECK(lands(tr + 12) == code + 1024 + 16 * site_rec); /* jle: the site's target */
+        CHECK(lands(tr + 17) == code + at_site[i] + 5);       /* jmp: C */
+    }
+    CHECK(lands(code + fields[2]) == code + 24); /* an entry site at L: the site itself */
+    char info[1024];
+    hp_dual_count_info(info, sizeof info);
+    CHECK(strstr(info, "dual.count.branch_trampolines=2\n") != NULL);
+    hp_dual_unregister_branches(br);
+    hp_dual_unregister(rec, rec + 3);
+}
+
 int main(void)
 {
     RUN(word_round_trip_at_every_offset);
@@ -259,5 +320,6 @@ int main(void)
     RUN(module_registered_after_all_on_is_switched_at_once);
     RUN(count_sites_are_counted_and_never_written);
     RUN(count_probe_twice_and_count_sites_only);
+    RUN(count_mode_gives_latch_branches_trampolines_to_their_sites_targets); /* (count mode: for good, last) */
     return test_main_end();
 }

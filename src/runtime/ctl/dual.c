@@ -75,6 +75,8 @@ static struct {
     uint8_t *tramp; /* count mode: the module's trampolines, one slot per record (NULL: none) */
     const uint64_t *rets; /* count mode with return sites: (lo, hi] call ranges sorted by lo */
     uint64_t nrets;       /* (published after rets is filled) */
+    const uint64_t *latch; /* count mode, latch branches: (site, target) of its latch sites sorted by site */
+    uint64_t nlatch;
     int writable;         /* every page of its sites made writable: switching checks none */
 } g_mods[MODS_CAP];
 static uint32_t g_nmods;
@@ -297,6 +299,42 @@ static uint64_t switch_module_count(uint32_t m)
     return n;
 }
 
+/* Module m's nop latch sites as (site, target) pairs sorted by site (under g_lock, count mode:
+ * the latch branches' trampolines, hp_dual_latch_target). 0 if it has none or they cannot be stored. */
+static uint64_t make_latch_index(uint32_t m)
+{
+    uint64_t n = 0;
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
+        n += r->kind == HP_DUAL_KIND_BACKEDGE && !(r->flags & HP_DUAL_REC_COUNT);
+    uint64_t *v = n ? hp_map((size_t)n * 2 * sizeof *v) : NULL;
+    if (!v) return 0;
+    uint64_t k = 0;
+    for (const hp_dual_rec *r = g_mods[m].start; r < g_mods[m].stop; r++)
+        if (r->kind == HP_DUAL_KIND_BACKEDGE && !(r->flags & HP_DUAL_REC_COUNT)) {
+            v[k++] = rec_site(r);
+            v[k++] = rec_target(r);
+        }
+    qsort(v, (size_t)n, 2 * sizeof *v, cmp_range);
+    g_mods[m].latch = v;
+    return g_mods[m].nlatch = n;
+}
+
+uint64_t hp_dual_latch_target(uint64_t block)
+{
+    for (uint32_t m = 0; m < g_nmods; m++) {
+        if (!g_mods[m].start || (!g_mods[m].latch && !make_latch_index(m))) continue;
+        const uint64_t *v = g_mods[m].latch;
+        uint64_t lo = 0, hi = g_mods[m].nlatch; /* the first pair whose site >= block */
+        while (lo < hi) {
+            uint64_t mid = (lo + hi) / 2;
+            if (v[2 * mid] < block) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < g_mods[m].nlatch && v[2 * lo] - block <= HP_DUAL_SITE_PAD) return v[2 * lo + 1];
+    }
+    return 0;
+}
+
 int hp_dual_return_sites_live(void) { return HP_LOAD_ACQ(&g_rets_live); }
 
 int hp_dual_return_point(uint64_t ret)
@@ -344,7 +382,7 @@ int hp_dual_register(const hp_dual_rec *start, const hp_dual_rec *stop)
 void hp_dual_register_branches(const void *start, const void *stop)
 {
     lock();
-    hp_dual_branch_add(start, stop, g_all || g_count || g_switched_on);
+    hp_dual_branch_add(start, stop, g_count ? HP_BRANCH_COUNT : g_all || g_switched_on ? HP_BRANCH_ON : HP_BRANCH_OFF);
     unlock();
 }
 
@@ -370,6 +408,7 @@ void hp_dual_unregister(const hp_dual_rec *start, const hp_dual_rec *stop)
             g_sites -= nsites(start, stop);
             for (const hp_dual_rec *r = start; r < stop; r++) g_count_sites -= r->flags & HP_DUAL_REC_COUNT;
             HP_STORE_REL(&g_mods[i].nrets, 0); /* no call range either */
+            g_mods[i].latch = NULL, g_mods[i].nlatch = 0;
             g_mods[i].start = g_mods[i].stop = NULL; /* no site left */
             g_mods[i].writable = 0;
         }
@@ -387,7 +426,7 @@ uint64_t hp_dual_all_on(void)
     lock();
     g_all = g_switched_on = 1;
     for (uint32_t m = 0; m < g_nmods; m++) n += switch_module(m, 1);
-    hp_dual_branch_switch(1);
+    hp_dual_branch_switch(HP_BRANCH_ON);
     g_skipped = g_sites - n;
     unlock();
     return n;
@@ -406,9 +445,9 @@ uint64_t hp_dual_child_all_on(void)
 static void switch_all(int on)
 {
     if (g_switched_on == on) return;
-    if (!on) hp_dual_branch_switch(0); /* (latch branches skip only sites that are off) */
+    if (!on) hp_dual_branch_switch(HP_BRANCH_OFF); /* (latch branches skip only sites that are off) */
     for (uint32_t m = 0; m < g_nmods; m++) switch_module(m, on);
-    if (on) hp_dual_branch_switch(1);
+    if (on) hp_dual_branch_switch(HP_BRANCH_ON);
     g_switched_on = on;
     g_switches++;
 }
@@ -519,7 +558,7 @@ void hp_dual_count_start(int return_sites)
     g_count_ret = return_sites;
     for (uint32_t m = 0; m < g_nmods; m++)
         if (g_mods[m].start) n += switch_module_count(m);
-    hp_dual_branch_switch(1);
+    hp_dual_branch_switch(HP_BRANCH_COUNT);
     g_skipped = g_sites - n;
     unlock();
 }
@@ -553,6 +592,8 @@ size_t hp_dual_count_info(char *out, size_t cap)
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_TRAMPOLINES, HP_LOAD_RLX(&g_tramps));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_DIRECT, HP_LOAD_RLX(&g_direct));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_ENTRY_PADS, HP_LOAD_RLX(&g_pads));
+    if (hp_dual_branch_count())
+        at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_BRANCH_TRAMPOLINES, hp_dual_branch_tramps());
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_BURSTS, HP_LOAD_RLX(&g_bursts));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_EVENTS, events);
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_SAMPLED, sampled);

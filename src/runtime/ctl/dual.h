@@ -121,11 +121,23 @@ typedef struct hp_dual_branch_rec { int32_t field, on, off; uint32_t flags; } hp
 int hp_dual_page_writable(uint64_t addr);
 /* word with its bytes off..off+3 replaced by rel (little-endian); off <= 4. */
 uint64_t hp_dual_branch_word(uint64_t word, unsigned off, uint32_t rel);
-/* A module's branch records [start, stop): kept (switched on at once if on). 1 if new. */
-int hp_dual_branch_add(const void *start, const void *stop, int on);
+/* Where the latch branches go: C (sites off), L (sites on: bursts, exhaustive, a shadow), or
+ * count mode: a trampoline of each branch's own that decrements the countdown, enters the
+ * instrumented copy at the site's target when it runs out and else goes on at C (L if the branch
+ * got none). */
+enum { HP_BRANCH_OFF = 0, HP_BRANCH_ON = 1, HP_BRANCH_COUNT = 2 };
+/* A module's branch records [start, stop): kept, and written for mode now unless it is off. 1 if new. */
+int hp_dual_branch_add(const void *start, const void *stop, int mode);
 void hp_dual_branch_remove(const void *start);
-void hp_dual_branch_switch(int on); /* every module's branches to L (on) or to C (off) */
+void hp_dual_branch_switch(int mode); /* every module's branches (HP_BRANCH_*) */
 uint64_t hp_dual_branch_count(void);      /* records of the modules loaded now */
 uint64_t hp_dual_branch_unwritable(void); /* of them not written by the last pass */
+uint64_t hp_dual_branch_tramps(void);     /* count mode: branches given a trampoline */
+/* A nop site is preceded by up to this many CS prefixes that keep it inside one aligned word
+ * (the plugin's `.p2align 3,0x2e,4`): its block's label may lie that far before the site. */
+#define HP_DUAL_SITE_PAD 4u
+/* dual.c, under its lock: the instrumented target of the nop latch site whose block begins at
+ * `block` (the site at block .. block + HP_DUAL_SITE_PAD), 0 if none. */
+uint64_t hp_dual_latch_target(uint64_t block);
 
 #endif

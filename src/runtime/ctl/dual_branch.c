@@ -11,23 +11,35 @@
  * A rel32 is written with one aligned 8-byte store of its word (the other bytes as read), as the
  * sites are; a record whose rel32 crosses its word is never written (counted as unwritable).
  *
+ * Count mode (HP_BRANCH_COUNT): each branch gets a trampoline of its own (dual_tramp.h's code,
+ * mapped near its module): the countdown's decrement, `jle` the instrumented target of the site at
+ * L (hp_dual_latch_target), else `jmp C`. A back-edge then takes one branch to it and one back to
+ * C, where pointing the branch at L took L's `jmp` to the site's trampoline and that one's `jmp`
+ * to L + 5 too (and L's `jmp C` when the site block has one). A branch whose L holds no latch site
+ * of a module registered now, or whose trampoline cannot be reached, goes to L (correct: the site's
+ * own trampoline counts it).
+ *
  * State (file-static): the module table of branch sections (a module whose every branch was written
- * once skips the page check, as dual.c's sites do), the counts. Every function here runs under
+ * once skips the page check, as dual.c's sites do; count mode: its trampolines), the counts. Every function here runs under
  * dual.c's lock (dual.h hp_dual_branch_*), which also owns the pages made writable; the two counts
  * are also read by hp_dual_info (relaxed loads, async-signal-safe).
  */
 #include "runtime/ctl/dual.h"
+#include "runtime/ctl/dual_tramp.h"
+#include "runtime/thread.h"
 #include "runtime/base.h"
 #include <string.h>
+#include <sys/mman.h>
 
 #define BR_MODS_CAP 1024u
 
 static struct {
     const hp_dual_branch_rec *start, *stop;
     int writable; /* every page of its branches made writable: switching checks none */
+    uint8_t *tramp; /* count mode: one HP_TRAMP_SLOT per record, int3 where none (NULL: none made) */
 } g_br[BR_MODS_CAP];
 static uint32_t g_nbr;
-static uint64_t g_branches, g_unwritable;
+static uint64_t g_branches, g_unwritable, g_tramps;
 
 static uint64_t at(const int32_t *p) { return (uint64_t)(uintptr_t)p + (uint64_t)(int64_t)*p; }
 
@@ -40,10 +52,53 @@ uint64_t hp_dual_branch_word(uint64_t word, unsigned off, uint32_t rel)
     return word;
 }
 
-/* r's rel32 to L (on) or C (off). 0 if it cannot be written. */
-static int write_branch(const hp_dual_branch_rec *r, int on, int page_known)
+/* Count mode: module m's trampolines (once; 1 if made). */
+static int make_tramps(uint32_t m)
 {
-    uint64_t field = at(&r->field), to = on ? at(&r->on) : at(&r->off);
+    const hp_dual_branch_rec *a = g_br[m].start, *z = g_br[m].stop;
+    int32_t fs_off;
+    if (!hp_tramp_fs_offset(&hp_dual_countdown, &fs_off)) return 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const hp_dual_branch_rec *r = a; r < z; r++) {
+        uint64_t f = at(&r->field), l = at(&r->on), c = at(&r->off);
+        lo = f < lo ? f : lo, lo = l < lo ? l : lo, lo = c < lo ? c : lo;
+        hi = f + 4 > hi ? f + 4 : hi, hi = l > hi ? l : hi, hi = c > hi ? c : hi;
+    }
+    size_t len = (size_t)(z - a) * HP_TRAMP_SLOT;
+    uint8_t *p = hp_tramp_map_near(lo, hi, len);
+    if (!p) return 0;
+    memset(p, 0xcc, len);
+    uint64_t made = 0;
+    for (size_t i = 0; i < (size_t)(z - a); i++) {
+        uint64_t target = hp_dual_latch_target(at(&a[i].on)), slot = (uint64_t)(uintptr_t)(p + i * HP_TRAMP_SLOT);
+        uint8_t code[HP_TRAMP_SLOT];
+        if (target && hp_tramp_encode(code, slot, target, at(&a[i].off), fs_off))
+            memcpy(p + i * HP_TRAMP_SLOT, code, HP_TRAMP_LEN), made++;
+    }
+    if (!made || mprotect(p, len, PROT_READ | PROT_EXEC) != 0) {
+        munmap(p, len);
+        return 0;
+    }
+    g_br[m].tramp = p;
+    g_tramps += made;
+    return 1;
+}
+
+/* Where r goes in mode: C, L, or (count mode) its trampoline if it has one in reach, else L. */
+static uint64_t destination(uint32_t m, const hp_dual_branch_rec *r, int mode)
+{
+    if (mode == HP_BRANCH_OFF) return at(&r->off);
+    const uint8_t *tr = g_br[m].tramp ? g_br[m].tramp + (size_t)(r - g_br[m].start) * HP_TRAMP_SLOT : NULL;
+    int32_t rel;
+    if (mode == HP_BRANCH_COUNT && tr && *tr != 0xcc && hp_tramp_rel32(at(&r->field) + 4, (uint64_t)(uintptr_t)tr, &rel))
+        return (uint64_t)(uintptr_t)tr;
+    return at(&r->on);
+}
+
+/* r's rel32 to `to`. 0 if it cannot be written. */
+static int write_branch(const hp_dual_branch_rec *r, uint64_t to, int page_known)
+{
+    uint64_t field = at(&r->field);
     unsigned off = (unsigned)(field & 7);
     if (off > 4 || (!page_known && !hp_dual_page_writable(field))) return 0;
     uint64_t *w = (uint64_t *)(uintptr_t)(field & ~(uint64_t)7);
@@ -53,17 +108,18 @@ static int write_branch(const hp_dual_branch_rec *r, int on, int page_known)
     return 1;
 }
 
-static uint64_t switch_module(uint32_t m, int on)
+static uint64_t switch_module(uint32_t m, int mode)
 {
     uint64_t n = 0;
     int known = g_br[m].writable; /* (as dual.c's sites: no page scan per branch once all are writable) */
+    if (mode == HP_BRANCH_COUNT && !g_br[m].tramp) make_tramps(m);
     for (const hp_dual_branch_rec *r = g_br[m].start; r && r < g_br[m].stop; r++)
-        n += (uint64_t)write_branch(r, on, known);
+        n += (uint64_t)write_branch(r, destination(m, r, mode), known);
     if (g_br[m].start && n == (uint64_t)(g_br[m].stop - g_br[m].start)) g_br[m].writable = 1;
     return n;
 }
 
-int hp_dual_branch_add(const void *start, const void *stop, int on)
+int hp_dual_branch_add(const void *start, const void *stop, int mode)
 {
     const hp_dual_branch_rec *a = start, *z = stop;
     if (!a || a >= z) return 0;
@@ -71,8 +127,8 @@ int hp_dual_branch_add(const void *start, const void *stop, int on)
         if (g_br[i].start == a) return 0;
     g_branches += (uint64_t)(z - a);
     if (g_nbr == BR_MODS_CAP) return g_unwritable += (uint64_t)(z - a), 0; /* (never written: off) */
-    g_br[g_nbr].start = a, g_br[g_nbr].stop = z, g_br[g_nbr].writable = 0;
-    if (on) g_unwritable += (uint64_t)(z - a) - switch_module(g_nbr, 1);
+    g_br[g_nbr].start = a, g_br[g_nbr].stop = z, g_br[g_nbr].writable = 0, g_br[g_nbr].tramp = NULL;
+    if (mode != HP_BRANCH_OFF) g_unwritable += (uint64_t)(z - a) - switch_module(g_nbr, mode);
     g_nbr++;
     return 1;
 }
@@ -82,17 +138,20 @@ void hp_dual_branch_remove(const void *start)
     for (uint32_t i = 0; i < g_nbr; i++)
         if (g_br[i].start == start) {
             g_branches -= (uint64_t)(g_br[i].stop - g_br[i].start);
+            if (g_br[i].tramp) munmap(g_br[i].tramp, (size_t)(g_br[i].stop - g_br[i].start) * HP_TRAMP_SLOT);
+            g_br[i].tramp = NULL; /* (its code is going: no thread runs its branches) */
             g_br[i].start = g_br[i].stop = NULL;
             g_br[i].writable = 0;
         }
 }
 
-void hp_dual_branch_switch(int on)
+void hp_dual_branch_switch(int mode)
 {
     uint64_t n = 0;
-    for (uint32_t m = 0; m < g_nbr; m++) n += switch_module(m, on);
+    for (uint32_t m = 0; m < g_nbr; m++) n += switch_module(m, mode);
     if (g_branches >= n) g_unwritable = g_branches - n;
 }
 
 uint64_t hp_dual_branch_count(void) { return HP_LOAD_RLX(&g_branches); }
 uint64_t hp_dual_branch_unwritable(void) { return HP_LOAD_RLX(&g_unwritable); }
+uint64_t hp_dual_branch_tramps(void) { return HP_LOAD_RLX(&g_tramps); }
