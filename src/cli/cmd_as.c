@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "analysis/latch_asm.h"
+#include "cli/find_program.h"
 #include "cli/commands.h"
 #include <errno.h>
 #include <libgen.h>
@@ -40,26 +41,15 @@ static int asm_input(int argc, char **argv)
     return found;
 }
 
-/* The real assembler: $HOTPROF_AS, or `as` on PATH outside self_dir. */
+/* The real assembler: $HOTPROF_AS, or `as` on PATH outside self_dir. 0; -1 none on PATH; -2 a
+ * HOTPROF_AS that is no executable (said here). */
 static int real_as(const char *self_dir, char *out, size_t cap)
 {
     const char *env = getenv("HOTPROF_AS");
-    if (env && *env) return snprintf(out, cap, "%s", env) < (int)cap ? 0 : -1;
-    char self[PATH_MAX], dir[PATH_MAX];
-    if (!realpath(self_dir, self)) self[0] = 0;
-    const char *path = getenv("PATH");
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        const char *end = strchr(p, ':');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n && snprintf(out, cap, "%.*s/as", (int)n, p) < (int)cap && access(out, X_OK) == 0 &&
-            snprintf(dir, sizeof dir, "%.*s", (int)n, p) < (int)sizeof dir) {
-            char real[PATH_MAX];
-            if (!realpath(dir, real) || strcmp(real, self) != 0) return 0;
-        }
-        if (!end) break;
-        p = end + 1;
-    }
-    return -1;
+    if (!env || !*env) return hp_find_program("as", self_dir, out, cap);
+    if (snprintf(out, cap, "%s", env) < (int)cap && access(out, X_OK) == 0) return 0;
+    fprintf(stderr, "hotprof as: HOTPROF_AS=%s is not an executable file\n", env);
+    return -2;
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -122,17 +112,19 @@ static int run_wait(char *const *argv)
     int status;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) return fprintf(stderr, "hotprof as: %s\n", strerror(errno)), 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    /* (not 127, exec's failure above, which clang takes for "could not run the assembler": it then
+     * reports a crash and writes reproducer files) */
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return rc == 127 ? 1 : rc;
 }
 
 int cmd_as(int argc, char **argv)
 {
     static char as[PATH_MAX], self_dir[PATH_MAX], tmp[PATH_MAX];
     snprintf(self_dir, sizeof self_dir, "%s", argv[0]);
-    if (real_as(strchr(argv[0], '/') ? dirname(self_dir) : ".", as, sizeof as) != 0) {
-        fprintf(stderr, "hotprof as: no assembler 'as' on PATH (install binutils, or set HOTPROF_AS)\n");
-        return 1;
-    }
+    int found = real_as(strchr(argv[0], '/') ? dirname(self_dir) : ".", as, sizeof as);
+    if (found == -1) fprintf(stderr, "hotprof as: no assembler 'as' on PATH (install binutils, or set HOTPROF_AS)\n");
+    if (found != 0) return 1;
     argv[0] = as;
     int in = asm_input(argc, argv);
     if (in < 0) return execv(as, argv), fprintf(stderr, "hotprof as: cannot run %s: %s\n", as, strerror(errno)), 1;

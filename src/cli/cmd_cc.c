@@ -14,6 +14,7 @@
  * callbacks hotprof's runtime provides anyway), whose start-up crashes in a static program.
  */
 #include "cli/cc_hooksets.h"
+#include "cli/find_program.h"
 #include "cli/commands.h"
 #include <errno.h>
 #include <libgen.h>
@@ -165,18 +166,8 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
 
 static int on_path(const char *prog)
 {
-    const char *path = getenv("PATH");
-    if (!path || strchr(prog, '/')) return access(prog, X_OK) == 0;
-    char buf[PATH_MAX];
-    for (const char *p = path; *p;) {
-        const char *end = strchr(p, ':');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, prog) < (int)sizeof buf && access(buf, X_OK) == 0)
-            return 1;
-        if (!end) break;
-        p = end + 1;
-    }
-    return 0;
+    char path[PATH_MAX];
+    return hp_find_program(prog, NULL, path, sizeof path) == 0;
 }
 
 static const char *choose_compiler(const cc_options *o)

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/pager.h"
+#include "cli/find_program.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,15 +53,7 @@ static int command_exists(const char *cmd)
     if (n >= sizeof word) return 1; /* let the shell judge */
     memcpy(word, cmd, n);
     word[n] = 0;
-    if (strchr(word, '/')) return access(word, X_OK) == 0;
-    const char *dirs = getenv("PATH");
-    for (const char *d = dirs ? dirs : "/usr/bin:/bin"; *d;) {
-        size_t len = strcspn(d, ":");
-        snprintf(path, sizeof path, "%.*s/%s", (int)len, len ? d : ".", word);
-        if (access(path, X_OK) == 0) return 1;
-        d += len + (d[len] == ':');
-    }
-    return 0;
+    return hp_find_program(word, NULL, path, sizeof path) == 0;
 }
 
 static pid_t start_pager(const char *cmd)

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/run_shadow.h"
+#include "cli/find_program.h"
 #include "cli/run_timer.h"
 #include "cli/read_profile.h"
 #include "cli/outfile.h"
@@ -125,7 +126,7 @@ static void remove_shadows(const char *dir)
 int hp_run_shadow_prepare(const hp_run_shadow *s, const char *program, const char *output)
 {
     char path[PATH_MAX], dir[PATH_MAX];
-    if (hp_run_find_program(program, path, sizeof path)) {
+    if (hp_find_program(program, NULL, path, sizeof path)) {
         fprintf(stderr, "hotprof: cannot run '%s': %s\n", program, strerror(errno ? errno : ENOENT));
         return 127;
     }

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "cli/run_timer.h"
+#include "cli/find_program.h"
 #include "cli/value_module.h"
 #include "analysis/profile.h"
 #include "core/control/timer_spec.h"
@@ -54,22 +55,6 @@ int hp_run_timer_resolve(const hp_command_desc *d, hp_run_timer *t, int timer_mo
 
 /* ---------------------------------------------------------------- the program */
 
-/* argv[0] as exec would find it: a path with '/', else the first executable in PATH (run_timer.h). */
-int hp_run_find_program(const char *prog, char *out, size_t cap)
-{
-    if (strchr(prog, '/')) return snprintf(out, cap, "%s", prog) < (int)cap && access(out, X_OK) == 0 ? 0 : -1;
-    const char *path = getenv("PATH");
-    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *p = path; *p;) {
-        const char *colon = strchr(p, ':');
-        size_t n = colon ? (size_t)(colon - p) : strlen(p);
-        if (snprintf(out, cap, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", prog) < (int)cap && access(out, X_OK) == 0)
-            return 0;
-        p += n + (colon ? 1 : 0);
-    }
-    return -1;
-}
-
 /* 1: dynamically linked ELF (a PT_INTERP) or a #! script; 0: a static ELF; -1: unreadable or not a
  * 64-bit little-endian ELF (exec will say what it thinks). */
 static int is_dynamic(const char *path)
@@ -112,7 +97,7 @@ static int find_runtime(char *out, size_t cap)
 int hp_run_timer_prepare(const hp_run_timer *t, const char *program)
 {
     char path[PATH_MAX], rt[PATH_MAX];
-    if (hp_run_find_program(program, path, sizeof path)) {
+    if (hp_find_program(program, NULL, path, sizeof path)) {
         fprintf(stderr, "hotprof: cannot run '%s': %s\n", program, strerror(errno ? errno : ENOENT));
         return 127;
     }

@@ -24,8 +24,6 @@ int hp_run_timer_resolve(const hp_command_desc *d, hp_run_timer *t, int timer_mo
  * HOTPROF_TIMER (and HOTPROF_VALUE_MODULE with --module). 0; or an exit status (2: static binary, 127: not found, 1: no runtime) after
  * one message. */
 int hp_run_timer_prepare(const hp_run_timer *t, const char *program);
-/* argv[0] as exec would find it (a path with '/', else PATH) into out: 0, or -1 (also for shadow mode). */
-int hp_run_find_program(const char *prog, char *out, size_t cap);
 /* After the run: "hotprof: wrote PATH: N samples ..., overhead X%" on stderr, from the profile. */
 void hp_run_timer_summary(const char *path);
 

@@ -28,6 +28,13 @@ check "latch branch: environment ignored by a blocks build" \
     env HOTPROF_DUAL_LATCH=branch "$HP" cc --hooks=blocks -O2 -c -o x.o "$P/dual_loops.c"
 check "latch branch: environment ignored by a count-sites build" \
     env HOTPROF_DUAL_LATCH=branch "$HP" cc --hooks=dual-functions --dual-sites=count -O2 -c -o x.o "$P/dual_loops.c"
+# the front finds the real `as` on PATH past its own directory, also through a link to it
+ln -s "$ROOT/build/lib/hotprof-as" front-link
+check "latch branch: the front skips itself on PATH" \
+    env PATH="$ROOT/build/lib/hotprof-as:$T/front-link:$PATH" "$HP" cc --hooks=dual-functions --dual-latch=branch -O2 -c -o x.o "$P/dual_loops.c"
+# (the front exited 127 for it, which clang takes for an assembler it could not run: a crash report)
+HOTPROF_AS=/nonexistent/as check_fails_cleanly "latch branch: a missing HOTPROF_AS is one message" "HOTPROF_AS=/nonexistent/as is not an executable" \
+    "$HP" cc --hooks=dual-functions --dual-latch=branch -O2 -c -o x.o "$P/dual_loops.c"
 
 json() { "$HP" report --format json --top 0 "$1" >"$2"; }
 M999="--sample methods:period=999,burst=1 --sample callpairs:period=999,burst=1"
