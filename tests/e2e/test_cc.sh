@@ -2,6 +2,7 @@
 # test_cc.sh — `hotprof cc` as a compiler wrapper: -c compiles, multi-file links, shared
 # libraries, -O0..-O3, C++, the hook sets' flags, gcc where it can and a clear error where not;
 # the one-word drivers hotprof-cc / hotprof-c++ in a Makefile project and after make install.
+# e2e: alone (it runs make install in the tree)
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 cat > a.c <<'C'

@@ -6,6 +6,7 @@
 # Autotools-style project (a hand-written configure honouring CC), DESTDIR staging, and
 # `make uninstall` leaving no file behind. Expected lists come from the binary itself
 # (`hotprof help --complete`, `--help`), never from a list written here.
+# e2e: alone (it runs make install in the tree)
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 P="$T/prefix"

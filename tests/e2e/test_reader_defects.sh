@@ -4,6 +4,7 @@
 # and in bounded memory (the header is checked before anything else is read); a file larger than
 # the reader's limit (1 GiB, docs/format.md) is refused without being read. Defect 11: a real
 # profile cut right after the MODULES or BLOCKMAP that follow a GROUP_END warns.
+# e2e: alone (a wall-clock bound: "quickly" is under 5 s)
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 # Bounded memory: 512 MiB of address space, unless the binary carries a sanitizer (which

@@ -12,6 +12,7 @@
 #      quits, the terminal is restored (stty modes back), the program's output never on screen;
 #  (e) bad input: a pid that does not exist / has exited / is no hotprof program (or runs with
 #      HOTPROF_LIVE=0), an unknown --type, a bad --delay or --sample, nothing to watch, no terminal.
+# e2e: alone (its timings: the run takes about 3 s, the screen within 3 s)
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
