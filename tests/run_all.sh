@@ -14,7 +14,9 @@ echo "== unit tests"
 out=$(tests/run_unit.sh build/tests); rc=$?; echo "$out"; tally "$out"; [ $rc -ne 0 ] && [ -z "$(printf '%s' "$out" | grep -E '[1-9][0-9]* failed')" ] && total_f=$((total_f+1))
 if [ "${HOTPROF_SKIP_SAN:-0}" != 1 ]; then
     echo "== unit tests under ASan+UBSan"
-    if make -s SAN=1 B=build-san unit-bins >/dev/null; then
+    jobs=-j$(nproc 2>/dev/null || echo 1) # (under `make check`, its job slots instead)
+    case "${MAKEFLAGS:-}" in *jobserver*) jobs= ;; esac
+    if make -s $jobs SAN=1 B=build-san unit-bins >/dev/null; then
         out=$(ASAN_OPTIONS=detect_leaks=1 tests/run_unit.sh build-san/tests); echo "$out"; tally "$out"
     else
         echo "FAIL sanitizer build"; total_f=$((total_f + 1))

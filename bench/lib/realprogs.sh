@@ -82,14 +82,15 @@ rp_hooks_available() {
 
 # A hook set name SET+count (e.g. dual-blocks+count) is SET built with inline count sites
 # (`hotprof cc --dual-sites=count`, docs/dual.md); SET[+count]:OPT[,OPT...] adds the dual
-# plugin's options (e.g. dual-blocks:-hotprof-dual-peel-max=24: `-mllvm OPT` each);
+# plugin's options (e.g. dual-blocks:-hotprof-dual-peel-max=24: `-mllvm OPT` each) and hotprof
+# cc's own (an OPT that starts with "--", e.g. dual-blocks:--dual-latch=branch, goes as it is);
 # rp_set, rp_sites and rp_opts split it.
 rp_set() { local s=${1%%:*}; echo "${s%+count}"; }
 rp_sites() { case "${1%%:*}" in *+count) echo count ;; *) echo nop ;; esac; }
 rp_opts() {
     case "$1" in *:*) ;; *) return ;; esac
     local o out="" IFS=,
-    for o in ${1#*:}; do out="$out -mllvm $o"; done
+    for o in ${1#*:}; do case $o in --*) out="$out $o" ;; *) out="$out -mllvm $o" ;; esac; done
     echo "${out# }"
 }
 

@@ -14,6 +14,7 @@
 #   - HOTPROF_MODE=shadow without the CLI leaves <output>.shadows/, which `hotprof merge` reads;
 #   - bad input: --load 0, --load 9, --sample-size 0, a program without hotprof's hooks, shadow
 #     options without --mode shadow: one message, non-zero exit.
+# e2e: alone (shadows run in wall-clock slices: another job's load changes what they sample)
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 "$HP" cc -O2 -o "$T/io" "$P/shadow_io.c" >"$T/cc.out" 2>&1 || { fail shadow_build "$(tail -3 "$T/cc.out")"; exit 1; }

@@ -12,6 +12,7 @@
 # (shadow_rate_sites.c; the old estimate there was 1.4-36x high), after recording: every shadow
 # that reached its sample or slice calibrated. (test_shadow.sh: a program whose shadows end early
 # at a write to shared memory keeps their profiles; calibrating first lost all of them.)
+# e2e: alone (shadows run in wall-clock slices: another job's load changes what they sample)
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1

@@ -13,6 +13,7 @@
 #     compare values of the program's functions, and the program's output is unchanged;
 #   - dual-all builds the loop-entry form by default (dual-blocks the one-body form), and the
 #     shadows' path keys are the exhaustive run's (>= 99% of their weight).
+# e2e: alone (shadows run in wall-clock slices: another job's load changes what they sample)
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1

@@ -10,6 +10,7 @@
 #   - a threaded process killed with SIGKILL still leaves no shadow after 1 s;
 #   - a tick that falls on a thread waiting in a system call (main in pthread_join, the worker
 #     blocking every signal) forks no shadow (INFO shadow.skipped_idle).
+# e2e: alone (shadows run in wall-clock slices: another job's load changes what they sample)
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
