@@ -32,7 +32,7 @@ typedef struct cc_options {
     int cplusplus;
     int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md) */
     int return_sites;   /* --dual-return-sites=on: a site after each call (docs/dual.md) */
-    int latch_branch;   /* --dual-latch=branch: the latch's own branch is switched (cmd_as.c) */
+    int latch_branch;   /* --dual-latch=branch (default): the latch's own branch is switched (cmd_as.c) */
     int latch_given;    /* ... given as an option (HOTPROF_DUAL_LATCH is a default: ignored where it does not apply) */
 } cc_options;
 
@@ -80,8 +80,9 @@ static void cc_usage(FILE *out, int cplusplus)
                  "--dual-latch=branch switches each loop latch's own branch between the latch site and\n"
                  "the code after it, so a switched-off back-edge runs neither the site's nop nor its jmp\n"
                  "(clang then assembles through hotprof's assembler front, -fno-integrated-as;\n"
-                 "docs/dual.md). Default site, or $HOTPROF_DUAL_LATCH (ignored by builds it does not\n"
-                 "apply to: other hook sets, count sites).\n",
+                 "docs/dual.md). Default branch, or $HOTPROF_DUAL_LATCH (ignored by builds it does not\n"
+                 "apply to: other hook sets, count sites); --dual-latch=site keeps the site's nop and jmp\n"
+                 "on every back-edge and assembles with clang's own assembler.\n",
             cplusplus ? "++" : "", cplusplus ? "/g++" : "");
 }
 
@@ -243,7 +244,8 @@ static int dual_flags(argv_builder *b, const cc_options *o, const char *level)
         snprintf(front, sizeof front, "-B%s/hotprof-as/", dir);
         snprintf(as, sizeof as, "%s/hotprof-as/as", dir);
         if (access(as, X_OK) != 0) {
-            fprintf(stderr, "hotprof cc: --dual-latch=branch needs the assembler front %s; run 'make'\n", as);
+            fprintf(stderr, "hotprof cc: --dual-latch=branch (the default) needs the assembler front %s; run 'make', "
+                            "or build with --dual-latch=site\n", as);
             return -1;
         }
         /* (GNU as >= 2.36: LLVM then keeps a comdat function's __patchable_function_entries in its
@@ -340,7 +342,8 @@ static void xray_retired_note(void)
 
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
-    cc_options o = {NULL, 0, NULL, 0, cplusplus, 0, 0, 0, 0};
+    /* the latch's branch as the site is the default where it applies (dual-* sets, nop sites) */
+    cc_options o = {.cplusplus = cplusplus, .latch_branch = 1};
     const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
     const char *env_latch = getenv("HOTPROF_DUAL_LATCH");
     if (env_latch && *env_latch && parse_dual_latch(env_latch, &o.latch_branch)) {
@@ -371,7 +374,7 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         return 2;
     }
     int latch_applies = !o.count_sites && !strncmp(o.hooks->name, "dual-", 5);
-    if (o.latch_branch && !latch_applies && !o.latch_given) o.latch_branch = 0; /* (the environment's default) */
+    if (o.latch_branch && !latch_applies && !o.latch_given) o.latch_branch = 0; /* (a default: ours or the environment's) */
     if (o.latch_branch && !latch_applies) {
         fprintf(stderr, "hotprof cc: --dual-latch=branch needs a dual-* hook set with nop sites, not --hooks=%s%s\n",
                 o.hooks->name, o.count_sites ? " --dual-sites=count" : "");

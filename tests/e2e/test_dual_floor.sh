@@ -23,6 +23,9 @@
 . "$(dirname "$0")/lib.sh"
 P="$ROOT/tests/e2e/progs"
 cd "$T" || exit 1
+# the layouts checked here are the plugin's own: the latch sites as it lays them out (the default
+# --dual-latch=branch moves the branches around them in the assembly: test_dual_latch_branch.sh)
+export HOTPROF_DUAL_LATCH=site
 [ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "dual floor: no plugin built (llvm-14-dev missing): skipped"; exit 0; }
 SRC="$P/dual_floor_lsr.c"
 DUMP=(-mllvm -print-after=loop-reduce -mllvm -filter-print-funcs=walk)

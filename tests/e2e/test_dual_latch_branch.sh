@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test_dual_latch_branch.sh — `hotprof cc --dual-latch=branch` (docs/dual.md "The latch's branch as
-# the site"; src/analysis/latch_asm.c, src/cli/cmd_as.c, src/runtime/ctl/dual_branch.c): the
-# assembler front rewrites branches on every workload; the builds print what native prints in
+# test_dual_latch_branch.sh — `hotprof cc --dual-latch=branch`, the default of dual-* nop builds
+# (docs/dual.md "The latch's branch as the site"; src/analysis/latch_asm.c, src/cli/cmd_as.c,
+# src/runtime/ctl/dual_branch.c): a build without --dual-latch has the assembler front rewrite
+# branches on every workload; the builds print what native prints in
 # every mode (switched off, patched bursts, count mode, exhaustive); exhaustive counts equal the
 # plain dual build's exactly (the rewrite changes which instructions run, never which blocks);
 # patched runs write every latch branch (none unwritable); count mode gives every latch branch a
@@ -28,6 +29,16 @@ check "latch branch: environment ignored by a blocks build" \
     env HOTPROF_DUAL_LATCH=branch "$HP" cc --hooks=blocks -O2 -c -o x.o "$P/dual_loops.c"
 check "latch branch: environment ignored by a count-sites build" \
     env HOTPROF_DUAL_LATCH=branch "$HP" cc --hooks=dual-functions --dual-sites=count -O2 -c -o x.o "$P/dual_loops.c"
+# the default (branch) assembles through the front; --dual-latch=site and HOTPROF_DUAL_LATCH=site do not
+uses_front() { "$@" --print-command -O2 -c x.c | grep -q -- '-fno-integrated-as .*hotprof-as/' && echo front || echo own; }
+check_eq "latch branch: the default build assembles through the front" \
+    "$(uses_front "$HP" cc --hooks=dual-functions)" front
+check_eq "latch branch: --dual-latch=site assembles with clang's own" \
+    "$(uses_front "$HP" cc --hooks=dual-blocks --dual-latch=site)" own
+check_eq "latch branch: HOTPROF_DUAL_LATCH=site assembles with clang's own" \
+    "$(uses_front env HOTPROF_DUAL_LATCH=site "$HP" cc --hooks=dual-blocks)" own
+check_eq "latch branch: count sites assemble with clang's own" \
+    "$(uses_front "$HP" cc --hooks=dual-blocks --dual-sites=count)" own
 # the front finds the real `as` on PATH past its own directory, also through a link to it
 ln -s "$ROOT/build/lib/hotprof-as" front-link
 check "latch branch: the front skips itself on PATH" \
@@ -42,8 +53,9 @@ for ws in lexgen:40 compress:64 interp:1 gametree:6 fft:8; do
     w=${ws%%:*}; size=${ws#*:}
     clang -O2 -o "$w.native" "$W/$w.c" -lm -lpthread || { fail "$w: native build"; continue; }
     want=$("./$w.native" "$size")
-    "$HP" cc --hooks=dual-blocks -O2 -o "$w.site" "$W/$w.c" -lm -lpthread || { fail "$w: site build"; continue; }
-    HOTPROF_AS_STATS=1 "$HP" cc --hooks=dual-blocks --dual-latch=branch -O2 -o "$w.br" "$W/$w.c" -lm -lpthread \
+    "$HP" cc --hooks=dual-blocks --dual-latch=site -O2 -o "$w.site" "$W/$w.c" -lm -lpthread || { fail "$w: site build"; continue; }
+    # (the branch build is the default one: no --dual-latch)
+    HOTPROF_AS_STATS=1 "$HP" cc --hooks=dual-blocks -O2 -o "$w.br" "$W/$w.c" -lm -lpthread \
         2>"$w.as" || { fail "$w: branch build" "$(tail -n 3 "$w.as")"; continue; }
     rewritten=$(sed -n 's/.* by \([0-9]*\) rewritten branches.*/\1/p' "$w.as" | head -n 1)
     [ "${rewritten:-0}" -gt 0 ] && ok "$w: branches rewritten ($rewritten)" || fail "$w: no branch rewritten" "$(cat "$w.as")"

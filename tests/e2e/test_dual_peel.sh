@@ -12,6 +12,9 @@
 #   - a bad value is one message from clang's option parser (no crash report, no object).
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
+# the plugin's own layout is checked (the default --dual-latch=branch moves the branches around the
+# sites in the assembly: test_dual_latch_branch.sh)
+export HOTPROF_DUAL_LATCH=site
 [ -f "$ROOT/build/lib/hotprof_dual.so" ] || { ok "dual peel: no plugin built (llvm-14-dev missing): skipped"; exit 0; }
 SRC="$ROOT/tests/e2e/progs/dual_peel.c"
 N=20000

@@ -126,6 +126,17 @@ printf 'CC = @CC@\nprog: main.c\n\t$(CC) -O2 -o prog main.c\n' > at/Makefile.in
 check "Autotools-style: ./configure CC=hotprof-cc && make" sh -c "cd at && ./configure CC='$P/bin/hotprof-cc' >configure.log && make -s >make.log 2>&1"
 check "... its program is instrumented and profiled" sh -c "'$IHP' run -q -o at.data -- ./at/prog >/dev/null && '$IHP' report --format json at.data | grep -q '\"calls\"'"
 
+# --- a dual-functions build from the installed tree: the pass plugin and the assembler front of
+# the default --dual-latch=branch (lib/hotprof-as/as, a link to bin/hotprof) are found there
+if [ -f "$P/lib/hotprof_dual.so" ]; then
+    printf 'int f(int n){int s=0;for(int i=0;i<n;i++)s+=i*i;return s;}\nint main(void){return f(1000)==332833500?0:1;}\n' >dual.c
+    check "installed hotprof cc --hooks=dual-functions builds (the default latch branch)" \
+        sh -c "HOTPROF_AS_STATS=1 '$P/bin/hotprof-cc' --hooks=dual-functions -O2 -o dualprog dual.c 2>dual.as && grep -q 'rewritten branches' dual.as"
+    check "... and runs switched off" env HOTPROF_MODE=off ./dualprog
+else
+    ok "no dual plugin installed (llvm-14-dev missing): the dual build is not checked"
+fi
+
 # --- DESTDIR stages under DESTDIR/PREFIX; hotprof.pc names PREFIX
 check "make install DESTDIR=... PREFIX=/opt/hp" make -s -C "$ROOT" install DESTDIR="$T/stage" PREFIX=/opt/hp
 check "... files land under DESTDIR/PREFIX" test -x "$T/stage/opt/hp/bin/hotprof" -a -f "$T/stage/opt/hp/share/man/man1/hotprof-run.1"
