@@ -59,7 +59,11 @@ Variants (compile flags of the workload; stub = bench/fastpath/stubs.c built wit
                    off and in count mode
   hp-dfn-lb-off / hp-dfn-lb-patch / hp-dblk-lb-off / hp-dblk-lb-patch / hp-dblk-rejoin-lb-off /
   hp-dblk-rejoin-lb-patch   the same builds with hotprof cc --dual-latch=branch (the latch's own
-                   branch is the switch: a switched-off back-edge runs no nop and no jmp)
+                   branch is the switch: a switched-off back-edge runs no nop and no jmp); since
+                   session 36 that is hotprof cc's default, so the plain dual variants of nop
+                   sites build the same
+  hp-dfn-ls-off / hp-dfn-ls-patch / hp-dblk-ls-off / hp-dblk-ls-patch   with --dual-latch=site
+                   (the plugin's latch sites as they are: the default before session 36)
   (the dual variants only where build/lib/hotprof_dual.so exists; else skipped with a message)
 
 --baseline DIR (another built hotprof tree, e.g. a git worktree of an older commit): every hotprof
@@ -163,6 +167,13 @@ VARIANTS.update({
     "hp-dblk-lb-patch": (LB, None, [], PATCH, "dual-blocks"),
     "hp-dblk-rejoin-lb-off": (REJOIN + LB, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
     "hp-dblk-rejoin-lb-patch": (REJOIN + LB, None, [], PATCH, "dual-blocks"),
+})
+LS = ["--dual-latch=site"]
+VARIANTS.update({
+    "hp-dfn-ls-off": (LS, None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
+    "hp-dfn-ls-patch": (LS, None, [], PATCH, "dual-functions"),
+    "hp-dblk-ls-off": (LS, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
+    "hp-dblk-ls-patch": (LS, None, [], PATCH, "dual-blocks"),
 })
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 

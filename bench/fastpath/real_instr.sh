@@ -17,11 +17,12 @@
 #   --name NAME  results in NAME.{txt,csv} (default fastpath_real_instr)
 # Output: a table (stdout and NAME.txt) and NAME.csv:
 #   program,hooks,mode,native_instr,instr,ratio,base_instr,base_ratio,text_ratio,base_text_ratio
+# (a hook set's options are separated by ';' there: SET:OPT;OPT)
 # (text: the binary's .text* over native's, the runtime included; the same in both modes)
 set -euo pipefail
 . "$(dirname "$0")/../lib/realprogs.sh"
 RP_TAG=real-instr
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 rp_parse "$@"
 HOOKS="dual-functions+count dual-blocks+count"; BASELINE=""; NAME=fastpath_real_instr
 set -- "${RP_REST[@]+"${RP_REST[@]}"}"
@@ -84,7 +85,7 @@ for prog in $RP_PROGRAMS; do
             rp_log "$prog $hooks $mode"
             n=$(instructions "${row[2]}" $mode "${row[4]}") b=""
             [ ${#base_row[@]} -eq 0 ] || b=$(instructions "${base_row[2]}" $mode "${base_row[4]}")
-            awk -v p="$prog" -v h="$hooks" -v m="$mode" -v nat="$native" -v n="$n" -v b="$b" -v nt="$native_text" \
+            awk -v p="$prog" -v h="${hooks//,/;}" -v m="$mode" -v nat="$native" -v n="$n" -v b="$b" -v nt="$native_text" \
                 -v t="$text" -v bt="$base_text" 'BEGIN {
                 printf "%s,%s,%s,%d,%d,%.4f,%s,%s,%.3f,%s\n", p, h, m, nat, n, n / nat, b, (b == "" ? "" : sprintf("%.4f", b / nat)),
                     t / nt, (bt == "" ? "" : sprintf("%.3f", bt / nt)) }' >>"$CSV"
@@ -94,7 +95,7 @@ done
 {
     echo "# tree at commit $(git -C "$RP_ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(date -u +%Y-%m-%dT%H:%MZ)${BASELINE:+; base: $(git -C "$BASELINE" rev-parse --short HEAD 2>/dev/null || echo "$BASELINE")}"
     echo "instructions x native (callgrind, --quick inputs); count: methods + call pairs at 999:1, seed 1"
-    printf '%-8s %-22s %-6s %12s %8s %8s %8s %8s\n' program hooks mode native "x nat" "base" "text" "base"
-    tail -n +2 "$CSV" | awk -F, '{ printf "%-8s %-22s %-6s %12d %8.3f %8s %8.2f %8s\n", $1, $2, $3, $4, $6,
+    printf '%-8s %-40s %-6s %12s %8s %8s %8s %8s\n' program hooks mode native "x nat" "base" "text" "base"
+    tail -n +2 "$CSV" | awk -F, '{ printf "%-8s %-40s %-6s %12d %8.3f %8s %8.2f %8s\n", $1, $2, $3, $4, $6,
         ($8 == "" ? "-" : sprintf("%.3f", $8)), $9, ($10 == "" ? "-" : sprintf("%.2f", $10)) }'
 } | tee "$TXT"

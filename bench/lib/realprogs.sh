@@ -101,15 +101,24 @@ rp_stamp() {   # HOOKS: what a build depends on besides the sources (the compile
     stat -c '%n %Y %s' "$RP_ROOT/build/lib/libhotprof_rt.a" "$RP_ROOT/build/lib/hotprof_dual.so" 2>/dev/null
 }
 
+# rp_compiler HOOKS SCRIPT: the compiler for HOOKS as one word (clang, or SCRIPT written to run
+# hotprof-cc with the hook set's options): qjs's Makefile quotes CC into -DCONFIG_CC=\"$(CC)\",
+# which splits a CC with options in it into words the compiler then gets as arguments.
+rp_compiler() {
+    [ "$1" = native ] && { echo clang; return; }
+    printf '#!/bin/sh\nexec %s %s "$@"\n' "$RP_ROOT/build/bin/hotprof-cc" "$(rp_opts "$1")" >"$2" && chmod +x "$2" &&
+        echo "$2"
+}
+
 # rp_build PROG HOOKS: build PROG with HOOKS ("native" = clang -O2) in RP_BUILD/PROG-HOOKS;
 # prints the binary's path.
 rp_build() {
     local prog=$1 hooks=$2 dir="$RP_BUILD/$1-$2" cc bin
     case "$prog" in qjs) bin="$dir/qjs" ;; tcc) bin="$dir/tcc" ;; brotli) bin="$dir/brotli" ;; esac
-    if [ "$hooks" = native ]; then cc=clang; else cc="$RP_ROOT/build/bin/hotprof-cc $(rp_opts "$hooks")"; cc=${cc% }; fi
     if [ -x "$bin" ] && [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$(rp_stamp "$hooks")" ]; then echo "$bin"; return; fi
     rp_log "building $prog ($hooks)"
-    rm -rf "$dir"
+    rm -rf "$dir" "$dir.cc"
+    cc=$(rp_compiler "$hooks" "$dir.cc")
     local t0=$SECONDS
     (   export HOTPROF_HOOKS=$(rp_set "$hooks") HOTPROF_DUAL_SITES=$(rp_sites "$hooks") HOTPROF_MODE=off
         export HOTPROF_QUIET=1 HOTPROF_OUTPUT=/dev/null

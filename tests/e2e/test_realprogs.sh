@@ -2,14 +2,16 @@
 # test_realprogs.sh — bench/lib/realprogs.sh, the real-program helpers of the benchmarks (no real
 # build here: that takes minutes; the benchmarks check every build's output against native's):
 #  (a) bad options get one clear message and a non-zero exit (unknown program, bad --runs, bad
-#      --modes; real.sh and bench/fastpath/windows.py: a --baseline that is no built tree, --runs 0);
+#      --modes; build_time.sh: an unknown option, --runs 0; real.sh and bench/fastpath/windows.py: a
+#      --baseline that is no built tree, --runs 0);
 #  (b) inputs are deterministic: written twice in two build directories, byte for byte the same;
 #  (c) rp_check compares a build with native's output *for the same input*: with the full-size
 #      and the --quick input both present, checking at one size and then at the other passes
 #      (a regression: native outputs were cached per program, not per input, so a --quick check
 #      after a full-size one compared against the wrong output), and a build whose output differs
 #      is refused with a message naming both files;
-#  (d) a hook set name splits into set, sites and the plugin's options (SET[+count][:OPT,...]).
+#  (d) a hook set name splits into set, sites and the plugin's options (SET[+count][:OPT,...]), and
+#      its compiler is one word that passes them on (qjs's Makefile splits a CC with spaces).
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 RP="$ROOT/bench/lib/realprogs.sh"
@@ -25,6 +27,10 @@ check_fails_cleanly "realprogs: windows.py --runs 0" "runs must be at least 1" \
     python3 "$ROOT/bench/fastpath/windows.py" --runs 0 --build-dir "$T/b"
 check_fails_cleanly "realprogs: windows.py --baseline needs a tree" "needs a built hotprof tree" \
     python3 "$ROOT/bench/fastpath/windows.py" --baseline "$T/none" --build-dir "$T/b"
+check_fails_cleanly "realprogs: build_time.sh unknown option" "unknown option '--bogus'" \
+    bash "$ROOT/bench/fastpath/build_time.sh" --bogus --build-dir "$T/b"
+check_fails_cleanly "realprogs: build_time.sh --runs 0" "runs needs a positive integer" \
+    bash "$ROOT/bench/fastpath/build_time.sh" --runs 0 --build-dir "$T/b"
 check_fails_cleanly "realprogs: real.sh --baseline needs a tree" "needs a built hotprof tree" \
     bash "$ROOT/bench/fastpath/real.sh" --baseline "$T/none" --build-dir "$T/b"
 
@@ -34,6 +40,12 @@ split() { bash -c 'rp=$1; shift; . "$rp"; for h in "$@"; do printf "%s|%s|%s;" "
 check_eq "realprogs: hook set names split into set, sites, options" \
     "$(split dual-blocks dual-blocks+count "dual-blocks:-hotprof-dual-peel-max=24" "dual-functions+count:-a=1,-b=2")" \
     "dual-blocks|nop|;dual-blocks|count|;dual-blocks|nop|-mllvm -hotprof-dual-peel-max=24;dual-functions|count|-mllvm -a=1 -mllvm -b=2;"
+# the compiler a build gets is one word that passes the options on (qjs's Makefile quotes CC into
+# -DCONFIG_CC=\"$(CC)\": a CC with options in it split there, and its qjs builds failed)
+comp=$(RP_ROOT="$ROOT" bash -c '. "$1"; rp_compiler "dual-blocks:-hotprof-dual-peel-max=24,--dual-latch=site" "$2"' sh "$RP" "$T/cc1")
+check_eq "realprogs: a hook set's compiler is one word" "$comp" "$T/cc1"
+check "realprogs: ... that survives qjs's CONFIG_CC quoting and passes the options" sh -c \
+    "$comp --print-command -DCONFIG_CC=\\\"$comp\\\" -O2 -c x.c | grep -- '-mllvm -hotprof-dual-peel-max=24' | grep -vq -- -fno-integrated-as"
 
 # ---- (b)
 gen() { # DIR QUICK: every program's input, their checksums
