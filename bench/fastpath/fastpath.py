@@ -159,22 +159,13 @@ VARIANTS.update({
     "hp-dblk-cs-rejoin-off": (CS + REJOIN, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
     "hp-dblk-cs-rejoin-count": (CS + REJOIN, None, [], COUNT, "dual-blocks"),
 })
-LB = ["--dual-latch=branch"]
-VARIANTS.update({
-    "hp-dfn-lb-off": (LB, None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
-    "hp-dfn-lb-patch": (LB, None, [], PATCH, "dual-functions"),
-    "hp-dblk-lb-off": (LB, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
-    "hp-dblk-lb-patch": (LB, None, [], PATCH, "dual-blocks"),
-    "hp-dblk-rejoin-lb-off": (REJOIN + LB, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
-    "hp-dblk-rejoin-lb-patch": (REJOIN + LB, None, [], PATCH, "dual-blocks"),
-})
-LS = ["--dual-latch=site"]
-VARIANTS.update({
-    "hp-dfn-ls-off": (LS, None, [], {"HOTPROF_MODE": "off"}, "dual-functions"),
-    "hp-dfn-ls-patch": (LS, None, [], PATCH, "dual-functions"),
-    "hp-dblk-ls-off": (LS, None, [], {"HOTPROF_MODE": "off"}, "dual-blocks"),
-    "hp-dblk-ls-patch": (LS, None, [], PATCH, "dual-blocks"),
-})
+# the latch forms (hotprof cc --dual-latch=): lb = branch (the default since session 36), ls = site
+for _form, _opt in (("lb", "--dual-latch=branch"), ("ls", "--dual-latch=site")):
+    for _tag, _set in (("dfn", "dual-functions"), ("dblk", "dual-blocks")):
+        VARIANTS["hp-%s-%s-off" % (_tag, _form)] = ([_opt], None, [], {"HOTPROF_MODE": "off"}, _set)
+        VARIANTS["hp-%s-%s-patch" % (_tag, _form)] = ([_opt], None, [], PATCH, _set)
+VARIANTS["hp-dblk-rejoin-lb-off"] = (REJOIN + ["--dual-latch=branch"], None, [], {"HOTPROF_MODE": "off"}, "dual-blocks")
+VARIANTS["hp-dblk-rejoin-lb-patch"] = (REJOIN + ["--dual-latch=branch"], None, [], PATCH, "dual-blocks")
 DUAL_PLUGIN = os.path.join(ROOT, "build", "lib", "hotprof_dual.so")
 
 

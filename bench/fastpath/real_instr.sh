@@ -85,7 +85,7 @@ for prog in $RP_PROGRAMS; do
             rp_log "$prog $hooks $mode"
             n=$(instructions "${row[2]}" $mode "${row[4]}") b=""
             [ ${#base_row[@]} -eq 0 ] || b=$(instructions "${base_row[2]}" $mode "${base_row[4]}")
-            awk -v p="$prog" -v h="${hooks//,/;}" -v m="$mode" -v nat="$native" -v n="$n" -v b="$b" -v nt="$native_text" \
+            awk -v p="$prog" -v h="$(rp_label "$hooks")" -v m="$mode" -v nat="$native" -v n="$n" -v b="$b" -v nt="$native_text" \
                 -v t="$text" -v bt="$base_text" 'BEGIN {
                 printf "%s,%s,%s,%d,%d,%.4f,%s,%s,%.3f,%s\n", p, h, m, nat, n, n / nat, b, (b == "" ? "" : sprintf("%.4f", b / nat)),
                     t / nt, (bt == "" ? "" : sprintf("%.3f", bt / nt)) }' >>"$CSV"

@@ -86,6 +86,8 @@ rp_hooks_available() {
 # cc's own (an OPT that starts with "--", e.g. dual-blocks:--dual-latch=branch, goes as it is);
 # rp_set, rp_sites and rp_opts split it.
 rp_set() { local s=${1%%:*}; echo "${s%+count}"; }
+# rp_label HOOKS: the hook set's name for a CSV column (its options' commas as ';')
+rp_label() { echo "${1//,/;}"; }
 rp_sites() { case "${1%%:*}" in *+count) echo count ;; *) echo nop ;; esac; }
 rp_opts() {
     case "$1" in *:*) ;; *) return ;; esac

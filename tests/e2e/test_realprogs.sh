@@ -40,6 +40,8 @@ split() { bash -c 'rp=$1; shift; . "$rp"; for h in "$@"; do printf "%s|%s|%s;" "
 check_eq "realprogs: hook set names split into set, sites, options" \
     "$(split dual-blocks dual-blocks+count "dual-blocks:-hotprof-dual-peel-max=24" "dual-functions+count:-a=1,-b=2")" \
     "dual-blocks|nop|;dual-blocks|count|;dual-blocks|nop|-mllvm -hotprof-dual-peel-max=24;dual-functions|count|-mllvm -a=1 -mllvm -b=2;"
+check_eq "realprogs: a hook set's CSV label has no comma" \
+    "$(bash -c '. "$1"; rp_label "dual-blocks:-a=1,--dual-latch=site"' sh "$RP")" "dual-blocks:-a=1;--dual-latch=site"
 # the compiler a build gets is one word that passes the options on (qjs's Makefile quotes CC into
 # -DCONFIG_CC=\"$(CC)\": a CC with options in it split there, and its qjs builds failed)
 comp=$(RP_ROOT="$ROOT" bash -c '. "$1"; rp_compiler "dual-blocks:-hotprof-dual-peel-max=24,--dual-latch=site" "$2"' sh "$RP" "$T/cc1")
