@@ -110,8 +110,9 @@ nb=$("$HP" info g-b.data | awk '$1 == "patch.bursts" {print $2}')
 lim=$((${nb:-0} * 5 / 4 + 3))
 if [ "${nb:-0}" -lt 20 ] || [ "${wk:-0}" -gt "$lim" ]; then # too few windows to judge (a loaded host
     # stretched the off phases: 2 windows in a clean-clone CI run), or more wake-ups than windows (a
-    # loaded host: 49 for 33 windows in one clean-clone CI run beside two benchmarks): a second run
-    "$HP" run -q --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b2.data -- ./gametree.dual 6 >/dev/null
+    # loaded host: 49 for 33 windows in one clean-clone CI run beside two benchmarks): a second run,
+    # on the next size (about twice the windows: 16 in a 2-job CI run at size 6 failed the check)
+    "$HP" run -q --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b2.data -- ./gametree.dual 7 >/dev/null
     wk=$("$HP" info g-b2.data | awk '$1 == "patch.wakeups" {print $2}')
     nb=$("$HP" info g-b2.data | awk '$1 == "patch.bursts" {print $2}')
     lim=$((${nb:-0} * 5 / 4 + 3))
