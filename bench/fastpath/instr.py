@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""bench/fastpath/instr.py — the switched-off floor of hotprof builds in instructions: callgrind
-counts every instruction a run executes, the same number in every run (mt_work's threads start in
-varying order: its counts move by ~1e-5), so floors that differ by
-1-2% show although this host's wall-clock noise is +-10% (docs/dual.md "Back-edge hooks that keep
-the registers"). For each workload it builds native (clang -O2) and every variant (hotprof cc
---hooks=HOOKS -O2, each OPT as -mllvm OPT), runs each under callgrind with HOTPROF_MODE=off at the
+"""bench/fastpath/instr.py — the switched-off floor of hotprof builds in instructions: cachegrind
+(--cache-sim=no; callgrind until session 37: benchlib.instructions says why) counts every
+instruction a run executes, the same number in every run (mt_work's threads start in varying
+order: its counts move by ~1e-5), so floors that differ by 1-2% show although this host's
+wall-clock noise is +-10% (docs/dual.md "Back-edge hooks that keep the registers"). For each workload it builds native (clang -O2) and every variant (hotprof cc
+--hooks=HOOKS -O2, each OPT as -mllvm OPT), runs each under cachegrind with HOTPROF_MODE=off at the
 QUICK sizes of bench/shadow, checks the output equals native's, and reports instructions x native,
 the geomean and the worst, and the program text (.text*) x native.
 Variant: NAME=HOOKS[:OPT,...][@MODE], e.g. dfn-c=dual-functions:-hotprof-dual-backedge-cc=c. An OPT
@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bench", "shadow"))
 sys.path.insert(0, os.path.join(ROOT, "bench", "lib"))
-import benchlib  # noqa: E402  (callgrind_instructions)
+import benchlib  # noqa: E402  (instructions)
 from shadow import QUICK_SIZES  # noqa: E402
 
 HOTPROF = os.path.join(ROOT, "build", "bin", "hotprof")
@@ -85,9 +85,9 @@ def text_bytes(binary):
 
 
 def count(binary, size, mode):
-    """(instructions, stdout) of one callgrind run in MODE (MODES)."""
+    """(instructions, stdout) of one cachegrind run in MODE (MODES)."""
     env = dict(os.environ, HOTPROF_OUTPUT="/dev/null", **MODES[mode])
-    return benchlib.callgrind_instructions([binary, size], env)
+    return benchlib.instructions([binary, size], env)
 
 
 def table(rows, names, header):
@@ -95,7 +95,7 @@ def table(rows, names, header):
     ratio = {(r["program"], r["build"]): r["ratio"] for r in rows}
     widths = [(n, max(10, len(n) + 2)) for n in names]
     sizes = " ".join("%s=%s" % (p, next(r["size"] for r in rows if r["program"] == p)) for p in progs)
-    lines = [header, "instructions x native (callgrind; the mode after @, off if none; sizes %s)" % sizes,
+    lines = [header, "instructions x native (cachegrind; the mode after @, off if none; sizes %s)" % sizes,
              "%-9s" % "program" + "".join("%*s" % (w, n) for n, w in widths)]
     for p in progs:
         lines.append("%-9s" % p + "".join("%*.3f" % (w, ratio[(p, n)]) for n, w in widths))
@@ -125,7 +125,7 @@ def main():
     ap.add_argument("--variants", default=DEFAULT_VARIANTS)
     ap.add_argument("--programs", default=" ".join(QUICK_SIZES))
     ap.add_argument("--sizes", default="", help="PROGRAM=SIZE ... instead of the QUICK sizes")
-    ap.add_argument("--jobs", type=int, default=2, help="callgrind runs at once (counts do not depend on load)")
+    ap.add_argument("--jobs", type=int, default=2, help="cachegrind runs at once (counts do not depend on load)")
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--name", default="fastpath_instr", help="results file name (NAME.txt, NAME.csv)")
     ap.add_argument("--header", default="")

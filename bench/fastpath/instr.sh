@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/fastpath/instr.sh [--variants "NAME=HOOKS[:OPT,...] ..."] [--programs "..."] [--jobs N]
-# [--sizes "PROGRAM=SIZE ..."] [--results DIR] — the switched-off floor in instructions (callgrind),
+# [--sizes "PROGRAM=SIZE ..."] [--results DIR] — the switched-off floor in instructions (cachegrind),
 # workloads x variants beside native: see instr.py's header. Needs valgrind and the dual plugin for
 # the dual-* variants. Takes ~25 minutes with the defaults at 2 jobs; writes
 # bench/results/fastpath_instr.{txt,csv}.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# bench/fastpath/real_instr.sh - the real programs' dual builds in instructions: callgrind counts
+# bench/fastpath/real_instr.sh - the real programs' dual builds in instructions: cachegrind counts
 # every instruction a run executes, the same number in every run, where CPU time on this host
 # moves by +-10% (bench/fastpath/real.sh). Per program (qjs, tcc, brotli; bench/lib/realprogs.sh
-# builds them, checks their output and writes the --quick inputs: callgrind runs ~50x slower) and
+# builds them, checks their output and writes the --quick inputs: valgrind runs ~50x slower) and
 # per hook set, instructions over native's:
 #   off     HOTPROF_MODE=off: the switched-off floor
 #   count   count-triggered bursts, methods and call pairs at period=999,burst=1, seed 1
@@ -50,7 +50,7 @@ manifest() {
         --hooks "native $HOOKS" --build-dir "$2"
 }
 
-# instructions BINARY MODE ARGS: callgrind's count for one run (ARGS: the manifest's argument
+# instructions BINARY MODE ARGS: cachegrind's count for one run (ARGS: the manifest's argument
 # string; @OUT: a scratch file).
 instructions() {
     local bin=$1 mode=$2 args envs=(HOTPROF_QUIET=1 HOTPROF_OUTPUT=/dev/null)
@@ -60,9 +60,11 @@ instructions() {
     [ -x "$copy" ] || strip -g -o "$copy" "$bin" || rp_die "cannot copy $bin"
     # shellcheck disable=SC2206
     if [ "$mode" = count ]; then envs+=($COUNT_ENV "HOTPROF_SAMPLE=$COUNT_SAMPLE"); else envs+=(HOTPROF_MODE=off); fi
-    env "${envs[@]}" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$copy" "${args[@]}" \
-        >/dev/null 2>"$WORK/cg.err" || rp_die "callgrind failed on $bin: $(tail -3 "$WORK/cg.err")"
-    awk '/Collected :/ {print $NF}' "$WORK/cg.err"
+    # cachegrind, not callgrind: callgrind's call stack grows per count-mode trampoline jump in a
+    # loop that never returns (bench/lib/benchlib.py says why)
+    env "${envs[@]}" valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$copy" "${args[@]}" \
+        >/dev/null 2>"$WORK/cg.err" || rp_die "cachegrind failed on $bin: $(tail -3 "$WORK/cg.err")"
+    awk '/I +refs:/ {gsub(",", "", $NF); print $NF}' "$WORK/cg.err"
 }
 # text_bytes BINARY: its .text* sections' bytes
 text_bytes() { size -A "$1" | awk '$1 ~ /^\.text/ {s += $2} END {print s + 0}'; }
@@ -94,7 +96,7 @@ for prog in $RP_PROGRAMS; do
 done
 {
     echo "# tree at commit $(git -C "$RP_ROOT" describe --always --dirty 2>/dev/null || echo '?'), $(date -u +%Y-%m-%dT%H:%MZ)${BASELINE:+; base: $(git -C "$BASELINE" rev-parse --short HEAD 2>/dev/null || echo "$BASELINE")}"
-    echo "instructions x native (callgrind, --quick inputs); count: methods + call pairs at 999:1, seed 1"
+    echo "instructions x native (cachegrind, --quick inputs); count: methods + call pairs at 999:1, seed 1"
     printf '%-8s %-40s %-6s %12s %8s %8s %8s %8s\n' program hooks mode native "x nat" "base" "text" "base"
     tail -n +2 "$CSV" | awk -F, '{ printf "%-8s %-40s %-6s %12d %8.3f %8s %8.2f %8s\n", $1, $2, $3, $4, $6,
         ($8 == "" ? "-" : sprintf("%.3f", $8)), $9, ($10 == "" ? "-" : sprintf("%.2f", $10)) }'

@@ -10,6 +10,14 @@ runs, the child is in CURRENT, so on_signal (install it for SIGTERM/SIGINT) kill
 output_ok is the workloads' own check: exit status 0 and a line starting with "ok".
 callgrind_instructions runs argv under callgrind (bench/shadow/price.py, bench/fastpath/instr.py,
 bench/fastpath/floor_split.py) and returns (instructions executed, stdout); it exits with one message if the run fails.
+instructions does the same with cachegrind (--cache-sim=no) for a total alone (bench/fastpath/instr.py):
+callgrind takes a jump into another object as a call, and count mode's sites jump to trampolines on
+anonymous pages and back, so in a loop that never returns (a workload's main) its call stack grew by
+an entry or two per event until the machine ran out of memory (lexgen's dual-functions build: 4.1 GB
+at size 20, 16 GB at the quick size; --pop-on-jump halves it, a returning jump is then taken for a
+jump and pushes again); cachegrind tracks no calls (70 MB at both sizes). Both count every
+instruction the program executes; their totals differ by a constant few thousand (callgrind starts
+counting a little later), 1e-5 of a workload's quick run.
 """
 import os
 import re
@@ -67,6 +75,17 @@ def callgrind_instructions(argv, env=None, profile="/dev/null", options=()):
     if res.returncode != 0 or not m:
         sys.exit("callgrind failed on %s (exit %d): %s" % (" ".join(argv), res.returncode, res.stderr[-800:]))
     return int(m.group(1)), res.stdout
+
+
+def instructions(argv, env=None):
+    """(instructions cachegrind counted for argv, argv's stdout): a total without callgrind's call
+    tracking (the module's docstring says why)."""
+    res = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"] + argv,
+                         capture_output=True, text=True, env=env)
+    m = re.search(r"I\s+refs:\s+([\d,]+)", res.stderr)
+    if res.returncode != 0 or not m:
+        sys.exit("cachegrind failed on %s (exit %d): %s" % (" ".join(argv), res.returncode, res.stderr[-800:]))
+    return int(m.group(1).replace(",", "")), res.stdout
 
 
 def info_keys(hotprof, profile):

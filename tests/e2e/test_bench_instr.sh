@@ -6,6 +6,8 @@
 #     premise: fft's counts repeat exactly, mt_work's threads start in varying order: ~200 of 55 M),
 #     and each is within [0.9, 2] x native;
 #   - with --baseline each variant is measured again as NAME@base, apart from a variant NAME-base;
+#   - count mode on lexgen (its main never returns) stays under 1 GB (callgrind: 4.1 GB), and
+#     cachegrind's totals are callgrind's;
 #   - a malformed variant and an unknown workload are refused with one message, non-zero exit;
 #   - bench/fastpath/real_instr.sh: --help, and bad options refused with one message.
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +42,22 @@ assert abs(by["a-base@base"] - by["a-base"]) <= by["a-base"] * 1e-5, "a-base@bas
 assert by["a-base"] != by["a"], "a-base (nop sites) counts as a (count sites): %d" % by["a"]
 PY
 check_eq "bench instr: --baseline builds NAME@base apart from a variant NAME-base" "$(cat "$T/pyb")" ""
+# Count mode in a loop that never returns (lexgen's main): each site jumps to a trampoline on an
+# anonymous page and back, which callgrind takes for calls, so its call stack grew per event (4.1 GB
+# at size 20, OOM at the quick size). The counts come from cachegrind now: its peak memory stays
+# that of a short run, and its total is callgrind's (both count every instruction; a constant few
+# thousand apart).
+python3 - "$ROOT" "$T" >"$T/mem" 2>&1 <<'PY'
+import os, resource, subprocess, sys
+root, t = sys.argv[1], sys.argv[2]
+res = subprocess.run([os.path.join(root, "bench/fastpath/instr.sh"), "--programs", "lexgen", "--sizes", "lexgen=20",
+                      "--variants", "c=dual-functions@count", "--results", os.path.join(t, "rm")],
+                     capture_output=True, text=True)
+assert res.returncode == 0, res.stderr[-600:]
+peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+assert peak_mb < 1024, "count mode on lexgen peaked at %.0f MB" % peak_mb
+PY
+check_eq "bench instr: count mode in a loop that never returns stays in bounded memory (< 1 GB at lexgen 20)" "$(cat "$T/mem")" ""
 check_fails_cleanly "bench instr: malformed variant, one message" "a variant is NAME=HOOKS" \
     "$I" --programs fft --variants "nohooks" --results "$T/r2"
 check_fails_cleanly "bench instr: unknown workload, one message" "no workload 'quux'" \
@@ -83,6 +101,17 @@ int main(int argc, char **argv)
 C
 "$HP" cc --hooks=dual-functions --dual-latch=site -O2 -o "$T/fs" "$T/fs.c" 2>"$T/fs.err" || fail "bench floor_split: build" "$(tail -3 "$T/fs.err")"
 "$HP" cc --hooks=dual-functions -O2 -o "$T/fs.br" "$T/fs.c" 2>"$T/fs.err" || fail "bench floor_split: branch build" "$(tail -3 "$T/fs.err")"
+python3 - "$ROOT" "$T/fs.c" "$T" >"$T/tools" 2>&1 <<'PY'
+import os, subprocess, sys
+sys.path.insert(0, os.path.join(sys.argv[1], "bench", "lib"))
+import benchlib
+exe = os.path.join(sys.argv[3], "fs.native")
+subprocess.run(["clang", "-O2", "-o", exe, sys.argv[2]], check=True)
+a, out_a = benchlib.instructions([exe, "30000"])
+b, out_b = benchlib.callgrind_instructions([exe, "30000"])
+assert out_a == out_b and abs(a - b) <= 1e-3 * b, "cachegrind %d, callgrind %d" % (a, b)
+PY
+check_eq "bench instr: cachegrind's total is callgrind's (within 1e-3 on a 12 M-instruction run)" "$(cat "$T/tools")" ""
 # fs_nops BINARY site|branch: nothing, or what is wrong with the nops floor_split reads from its run
 fs_nops() {
     python3 - "$FS" "$1" "$T" "$2" 2>&1 <<'PY'
