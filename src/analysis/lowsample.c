@@ -41,12 +41,20 @@ static int says_no_hps_type_on(const hp_profile *p)
     return said;
 }
 
+/* The datastream type was on: its samples are the loads and stores its bursts recorded. */
+static int datastream_on(const hp_profile *p)
+{
+    const char *v = hp_profile_info(p, HP_INFO_SAMPLE_PREFIX "datastream" HP_INFO_ENABLED_SUFFIX);
+    return v && strcmp(v, "0");
+}
+
 int hp_profile_samples(const hp_profile *p, uint64_t *samples)
 {
     const char *mode = hp_profile_info(p, HP_INFO_MODE);
     *samples = 0;
     if (!mode || !mode_is_sampled(p, mode) || says_no_hps_type_on(p)) return 0;
     *samples = info_u64(p, HP_INFO_TOTAL_CALLS) + info_u64(p, HP_INFO_TOTAL_BACKEDGES);
+    if (datastream_on(p)) *samples += info_u64(p, HP_INFO_TOTAL_LOADS) + info_u64(p, HP_INFO_TOTAL_STORES);
     return 1;
 }
 
@@ -55,7 +63,7 @@ int hp_low_sample_warning(const hp_profile *p, char *buf, size_t len)
     uint64_t n;
     buf[0] = '\0';
     if (!hp_profile_samples(p, &n) || n >= HP_MIN_MEANINGFUL_SAMPLES) return 0;
-    snprintf(buf, len, "only %llu samples (< %d calls + back-edges recorded): estimates are not meaningful",
-             (unsigned long long)n, HP_MIN_MEANINGFUL_SAMPLES);
+    snprintf(buf, len, "only %llu samples (< %d %s recorded): estimates are not meaningful", (unsigned long long)n,
+             HP_MIN_MEANINGFUL_SAMPLES, datastream_on(p) ? "events + data references" : "calls + back-edges");
     return 1;
 }

@@ -3,7 +3,8 @@
  * 1-30 samples and no warning). A profile is sampled when its INFO mode is bursty (live HPS
  * counters), patch (patched bursts, dual sites included) or xray, or any other mode whose runtime
  * records "<mode>.sampled_entries"; its samples are the boundary events it recorded, INFO
- * total.calls + total.backedges. Exhaustive, timer and shadow profiles are never warned about, nor
+ * total.calls + total.backedges, plus total.loads + total.stores when the datastream type was on
+ * (its samples are data references: a datastream-only run was warned "only 0 samples"). Exhaustive, timer and shadow profiles are never warned about, nor
  * is a profile whose INFO sample.<type>.enabled says no HPS type was on (subpaths alone).
  */
 #ifndef HOTPROF_ANALYSIS_LOWSAMPLE_H
@@ -16,7 +17,7 @@
 /* Fewer recorded samples than this: the warning is printed. */
 #define HP_MIN_MEANINGFUL_SAMPLES 1000
 
-/* 1 if p holds sampled counts (see the header), its recorded calls + back-edges in *samples. */
+/* 1 if p holds sampled counts (see the header), its recorded samples in *samples. */
 int hp_profile_samples(const hp_profile *p, uint64_t *samples);
 
 /* What to do about it: the second line of the warning (text report, `hotprof run`). */

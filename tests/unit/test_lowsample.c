@@ -1,6 +1,7 @@
 /* test_lowsample.c — analysis/lowsample.c: which profiles count as sampled (bursty, patch, xray,
  * a future mode that records <mode>.sampled_entries; never exhaustive, timer, shadow or a profile
- * without a mode), their samples (INFO total.calls + total.backedges) and the warning's threshold
+ * without a mode), their samples (INFO total.calls + total.backedges, + loads and stores while
+ * datastream is on) and the warning's threshold
  * (fewer than HP_MIN_MEANINGFUL_SAMPLES warns, exactly that many does not); the message is one
  * line short enough for the report header's 100 columns. */
 #include "analysis/lowsample.h"
@@ -62,6 +63,30 @@ TEST(no_hps_type_on_is_not_warned)
     CHECK(warns(&f.p) == 1);
 }
 
+/* A run that samples data streams alone records data references, not calls or back-edges: a
+ * count-mode run on a dual-memory build with 125 400 references sampled was warned "only 0
+ * samples". Its loads and stores are its samples; they count only while datastream is on. */
+TEST(datastream_samples_are_its_references)
+{
+    hp_info_kv kv[6] = {{(char *)"mode", (char *)"bursty"},        {(char *)"total.calls", (char *)"0"},
+                        {(char *)"total.backedges", (char *)"0"},  {(char *)"total.loads", (char *)"900"},
+                        {(char *)"total.stores", (char *)"100"},   {(char *)"sample.datastream.enabled", (char *)"1"}};
+    hp_profile p;
+    memset(&p, 0, sizeof p);
+    p.info = kv;
+    p.ninfo = 6;
+    uint64_t n;
+    CHECK(hp_profile_samples(&p, &n) == 1 && n == 1000);
+    CHECK(warns(&p) == 0);
+    kv[3].value = (char *)"899";
+    char buf[256];
+    CHECK(hp_low_sample_warning(&p, buf, sizeof buf) == 1 && strstr(buf, "only 999 samples") && strlen(buf) < 90);
+    kv[5].value = (char *)"0"; /* datastream off (so no HPS type on: not warned) */
+    CHECK(hp_profile_samples(&p, &n) == 0);
+    kv[5].key = (char *)"sample.methods.enabled", kv[5].value = (char *)"1"; /* methods on: references are not its samples */
+    CHECK(hp_profile_samples(&p, &n) == 1 && n == 0);
+}
+
 TEST(threshold_is_strict)
 {
     fake f;
@@ -90,6 +115,7 @@ int main(void)
 {
     RUN(sampled_modes_are_recognized);
     RUN(no_hps_type_on_is_not_warned);
+    RUN(datastream_samples_are_its_references);
     RUN(threshold_is_strict);
     RUN(message_names_the_count_and_fits_a_small_buffer);
     return test_main_end();
