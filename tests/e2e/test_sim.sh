@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_sim.sh — `hotprof run --record-trace` and `hotprof sim` on real workloads built with
 # `hotprof cc`: an edges trace (default kind) and a values trace of progs/sim_phases.c (planted
-# phases), a calls trace of bench/workloads/mt_work (4 threads). The calls trace holds exactly the run's calls + back-edges and edges trace
+# phases), a calls trace of bench/workloads/mt_work (4 threads; and of its dual-functions build,
+# whose back-edges come from the dual back-edge hook). The calls trace holds exactly the run's calls + back-edges and edges trace
 # exactly its edges (both from `report --format json`); sim multihash prints every grid row with
 # errors in [0, 100], its CSV parses with one row per configuration, its SVG is well-formed XML;
 # sim hps with period 0 scores 100% (renormalized) and period 99 samples ~1%; a cut trace says so;
@@ -93,6 +94,19 @@ assert [x["acc_entries"] for x in r] == ["10", "100"] and int(r[0]["area_bytes"]
 check_eq "sim hps exits 0" "$?" 0
 want=$(( $(json_total c.json calls) + $(json_total c.json backedges) ))
 check_eq "calls trace holds every call and back-edge of the run" "$(trace_events c.out)" "$want"
+# a dual build's back-edges are its LoopInfo latches, counted by the dual back-edge hook, not by
+# the address rule: its calls trace held the calls alone (mt_work: 80 004 of 160 008 events)
+if [ -f "$ROOT/build/lib/hotprof_dual.so" ]; then
+    "$HP" cc -O2 --hooks=dual-functions -o mtd mt_work.c -lpthread
+    "$HP" run -q -o cd.data --record-trace cd.trace --trace-kind calls -- ./mtd 20000 4 >/dev/null 2>&1
+    "$HP" report --format json cd.data >cd.json 2>/dev/null
+    "$HP" sim hps cd.trace --period 0 --burst 1 >cd.out 2>/dev/null
+    check "dual build: the run has back-edges" test "$(json_total cd.json backedges)" -gt 0
+    check_eq "dual build: calls trace holds every call and back-edge of the run" "$(trace_events cd.out)" \
+        "$(( $(json_total cd.json calls) + $(json_total cd.json backedges) ))"
+else
+    ok "dual build's calls trace: no plugin built: skipped"
+fi
 check "sim hps: period 0 is 100%, period 99 samples ~1%" python3 -c '
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
