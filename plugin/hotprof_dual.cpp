@@ -165,12 +165,13 @@ static cl::opt<std::string> LoopTop("hotprof-dual-latch-form", cl::desc("hotprof
 // library, where the countdown is not at a link-time %fs offset, and keeps nop sites.
 static cl::opt<std::string> SiteForm("hotprof-dual-site", cl::desc("hotprof dual: nop|count"), cl::init("nop"));
 // The entry site of a function with a separate instrumented copy (the separate, wrapper and
-// loop-entry forms: before F's prologue, where the plugin cannot place code) in a build with count
-// sites: on (default: a 16-byte pad, which count mode's runtime fills once with the countdown's
-// decrement and `jle F.hotprof`, docs/dual.md *Entry pads*: no trampoline, no taken jump per call)
-// or off (the 5-byte nop, to a trampoline in count mode: two taken jumps and a third instruction
-// per call, as before).
-static cl::opt<std::string> EntryPad("hotprof-dual-entry-pad", cl::desc("hotprof dual: on|off"), cl::init("on"));
+// loop-entry forms: before F's prologue, where the plugin cannot place code) in an executable's
+// code: on (default: a 16-byte pad, which count mode's runtime fills once with the countdown's
+// decrement and `jle F.hotprof`, docs/dual.md *Entry pads*: no trampoline, no taken jump per call;
+// switched off, two nops), count (the pad in builds with count sites only, the default until
+// session 37) or off (the 5-byte nop, to a trampoline in count mode: two taken jumps and a third
+// instruction per call).
+static cl::opt<std::string> EntryPad("hotprof-dual-entry-pad", cl::desc("hotprof dual: on|count|off"), cl::init("on"));
 // How a dual-functions build gives a function its instrumented copy: wrapper (default: no copy of
 // the code: F keeps the optimizer's code plus its entry nop and clean latch sites, and F.hotprof is
 // a small wrapper that calls the entry hook, F past its nop and the exit hook; runWrapper) or clone
@@ -281,9 +282,12 @@ bool blockHooksByRA(Module &M) { return BlockHook == "ra" && executableCode(M); 
 // Inline count sites (-hotprof-dual-site=count) in this module: an executable's code only.
 bool countSites(Module &M) { return SiteForm == "count" && executableCode(M); }
 
-// The bytes of an entry site before F's prologue: a 16-byte pad with count sites (EntryPad), else
-// the 5-byte nop. F's ABI entry (what the wrapper form calls) follows it.
-unsigned entrySiteBytes(Module &M) { return countSites(M) && EntryPad == "on" ? 16 : 5; }
+// The bytes of an entry site before F's prologue: a 16-byte pad (EntryPad says where), else the
+// 5-byte nop. F's ABI entry (what the wrapper form calls) follows it.
+unsigned entrySiteBytes(Module &M)
+{
+    return (EntryPad == "on" && executableCode(M)) || (EntryPad == "count" && countSites(M)) ? 16 : 5;
+}
 
 // A back-edge site's fall-through when it goes to a loop header (a block with other predecessors):
 // a block of its own that goes on to the header and takes `at`'s place in the header's phis. A
@@ -1260,7 +1264,7 @@ struct DualPass : PassInfoMixin<DualPass> {
         checkOption(BackedgeCC, {"preserve-most", "c"});
         checkOption(BlockHook, {"ra", "guard"});
         checkOption(SiteForm, {"nop", "count"});
-        checkOption(EntryPad, {"on", "off"});
+        checkOption(EntryPad, {"on", "count", "off"});
         checkOption(FunctionsForm, {"wrapper", "clone"});
         checkOption(SiteExits, {"shared", "dedicated", "kept"});
         checkOption(IndirectRejoin, {"copy", "clean"});

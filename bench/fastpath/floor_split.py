@@ -4,10 +4,12 @@ For each workload it builds native (clang -O2) and every variant (as bench/fastp
 NAME=HOOKS[:OPT,...]), runs each under callgrind --dump-instr=yes with HOTPROF_MODE=off at the
 QUICK sizes of bench/shadow, checks the output equals native's, and splits the variant's
 instructions over native's into
-  entry    the entry sites' nops executed (function entries, whole-call entries)
+  entry    the entry sites' nops executed (function entries, whole-call entries; a 16-byte
+           entry pad's two nops)
   latch    the back-edge sites' nops executed (loop latches)
   return   the return sites' nops executed
-  pad      the alignment nops executed right before a site: the 5-byte nop must not cross an
+  pad      the alignment nop executed right before a site (one 1-4-byte nop: not the tail of a
+           longer run, which is the code generator's loop alignment): the 5-byte nop must not cross an
            aligned 8-byte word, so the runtime can switch it with one store. The plugin pads with
            segment-override prefixes of the site itself (`.p2align 3,0x2e,4`), which execute as
            part of it, so this is 0 for its builds; builds padded with nops (`.p2align 3,,4`, the
@@ -114,13 +116,33 @@ def site_start(read, addr, counts):
     return addr
 
 
-def around_sites(read, starts, counts):
+def is_long_nop(b):
+    """b is one multi-byte nop (0x66/0x2e prefixes, 0f 1f and its memory operand)."""
+    i = 0
+    while i < len(b) and b[i] in (0x66, 0x2E):
+        i += 1
+    if b[i:i + 2] != b"\x0f\x1f" or i + 2 >= len(b):
+        return False
+    mod, rm = b[i + 2] >> 6, b[i + 2] & 7
+    return len(b) == i + 3 + (1 if rm == 4 and mod != 3 else 0) + {0: 0, 1: 1, 2: 4, 3: 0}[mod]
+
+
+def after_long_nop(read, counts, at):
+    """An executed long nop ends at at: the nop there is the tail of the code generator's own loop
+    alignment (up to 15 bytes to a 16-byte boundary), not a site's 1-4-byte fill."""
+    return any(counts.get(at - k) and is_long_nop(read(at - k, k)) for k in range(5, 16))
+
+
+def around_sites(read, starts, counts, entry_pads=()):
     """(pad, jmp): executions of the alignment nops ending at a site, and of the jmp after it;
-    starts: [(site, the address of its instruction)]."""
+    starts: [(site, the address of its instruction)]; entry_pads: the 16-byte entry pads' addresses
+    (their nops are entry sites', counted there: a site right after a pad is not padded by it)."""
     pad, jmp = 0, 0
+    in_pad = lambda a: any(p <= a < p + 16 for p in entry_pads)  # noqa: E731
     for site, addr in starts:
         for nop in PAD_NOPS:
-            if counts.get(addr - len(nop)) and read(addr - len(nop), len(nop)) == nop:
+            at = addr - len(nop)
+            if counts.get(at) and read(at, len(nop)) == nop and not in_pad(at) and not after_long_nop(read, counts, at):
                 pad += counts[addr - len(nop)]
                 break
         if counts.get(site + 5) and read(site + 5, 1) in (b"\xe9", b"\xeb"):
@@ -137,13 +159,16 @@ def run(binary, size, work):
     counts = executed(out_file)
     os.unlink(out_file)
     sites = {k: 0 for k in KINDS}
-    read, starts = code_reader(binary), []
+    read, starts, entry_pads = code_reader(binary), [], []
     for site, kind, flags in site_records(binary):
         if flags & 1:
             sys.exit("floor_split.py: %s has count sites: only nop sites can be split" % binary)
         starts.append((site, site_start(read, site, counts)))
         sites[kind] = sites.get(kind, 0) + counts.get(starts[-1][1], 0)
-    sites["pad"], sites["jmp"] = around_sites(read, starts, counts)
+        if flags & 2:  # a 16-byte entry pad: its second nop too (clang's 10+6 or 15+1)
+            sites[kind] += counts.get(site + 10, 0) or counts.get(site + 15, 0)
+            entry_pads.append(site)
+    sites["pad"], sites["jmp"] = around_sites(read, starts, counts, entry_pads)
     return ins, stdout, sites
 
 

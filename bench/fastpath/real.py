@@ -14,7 +14,7 @@ Variants (per program; H = a hook set of --hooks, F = a hook set of --fig7):
                build with inline count sites (F = SET+count, hotprof cc --dual-sites=count) the
                runtime takes count-triggered bursts instead, so F:ctl and F:s1000 are count mode's
   F:c1000      (dual F without +count) the same with --bursts count: count mode through trampolines
-  F:off@base, F:s1000@base   (--baseline TREE) F:off and F:s1000 of the build TREE's hotprof made
+  F:off@base, F:s1000@base, F:c1000@base   (--baseline TREE) F:off, F:s1000 (and a dual F's c1000) of the build TREE's hotprof made
                (a worktree of an older commit), in the same rounds: old and new side by side
 Figure 7 (stacked, per program and F): basic = min(F:off, F:ctl) - 1, control = F:ctl - that
 floor, sampling = F:s1000 - F:ctl (a negative step, noise, is drawn as 0 and printed as it is);
@@ -79,7 +79,9 @@ def variants_of(hooks, fig7, baseline):
         vs += ["%s:off" % h] if h not in hooks else []
         vs += ["%s:ctl" % h, "%s:s1000" % h]
         vs += ["%s:c1000" % h] if h.startswith("dual-") and not h.endswith("+count") else []
-    return vs + (["%s:%s@base" % (h, m) for h in fig7 for m in ("off", "s1000")] if baseline else [])
+    base = [(h, m) for h in fig7 for m in ("off", "s1000", "c1000")
+            if m != "c1000" or (h.startswith("dual-") and not h.endswith("+count"))]
+    return vs + (["%s:%s@base" % hm for hm in base] if baseline else [])
 
 
 def split_variant(v):
@@ -185,7 +187,7 @@ def main():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--csv", required=True)
     ap.add_argument("--svg", required=True)
-    ap.add_argument("--baseline", help="another built hotprof tree: its --fig7 builds run as F:off@base, F:s1000@base")
+    ap.add_argument("--baseline", help="another built hotprof tree: its --fig7 builds run as F:off@base, F:s1000@base (and a dual set's F:c1000@base)")
     a = ap.parse_args()
     signal.signal(signal.SIGTERM, benchlib.on_signal)
     signal.signal(signal.SIGINT, benchlib.on_signal)

@@ -21,7 +21,7 @@
 #   --results    where fastpath_real.{csv,txt,svg} go (default bench/results)
 #   --baseline TREE  another built hotprof tree (a git worktree of an older commit): each --fig7
 #                hook set is also built by it (its own realprogs.sh, in BUILD-DIR-base) and runs
-#                as F:off@base, F:s1000@base in the same rounds (side by side, old against new)
+#                as F:off@base, F:s1000@base (a dual set also F:c1000@base) in the same rounds (side by side, old against new)
 #   --name NAME  results in fastpath_real_NAME.{csv,txt,svg} instead
 # Output: a table (stdout and fastpath_real.txt), fastpath_real.csv, fastpath_real.svg (Figure 7).
 set -euo pipefail

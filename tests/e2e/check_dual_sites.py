@@ -5,7 +5,8 @@ docs/dual.md) from its __hotprof_dual records {int32 site - &, int32 target - &,
 usage: check_dual_sites.py BINARY LABEL [--clones F,G,...] [--loop-clones F,G,...] [--one-clone]
 Prints "ok LABEL: ..." / "FAIL LABEL: ..." lines (tests/e2e/lib.sh's format). Checked: there are
 records; every site lies inside one aligned 8-byte word (offset 0..3) and holds a 5-byte nop
-(0f 1f 44 00 xx); an entry site (kind 0) whose target is a separate clone "F.hotprof" is F's very
+(0f 1f 44 00 xx), or is an entry pad (the record's flags 2: an entry site of 16 16-aligned bytes
+of nops, docs/dual.md *Entry pads*); an entry site (kind 0) whose target is a separate clone "F.hotprof" is F's very
 first byte; every other site jumps inside its own function (the one-body form). With --clones, the
 functions that got a separate clone are exactly F, G, ... ("" for none); with --loop-clones, those
 with loop-entry clones "F.hotprof.loop[.N]" (called from F's latch nops); with --one-clone (the
@@ -35,6 +36,30 @@ def functions(path):
         if len(p) == 4 and p[2] in "tTwW":
             syms.append((int(p[0], 16), int(p[1], 16), p[3]))
     return syms
+
+
+PAD = 2  # a record's flags: the site is a 16-byte entry pad (ctl/dual.h HP_DUAL_REC_PAD)
+
+
+def nop_lengths(b):
+    """The lengths of the nops b is made of (clang's: 0x66/0x2e prefixes, then 0f 1f with a
+    memory operand, or 0x90), or None if b is something else."""
+    out, i = [], 0
+    while i < len(b):
+        j = i
+        while j < len(b) and b[j] in (0x66, 0x2E):
+            j += 1
+        if j < len(b) and b[j] == 0x90:
+            n = j + 1 - i
+        elif b[j:j + 2] == b"\x0f\x1f" and j + 2 < len(b):
+            modrm = b[j + 2]
+            mod, rm = modrm >> 6, modrm & 7
+            n = j + 3 - i + (1 if rm == 4 and mod != 3 else 0) + {0: 0, 1: 1, 2: 4, 3: 0}[mod]
+        else:
+            return None
+        out.append(n)
+        i += n
+    return out if i == len(b) else None
 
 
 def main():
@@ -83,10 +108,13 @@ def main():
     report("%d site records" % len(recs), len(recs) > 0)
     bad_align = [hex(s) for s, _, _, _ in recs if s & 7 > 3]
     report("every site in one aligned 8-byte word", not bad_align, str(bad_align[:4]))
-    bad_nop = [hex(s) for s, _, _, _ in recs if file_bytes(s, 4) != b"\x0f\x1f\x44\x00"]
-    report("every site is a 5-byte nop", not bad_nop, str(bad_nop[:4]))
-    bad_rec = [hex(s) for s, _, k, z in recs if k not in (0, 1) or z != 0]
-    report("kinds 0/1, last word 0", not bad_rec, str(bad_rec[:4]))
+    pads = [(s, k) for s, _, k, z in recs if z == PAD]
+    bad_nop = [hex(s) for s, _, _, z in recs if z != PAD and file_bytes(s, 4) != b"\x0f\x1f\x44\x00"]
+    report("every site is a 5-byte nop or an entry pad", not bad_nop, str(bad_nop[:4]))
+    bad_pad = [hex(s) for s, k in pads if k != 0 or s & 15 or nop_lengths(file_bytes(s, 16)) is None]
+    report("every entry pad (%d) is an entry site of 16 aligned bytes of nops" % len(pads), not bad_pad, str(bad_pad[:4]))
+    bad_rec = [hex(s) for s, _, k, z in recs if k not in (0, 1) or z not in (0, PAD)]
+    report("kinds 0/1, last word 0 (or the pad flag)", not bad_rec, str(bad_rec[:4]))
     clones, bad_entry, bad_inline = set(), [], []
     for s, t, k, _ in recs:
         tname = by_addr.get(t, "")

@@ -145,20 +145,25 @@ for hs in dual-functions dual-blocks; do
     python3 "$C" events br.ex.json br.c.json 2000 "$hs count-branch (one arming)"
 done
 
-# ---- entry pads (-hotprof-dual-entry-pad=on, the default with count sites; docs/dual.md *Entry
-# pads*): a loop-free function's entry (mix) is a 16-byte pad that count mode fills in place, no
-# trampoline. clang's pad forms: 10+6 (generic tuning), 15+1 (-mtune=skylake); another one
-# (-mtune=silvermont: 7+7+2) gets a trampoline that resumes past the pad; -hotprof-dual-entry-pad=off
-# keeps the 5-byte nop and its trampoline. Each: the same output in off, exhaustive and count mode,
-# the recorded share and every event counted, and the wrapper (F.hotprof calls F past the pad).
+# ---- entry pads (-hotprof-dual-entry-pad=on, the default; docs/dual.md *Entry pads*): a loop-free
+# function's entry (mix) is a 16-byte pad that count mode fills in place, no trampoline, in builds
+# with count sites and (since session 37) nop sites alike. clang's pad forms: 10+6 (generic
+# tuning), 15+1 (-mtune=skylake); another one (-mtune=silvermont: 7+7+2) gets a trampoline that
+# resumes past the pad; -hotprof-dual-entry-pad=off keeps the 5-byte nop and its trampoline, and
+# =count pads count-site builds only (nop builds: the 5-byte nop). Each: the same output in off,
+# exhaustive and count mode, the recorded share and every event counted, and the wrapper
+# (F.hotprof calls F past the pad). A nop build's loops keep their trampolines (its latches are
+# nops or branches): its check is the pads alone.
 pad_info() { "$HP" info "$1" | awk -v k="dual.count.$2" '$1 == k {print $2}'; }
-check_fails_cleanly "cc: -hotprof-dual-entry-pad=bad refused" "entry-pad=bad is not one of on|off" \
+check_fails_cleanly "cc: -hotprof-dual-entry-pad=bad refused" "entry-pad=bad is not one of on|count|off" \
     "$HP" cc --hooks=dual-functions --dual-sites=count -O2 -mllvm -hotprof-dual-entry-pad=bad -c -o x.o "$P/dual_count_phases.c"
 for hs in dual-functions dual-blocks; do
-    for v in "generic:" "skylake:-mtune=skylake" "silvermont:-mtune=silvermont" "nopad:-mllvm -hotprof-dual-entry-pad=off"; do
-        name=${v%%:*} flags=${v#*:} b="pad.$hs.${v%%:*}"
+    for v in "generic:" "skylake:-mtune=skylake" "silvermont:-mtune=silvermont" "nopad:-mllvm -hotprof-dual-entry-pad=off" \
+        "nop:" "nopcount:-mllvm -hotprof-dual-entry-pad=count"; do
+        name=${v%%:*} flags=${v#*:} b="pad.$hs.${v%%:*}" sites=--dual-sites=count
+        case $name in nop*) sites=--dual-sites=nop ;; esac
         # shellcheck disable=SC2086
-        "$HP" cc --hooks=$hs --dual-sites=count -O2 $flags -o "$b" "$P/dual_count_phases.c" -lm ||
+        "$HP" cc --hooks=$hs $sites -O2 $flags -o "$b" "$P/dual_count_phases.c" -lm ||
             { fail "$b: build"; continue; }
         check_eq "$b: off: same output" "$(HOTPROF_MODE=off "./$b" $ARGS)" "$(cat want)"
         HOTPROF_OUTPUT=$b.ex.data "./$b" $ARGS >"$b.ex.out" && json "$b.ex.data" "$b.ex.json"
@@ -170,6 +175,7 @@ for hs in dual-functions dual-blocks; do
         case $name in
             generic|skylake) check "$b: the entry pads are filled in place ($pads), no trampoline ($tramps)" \
                 test "${pads:-0}" -gt 0 -a "${tramps:-1}" -eq 0 ;;
+            nop) check "$b: a nop build's entry pads are filled in place ($pads)" test "${pads:-0}" -gt 0 ;;
             *) check "$b: trampolines ($tramps), no pad filled ($pads)" test "${tramps:-0}" -gt 0 -a "${pads:-1}" -eq 0 ;;
         esac
     done
