@@ -140,7 +140,7 @@ static void init_options(hp_option *opts, run_args *a)
          "rewritten per burst; raw counts), live (HPS counters in every hook; estimates), "
          "count (two-version code, hotprof cc --hooks=dual-*: bursts triggered by a per-thread count of "
          "calls and loop back-edges kept by trampolines in the clean code; estimates), or "
-         "auto (default: patch when possible)"},
+         "auto (default: count for two-version code, else patch when possible)"},
         {HP_OPT_STRING, 0, "seed", &a->seed_text, "N", "seed of every random choice (default: random, printed)"},
         {HP_OPT_FLAG, 'q', "quiet", &a->quiet, NULL, "print nothing but errors (hotprof and its runtime)"},
         {HP_OPT_FLAG, 0, "follow-fork", &a->follow_fork, NULL,

@@ -594,9 +594,13 @@ static HP_NOINST void do_init(void)
         if (!setup_bursty(c)) return;
         /* subpaths: by default count-triggered segments on a dual build (unbiased, 2-3x cheaper than
          * live skips: docs/osp.md), else live skips; patched windows (pt/subpath_win.c) only with an
-         * explicit --bursts patch, since their block weights are not calibrated yet */
+         * explicit --bursts patch, since their block weights are not calibrated yet. Every other
+         * type: count-triggered bursts by default on a dual build too (the configured rate, placed by
+         * count: patched windows, placed in time, recorded 0.01-0.06x the rate on the real programs,
+         * with equal call sites 27:1; docs/dual.md *Modes*), else patched bursts */
         int bursts = c->bursts, osp_auto = c->osp.enabled && bursts == HP_BURSTS_AUTO;
         if (osp_auto) bursts = hp_dual_present() ? HP_BURSTS_COUNT : live_subpaths(c);
+        else if (bursts == HP_BURSTS_AUTO && hp_dual_present()) bursts = HP_BURSTS_COUNT;
         if (bursts != HP_BURSTS_LIVE && hp_dual_count_sites()) bursts = inline_count_sites(c, bursts);
         if (bursts == HP_BURSTS_COUNT && (bursts = count_probe(c, osp_auto)) < 0) return; /* not a dual build */
         g_count = bursts == HP_BURSTS_COUNT;

@@ -75,7 +75,7 @@ check_fails_cleanly "dual: missing plugin, one message" "needs the LLVM pass plu
 clang -O2 -o longloop.native "$P/dual_longloop.c"
 for latch in branch site; do
     "$HP" cc --hooks=dual-functions --dual-latch=$latch -O2 -o longloop "$P/dual_longloop.c" || fail "longloop $latch: build"
-    "$HP" run -q --sample methods:period=999,burst=1 -o ll.data -- ./longloop 200000000 >ll.out || fail "longloop $latch: bursty run"
+    "$HP" run -q --bursts patch --sample methods:period=999,burst=1 -o ll.data -- ./longloop 200000000 >ll.out || fail "longloop $latch: bursty run"
     check_eq "longloop $latch bursty: same output as native" "$(cat ll.out)" "$(./longloop.native 200000000)"
     "$HP" report --format json --top 0 ll.data >ll.json
     python3 - ll.json "$latch" <<'PY'
@@ -96,8 +96,27 @@ if [ -n "$ev" ] && [ -n "$sm" ] && [ "$ev" -ge 250000 ] && [ $((sm * 100)) -ge $
     ok "longloop live bursty: latches drive the HPS counters ($sm of $ev back-edges sampled)"
 else fail "longloop live bursty" "events '$ev', sampled '$sm'"; fi
 
+# the default bursts of a dual build are count-triggered (--bursts auto, since session 37): the
+# recorded share is B/(B+S) (patched windows, placed in time, recorded far less), the profile holds
+# estimates (mode bursty), and the trampolines or entry pads were made; a build without
+# two-version code keeps patched bursts
+"$HP" run -q --sample methods:period=99,burst=1 -o g-def.data -- ./gametree.dual 6 >g-def.out
+check_eq "gametree dual-blocks, default bursts: same output" "$(cat g-def.out)" "$(cat gametree.blocks.out)"
+"$HP" report --format json --top 0 g-def.data >g-def.json
+check_eq "gametree dual-blocks, default bursts: count-triggered (mode bursty, trampolines made)" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' g-def.json) $("$HP" info g-def.data |
+        awk '$1 == "dual.count.trampolines" || $1 == "dual.count.entry_pads" {n += $2} END {print (n > 0)}')" "bursty 1"
+ev=$("$HP" info g-def.data | awk '$1 ~ /^thread\.[0-9]+\.events\.methods$/ {e += $2} END {print e + 0}')
+sm=$("$HP" info g-def.data | awk '$1 ~ /^thread\.[0-9]+\.sampled\.methods$/ {s += $2} END {print s + 0}')
+if [ "$ev" -ge 100000 ] && [ $((sm * 100 * 10)) -ge $((ev * 9)) ] && [ $((sm * 100 * 10)) -le $((ev * 11)) ]; then
+    ok "gametree dual-blocks, default bursts: recorded share $sm/$ev within 10% of 1/100"
+else fail "gametree dual-blocks, default bursts: recorded share" "$sm of $ev events"; fi
+"$HP" run -q --sample methods:period=99,burst=1 -o g-blk.data -- ./gametree.blocks 6 >/dev/null
+check_eq "gametree blocks (no two-version code), default bursts: patched" \
+    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' <("$HP" report --format json --top 0 g-blk.data))" patch
+
 # bursts on a whole workload: same output, and the sampled methods look like the exhaustive ones
-"$HP" run -q --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b.data -- ./gametree.dual 6 >g-b.out
+"$HP" run -q --bursts patch --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b.data -- ./gametree.dual 6 >g-b.out
 check_eq "gametree dual-blocks bursty: same output" "$(cat g-b.out)" "$(cat gametree.blocks.out)"
 "$HP" compare gametree.dual.data g-b.data >g-cmp.txt 2>&1
 ov=$(awk '$1 == "methods" && $2 == "(heat)" {sub("%", "", $6); print int($6)}' g-cmp.txt)
@@ -112,7 +131,7 @@ if [ "${nb:-0}" -lt 20 ] || [ "${wk:-0}" -gt "$lim" ]; then # too few windows to
     # stretched the off phases: 2 windows in a clean-clone CI run), or more wake-ups than windows (a
     # loaded host: 49 for 33 windows in one clean-clone CI run beside two benchmarks): a second run,
     # on the next size (about twice the windows: 16 in a 2-job CI run at size 6 failed the check)
-    "$HP" run -q --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b2.data -- ./gametree.dual 7 >/dev/null
+    "$HP" run -q --bursts patch --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b2.data -- ./gametree.dual 7 >/dev/null
     wk=$("$HP" info g-b2.data | awk '$1 == "patch.wakeups" {print $2}')
     nb=$("$HP" info g-b2.data | awk '$1 == "patch.bursts" {print $2}')
     lim=$((${nb:-0} * 5 / 4 + 3))
