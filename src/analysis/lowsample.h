@@ -4,8 +4,9 @@
  * counters), patch (patched bursts, dual sites included) or xray, or any other mode whose runtime
  * records "<mode>.sampled_entries"; its samples are the boundary events it recorded, INFO
  * total.calls + total.backedges, plus total.loads + total.stores when the datastream type was on
- * (its samples are data references: a datastream-only run was warned "only 0 samples"). Exhaustive, timer and shadow profiles are never warned about, nor
- * is a profile whose INFO sample.<type>.enabled says no HPS type was on (subpaths alone).
+ * (its samples are data references: a datastream-only run was warned "only 0 samples").
+ * Exhaustive, timer and shadow profiles are never warned about, nor is a profile whose INFO
+ * sample.<type>.enabled says no HPS type was on (subpaths alone).
  */
 #ifndef HOTPROF_ANALYSIS_LOWSAMPLE_H
 #define HOTPROF_ANALYSIS_LOWSAMPLE_H
