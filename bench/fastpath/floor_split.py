@@ -116,21 +116,10 @@ def site_start(read, addr, counts):
     return addr
 
 
-def is_long_nop(b):
-    """b is one multi-byte nop (0x66/0x2e prefixes, 0f 1f and its memory operand)."""
-    i = 0
-    while i < len(b) and b[i] in (0x66, 0x2E):
-        i += 1
-    if b[i:i + 2] != b"\x0f\x1f" or i + 2 >= len(b):
-        return False
-    mod, rm = b[i + 2] >> 6, b[i + 2] & 7
-    return len(b) == i + 3 + (1 if rm == 4 and mod != 3 else 0) + {0: 0, 1: 1, 2: 4, 3: 0}[mod]
-
-
 def after_long_nop(read, counts, at):
     """An executed long nop ends at at: the nop there is the tail of the code generator's own loop
     alignment (up to 15 bytes to a 16-byte boundary), not a site's 1-4-byte fill."""
-    return any(counts.get(at - k) and is_long_nop(read(at - k, k)) for k in range(5, 16))
+    return any(counts.get(at - k) and instr.benchlib.nop_lengths(read(at - k, k)) == [k] for k in range(5, 16))
 
 
 def around_sites(read, starts, counts, entry_pads=()):

@@ -73,14 +73,18 @@ def runtime_text(hooks, work):
     return sizes[hooks] - sizes["native"]
 
 
+def has_count_mode(h):
+    """Hook set h runs count mode through trampolines (F:c1000): a dual set without inline count sites."""
+    return h.startswith("dual-") and not h.endswith("+count")
+
+
 def variants_of(hooks, fig7, baseline):
     vs = ["native"] + ["%s:off" % h for h in hooks]
     for h in fig7:
         vs += ["%s:off" % h] if h not in hooks else []
         vs += ["%s:ctl" % h, "%s:s1000" % h]
-        vs += ["%s:c1000" % h] if h.startswith("dual-") and not h.endswith("+count") else []
-    base = [(h, m) for h in fig7 for m in ("off", "s1000", "c1000")
-            if m != "c1000" or (h.startswith("dual-") and not h.endswith("+count"))]
+        vs += ["%s:c1000" % h] if has_count_mode(h) else []
+    base = [(h, m) for h in fig7 for m in ("off", "s1000", "c1000") if m != "c1000" or has_count_mode(h)]
     return vs + (["%s:%s@base" % hm for hm in base] if baseline else [])
 
 

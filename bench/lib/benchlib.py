@@ -10,6 +10,7 @@ runs, the child is in CURRENT, so on_signal (install it for SIGTERM/SIGINT) kill
 output_ok is the workloads' own check: exit status 0 and a line starting with "ok".
 callgrind_instructions runs argv under callgrind (bench/shadow/price.py, bench/fastpath/instr.py,
 bench/fastpath/floor_split.py) and returns (instructions executed, stdout); it exits with one message if the run fails.
+nop_lengths splits bytes into x86 nops (floor_split.py, tests/e2e/check_dual_sites.py).
 instructions does the same with cachegrind (--cache-sim=no) for a total alone (bench/fastpath/instr.py):
 callgrind takes a jump into another object as a call, and count mode's sites jump to trampolines on
 anonymous pages and back, so in a loop that never returns (a workload's main) its call stack grew by
@@ -66,26 +67,50 @@ def output_ok(rc, text):
     return rc == 0 and any(line.startswith("ok") for line in text.splitlines())
 
 
+def _valgrind_total(tool, argv, env, pattern):
+    """(the total PATTERN's group 1 reads from valgrind TOOL's report on argv, argv's stdout);
+    exits with one message if the run fails."""
+    res = subprocess.run(["valgrind"] + tool + argv, capture_output=True, text=True, env=env)
+    m = re.search(pattern, res.stderr)
+    if res.returncode != 0 or not m:
+        sys.exit("%s failed on %s (exit %d): %s" % (tool[0].split("=")[1], " ".join(argv), res.returncode,
+                                                   res.stderr[-800:]))
+    return int(m.group(1).replace(",", "")), res.stdout
+
+
 def callgrind_instructions(argv, env=None, profile="/dev/null", options=()):
     """(instructions callgrind collected for argv, argv's stdout); the profile goes to PROFILE
     (nowhere by default), OPTIONS are callgrind's own (e.g. --dump-instr=yes)."""
-    res = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + profile] + list(options) + argv,
-                         capture_output=True, text=True, env=env)
-    m = re.search(r"Collected : (\d+)", res.stderr)
-    if res.returncode != 0 or not m:
-        sys.exit("callgrind failed on %s (exit %d): %s" % (" ".join(argv), res.returncode, res.stderr[-800:]))
-    return int(m.group(1)), res.stdout
+    return _valgrind_total(["--tool=callgrind", "--callgrind-out-file=" + profile] + list(options), argv, env,
+                           r"Collected : (\d+)")
 
 
 def instructions(argv, env=None):
     """(instructions cachegrind counted for argv, argv's stdout): a total without callgrind's call
     tracking (the module's docstring says why)."""
-    res = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"] + argv,
-                         capture_output=True, text=True, env=env)
-    m = re.search(r"I\s+refs:\s+([\d,]+)", res.stderr)
-    if res.returncode != 0 or not m:
-        sys.exit("cachegrind failed on %s (exit %d): %s" % (" ".join(argv), res.returncode, res.stderr[-800:]))
-    return int(m.group(1).replace(",", "")), res.stdout
+    return _valgrind_total(["--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"], argv, env,
+                           r"I\s+refs:\s+([\d,]+)")
+
+
+def nop_lengths(b):
+    """The lengths of the x86 nops the bytes b are made of (0x66/0x2e prefixes, then 0f 1f with a
+    memory operand, or 0x90: what clang and GNU as pad with), or None if b is something else.
+    Used by bench/fastpath/floor_split.py and tests/e2e/check_dual_sites.py."""
+    out, i = [], 0
+    while i < len(b):
+        j = i
+        while j < len(b) and b[j] in (0x66, 0x2E):
+            j += 1
+        if j < len(b) and b[j] == 0x90:
+            n = j + 1 - i
+        elif b[j:j + 2] == b"\x0f\x1f" and j + 2 < len(b):
+            mod, rm = b[j + 2] >> 6, b[j + 2] & 7
+            n = j + 3 - i + (1 if rm == 4 and mod != 3 else 0) + {0: 0, 1: 1, 2: 4, 3: 0}[mod]
+        else:
+            return None
+        out.append(n)
+        i += n
+    return out if i == len(b) else None
 
 
 def info_keys(hotprof, profile):

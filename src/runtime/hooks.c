@@ -204,9 +204,7 @@ HP_API int __hotprof_dual_backedge(void *fn)
             hp_rt_gap_open(t);
         } else {
             dual_backedge(t, f); /* exhaustive, or exhaustive with a trace */
-            /* a calls trace holds <fn, 0> per back-edge (as trace_block does by the address rule,
-             * which dual builds do not use: their traces held the calls alone) */
-            if (t->bursty == HP_THREAD_TRACING && trace_kind() == HP_RT_TRACE_CALLS) hp_rt_trace(t, f, 0);
+            trace_dual_backedge(t, f);
         }
     }
     return HP_LOAD_RLX(&hp_g.dual) == HP_DUAL_ALL;

@@ -36,6 +36,13 @@ static inline HP_NOINST void trace_block(hp_thread *t, uint32_t id)
     }
 }
 
+/* calls: <fn, 0> at a two-version build's loop back-edge (the dual back-edge hook's, hooks_dual.h:
+ * the address rule of trace_block is off in such builds). */
+static inline HP_NOINST void trace_dual_backedge(hp_thread *t, uint64_t fn)
+{
+    if (t->bursty == HP_THREAD_TRACING && trace_kind() == HP_RT_TRACE_CALLS) hp_rt_trace(t, fn, 0);
+}
+
 /* values: <the hook's return address, the operand>. */
 static inline HP_NOINST void trace_value(hp_thread *t, uint64_t pc, uint64_t v)
 {

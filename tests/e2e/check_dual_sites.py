@@ -15,9 +15,13 @@ and no separate clone "F.hotprof". With return sites
 (-hotprof-dual-return-sites=on) a return site (kind 2, its call's distance in the last word's upper
 half) is checked as a back-edge site, and call-range records (kind 3) are no sites: skipped. Reads the ELF with readelf
 and nm (binutils): section addresses and file offsets, function symbols."""
+import os
 import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "lib"))
+from benchlib import nop_lengths  # noqa: E402
 
 
 def sections(path):
@@ -39,27 +43,6 @@ def functions(path):
 
 
 PAD = 2  # a record's flags: the site is a 16-byte entry pad (ctl/dual.h HP_DUAL_REC_PAD)
-
-
-def nop_lengths(b):
-    """The lengths of the nops b is made of (clang's: 0x66/0x2e prefixes, then 0f 1f with a
-    memory operand, or 0x90), or None if b is something else."""
-    out, i = [], 0
-    while i < len(b):
-        j = i
-        while j < len(b) and b[j] in (0x66, 0x2E):
-            j += 1
-        if j < len(b) and b[j] == 0x90:
-            n = j + 1 - i
-        elif b[j:j + 2] == b"\x0f\x1f" and j + 2 < len(b):
-            modrm = b[j + 2]
-            mod, rm = modrm >> 6, modrm & 7
-            n = j + 3 - i + (1 if rm == 4 and mod != 3 else 0) + {0: 0, 1: 1, 2: 4, 3: 0}[mod]
-        else:
-            return None
-        out.append(n)
-        i += n
-    return out if i == len(b) else None
 
 
 def main():

@@ -100,11 +100,11 @@ else fail "longloop live bursty" "events '$ev', sampled '$sm'"; fi
 # recorded share is B/(B+S) (patched windows, placed in time, recorded far less), the profile holds
 # estimates (mode bursty), and the trampolines or entry pads were made; a build without
 # two-version code keeps patched bursts
+profile_mode() { "$HP" report --format json --top 0 "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["mode"])'; }
 "$HP" run -q --sample methods:period=99,burst=1 -o g-def.data -- ./gametree.dual 6 >g-def.out
 check_eq "gametree dual-blocks, default bursts: same output" "$(cat g-def.out)" "$(cat gametree.blocks.out)"
-"$HP" report --format json --top 0 g-def.data >g-def.json
 check_eq "gametree dual-blocks, default bursts: count-triggered (mode bursty, trampolines made)" \
-    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' g-def.json) $("$HP" info g-def.data |
+    "$(profile_mode g-def.data) $("$HP" info g-def.data |
         awk '$1 == "dual.count.trampolines" || $1 == "dual.count.entry_pads" {n += $2} END {print (n > 0)}')" "bursty 1"
 ev=$("$HP" info g-def.data | awk '$1 ~ /^thread\.[0-9]+\.events\.methods$/ {e += $2} END {print e + 0}')
 sm=$("$HP" info g-def.data | awk '$1 ~ /^thread\.[0-9]+\.sampled\.methods$/ {s += $2} END {print s + 0}')
@@ -112,8 +112,7 @@ if [ "$ev" -ge 100000 ] && [ $((sm * 100 * 10)) -ge $((ev * 9)) ] && [ $((sm * 1
     ok "gametree dual-blocks, default bursts: recorded share $sm/$ev within 10% of 1/100"
 else fail "gametree dual-blocks, default bursts: recorded share" "$sm of $ev events"; fi
 "$HP" run -q --sample methods:period=99,burst=1 -o g-blk.data -- ./gametree.blocks 6 >/dev/null
-check_eq "gametree blocks (no two-version code), default bursts: patched" \
-    "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["mode"])' <("$HP" report --format json --top 0 g-blk.data))" patch
+check_eq "gametree blocks (no two-version code), default bursts: patched" "$(profile_mode g-blk.data)" patch
 
 # bursts on a whole workload: same output, and the sampled methods look like the exhaustive ones
 "$HP" run -q --bursts patch --sample methods:period=99,burst=1 --sample callpairs:period=99,burst=1 -o g-b.data -- ./gametree.dual 6 >g-b.out
