@@ -19,21 +19,28 @@ typedef struct site {
     size_t section; /* line of its record's .pushsection */
     span cont;     /* continuation label (n == 0: made after #NO_APP as .Lhp_cont_<index>) */
     span label;    /* a label of its block (n == 0: made before #APP as .Lhp_site_<index>) */
+    size_t pad;    /* index + 1 of the site whose latch pad precedes its continuation, or 0: none */
 } site;
 
-typedef struct alias { span name; size_t site; } alias;
+/* A label name and what it stands for: a site's index (aliases) or its defining line (defs). */
+typedef struct named { span name; size_t index; } named;
 
 typedef struct asm_file {
     span *lines;
     size_t nlines;
     site *sites;
     size_t nsites;
-    alias *aliases;
+    named *aliases;  /* the labels of the sites' blocks, sorted by name */
     size_t naliases;
+    named *defs;     /* every label defined outside #APP blocks, sorted by name */
+    size_t ndefs;
     unsigned char *in_app; /* per line: inside an #APP block (its markers included) */
     size_t *made_after;    /* per line: index + 1 of the site whose continuation follows it, or 0 */
     size_t *made_before;   /* per line: index + 1 of the site whose made label precedes it, or 0 */
     size_t *falls;         /* per line: index + 1 of the site this instruction falls through into, or 0 */
+    size_t *pad_before;    /* per line: index + 1 of the site whose latch pad is written before it, or 0 */
+    size_t *guard_before;  /* per line: index + 1 of the site whose pad's guard is written before it, or 0 */
+    unsigned char *guarded; /* per site: its pad (if it is the pad's owner) has a guard */
 } asm_file;
 
 static span trim(span l)
@@ -130,15 +137,15 @@ static int cmp_span(span a, span b)
     return c ? c : (a.n > b.n) - (a.n < b.n);
 }
 
-static int cmp_alias(const void *a, const void *b) { return cmp_span(((const alias *)a)->name, ((const alias *)b)->name); }
+static int cmp_named(const void *a, const void *b) { return cmp_span(((const named *)a)->name, ((const named *)b)->name); }
 
-static const alias *find_alias(const asm_file *f, span name)
+static const named *find_named(const named *v, size_t n, span name)
 {
-    size_t lo = 0, hi = f->naliases;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = cmp_span(f->aliases[mid].name, name);
-        if (!c) return &f->aliases[mid];
+        int c = cmp_span(v[mid].name, name);
+        if (!c) return &v[mid];
         if (c < 0) lo = mid + 1;
         else hi = mid;
     }
@@ -152,7 +159,7 @@ static size_t add_aliases(asm_file *f, size_t app, size_t s, span *first)
     for (size_t i = app; i-- > 0;) {
         span name;
         if (label_of(f->lines[i], &name)) {
-            f->aliases[f->naliases++] = (alias){name, s};
+            f->aliases[f->naliases++] = (named){name, s};
             if (!first->n) *first = name;
         } else if (!is_neutral(f->lines[i])) {
             return i;
@@ -199,7 +206,10 @@ static int split_lines(asm_file *f, const char *text, size_t len)
     f->made_after = calloc(n, sizeof *f->made_after);
     f->made_before = calloc(n, sizeof *f->made_before);
     f->falls = calloc(n, sizeof *f->falls);
-    if (!f->lines || !f->in_app || !f->made_after || !f->made_before || !f->falls) return -1;
+    f->pad_before = calloc(n, sizeof *f->pad_before);
+    f->guard_before = calloc(n, sizeof *f->guard_before);
+    if (!f->lines || !f->in_app || !f->made_after || !f->made_before || !f->falls || !f->pad_before || !f->guard_before)
+        return -1;
     for (size_t at = 0; at < len;) {
         const char *nl = memchr(text + at, '\n', len - at);
         size_t end = nl ? (size_t)(nl - text) : len;
@@ -214,14 +224,16 @@ static int find_sites(asm_file *f)
 {
     f->sites = malloc((f->nlines + 1) * sizeof *f->sites);
     f->aliases = malloc((f->nlines + 1) * sizeof *f->aliases);
-    if (!f->sites || !f->aliases) return -1;
+    f->defs = malloc((f->nlines + 1) * sizeof *f->defs);
+    f->guarded = calloc(f->nlines + 1, 1);
+    if (!f->sites || !f->aliases || !f->defs || !f->guarded) return -1;
     for (size_t i = 0; i < f->nlines; i++) {
         if (!starts(trim(f->lines[i]), "#APP")) continue;
         size_t j = i + 1;
         while (j < f->nlines && !starts(trim(f->lines[j]), "#NO_APP")) j++;
         if (j == f->nlines) break; /* (an unclosed block: copied as it is) */
         memset(f->in_app + i, 1, j - i + 1);
-        site s = {j, 0, {NULL, 0}, {NULL, 0}};
+        site s = {j, 0, {NULL, 0}, {NULL, 0}, 0};
         if (is_backedge_site(f, i, j, &s.section)) {
             size_t before = add_aliases(f, i, f->nsites, &s.label);
             int falls = before != SIZE_MAX && !f->in_app[before] && falls_through(f->lines[before]);
@@ -233,8 +245,68 @@ static int find_sites(asm_file *f)
         }
         i = j;
     }
-    qsort(f->aliases, f->naliases, sizeof *f->aliases, cmp_alias);
+    qsort(f->aliases, f->naliases, sizeof *f->aliases, cmp_named);
+    span name;
+    for (size_t i = 0; i < f->nlines; i++)
+        if (!f->in_app[i] && label_of(f->lines[i], &name)) f->defs[f->ndefs++] = (named){name, i};
+    qsort(f->defs, f->ndefs, sizeof *f->defs, cmp_named);
     return 0;
+}
+
+/* The first line of the labels (.L ones only: never a function's own symbol) and neutral lines
+ * that end at line i: where a latch pad before the label defined at line i goes. */
+static size_t group_start(const asm_file *f, size_t i)
+{
+    span name;
+    while (i > 0 && !f->in_app[i - 1] &&
+           (is_neutral(f->lines[i - 1]) || (label_of(f->lines[i - 1], &name) && starts(name, ".L"))))
+        i--;
+    return i;
+}
+
+static int is_align(span l) { return starts(trim(l), ".p2align") || starts(trim(l), ".balign"); }
+
+/* An instruction after which nothing runs the next line: jmp, ret, ud2. */
+static int ends_flow(span l)
+{
+    if (!l.n || l.s[0] != '\t') return 0;
+    l = trim(l);
+    return starts(l, "jmp") || starts(l, "ret") || starts(l, "ud2");
+}
+
+/* Pad `id` goes before line g (its continuation's labels): its guard goes before the alignment
+ * right above them (the code generator's), unless what comes before cannot fall through. */
+static void place_guard(asm_file *f, size_t g, size_t id)
+{
+    size_t x = g > 0 && !f->in_app[g - 1] && is_align(f->lines[g - 1]) ? g - 1 : g, i = x;
+    while (i > 0 && !f->in_app[i - 1] && (is_neutral(f->lines[i - 1]) || is_align(f->lines[i - 1]))) i--;
+    if (i > 0 && !f->in_app[i - 1] && ends_flow(f->lines[i - 1])) return;
+    f->guard_before[x] = id + 1;
+    f->guarded[id] = 1;
+}
+
+/* Each site's latch pad: one per continuation address (sites whose continuations are one label, or
+ * labels of one place, share it), written right before the continuation's labels, with its guard
+ * where something may fall into it; a made continuation gets its own (guarded: the site's nop
+ * falls into it) before its made label. A continuation not defined here as a .L label gets none. */
+static void place_pads(asm_file *f)
+{
+    for (size_t s = 0; s < f->nsites; s++) {
+        site *x = &f->sites[s];
+        if (!x->cont.n) {
+            x->pad = s + 1;
+            f->guarded[s] = 1;
+            continue;
+        }
+        const named *d = find_named(f->defs, f->ndefs, x->cont);
+        if (!d || !starts(x->cont, ".L")) continue;
+        size_t g = group_start(f, d->index);
+        if (!f->pad_before[g]) {
+            f->pad_before[g] = s + 1;
+            place_guard(f, g, s);
+        }
+        x->pad = f->pad_before[g];
+    }
 }
 
 static void put_span(FILE *out, span s) { fwrite(s.s, 1, s.n, out); }
@@ -264,8 +336,19 @@ static void put_branch(FILE *out, const asm_file *f, int cc, size_t si, span on,
     put_label(out, on, ".Lhp_site_", si);
     fprintf(out, "-.\n\t.long ");
     put_label(out, s->cont, ".Lhp_cont_", si);
-    fprintf(out, "-.\n\t.long 0\n\t.popsection\n");
+    if (s->pad) fprintf(out, "-.\n\t.long .Lhp_pad%s_%zu-.\n\t.popsection\n", f->guarded[s->pad - 1] ? "x" : "", s->pad - 1);
+    else fprintf(out, "-.\n\t.long 0\n\t.popsection\n");
 }
+
+/* The latch pad of site id (latch_asm.h): 16-byte aligned, the nops count mode rewrites. */
+static void put_pad(FILE *out, size_t id, hp_latch_asm_stats *st)
+{
+    fprintf(out, "\t.p2align 4\n.Lhp_pad_%zu:\n\t.byte %s\n", id, HP_LATCH_ASM_PAD_BYTES);
+    st->pads++;
+}
+
+/* The guard of pad id: a 2-byte nop, 2-aligned (never across an 8-byte word). */
+static void put_guard(FILE *out, size_t id) { fprintf(out, "\t.p2align 1\n.Lhp_padx_%zu:\n\t.byte 0x66,0x90\n", id); }
 
 /* Line i falls through into site si: a jcc X becomes j!cc to the site's continuation (switched)
  * and jmp X; any other instruction is followed by a switched jmp to the continuation. */
@@ -315,42 +398,49 @@ static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, un
 {
     for (size_t i = 0; i < f->nlines; i++) {
         span mn, target;
-        const alias *a = NULL;
+        const named *a = NULL;
+        if (f->guard_before[i]) put_guard(out, f->guard_before[i] - 1);
+        if (f->pad_before[i]) put_pad(out, f->pad_before[i] - 1, st);
         if (f->made_before[i]) fprintf(out, ".Lhp_site_%zu:\n", f->made_before[i] - 1);
-        if (!f->in_app[i] && branch_of(f->lines[i], &mn, &target)) a = find_alias(f, target);
+        if (!f->in_app[i] && branch_of(f->lines[i], &mn, &target)) a = find_named(f->aliases, f->naliases, target);
         if (f->falls[i]) {
             put_fall(out, f, i, f->falls[i] - 1, st->branches++);
             hit[f->falls[i] - 1] = 1;
         } else if (a) {
-            put_branch(out, f, hp_latch_asm_cc(mn.s, mn.n), a->site, a->name, st->branches++);
-            hit[a->site] = 1;
+            put_branch(out, f, hp_latch_asm_cc(mn.s, mn.n), a->index, a->name, st->branches++);
+            hit[a->index] = 1;
         } else if (f->in_app[i] || !put_section_for_gas(out, f->lines[i])) {
             put_span(out, f->lines[i]);
             fputc('\n', out);
         }
         if (f->made_after[i]) {
+            if (f->sites[f->made_after[i] - 1].pad) {
+                put_guard(out, f->made_after[i] - 1);
+                put_pad(out, f->made_after[i] - 1, st);
+            }
             fprintf(out, ".Lhp_cont_%zu:\n", f->made_after[i] - 1);
             st->conts_made++;
         }
     }
 }
 
-int hp_latch_asm_rewrite(const char *text, size_t len, FILE *out, hp_latch_asm_stats *stats)
+int hp_latch_asm_rewrite(const char *text, size_t len, FILE *out, int pads, hp_latch_asm_stats *stats)
 {
-    hp_latch_asm_stats st = {0, 0, 0, 0};
+    hp_latch_asm_stats st = {0, 0, 0, 0, 0};
     asm_file f;
     memset(&f, 0, sizeof f);
     unsigned char *hit = NULL;
     int rc = -1;
     if (split_lines(&f, text, len) == 0 && find_sites(&f) == 0 && (hit = calloc(f.nsites + 1, 1))) {
+        if (pads) place_pads(&f);
         st.sites = f.nsites;
         write_lines(out, &f, &st, hit);
         for (size_t s = 0; s < f.nsites; s++) st.targeted += hit[s];
         rc = ferror(out) ? -1 : 0;
     }
     free(hit);
-    free(f.lines), free(f.in_app), free(f.made_after), free(f.made_before), free(f.falls);
-    free(f.sites), free(f.aliases);
+    free(f.lines), free(f.in_app), free(f.made_after), free(f.made_before), free(f.falls), free(f.pad_before);
+    free(f.guard_before), free(f.sites), free(f.aliases), free(f.defs), free(f.guarded);
     if (stats) *stats = st;
     return rc;
 }

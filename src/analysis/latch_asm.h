@@ -12,11 +12,24 @@
  * there: `.p2align 3,0x3e,5` before a jcc, `,4` before a jmp; 0x3e is the "taken" hint, ignored or
  * right for a back-edge). Each rewritten branch gets a record in section __hotprof_dualbr (in the
  * site's own section group when the function is in a comdat):
- *     {int32 rel32 - &this, int32 L - &this, int32 C - &this, u32 0}
+ *     {int32 rel32 - &this, int32 L - &this, int32 C - &this, int32 P - &this (0: no pad)}
  * and the runtime (runtime/ctl/dual_branch.c) points the rel32 at L while sites are on and at C
  * while they are off. Both states run the same program: a branch to L runs the nop (off: on to C;
  * on: into the instrumented copy), a branch to C is the nop switched off. Everything else that
  * reaches L (a fall-through, a jump table, an address taken) still runs the nop.
+ *
+ * Latch pads (P): right before each continuation's labels (after the code generator's own
+ * `.p2align`, if any) go `.p2align 4` and 16 bytes of three nops (9, 6 and 1 bytes,
+ * HP_LATCH_ASM_PAD_BYTES), so P + 16 = C; where the code above may fall into them, a guard X
+ * before that alignment: `.p2align 1` and a 2-byte nop. The record's last field is X, or P when
+ * there is no guard. Count mode (`--bursts count`) writes X as `jmp C` (eb rel8) and P as
+ *     64 48 ff 0c 25 <off32>  decq %fs:countdown  |  0f 8e <rel32>  jle <target>  |  90
+ * (instruction boundaries 0, 9, 15, 16: the nops' are among them), and points the branches at P: a
+ * back-edge then decrements and falls into C, with no jump out and back (a trampoline's). What
+ * falls in from above runs the guard's and the pad's nops (switched off) or the guard's jmp (count
+ * mode). Sites whose continuations are one place share one pad; the runtime gives it to the
+ * branches whose sites have its target (runtime/ctl/dual_branch.c). A continuation the rewrite
+ * made (after the site) gets its own pad, guarded.
  *
  * One more line is changed, for GNU as: a `.section` of a link-order section in a comdat group,
  * which LLVM prints as `...,@progbits,GROUP,comdat,LINKED` and gas takes as
@@ -25,7 +38,7 @@
  *
  * Invariants: the output assembles to the input's code but for the rewritten branches, the padding
  * before them and the added labels and records; lines between #APP and #NO_APP are copied as they
- * are; a site whose text is not exactly the plugin's nop site of kind 1 (back-edge), flags 0, is
+ * are; a pad is only added before .L labels and lines that emit nothing; a site whose text is not exactly the plugin's nop site of kind 1 (back-edge), flags 0, is
  * left alone, as is a branch that is not `j<cc>`/`jmp` with one plain label operand.
  */
 #ifndef HOTPROF_ANALYSIS_LATCH_ASM_H
@@ -38,12 +51,17 @@ typedef struct hp_latch_asm_stats {
     size_t targeted;   /* ... of them reached by at least one rewritten branch */
     size_t branches;   /* branches rewritten */
     size_t conts_made; /* continuation labels added */
+    size_t pads;       /* latch pads written */
 } hp_latch_asm_stats;
+
+/* A latch pad's bytes as the rewrite writes them (the runtime's dual_tramp.h hp_tramp_latch_pad_nops). */
+#define HP_LATCH_ASM_PAD_BYTES "0x66,0x0f,0x1f,0x84,0x00,0x00,0x00,0x00,0x00,0x66,0x0f,0x1f,0x44,0x00,0x00,0x90"
 
 /* The condition-code nibble of a jcc mnemonic ("jne" -> 5), or -1 (jmp, or not a jcc). */
 int hp_latch_asm_cc(const char *mnemonic, size_t len);
 
-/* Rewrites text[0..len) to out. 0, or -1 if out failed or memory ran out (out may hold part). */
-int hp_latch_asm_rewrite(const char *text, size_t len, FILE *out, hp_latch_asm_stats *stats);
+/* Rewrites text[0..len) to out, with latch pads unless pads == 0. 0, or -1 if out failed or
+ * memory ran out (out may hold part). */
+int hp_latch_asm_rewrite(const char *text, size_t len, FILE *out, int pads, hp_latch_asm_stats *stats);
 
 #endif

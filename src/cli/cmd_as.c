@@ -7,7 +7,9 @@
  *
  * The real assembler: $HOTPROF_AS, else the first `as` on PATH that is not in this program's own
  * directory. An argument list without one input ending in .s (stdin, several inputs) is passed on
- * unchanged. $HOTPROF_AS_STATS=1 prints one line of counts (sites, branches) to stderr.
+ * unchanged. $HOTPROF_AS_STATS=1 prints one line of counts (sites, branches, pads) to stderr;
+ * $HOTPROF_AS_LATCH_PADS=off writes no latch pads (count mode then takes trampolines: a measurement's
+ * other arm).
  * Not a user command: it is not in `hotprof --help`.
  */
 #define _GNU_SOURCE
@@ -84,7 +86,8 @@ static int rewrite_to_temp(const char *input, char *tmp, size_t cap)
     int fd = mkstemps(tmp, 2);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     hp_latch_asm_stats st;
-    int rc = out ? hp_latch_asm_rewrite(text, len, out, &st) : -1;
+    const char *pads = getenv("HOTPROF_AS_LATCH_PADS");
+    int rc = out ? hp_latch_asm_rewrite(text, len, out, !(pads && !strcmp(pads, "off")), &st) : -1;
     if (out && fclose(out) != 0) rc = -1;
     else if (!out && fd >= 0) close(fd);
     free(text);
@@ -95,8 +98,9 @@ static int rewrite_to_temp(const char *input, char *tmp, size_t cap)
     }
     const char *stats = getenv("HOTPROF_AS_STATS");
     if (stats && !strcmp(stats, "1"))
-        fprintf(stderr, "hotprof as: %s: %zu back-edge sites, %zu reached by %zu rewritten branches, %zu labels added\n",
-                input, st.sites, st.targeted, st.branches, st.conts_made);
+        fprintf(stderr,
+                "hotprof as: %s: %zu back-edge sites, %zu reached by %zu rewritten branches, %zu labels added, %zu latch pads\n",
+                input, st.sites, st.targeted, st.branches, st.conts_made, st.pads);
     return 0;
 }
 

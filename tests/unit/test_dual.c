@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include "runtime/ctl/ctl.h"
 #include "runtime/ctl/dual.h"
+#include "runtime/ctl/dual_tramp.h"
 #include "test.h"
 
 /* dual.o reaches thread.o (count mode's countdown and INFO): stand in for init as test_rt_thread.c does. */
@@ -169,7 +170,7 @@ TEST(latch_branches_follow_the_sites_and_never_across_a_word)
         br[i].field = (int32_t)(field - (uint8_t *)&br[i].field);
         br[i].on = (int32_t)((f.code + 8) - (uint8_t *)&br[i].on);
         br[i].off = (int32_t)((f.code + 13) - (uint8_t *)&br[i].off);
-        br[i].flags = 0;
+        br[i].pad = 0;
     }
     mprotect(f.code, 4096, PROT_READ | PROT_EXEC);
     CHECK(hp_dual_register(f.rec, f.rec + 3) == 1);
@@ -285,7 +286,7 @@ TEST(count_mode_gives_latch_branches_trampolines_to_their_sites_targets)
         br[i].field = (int32_t)(field - (uint8_t *)&br[i].field);
         br[i].on = (int32_t)((code + ls[i]) - (uint8_t *)&br[i].on);
         br[i].off = (int32_t)((code + at_site[i] + 5) - (uint8_t *)&br[i].off);
-        br[i].flags = 0;
+        br[i].pad = 0;
     }
     mprotect(code, 4096, PROT_READ | PROT_EXEC);
     CHECK(hp_dual_register(rec, rec + 3) == 1);
@@ -310,6 +311,66 @@ TEST(count_mode_gives_latch_branches_trampolines_to_their_sites_targets)
     hp_dual_unregister(rec, rec + 3);
 }
 
+/* Count mode with latch pads (analysis/latch_asm.h, dual_branch.c): a branch whose record names a
+ * guard X before its pad P = C - 16 goes to P, which holds `decq %fs:OFF; jle <its site's target>;
+ * nop`, and X becomes `jmp C`; another branch of the same pad and target goes there too; a branch
+ * whose site has another target keeps its trampoline; a record naming P itself (no guard) gets
+ * the pad without one; a pad whose bytes are not the rewrite's nops is left alone. (Before: every
+ * branch went to a trampoline.) Registered after count mode began (the test before this one). */
+TEST(count_mode_sends_latch_branches_to_their_pads)
+{
+    uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(code != MAP_FAILED);
+    memset(code, 0xcc, 4096);
+    hp_dual_rec *rec = (hp_dual_rec *)(code + 2048);
+    const unsigned sites[2] = {8, 40}; /* two latch sites with different targets */
+    for (int i = 0; i < 2; i++) {
+        memcpy(code + sites[i], NOP5, 5);
+        set_rec(&rec[i], code + sites[i], code + 1024 + 16 * i, HP_DUAL_KIND_BACKEDGE);
+    }
+    const unsigned guard = 126, pad = 128, bare = 192, bad = 256; /* pads: C = pad + 16 */
+    code[guard] = 0x66, code[guard + 1] = 0x90;
+    memcpy(code + pad, hp_tramp_latch_pad_nops(), HP_PAD_LEN);
+    memcpy(code + bare, hp_tramp_latch_pad_nops(), HP_PAD_LEN);
+    memset(code + bad, 0x90, HP_PAD_LEN);
+    code[bad - 2] = 0x66, code[bad - 1] = 0x90;
+    struct { unsigned l, c, x; } want[5] = {{8, pad + 16, guard},    {8, pad + 16, guard}, {40, pad + 16, guard},
+                                            {40, bare + 16, bare}, {8, bad + 16, bad - 2}};
+    hp_dual_branch_rec *br = (hp_dual_branch_rec *)(code + 3072);
+    for (int i = 0; i < 5; i++) {
+        uint8_t *field = code + 320 + 8 * i;
+        int32_t off_rel = (int32_t)((code + want[i].c) - (field + 4));
+        memcpy(field, &off_rel, 4);
+        br[i].field = (int32_t)(field - (uint8_t *)&br[i].field);
+        br[i].on = (int32_t)((code + want[i].l) - (uint8_t *)&br[i].on);
+        br[i].off = (int32_t)((code + want[i].c) - (uint8_t *)&br[i].off);
+        br[i].pad = (int32_t)((code + want[i].x) - (uint8_t *)&br[i].pad);
+    }
+    mprotect(code, 4096, PROT_READ | PROT_EXEC);
+    CHECK(hp_dual_register(rec, rec + 2) == 1);
+    hp_dual_register_branches(br, br + 5);
+    CHECK(lands(code + 320) == code + pad);
+    CHECK(lands(code + 328) == code + pad);
+    const uint8_t *tr = lands(code + 336);
+    CHECK(tr < code || tr >= code + 4096); /* another target: its trampoline */
+    CHECK(lands(code + 344) == code + bare);
+    tr = lands(code + 352);
+    CHECK(tr < code || tr >= code + 4096); /* not the rewrite's nops: its trampoline */
+    for (unsigned p = pad; p <= bare; p += bare - pad) {
+        CHECK(code[p] == 0x64 && code[p + 1] == 0x48 && code[p + 2] == 0xff && code[p + 3] == 0x0c && code[p + 4] == 0x25);
+        CHECK(code[p + 9] == 0x0f && code[p + 10] == 0x8e && code[p + 15] == 0x90);
+        CHECK(lands(code + p + 11) == code + 1024 + (p == pad ? 0 : 16)); /* jle: the site's target */
+    }
+    CHECK(code[guard] == 0xeb && code[guard + 1] == pad + 16 - (guard + 2)); /* jmp C */
+    CHECK(code[bad - 2] == 0x66 && code[bad] == 0x90);                         /* left alone */
+    char info[1024];
+    hp_dual_count_info(info, sizeof info);
+    CHECK(strstr(info, "dual.count.latch_pads=2\n") != NULL);
+    CHECK(strstr(info, "dual.count.padded_branches=3\n") != NULL);
+    hp_dual_unregister_branches(br);
+    hp_dual_unregister(rec, rec + 2);
+}
+
 int main(void)
 {
     RUN(word_round_trip_at_every_offset);
@@ -321,5 +382,6 @@ int main(void)
     RUN(count_sites_are_counted_and_never_written);
     RUN(count_probe_twice_and_count_sites_only);
     RUN(count_mode_gives_latch_branches_trampolines_to_their_sites_targets); /* (count mode: for good, last) */
+    RUN(count_mode_sends_latch_branches_to_their_pads);
     return test_main_end();
 }

@@ -5,8 +5,11 @@
  *     with a record naming the block while on; a jcc that falls through into a label-less site is
  *     inverted to the continuation, followed by a jmp to its old target, and the site gets a label;
  *   - entry sites, count sites and other assembly blocks are left byte for byte;
+ *   - latch pads: before the continuation's labels, after the code generator's alignment, guarded
+ *     where code falls in (not after a jmp); one per continuation; none when left out;
  *   - property, random functions: the branches rewritten are exactly those the generator aimed at a
- *     site's labels or let fall into a site, and every other line comes out unchanged, in order.
+ *     site's labels or let fall into a site, and every other line comes out unchanged, in order;
+ *     every pad a record names is defined once, as the pad's bytes after `.p2align 4`.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,7 @@ static char *rewrite(const char *in, hp_latch_asm_stats *st)
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
     if (!out) return NULL;
-    int rc = hp_latch_asm_rewrite(in, strlen(in), out, st);
+    int rc = hp_latch_asm_rewrite(in, strlen(in), out, 1, st);
     fclose(out);
     if (rc != 0) free(buf), buf = NULL;
     return buf;
@@ -69,9 +72,63 @@ TEST(branch_to_a_site_block_goes_to_its_continuation)
     CHECK(strstr(out, "\tjne\t.LBB0_3") == NULL);
     CHECK(strstr(out, "\t.p2align 3,0x3e,5\n\t.byte 0x0f,0x85\n.Lhp_br_0:\n\t.long .LBB0_1-.Lhp_br_0-4\n") != NULL);
     CHECK(strstr(out, "\t.pushsection __hotprof_dualbr,\"a\",@progbits\n\t.balign 4\n\t.long .Lhp_br_0-.\n"
-                      "\t.long .LBB0_3-.\n\t.long .LBB0_1-.\n\t.long 0\n\t.popsection\n") != NULL);
+                      "\t.long .LBB0_3-.\n\t.long .LBB0_1-.\n\t.long .Lhp_padx_0-.\n\t.popsection\n") != NULL);
     CHECK(strstr(out, "\tjmp\t.LBB0_1\n") != NULL); /* the site's own jmp stays */
+    /* the continuation's pad between the function's symbol and its label, guarded (f falls in) */
+    CHECK(strstr(out, "f:\n\t.p2align 1\n.Lhp_padx_0:\n\t.byte 0x66,0x90\n\t.p2align 4\n.Lhp_pad_0:\n\t.byte "
+                      HP_LATCH_ASM_PAD_BYTES "\n.LBB0_1:\n") == out);
+    CHECK_EQ_U64(st.pads, 1);
     free(out);
+}
+
+/* The pad goes after the code generator's alignment, right before the continuation's labels; its
+ * guard before that alignment where the code above falls in, none after a jmp or ret. */
+TEST(pad_follows_the_alignment_and_is_guarded_only_where_code_falls_in)
+{
+    for (int falls = 0; falls <= 1; falls++) {
+        char in[2048];
+        snprintf(in, sizeof in, "k:\n\t%s\n\t.p2align\t4, 0x90\n.LBB3_2:\t# loop\n# %%bb.3:\n\t.loc\t1 2 3\n"
+                 "\tsubq\t$1, %%rdi\n\tjne\t.LBB3_4\n\tretq\n.LBB3_4:\n", falls ? "movl\t$1, %eax" : "jmp\t.LBB3_9");
+        site(in, sizeof in, 1, 0);
+        strcat(in, "\tjmp\t.LBB3_2\n.LBB3_9:\n\tretq\n");
+        hp_latch_asm_stats st;
+        char *out = rewrite(in, &st);
+        REQUIRE(out != NULL);
+        CHECK_EQ_U64(st.pads, 1);
+        const char *pad = "\t.p2align\t4, 0x90\n\t.p2align 4\n.Lhp_pad_0:\n\t.byte " HP_LATCH_ASM_PAD_BYTES "\n.LBB3_2:";
+        CHECK(strstr(out, pad) != NULL);
+        CHECK((strstr(out, "\t.p2align 1\n.Lhp_padx_0:\n\t.byte 0x66,0x90\n\t.p2align\t4, 0x90\n") != NULL) == falls);
+        CHECK(strstr(out, falls ? "\t.long .Lhp_padx_0-.\n" : "\t.long .Lhp_pad_0-.\n") != NULL);
+        free(out);
+    }
+}
+
+/* Sites whose continuation is one label share its pad; pads == 0 writes none (records: 0). */
+TEST(sites_of_one_continuation_share_a_pad_and_pads_can_be_left_out)
+{
+    char in[4096] = "m:\n\tjmp\t.LBB4_1\n.LBB4_1:\n\tjne\t.LBB4_2\n\tjmp\t.LBB4_3\n.LBB4_2:\n";
+    site(in, sizeof in, 1, 0);
+    strcat(in, "\tjmp\t.LBB4_1\n.LBB4_3:\n");
+    site(in, sizeof in, 1, 0);
+    strcat(in, "\tjmp\t.LBB4_1\n");
+    for (int pads = 0; pads <= 1; pads++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        REQUIRE(out != NULL);
+        hp_latch_asm_stats st;
+        int rc = hp_latch_asm_rewrite(in, strlen(in), out, pads, &st);
+        fclose(out);
+        REQUIRE(rc == 0);
+        CHECK_EQ_U64(st.branches, 2);
+        CHECK_EQ_U64(st.pads, (unsigned)pads);
+        int named = 0;
+        for (const char *at = buf; (at = strstr(at, "\t.long .Lhp_pad_0-.\n")); at++) named++;
+        CHECK_EQ_U64(named, pads ? 2 : 0); /* (after a jmp: no guard) */
+        CHECK((strstr(buf, "Lhp_pad") != NULL) == pads);
+        if (!pads) CHECK(strstr(buf, "\t.long .LBB4_1-.\n\t.long 0\n") != NULL);
+        free(buf);
+    }
 }
 
 TEST(a_jcc_falling_into_a_site_is_inverted)
@@ -174,6 +231,31 @@ static int lines_kept_in_order(const char *in, const char *out)
     return 1;
 }
 
+/* Occurrences of needle in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *at = hay; (at = strstr(at, needle)); at++) n++;
+    return n;
+}
+
+/* Every pad or guard a record names is defined once, every pad defined is 16 bytes of the pad's
+ * nops after `.p2align 4`, and there are st->pads of them. */
+static int pads_well_formed(const char *out, const hp_latch_asm_stats *st)
+{
+    if (count_of(out, ".Lhp_pad_") - count_of(out, "\t.long .Lhp_pad_") != st->pads) return 0;
+    if (count_of(out, "\t.p2align 4\n.Lhp_pad_") != st->pads || count_of(out, HP_LATCH_ASM_PAD_BYTES) != st->pads)
+        return 0;
+    for (const char *at = out; (at = strstr(at, "\t.long .Lhp_pad")); at++) {
+        char def[64];
+        size_t n = strcspn(at + 7, "-");
+        if (n + 2 > sizeof def) return 0;
+        memcpy(def, at + 7, n), def[n] = ':', def[n + 1] = 0;
+        if (count_of(out, def) != 1) return 0;
+    }
+    return 1;
+}
+
 TEST(random_functions_rewrite_exactly_the_branches_into_sites)
 {
     hp_rng r;
@@ -188,6 +270,8 @@ TEST(random_functions_rewrite_exactly_the_branches_into_sites)
         REQUIRE(out != NULL);
         CHECK_EQ_U64(st.branches, want);
         CHECK(lines_kept_in_order(in, out));
+        CHECK(pads_well_formed(out, &st));
+        CHECK(st.sites == 0 || st.pads > 0);
         free(out);
     }
 }
@@ -196,6 +280,8 @@ int main(void)
 {
     RUN(condition_codes_negate_in_bit_zero);
     RUN(branch_to_a_site_block_goes_to_its_continuation);
+    RUN(pad_follows_the_alignment_and_is_guarded_only_where_code_falls_in);
+    RUN(sites_of_one_continuation_share_a_pad_and_pads_can_be_left_out);
     RUN(a_jcc_falling_into_a_site_is_inverted);
     RUN(entry_sites_count_sites_and_other_blocks_are_left_alone);
     RUN(link_order_section_in_a_group_is_written_in_gas_order);

@@ -93,6 +93,8 @@
 #define HP_INFO_DUAL_COUNT_DIRECT "direct"           /* sites no trampoline reaches: straight into the instrumented copy */
 #define HP_INFO_DUAL_COUNT_BRANCH_TRAMPOLINES "branch_trampolines" /* latch branches (--dual-latch=branch) given a trampoline of their own */
 #define HP_INFO_DUAL_COUNT_ENTRY_PADS "entry_pads"   /* entry pads given the countdown's decrement in place (no trampoline) */
+#define HP_INFO_DUAL_COUNT_LATCH_PADS "latch_pads"   /* latch pads given the countdown's decrement in place */
+#define HP_INFO_DUAL_COUNT_PADDED_BRANCHES "padded_branches" /* latch branches sent to a latch pad (no trampoline) */
 #define HP_INFO_DUAL_COUNT_BURSTS "bursts"           /* bursts begun, all threads */
 #define HP_INFO_DUAL_COUNT_EVENTS "events"           /* boundary events counted (calls + loop back-edges), all threads */
 #define HP_INFO_DUAL_COUNT_SAMPLED "sampled"         /* of those, recorded units (in a burst of some type) */

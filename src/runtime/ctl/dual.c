@@ -592,8 +592,11 @@ size_t hp_dual_count_info(char *out, size_t cap)
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_TRAMPOLINES, HP_LOAD_RLX(&g_tramps));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_DIRECT, HP_LOAD_RLX(&g_direct));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_ENTRY_PADS, HP_LOAD_RLX(&g_pads));
-    if (hp_dual_branch_count())
+    if (hp_dual_branch_count()) {
         at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_BRANCH_TRAMPOLINES, hp_dual_branch_tramps());
+        at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_LATCH_PADS, hp_dual_branch_pads());
+        at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_PADDED_BRANCHES, hp_dual_branch_padded());
+    }
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_BURSTS, HP_LOAD_RLX(&g_bursts));
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_EVENTS, events);
     at = hp_info_u64(out, at, cap, HP_INFO_DUAL_COUNT, HP_INFO_DUAL_COUNT_SAMPLED, sampled);

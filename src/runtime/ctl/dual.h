@@ -115,16 +115,17 @@ size_t hp_dual_count_info(char *out, size_t cap);
 
 /* ---- dual_branch.c (every function under dual.c's lock) ---- */
 /* A latch branch's record (__hotprof_dualbr, analysis/latch_asm.h): pc-relative addresses of its
- * rel32, of where it goes while sites are on (the site's block) and while they are off. */
-typedef struct hp_dual_branch_rec { int32_t field, on, off; uint32_t flags; } hp_dual_branch_rec;
+ * rel32, of where it goes while sites are on (the site's block) and while they are off, and of the
+ * latch pad before the latter (0: none; builds before pads had 0 there). */
+typedef struct hp_dual_branch_rec { int32_t field, on, off, pad; } hp_dual_branch_rec;
 /* The page of addr made writable (once; dual.c's page set). 0 if it cannot be. */
 int hp_dual_page_writable(uint64_t addr);
 /* word with its bytes off..off+3 replaced by rel (little-endian); off <= 4. */
 uint64_t hp_dual_branch_word(uint64_t word, unsigned off, uint32_t rel);
 /* Where the latch branches go: C (sites off), L (sites on: bursts, exhaustive, a shadow), or
- * count mode: a trampoline of each branch's own that decrements the countdown, enters the
- * instrumented copy at the site's target when it runs out and else goes on at C (L if the branch
- * got none). */
+ * count mode: the latch pad before C, written as the countdown's decrement and a jle to the site's
+ * target (dual_tramp.h), else a trampoline of the branch's own that does the same and goes on at C
+ * (L if the branch got neither). */
 enum { HP_BRANCH_OFF = 0, HP_BRANCH_ON = 1, HP_BRANCH_COUNT = 2 };
 /* A module's branch records [start, stop): kept, and written for mode now unless it is off. 1 if new. */
 int hp_dual_branch_add(const void *start, const void *stop, int mode);
@@ -133,6 +134,8 @@ void hp_dual_branch_switch(int mode); /* every module's branches (HP_BRANCH_*) *
 uint64_t hp_dual_branch_count(void);      /* records of the modules loaded now */
 uint64_t hp_dual_branch_unwritable(void); /* of them not written by the last pass */
 uint64_t hp_dual_branch_tramps(void);     /* count mode: branches given a trampoline */
+uint64_t hp_dual_branch_pads(void);       /* count mode: latch pads written (each serves its branches) */
+uint64_t hp_dual_branch_padded(void);     /* count mode: branches sent to a latch pad */
 /* A nop site is preceded by up to this many CS prefixes that keep it inside one aligned word
  * (the plugin's `.p2align 3,0x2e,4`): its block's label may lie that far before the site. */
 #define HP_DUAL_SITE_PAD 4u

@@ -19,6 +19,17 @@
  * of a module registered now, or whose trampoline cannot be reached, goes to L (correct: the site's
  * own trampoline counts it).
  *
+ * Latch pads (a record's `pad`: the pad's guard X, or the pad P = C - 16 itself when it has none;
+ * analysis/latch_asm.h): in count mode a branch goes to P instead, once P holds the countdown's
+ * decrement and a jle to its site's target (dual_tramp.h): no jump out and back. The first branch
+ * that finds P (16-aligned) and X as the rewrite wrote them writes them for its target: X first as
+ * `jmp C` (one aligned 8-byte store; from then on nothing falls into P), then P in one 16-byte
+ * store whose instruction boundaries include the nops' (a thread inside them meanwhile runs
+ * either: at worst one decrement on a loop's entry). A branch whose site has another target than
+ * the one written, or whose pad is missing, misplaced or not as written, keeps its trampoline. Pads
+ * are never written back: count mode is for the rest of the run, and written pads are correct in
+ * every mode (what falls in jumps to C; branches go to P only in count mode).
+ *
  * State (file-static): the module table of branch sections (a module whose every branch was written
  * once skips the page check, as dual.c's sites do; count mode: its trampolines), the counts. Every function here runs under
  * dual.c's lock (dual.h hp_dual_branch_*), which also owns the pages made writable; the two counts
@@ -39,7 +50,9 @@ static struct {
     uint8_t *tramp; /* count mode: one HP_TRAMP_SLOT per record, int3 where none (NULL: none made) */
 } g_br[BR_MODS_CAP];
 static uint32_t g_nbr;
-static uint64_t g_branches, g_unwritable, g_tramps;
+static uint64_t g_branches, g_unwritable, g_tramps, g_pads, g_padded;
+static int32_t g_fs_off; /* count mode: the countdown's %fs offset ... */
+static int g_fs_known;   /* ... once known (the same in every thread) */
 
 static uint64_t at(const int32_t *p) { return (uint64_t)(uintptr_t)p + (uint64_t)(int64_t)*p; }
 
@@ -84,10 +97,49 @@ static int make_tramps(uint32_t m)
     return 1;
 }
 
-/* Where r goes in mode: C, L, or (count mode) its trampoline if it has one in reach, else L. */
+/* The guard at x as `jmp c` (eb rel8), in one aligned 8-byte store (x is 2-aligned). 0 if it is not
+ * the rewrite's 2-byte nop, c is out of reach or the page cannot be written. */
+static int write_guard(uint64_t x, uint64_t c)
+{
+    const uint8_t *now = (const uint8_t *)(uintptr_t)x;
+    if (x % 2 || c - (x + 2) > 127 || now[0] != 0x66 || now[1] != 0x90 || !hp_dual_page_writable(x)) return 0;
+    uint64_t *w = (uint64_t *)(uintptr_t)(x & ~(uint64_t)7);
+    unsigned off = (unsigned)(x & 7);
+    uint64_t word = __atomic_load_n(w, __ATOMIC_RELAXED);
+    word &= ~((uint64_t)0xffff << (8 * off));
+    word |= ((uint64_t)0xeb | (c - (x + 2)) << 8) << (8 * off);
+    __atomic_store_n(w, word, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* Count mode: r's latch pad, written for its site's target if it is still the rewrite's nops; 0 if
+ * r has none or it cannot serve r (the comment above). */
+static uint64_t pad_entry(const hp_dual_branch_rec *r)
+{
+    uint64_t c = at(&r->off), p = c - HP_PAD_LEN, x = r->pad ? at(&r->pad) : 0;
+    uint64_t target = x ? hp_dual_latch_target(at(&r->on)) : 0;
+    uint8_t code[HP_PAD_LEN];
+    int32_t rel;
+    if (!target || p % HP_PAD_LEN || (x != p && x + 2 > p) || !hp_tramp_rel32(at(&r->field) + 4, p, &rel) ||
+        hp_tramp_encode_pad(code, p, target, g_fs_off, HP_PAD_15_1) != HP_PAD_LEN)
+        return 0;
+    const uint8_t *now = (const uint8_t *)(uintptr_t)p;
+    if (memcmp(now, code, HP_PAD_LEN) != 0) { /* (equal: written for this target by another branch) */
+        if (memcmp(now, hp_tramp_latch_pad_nops(), HP_PAD_LEN) != 0 || !hp_dual_page_writable(p) ||
+            (x != p && !write_guard(x, c)) || !hp_tramp_store16((void *)(uintptr_t)p, code))
+            return 0;
+        g_pads++;
+    }
+    return p;
+}
+
+/* Where r goes in mode: C, L, or (count mode) its latch pad, else its trampoline if it has one in
+ * reach, else L. */
 static uint64_t destination(uint32_t m, const hp_dual_branch_rec *r, int mode)
 {
     if (mode == HP_BRANCH_OFF) return at(&r->off);
+    uint64_t pad = mode == HP_BRANCH_COUNT && g_fs_known ? pad_entry(r) : 0;
+    if (pad) return g_padded++, pad;
     const uint8_t *tr = g_br[m].tramp ? g_br[m].tramp + (size_t)(r - g_br[m].start) * HP_TRAMP_SLOT : NULL;
     int32_t rel;
     if (mode == HP_BRANCH_COUNT && tr && *tr != 0xcc && hp_tramp_rel32(at(&r->field) + 4, (uint64_t)(uintptr_t)tr, &rel))
@@ -112,6 +164,7 @@ static uint64_t switch_module(uint32_t m, int mode)
 {
     uint64_t n = 0;
     int known = g_br[m].writable; /* (as dual.c's sites: no page scan per branch once all are writable) */
+    if (mode == HP_BRANCH_COUNT && !g_fs_known) g_fs_known = hp_tramp_fs_offset(&hp_dual_countdown, &g_fs_off);
     if (mode == HP_BRANCH_COUNT && !g_br[m].tramp) make_tramps(m);
     for (const hp_dual_branch_rec *r = g_br[m].start; r && r < g_br[m].stop; r++)
         n += (uint64_t)write_branch(r, destination(m, r, mode), known);
@@ -148,6 +201,7 @@ void hp_dual_branch_remove(const void *start)
 void hp_dual_branch_switch(int mode)
 {
     uint64_t n = 0;
+    g_padded = 0; /* (counted again by this pass) */
     for (uint32_t m = 0; m < g_nbr; m++) n += switch_module(m, mode);
     if (g_branches >= n) g_unwritable = g_branches - n;
 }
@@ -155,3 +209,5 @@ void hp_dual_branch_switch(int mode)
 uint64_t hp_dual_branch_count(void) { return HP_LOAD_RLX(&g_branches); }
 uint64_t hp_dual_branch_unwritable(void) { return HP_LOAD_RLX(&g_unwritable); }
 uint64_t hp_dual_branch_tramps(void) { return HP_LOAD_RLX(&g_tramps); }
+uint64_t hp_dual_branch_pads(void) { return HP_LOAD_RLX(&g_pads); }
+uint64_t hp_dual_branch_padded(void) { return HP_LOAD_RLX(&g_padded); }

@@ -111,6 +111,12 @@ size_t hp_tramp_encode_pad(uint8_t *out, uint64_t at, uint64_t target, int32_t f
     return HP_PAD_LEN;
 }
 
+static const uint8_t LATCH_PAD_NOPS[HP_PAD_LEN] = {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, /* nopw 0(,,) */
+                                                   0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00,                   /* nopw 0(,,) */
+                                                   0x90};
+
+const uint8_t *hp_tramp_latch_pad_nops(void) { return LATCH_PAD_NOPS; }
+
 /* cmpxchg16b, asked of the CPU once (0 unknown, 1 yes, 2 no; the answer is the same in every thread). */
 static int has_cmpxchg16b(void)
 {
