@@ -8,6 +8,9 @@ instructions over native's into
            entry pad's two nops)
   latch    the back-edge sites' nops executed (loop latches)
   return   the return sites' nops executed
+  lpad     the latch pads' nops executed (--dual-latch=branch builds since session 38: a guard's
+           2-byte nop and the pad's three, run by what falls into a loop's header from above: a
+           loop entry; docs/dual.md "Latch pads")
   pad      the alignment nop executed right before a site (one 1-4-byte nop: not the tail of a
            longer run, which is the code generator's loop alignment): the 5-byte nop must not cross an
            aligned 8-byte word, so the runtime can switch it with one store. The plugin pads with
@@ -18,17 +21,17 @@ instructions over native's into
            out below the loop: a jmp back to the header per back-edge)
   rest     everything else: the code generator's work around the sites and the two copies
            (spills, lost folds), the runtime's start-up, peeled copies
-each as a fraction of native's instructions: ratio = 1 + entry + latch + return + pad + jmp + rest.
+each as a fraction of native's instructions: ratio = 1 + entry + latch + return + lpad + pad + jmp + rest.
 The sites are read from the binary's __hotprof_dual records (docs/dual.md): each record's site
 is one 5-byte nop. So entry + latch is what any design with a check per entry and per back-edge
 pays in instructions (HPS's checking code; a nop counts as a whole instruction here, though in
-time it is nearly free), and pad + jmp + rest is what this design pays on top.
+time it is nearly free), and lpad + pad + jmp + rest is what this design pays on top.
 Nop sites only: a variant built with count sites (--dual-sites=count) is refused (its site is a
 decrement and a branch, or a register's, and the record does not say which).
 Usage: floor_split.py [--variants "NAME=HOOKS[:OPT,...] ..."] [--programs "..."] [--sizes "P=N ..."]
                       [--jobs N] [--results DIR] [--name NAME]
 Output: a table (stdout and NAME.txt) and NAME.csv:
-  program,build,native,instructions,ratio,entry,latch,return,pad,jmp,rest"""
+  program,build,native,instructions,ratio,entry,latch,return,lpad,pad,jmp,rest"""
 import argparse
 import concurrent.futures
 import os
@@ -45,7 +48,7 @@ import instr  # noqa: E402  (build, parse_variant, write_results, benchlib, QUIC
 
 DEFAULT_VARIANTS = "dfn=dual-functions dblk=dual-blocks"
 KINDS = {0: "entry", 1: "latch", 2: "return"}
-PARTS = ("entry", "latch", "return", "pad", "jmp", "rest")
+PARTS = ("entry", "latch", "return", "lpad", "pad", "jmp", "rest")
 PAD_NOPS = (b"\x90", b"\x66\x90", b"\x0f\x1f\x00", b"\x0f\x1f\x40\x00")  # what .p2align pads with (1-4 bytes)
 
 
@@ -70,24 +73,41 @@ def executed(cg_file):
     return counts
 
 
-def site_records(binary):
-    """[(site address, kind, flags)] of the binary's __hotprof_dual section."""
+def section(binary, name):
+    """(address, bytes) of the binary's section `name`, or (0, b"")."""
     out = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         f = line.split("]", 1)[1].split() if "]" in line else []
-        if f and f[0] == "__hotprof_dual":  # (not __hotprof_dualbr: --dual-latch=branch's records)
+        if f and f[0] == name:
             addr, off, size = int(f[2], 16), int(f[3], 16), int(f[4], 16)
-            break
-    else:
-        return []
-    with open(binary, "rb") as fh:
-        fh.seek(off)
-        data = fh.read(size)
+            with open(binary, "rb") as fh:
+                fh.seek(off)
+                return addr, fh.read(size)
+    return 0, b""
+
+
+def site_records(binary):
+    """[(site address, kind, flags)] of the binary's __hotprof_dual section."""
+    addr, data = section(binary, "__hotprof_dual")
     recs = []
-    for i in range(0, size - size % 16, 16):
+    for i in range(0, len(data) - len(data) % 16, 16):
         site_rel, _target_rel, kind, flags = struct.unpack("<iiII", data[i:i + 16])
         recs.append((addr + i + site_rel, kind, flags))
     return recs
+
+
+def latch_pads(binary):
+    """{pad address: guard address or None} of the latch pads the binary's __hotprof_dualbr records
+    name (--dual-latch=branch; the record's last field is the guard, or the pad itself when it has
+    none; the pad ends at the record's continuation C)."""
+    addr, data = section(binary, "__hotprof_dualbr")
+    pads = {}
+    for i in range(0, len(data) - len(data) % 16, 16):
+        _field, _on, off, pad = struct.unpack("<iiii", data[i:i + 16])
+        if pad:
+            p, x = addr + i + 8 + off - 16, addr + i + 12 + pad
+            pads[p] = None if x == p else x
+    return pads
 
 
 def code_reader(binary):
@@ -124,8 +144,8 @@ def after_long_nop(read, counts, at):
 
 def around_sites(read, starts, counts, entry_pads=()):
     """(pad, jmp): executions of the alignment nops ending at a site, and of the jmp after it;
-    starts: [(site, the address of its instruction)]; entry_pads: the 16-byte entry pads' addresses
-    (their nops are entry sites', counted there: a site right after a pad is not padded by it)."""
+    starts: [(site, the address of its instruction)]; entry_pads: the 16-byte entry and latch pads'
+    addresses (their nops are counted as theirs: a site right after a pad is not padded by it)."""
     pad, jmp = 0, 0
     in_pad = lambda a: any(p <= a < p + 16 for p in entry_pads)  # noqa: E731
     for site, addr in starts:
@@ -157,13 +177,16 @@ def run(binary, size, work):
         if flags & 2:  # a 16-byte entry pad: its second nop too (clang's 10+6 or 15+1)
             sites[kind] += counts.get(site + 10, 0) or counts.get(site + 15, 0)
             entry_pads.append(site)
-    sites["pad"], sites["jmp"] = around_sites(read, starts, counts, entry_pads)
+    pads = latch_pads(binary)
+    sites["lpad"] = sum(counts.get(p, 0) + counts.get(p + 9, 0) + counts.get(p + 15, 0) + counts.get(x, 0)
+                        for p, x in pads.items())
+    sites["pad"], sites["jmp"] = around_sites(read, starts, counts, entry_pads + list(pads))
     return ins, stdout, sites
 
 
 def table(rows, header):
     lines = [header, "switched-off instructions x native, split (fractions of native's instructions; "
-             "ratio = 1 + entry + latch + return + pad + jmp + rest)",
+             "ratio = 1 + entry + latch + return + lpad + pad + jmp + rest)",
              "%-9s %-8s %7s" % ("program", "build", "ratio") + "".join(" %7s" % k for k in PARTS)]
     for r in rows:
         lines.append("%-9s %-8s %7.3f" % (r["program"], r["build"], r["ratio"]) +
@@ -210,7 +233,7 @@ def main():
             if out != want:
                 sys.exit("floor_split.py: %s's %s printed something else than native" % (n, p))
             part = {KINDS[k]: sites.get(k, 0) / base for k in KINDS}
-            part.update(pad=sites["pad"] / base, jmp=sites["jmp"] / base)
+            part.update(lpad=sites["lpad"] / base, pad=sites["pad"] / base, jmp=sites["jmp"] / base)
             rest = ins / base - 1 - sum(part.values())
             rows.append(dict({"program": p, "build": n, "native": base, "instructions": ins, "ratio": ins / base},
                              **part, rest=rest))

@@ -347,8 +347,13 @@ static void put_pad(FILE *out, size_t id, hp_latch_asm_stats *st)
     st->pads++;
 }
 
-/* The guard of pad id: a 2-byte nop, 2-aligned (never across an 8-byte word). */
-static void put_guard(FILE *out, size_t id) { fprintf(out, "\t.p2align 1\n.Lhp_padx_%zu:\n\t.byte 0x66,0x90\n", id); }
+/* The guard of pad id: `jmp C` over the alignment and the pad (a 2-byte jmp: C is near). */
+static void put_guard(FILE *out, const asm_file *f, size_t id)
+{
+    fprintf(out, ".Lhp_padx_%zu:\n\tjmp\t", id);
+    put_label(out, f->sites[id].cont, ".Lhp_cont_", id);
+    fputc('\n', out);
+}
 
 /* Line i falls through into site si: a jcc X becomes j!cc to the site's continuation (switched)
  * and jmp X; any other instruction is followed by a switched jmp to the continuation. */
@@ -399,7 +404,7 @@ static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, un
     for (size_t i = 0; i < f->nlines; i++) {
         span mn, target;
         const named *a = NULL;
-        if (f->guard_before[i]) put_guard(out, f->guard_before[i] - 1);
+        if (f->guard_before[i]) put_guard(out, f, f->guard_before[i] - 1);
         if (f->pad_before[i]) put_pad(out, f->pad_before[i] - 1, st);
         if (f->made_before[i]) fprintf(out, ".Lhp_site_%zu:\n", f->made_before[i] - 1);
         if (!f->in_app[i] && branch_of(f->lines[i], &mn, &target)) a = find_named(f->aliases, f->naliases, target);
@@ -415,7 +420,7 @@ static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, un
         }
         if (f->made_after[i]) {
             if (f->sites[f->made_after[i] - 1].pad) {
-                put_guard(out, f->made_after[i] - 1);
+                put_guard(out, f, f->made_after[i] - 1);
                 put_pad(out, f->made_after[i] - 1, st);
             }
             fprintf(out, ".Lhp_cont_%zu:\n", f->made_after[i] - 1);

@@ -21,15 +21,14 @@
  * Latch pads (P): right before each continuation's labels (after the code generator's own
  * `.p2align`, if any) go `.p2align 4` and 16 bytes of three nops (9, 6 and 1 bytes,
  * HP_LATCH_ASM_PAD_BYTES), so P + 16 = C; where the code above may fall into them, a guard X
- * before that alignment: `.p2align 1` and a 2-byte nop. The record's last field is X, or P when
- * there is no guard. Count mode (`--bursts count`) writes X as `jmp C` (eb rel8) and P as
+ * before that alignment: `jmp C` (2 bytes), which also skips the alignment's nops. The record's
+ * last field is X, or P when there is no guard (a jmp, ret or ud2 comes before). Nothing runs the
+ * pad's nops. Count mode (`--bursts count`) writes P once as
  *     64 48 ff 0c 25 <off32>  decq %fs:countdown  |  0f 8e <rel32>  jle <target>  |  90
- * (instruction boundaries 0, 9, 15, 16: the nops' are among them), and points the branches at P: a
- * back-edge then decrements and falls into C, with no jump out and back (a trampoline's). What
- * falls in from above runs the guard's and the pad's nops (switched off) or the guard's jmp (count
- * mode). Sites whose continuations are one place share one pad; the runtime gives it to the
- * branches whose sites have its target (runtime/ctl/dual_branch.c). A continuation the rewrite
- * made (after the site) gets its own pad, guarded.
+ * and points the branches at P: a back-edge then decrements and falls into C, with no jump out
+ * and back (a trampoline's). Sites whose continuations are one place share one pad; the runtime
+ * gives it to the branches whose sites have its target (runtime/ctl/dual_branch.c). A
+ * continuation the rewrite made (after the site) gets its own pad, guarded.
  *
  * One more line is changed, for GNU as: a `.section` of a link-order section in a comdat group,
  * which LLVM prints as `...,@progbits,GROUP,comdat,LINKED` and gas takes as

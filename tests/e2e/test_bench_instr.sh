@@ -75,7 +75,8 @@ check_fails_cleanly "bench real_instr: --baseline without a built tree" "needs a
 #     times (plus main's entry), its loop runs N iterations per call (a peeled loop's site runs
 #     once per back-edge, N - 1; an edge site N), main's loop M iterations (neither unrolled), in a
 #     --dual-latch=site build; the default build's latch branches go past the latch nops (a loop's
-#     entry may still fall into its top site: at most one per entry);
+#     entry may still fall into its top site: at most one per entry), and its latch pads' nops
+#     run at most once per loop entry (four: the guard's and the pad's);
 #   - a workload run writes a row per program and variant, the parts adding up to the ratio, with
 #     no padding nop executed (the plugin pads a site with prefixes of its own; fft's padding nops
 #     were 0.003 of native before; a nop of the code generator's may still end at a site, 3e-7);
@@ -129,6 +130,9 @@ if sys.argv[4] == "site":
     assert lo <= sites[1] <= hi, "latch nops %d, want %d..%d" % (sites[1], lo, hi)
 else:  # the latch's own branch goes past the nop: only a fall-through into a loop's top site runs it
     assert sites[1] <= 2 * (M + 1), "latch nops %d with the latch branch, want at most %d" % (sites[1], 2 * (M + 1))
+    # the latch pads' nops (a guard's and the pad's three) run once per loop entry from above, at most
+    pads = fs.latch_pads(sys.argv[2])
+    assert pads and 0 < sites["lpad"] <= 4 * (M + 1), "latch pad nops %d of %d pads" % (sites["lpad"], len(pads))
 assert ins > sites[0] + sites[1], "instructions %d" % ins
 PY
 }
@@ -143,7 +147,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 1 and rows[0]["program"] == "fft" and rows[0]["build"] == "a", rows
 r = {k: float(v) for k, v in rows[0].items() if k not in ("program", "build")}
-assert abs(1 + sum(r[k] for k in ("entry", "latch", "return", "pad", "jmp", "rest")) - r["ratio"]) < 1e-9, r
+assert abs(1 + sum(r[k] for k in ("entry", "latch", "return", "lpad", "pad", "jmp", "rest")) - r["ratio"]) < 1e-9, r
 assert r["latch"] > 0 and r["entry"] > 0, r
 assert r["pad"] < 1e-5, "padding nops executed: %r" % r  # (the code generator's own alignment may end at a site)
 PY

@@ -19,16 +19,15 @@
  * of a module registered now, or whose trampoline cannot be reached, goes to L (correct: the site's
  * own trampoline counts it).
  *
- * Latch pads (a record's `pad`: the pad's guard X, or the pad P = C - 16 itself when it has none;
- * analysis/latch_asm.h): in count mode a branch goes to P instead, once P holds the countdown's
- * decrement and a jle to its site's target (dual_tramp.h): no jump out and back. The first branch
- * that finds P (16-aligned) and X as the rewrite wrote them writes them for its target: X first as
- * `jmp C` (one aligned 8-byte store; from then on nothing falls into P), then P in one 16-byte
- * store whose instruction boundaries include the nops' (a thread inside them meanwhile runs
- * either: at worst one decrement on a loop's entry). A branch whose site has another target than
- * the one written, or whose pad is missing, misplaced or not as written, keeps its trampoline. Pads
- * are never written back: count mode is for the rest of the run, and written pads are correct in
- * every mode (what falls in jumps to C; branches go to P only in count mode).
+ * Latch pads (a record's `pad`: the pad's guard X, a `jmp C` over it, or the pad P = C - 16 itself
+ * when nothing falls into it; analysis/latch_asm.h): in count mode a branch goes to P instead, once
+ * P holds the countdown's decrement and a jle to its site's target (dual_tramp.h): no jump out and
+ * back. The first branch that finds P (16-aligned, its guard in place) as the rewrite wrote it
+ * writes it for its target, in one 16-byte store whose instruction boundaries include the nops'
+ * (nothing runs them but a branch sent there after the store). A branch whose site has another
+ * target than the one written, or whose pad is missing, misplaced or not as written, keeps its
+ * trampoline. Pads are never written back: count mode is for the rest of the run, and written
+ * pads are correct in every mode (branches go to P only in count mode).
  *
  * State (file-static): the module table of branch sections (a module whose every branch was written
  * once skips the page check, as dual.c's sites do; count mode: its trampolines), the counts. Every function here runs under
@@ -97,19 +96,11 @@ static int make_tramps(uint32_t m)
     return 1;
 }
 
-/* The guard at x as `jmp c` (eb rel8), in one aligned 8-byte store (x is 2-aligned). 0 if it is not
- * the rewrite's 2-byte nop, c is out of reach or the page cannot be written. */
-static int write_guard(uint64_t x, uint64_t c)
+/* The guard at x is the rewrite's `jmp c` (eb rel8). */
+static int is_guard(uint64_t x, uint64_t c)
 {
-    const uint8_t *now = (const uint8_t *)(uintptr_t)x;
-    if (x % 2 || c - (x + 2) > 127 || now[0] != 0x66 || now[1] != 0x90 || !hp_dual_page_writable(x)) return 0;
-    uint64_t *w = (uint64_t *)(uintptr_t)(x & ~(uint64_t)7);
-    unsigned off = (unsigned)(x & 7);
-    uint64_t word = __atomic_load_n(w, __ATOMIC_RELAXED);
-    word &= ~((uint64_t)0xffff << (8 * off));
-    word |= ((uint64_t)0xeb | (c - (x + 2)) << 8) << (8 * off);
-    __atomic_store_n(w, word, __ATOMIC_RELEASE);
-    return 1;
+    const uint8_t *g = (const uint8_t *)(uintptr_t)x;
+    return c - (x + 2) <= 127 && g[0] == 0xeb && g[1] == (uint8_t)(c - (x + 2));
 }
 
 /* Count mode: r's latch pad, written for its site's target if it is still the rewrite's nops; 0 if
@@ -120,13 +111,14 @@ static uint64_t pad_entry(const hp_dual_branch_rec *r)
     uint64_t target = x ? hp_dual_latch_target(at(&r->on)) : 0;
     uint8_t code[HP_PAD_LEN];
     int32_t rel;
-    if (!target || p % HP_PAD_LEN || (x != p && x + 2 > p) || !hp_tramp_rel32(at(&r->field) + 4, p, &rel) ||
+    if (!target || p % HP_PAD_LEN || (x != p && (x + 2 > p || !is_guard(x, c))) ||
+        !hp_tramp_rel32(at(&r->field) + 4, p, &rel) ||
         hp_tramp_encode_pad(code, p, target, g_fs_off, HP_PAD_15_1) != HP_PAD_LEN)
         return 0;
     const uint8_t *now = (const uint8_t *)(uintptr_t)p;
     if (memcmp(now, code, HP_PAD_LEN) != 0) { /* (equal: written for this target by another branch) */
         if (memcmp(now, hp_tramp_latch_pad_nops(), HP_PAD_LEN) != 0 || !hp_dual_page_writable(p) ||
-            (x != p && !write_guard(x, c)) || !hp_tramp_store16((void *)(uintptr_t)p, code))
+            !hp_tramp_store16((void *)(uintptr_t)p, code))
             return 0;
         g_pads++;
     }

@@ -56,9 +56,9 @@ size_t hp_tramp_encode_pad(uint8_t *out, uint64_t at, uint64_t target, int32_t f
  * (eb 0e) and p's bytes 2..4 (past the pad: correct whatever the rest holds). */
 void hp_tramp_pad_head(const uint8_t *p, uint8_t head[5]);
 /* A latch pad (`--dual-latch=branch` builds, analysis/latch_asm.h): 16 bytes right before a latch
- * branch's continuation C, three nops of 9, 6 and 1 bytes as the assembly rewrite writes them. Count
- * mode writes them as HP_PAD_15_1's count form (hp_tramp_encode_pad: decq, jle, nop; boundaries
- * 0, 9, 15, 16) and their guard (a 2-byte nop above them) as `jmp C`. */
+ * branch's continuation C, three nops of 9, 6 and 1 bytes as the assembly rewrite writes them (a
+ * `jmp C` above them keeps what falls in out). Count mode writes them as HP_PAD_15_1's count form
+ * (hp_tramp_encode_pad: decq, jle, nop; boundaries 0, 9, 15, 16, the nops' among them). */
 const uint8_t *hp_tramp_latch_pad_nops(void);
 /* Stores the 16 bytes v at the 16-aligned w atomically (lock cmpxchg16b). 0 if this CPU has no
  * cmpxchg16b (nothing is written). */
