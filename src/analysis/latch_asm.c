@@ -4,7 +4,8 @@
  * that is exactly the plugin's site text), the labels standing for each site's block (scanning back
  * over comments, .loc and .cfi lines only) and its continuation (scanning forward the same way:
  * a `jmp X` gives X, else the first label, else one is made). The second copies the lines,
- * rewriting every jmp/jcc outside #APP blocks whose operand is one of those labels.
+ * rewriting every jmp/jcc outside #APP blocks whose operand is one of those labels. Between the two,
+ * place_pads finds where each continuation's latch pad and its guard go (latch_asm.h).
  * Invariants: latch_asm.h. No line is dropped; lines are copied byte for byte.
  */
 #include "analysis/latch_asm.h"
@@ -336,8 +337,8 @@ static void put_branch(FILE *out, const asm_file *f, int cc, size_t si, span on,
     put_label(out, on, ".Lhp_site_", si);
     fprintf(out, "-.\n\t.long ");
     put_label(out, s->cont, ".Lhp_cont_", si);
-    if (s->pad) fprintf(out, "-.\n\t.long .Lhp_pad%s_%zu-.\n\t.popsection\n", f->guarded[s->pad - 1] ? "x" : "", s->pad - 1);
-    else fprintf(out, "-.\n\t.long 0\n\t.popsection\n");
+    if (!s->pad) fprintf(out, "-.\n\t.long 0\n\t.popsection\n");
+    else fprintf(out, "-.\n\t.long .Lhp_pad%s_%zu-.\n\t.popsection\n", f->guarded[s->pad - 1] ? "x" : "", s->pad - 1);
 }
 
 /* The latch pad of site id (latch_asm.h): 16-byte aligned, the nops count mode rewrites. */

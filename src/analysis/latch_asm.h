@@ -12,7 +12,8 @@
  * there: `.p2align 3,0x3e,5` before a jcc, `,4` before a jmp; 0x3e is the "taken" hint, ignored or
  * right for a back-edge). Each rewritten branch gets a record in section __hotprof_dualbr (in the
  * site's own section group when the function is in a comdat):
- *     {int32 rel32 - &this, int32 L - &this, int32 C - &this, int32 P - &this (0: no pad)}
+ *     {int32 rel32 - &this, int32 L - &this, int32 C - &this, int32 X - &this}
+ * (X: the latch pad's guard, or the pad itself; 0: no pad, as in builds before session 38)
  * and the runtime (runtime/ctl/dual_branch.c) points the rel32 at L while sites are on and at C
  * while they are off. Both states run the same program: a branch to L runs the nop (off: on to C;
  * on: into the instrumented copy), a branch to C is the nop switched off. Everything else that
@@ -37,8 +38,9 @@
  *
  * Invariants: the output assembles to the input's code but for the rewritten branches, the padding
  * before them and the added labels and records; lines between #APP and #NO_APP are copied as they
- * are; a pad is only added before .L labels and lines that emit nothing; a site whose text is not exactly the plugin's nop site of kind 1 (back-edge), flags 0, is
- * left alone, as is a branch that is not `j<cc>`/`jmp` with one plain label operand.
+ * are; a pad goes only before .L labels and lines that emit nothing, its guard only before those
+ * or an alignment; a site whose text is not exactly the plugin's nop site of kind 1 (back-edge),
+ * flags 0, is left alone, as is a branch that is not `j<cc>`/`jmp` with one plain label operand.
  */
 #ifndef HOTPROF_ANALYSIS_LATCH_ASM_H
 #define HOTPROF_ANALYSIS_LATCH_ASM_H

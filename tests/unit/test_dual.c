@@ -357,7 +357,8 @@ TEST(count_mode_sends_latch_branches_to_their_pads)
     tr = lands(code + 352);
     CHECK(tr < code || tr >= code + 4096); /* not the rewrite's nops: its trampoline */
     for (unsigned p = pad; p <= bare; p += bare - pad) {
-        CHECK(code[p] == 0x64 && code[p + 1] == 0x48 && code[p + 2] == 0xff && code[p + 3] == 0x0c && code[p + 4] == 0x25);
+        static const uint8_t decq_fs[5] = {0x64, 0x48, 0xff, 0x0c, 0x25};
+        CHECK(memcmp(code + p, decq_fs, 5) == 0);
         CHECK(code[p + 9] == 0x0f && code[p + 10] == 0x8e && code[p + 15] == 0x90);
         CHECK(lands(code + p + 11) == code + 1024 + (p == pad ? 0 : 16)); /* jle: the site's target */
     }

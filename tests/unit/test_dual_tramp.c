@@ -15,11 +15,15 @@
  *     it, or jumps past a pad it does not know; a pad of each form, filled with hp_tramp_store16
  *     in front of a function body, runs the body while the countdown stays above 0 and goes to the
  *     target at 0, and entered at its old second nop (15+1) runs the body without counting.
+ *   - a latch pad's nops are the assembly rewrite's bytes, run through as nops from each boundary
+ *     (0, 9, 15), which are the count form's too.
  * It links thread.o (the countdown lives there), so it stands in for init as test_rt_thread.c does.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "analysis/latch_asm.h"
 #include "runtime/ctl/dual_tramp.h"
 #include "runtime/thread.h"
 #include "test.h"
@@ -259,12 +263,40 @@ TEST(pad_runs_and_counts_down)
     }
 }
 
+/* The latch pad's nops (dual_tramp.h) are the bytes the assembly rewrite writes
+ * (analysis/latch_asm.h), and run as nops into the code after them; filled in count form over a
+ * thread that ran the first nop, the second boundary (9) is the jle's, the third (15) the nop's. */
+TEST(latch_pad_nops_are_the_rewrites_and_run_through)
+{
+    const char *text = HP_LATCH_ASM_PAD_BYTES;
+    const uint8_t *nops = hp_tramp_latch_pad_nops();
+    for (unsigned i = 0; i < HP_PAD_LEN; i++, text += 5)
+        CHECK_EQ_U64(strtoul(text, NULL, 16), nops[i]);
+    uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(page != MAP_FAILED);
+    const uint8_t body[6] = {0xb8, 0x07, 0x00, 0x00, 0x00, 0xc3}; /* mov $7, %eax; ret */
+    memcpy(page, nops, HP_PAD_LEN);
+    memcpy(page + HP_PAD_LEN, body, sizeof body);
+    REQUIRE(mprotect(page, 4096, PROT_READ | PROT_EXEC) == 0);
+    for (unsigned at = 0; at < HP_PAD_LEN; at += at == 0 ? 9 : 6) { /* boundaries 0, 9, 15 */
+        uint8_t *entry = page + at;
+        int (*fn)(void);
+        memcpy(&fn, &entry, sizeof fn);
+        CHECK_EQ_U64(fn(), 7);
+    }
+    uint8_t code[HP_PAD_LEN];
+    REQUIRE(hp_tramp_encode_pad(code, 0x10000, 0x20000, -0x80, HP_PAD_15_1) == HP_PAD_LEN);
+    CHECK(code[9] == 0x0f && code[10] == 0x8e && code[15] == 0x90);
+    munmap(page, 4096);
+}
+
 int main(void)
 {
     RUN(encode_pad_matches_the_assembler);
     RUN(pad_forms_are_the_compilers);
     RUN(pad_head_restores_or_jumps_past);
     RUN(pad_runs_and_counts_down);
+    RUN(latch_pad_nops_are_the_rewrites_and_run_through);
     RUN(encode_matches_the_assembler);
     RUN(encode_test_matches_the_assembler);
     RUN(test_trampoline_leaves_the_countdown);

@@ -96,7 +96,8 @@ TEST(pad_follows_the_alignment_and_is_guarded_only_where_code_falls_in)
         char *out = rewrite(in, &st);
         REQUIRE(out != NULL);
         CHECK_EQ_U64(st.pads, 1);
-        const char *pad = "\t.p2align\t4, 0x90\n\t.p2align 4\n.Lhp_pad_0:\n\t.byte " HP_LATCH_ASM_PAD_BYTES "\n.LBB3_2:";
+        const char *pad =
+            "\t.p2align\t4, 0x90\n\t.p2align 4\n.Lhp_pad_0:\n\t.byte " HP_LATCH_ASM_PAD_BYTES "\n.LBB3_2:";
         CHECK(strstr(out, pad) != NULL);
         CHECK((strstr(out, ".Lhp_padx_0:\n\tjmp\t.LBB3_2\n\t.p2align\t4, 0x90\n") != NULL) == falls);
         CHECK(strstr(out, falls ? "\t.long .Lhp_padx_0-.\n" : "\t.long .Lhp_pad_0-.\n") != NULL);

@@ -111,9 +111,9 @@ size_t hp_tramp_encode_pad(uint8_t *out, uint64_t at, uint64_t target, int32_t f
     return HP_PAD_LEN;
 }
 
-static const uint8_t LATCH_PAD_NOPS[HP_PAD_LEN] = {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, /* nopw 0(,,) */
-                                                   0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00,                   /* nopw 0(,,) */
-                                                   0x90};
+/* nopw 0x0(%rax,%rax,1) with a 32-bit and an 8-bit displacement, then nop (latch_asm.h's bytes) */
+static const uint8_t LATCH_PAD_NOPS[HP_PAD_LEN] = {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00,
+                                                   0x00, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00, 0x90};
 
 const uint8_t *hp_tramp_latch_pad_nops(void) { return LATCH_PAD_NOPS; }
 
