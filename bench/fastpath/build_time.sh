@@ -43,7 +43,7 @@ for round in $(seq 1 "$RP_RUNS"); do
             RP_BUILD="$WORK/r$round" rp_build "$prog" "$hooks" >/dev/null
             t1=$(date +%s.%N)
             echo "$prog,$(rp_label "$hooks"),$round,$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')" >>"$CSV"
-            rm -rf "$WORK/r$round/$prog-$hooks" "$WORK/r$round/$prog-$hooks.cc"
+            RP_BUILD="$WORK/r$round" rp_clean "$prog" "$hooks"
         done
     done
 done

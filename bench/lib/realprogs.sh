@@ -112,14 +112,24 @@ rp_compiler() {
         echo "$2"
 }
 
-# rp_build PROG HOOKS: build PROG with HOOKS ("native" = clang -O2) in RP_BUILD/PROG-HOOKS;
+# rp_build_dir PROG HOOKS: where rp_build builds PROG with HOOKS (and DIR.cc its compiler script).
+rp_build_dir() { echo "$RP_BUILD/$1-$2"; }
+
+# rp_clean PROG HOOKS: removes that build (its directory and compiler script).
+rp_clean() {
+    local dir; dir=$(rp_build_dir "$1" "$2")
+    rm -rf "$dir" "$dir.cc"
+}
+
+# rp_build PROG HOOKS: build PROG with HOOKS ("native" = clang -O2) in rp_build_dir;
 # prints the binary's path.
 rp_build() {
-    local prog=$1 hooks=$2 dir="$RP_BUILD/$1-$2" cc bin
+    local prog=$1 hooks=$2 dir cc bin
+    dir=$(rp_build_dir "$prog" "$hooks")
     case "$prog" in qjs) bin="$dir/qjs" ;; tcc) bin="$dir/tcc" ;; brotli) bin="$dir/brotli" ;; esac
     if [ -x "$bin" ] && [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$(rp_stamp "$hooks")" ]; then echo "$bin"; return; fi
     rp_log "building $prog ($hooks)"
-    rm -rf "$dir" "$dir.cc"
+    rp_clean "$prog" "$hooks"
     cc=$(rp_compiler "$hooks" "$dir.cc")
     local t0=$SECONDS
     (   export HOTPROF_HOOKS=$(rp_set "$hooks") HOTPROF_DUAL_SITES=$(rp_sites "$hooks") HOTPROF_MODE=off

@@ -2,7 +2,7 @@
 # test_realprogs.sh — bench/lib/realprogs.sh, the real-program helpers of the benchmarks (no real
 # build here: that takes minutes; the benchmarks check every build's output against native's):
 #  (a) bad options get one clear message and a non-zero exit (unknown program, bad --runs, bad
-#      --modes; build_time.sh: an unknown option, --runs 0; real.sh and bench/fastpath/windows.py: a
+#      --modes; build_time.sh: an unknown option, --runs 0; rp_clean removes one build, nothing else; real.sh and bench/fastpath/windows.py: a
 #      --baseline that is no built tree, --runs 0);
 #  (b) inputs are deterministic: written twice in two build directories, byte for byte the same;
 #  (c) rp_check compares a build with native's output *for the same input*: with the full-size
@@ -48,6 +48,12 @@ comp=$(RP_ROOT="$ROOT" bash -c '. "$1"; rp_compiler "dual-blocks:-hotprof-dual-p
 check_eq "realprogs: a hook set's compiler is one word" "$comp" "$T/cc1"
 check "realprogs: ... that survives qjs's CONFIG_CC quoting and passes the options" sh -c \
     "$comp --print-command -DCONFIG_CC=\\\"$comp\\\" -O2 -c x.c | grep -- '-mllvm -hotprof-dual-peel-max=24' | grep -vq -- -fno-integrated-as"
+# a build's directory and compiler script are where rp_build puts them, and rp_clean removes both
+# and nothing else (build_time.sh removed them by spelling the layout out itself)
+mkdir -p "$T/rb/tcc-dual-blocks" "$T/rb/tcc-native" && touch "$T/rb/tcc-dual-blocks.cc"
+check_eq "realprogs: rp_clean removes a build and its compiler script, only those" \
+    "$(RP_BUILD="$T/rb" bash -c '. "$1"; [ "$(rp_build_dir tcc dual-blocks)" = "$RP_BUILD/tcc-dual-blocks" ] && rp_clean tcc dual-blocks; ls "$RP_BUILD"' sh "$RP")" \
+    "tcc-native"
 
 # ---- (b)
 gen() { # DIR QUICK: every program's input, their checksums
