@@ -2,8 +2,9 @@
 # test_realprogs.sh — bench/lib/realprogs.sh, the real-program helpers of the benchmarks (no real
 # build here: that takes minutes; the benchmarks check every build's output against native's):
 #  (a) bad options get one clear message and a non-zero exit (unknown program, bad --runs, bad
-#      --modes; build_time.sh: an unknown option, --runs 0; rp_clean removes one build, nothing else; real.sh and bench/fastpath/windows.py: a
-#      --baseline that is no built tree, --runs 0);
+#      --modes; build_time.sh: an unknown option, --runs 0; real.sh and bench/fastpath/windows.py: a
+#      --baseline that is no built tree, --runs 0); a hook set's compiler is one word; rp_clean
+#      removes one build (its directory and compiler script) and nothing else;
 #  (b) inputs are deterministic: written twice in two build directories, byte for byte the same;
 #  (c) rp_check compares a build with native's output *for the same input*: with the full-size
 #      and the --quick input both present, checking at one size and then at the other passes
