@@ -20,7 +20,9 @@ typedef struct site {
     size_t section; /* line of its record's .pushsection */
     span cont;     /* continuation label (n == 0: made after #NO_APP as .Lhp_cont_<index>) */
     span label;    /* a label of its block (n == 0: made before #APP as .Lhp_site_<index>) */
-    size_t pad;    /* index + 1 of the site whose latch pad precedes its continuation, or 0: none */
+    size_t pad;    /* index + 1 of the site whose latch pad it uses, or 0: none */
+    span target;   /* its record's target line (`.long <label> - .`): sites of one pad share it */
+    size_t jmp;    /* line of the `jmp` to its continuation right after it, or SIZE_MAX */
 } site;
 
 /* A label name and what it stands for: a site's index (aliases) or its defining line (defs). */
@@ -41,6 +43,7 @@ typedef struct asm_file {
     size_t *falls;         /* per line: index + 1 of the site this instruction falls through into, or 0 */
     size_t *pad_before;    /* per line: index + 1 of the site whose latch pad is written before it, or 0 */
     size_t *guard_before;  /* per line: index + 1 of the site whose pad's guard is written before it, or 0 */
+    size_t *pad_after;     /* per line: index + 1 of the site whose detached pad is written after it, or 0 */
     unsigned char *guarded; /* per site: its pad (if it is the pad's owner) has a guard */
 } asm_file;
 
@@ -113,8 +116,9 @@ static int branch_of(span l, span *mn, span *target)
     return 1;
 }
 
-/* Lines app+1 .. noapp-1 are exactly the plugin's back-edge nop site; *section: its .pushsection. */
-static int is_backedge_site(const asm_file *f, size_t app, size_t noapp, size_t *section)
+/* Lines app+1 .. noapp-1 are exactly the plugin's back-edge nop site; *section: its .pushsection,
+ * *target: its record's target line. */
+static int is_backedge_site(const asm_file *f, size_t app, size_t noapp, size_t *section, span *target)
 {
     static const char *const want[] = {".p2align 3,0x2e,4", "1: .byte 0x0f,0x1f,0x44,0x00,0x00",
                                        ".pushsection __hotprof_dual,", ".balign 4", ".long 1b - .", ".long ",
@@ -127,6 +131,7 @@ static int is_backedge_site(const asm_file *f, size_t app, size_t noapp, size_t 
         int prefix = k == 2 || k == 5;
         if (prefix ? !starts(l, want[k]) : !is(l, want[k])) return 0;
         if (k == 2) *section = i;
+        if (k == 5) *target = l;
         k++;
     }
     return k == 9;
@@ -182,9 +187,11 @@ static int falls_through(span l)
     return 2;
 }
 
-/* The continuation of the site ending at line noapp: a jmp's target, or the first label after it. */
-static span continuation(const asm_file *f, size_t noapp)
+/* The continuation of the site ending at line noapp: a jmp's target (*jmp: its line), or the first
+ * label after it (*jmp: SIZE_MAX). */
+static span continuation(const asm_file *f, size_t noapp, size_t *jmp)
 {
+    *jmp = SIZE_MAX;
     span first = {NULL, 0}, name, mn, target;
     size_t i = noapp + 1;
     for (; i < f->nlines; i++) {
@@ -194,7 +201,10 @@ static span continuation(const asm_file *f, size_t noapp)
             break;
         }
     }
-    if (i < f->nlines && branch_of(f->lines[i], &mn, &target) && mn.n == 3 && !memcmp(mn.s, "jmp", 3)) return target;
+    if (i < f->nlines && branch_of(f->lines[i], &mn, &target) && mn.n == 3 && !memcmp(mn.s, "jmp", 3)) {
+        *jmp = i;
+        return target;
+    }
     return first;
 }
 
@@ -209,7 +219,9 @@ static int split_lines(asm_file *f, const char *text, size_t len)
     f->falls = calloc(n, sizeof *f->falls);
     f->pad_before = calloc(n, sizeof *f->pad_before);
     f->guard_before = calloc(n, sizeof *f->guard_before);
-    if (!f->lines || !f->in_app || !f->made_after || !f->made_before || !f->falls || !f->pad_before || !f->guard_before)
+    f->pad_after = calloc(n, sizeof *f->pad_after);
+    if (!f->lines || !f->in_app || !f->made_after || !f->made_before || !f->falls || !f->pad_before ||
+        !f->guard_before || !f->pad_after)
         return -1;
     for (size_t at = 0; at < len;) {
         const char *nl = memchr(text + at, '\n', len - at);
@@ -234,13 +246,13 @@ static int find_sites(asm_file *f)
         while (j < f->nlines && !starts(trim(f->lines[j]), "#NO_APP")) j++;
         if (j == f->nlines) break; /* (an unclosed block: copied as it is) */
         memset(f->in_app + i, 1, j - i + 1);
-        site s = {j, 0, {NULL, 0}, {NULL, 0}, 0};
-        if (is_backedge_site(f, i, j, &s.section)) {
+        site s = {j, 0, {NULL, 0}, {NULL, 0}, 0, {NULL, 0}, SIZE_MAX};
+        if (is_backedge_site(f, i, j, &s.section, &s.target)) {
             size_t before = add_aliases(f, i, f->nsites, &s.label);
             int falls = before != SIZE_MAX && !f->in_app[before] && falls_through(f->lines[before]);
             if (falls) f->falls[before] = f->nsites + 1;
             if (!s.label.n) f->made_before[i] = f->nsites + 1;
-            s.cont = continuation(f, j);
+            s.cont = continuation(f, j, &s.jmp);
             if (!s.cont.n) f->made_after[j] = f->nsites + 1;
             f->sites[f->nsites++] = s;
         }
@@ -286,10 +298,12 @@ static void place_guard(asm_file *f, size_t g, size_t id)
     f->guarded[id] = 1;
 }
 
-/* Each site's latch pad: one per continuation address (sites whose continuations are one label, or
- * labels of one place, share it), written right before the continuation's labels, with its guard
- * where something may fall into it; a made continuation gets its own (guarded: the site's nop
- * falls into it) before its made label. A continuation not defined here as a .L label gets none. */
+/* Each site's latch pad: one per continuation address for the sites of one target (sites whose
+ * continuations are one label, or labels of one place, share it), written right before the
+ * continuation's labels, with its guard where something may fall into it; a site with another
+ * target gets a detached pad of its own after its block's `jmp C` (nothing falls into it), which
+ * ends in a `jmp C`; a made continuation gets its own (guarded: the site's nop falls into it)
+ * before its made label. A continuation not defined here as a .L label gets none. */
 static void place_pads(asm_file *f)
 {
     for (size_t s = 0; s < f->nsites; s++) {
@@ -307,6 +321,9 @@ static void place_pads(asm_file *f)
             place_guard(f, g, s);
         }
         x->pad = f->pad_before[g];
+        if (cmp_span(f->sites[x->pad - 1].target, x->target) == 0) continue;
+        x->pad = 0; /* another target than the pad's: a pad of its own after its jmp, if it has one */
+        if (x->jmp != SIZE_MAX) f->pad_after[x->jmp] = s + 1, x->pad = s + 1;
     }
 }
 
@@ -346,6 +363,15 @@ static void put_pad(FILE *out, size_t id, hp_latch_asm_stats *st)
 {
     fprintf(out, "\t.p2align 4\n.Lhp_pad_%zu:\n\t.byte %s\n", id, HP_LATCH_ASM_PAD_BYTES);
     st->pads++;
+}
+
+/* The detached pad of site id: after its block's jmp, aligned, then `jmp C`. */
+static void put_detached_pad(FILE *out, const asm_file *f, size_t id, hp_latch_asm_stats *st)
+{
+    put_pad(out, id, st);
+    fprintf(out, "\tjmp\t");
+    put_label(out, f->sites[id].cont, ".Lhp_cont_", id);
+    fputc('\n', out);
 }
 
 /* The guard of pad id: `jmp C` over the alignment and the pad (a 2-byte jmp: C is near). */
@@ -419,6 +445,7 @@ static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, un
             put_span(out, f->lines[i]);
             fputc('\n', out);
         }
+        if (f->pad_after[i]) put_detached_pad(out, f, f->pad_after[i] - 1, st);
         if (f->made_after[i]) {
             if (f->sites[f->made_after[i] - 1].pad) {
                 put_guard(out, f, f->made_after[i] - 1);
@@ -446,7 +473,7 @@ int hp_latch_asm_rewrite(const char *text, size_t len, FILE *out, int pads, hp_l
     }
     free(hit);
     free(f.lines), free(f.in_app), free(f.made_after), free(f.made_before), free(f.falls), free(f.pad_before);
-    free(f.guard_before), free(f.sites), free(f.aliases), free(f.defs), free(f.guarded);
+    free(f.pad_after), free(f.guard_before), free(f.sites), free(f.aliases), free(f.defs), free(f.guarded);
     if (stats) *stats = st;
     return rc;
 }

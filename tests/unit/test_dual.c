@@ -315,7 +315,8 @@ TEST(count_mode_gives_latch_branches_trampolines_to_their_sites_targets)
  * guard X (`jmp C`) before its pad P = C - 16 goes to P, which holds `decq %fs:OFF; jle <its site's
  * target>; nop`; another branch of the same pad and target goes there too; a branch
  * whose site has another target keeps its trampoline; a record naming P itself (no guard) gets
- * the pad without one; a pad whose bytes are not the rewrite's nops is left alone. (Before: every
+ * the pad without one; a detached pad (another target's, ending in `jmp C`) serves its branch; a pad
+ * whose bytes are not the rewrite's nops is left alone. (Before: every
  * branch went to a trampoline.) Registered after count mode began (the test before this one). */
 TEST(count_mode_sends_latch_branches_to_their_pads)
 {
@@ -334,10 +335,13 @@ TEST(count_mode_sends_latch_branches_to_their_pads)
     memcpy(code + bare, hp_tramp_latch_pad_nops(), HP_PAD_LEN);
     memset(code + bad, 0x90, HP_PAD_LEN);
     code[bad - 2] = 0xeb, code[bad - 1] = 16;
-    struct { unsigned l, c, x; } want[5] = {{8, pad + 16, guard},    {8, pad + 16, guard}, {40, pad + 16, guard},
-                                            {40, bare + 16, bare}, {8, bad + 16, bad - 2}};
+    const unsigned detached = 96; /* another target's pad, then `jmp C` (C = pad + 16) */
+    memcpy(code + detached, hp_tramp_latch_pad_nops(), HP_PAD_LEN);
+    code[detached + 16] = 0xeb, code[detached + 17] = pad + 16 - (detached + 18);
+    struct { unsigned l, c, x; } want[6] = {{8, pad + 16, guard},  {8, pad + 16, guard},   {40, pad + 16, guard},
+                                            {40, bare + 16, bare}, {8, bad + 16, bad - 2}, {40, pad + 16, detached}};
     hp_dual_branch_rec *br = (hp_dual_branch_rec *)(code + 3072);
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         uint8_t *field = code + 320 + 8 * i;
         int32_t off_rel = (int32_t)((code + want[i].c) - (field + 4));
         memcpy(field, &off_rel, 4);
@@ -348,7 +352,7 @@ TEST(count_mode_sends_latch_branches_to_their_pads)
     }
     mprotect(code, 4096, PROT_READ | PROT_EXEC);
     CHECK(hp_dual_register(rec, rec + 2) == 1);
-    hp_dual_register_branches(br, br + 5);
+    hp_dual_register_branches(br, br + 6);
     CHECK(lands(code + 320) == code + pad);
     CHECK(lands(code + 328) == code + pad);
     const uint8_t *tr = lands(code + 336);
@@ -356,17 +360,20 @@ TEST(count_mode_sends_latch_branches_to_their_pads)
     CHECK(lands(code + 344) == code + bare);
     tr = lands(code + 352);
     CHECK(tr < code || tr >= code + 4096); /* not the rewrite's nops: its trampoline */
-    for (unsigned p = pad; p <= bare; p += bare - pad) {
+    CHECK(lands(code + 360) == code + detached);
+    const unsigned written[3] = {pad, bare, detached}, targets[3] = {1024, 1040, 1040};
+    for (int k = 0; k < 3; k++) {
+        unsigned p = written[k];
         static const uint8_t decq_fs[5] = {0x64, 0x48, 0xff, 0x0c, 0x25};
         CHECK(memcmp(code + p, decq_fs, 5) == 0);
         CHECK(code[p + 9] == 0x0f && code[p + 10] == 0x8e && code[p + 15] == 0x90);
-        CHECK(lands(code + p + 11) == code + 1024 + (p == pad ? 0 : 16)); /* jle: the site's target */
+        CHECK(lands(code + p + 11) == code + targets[k]); /* jle: the site's target */
     }
     CHECK(code[bad] == 0x90); /* left alone */
     char info[1024];
     hp_dual_count_info(info, sizeof info);
-    CHECK(strstr(info, "dual.count.latch_pads=2\n") != NULL);
-    CHECK(strstr(info, "dual.count.padded_branches=3\n") != NULL);
+    CHECK(strstr(info, "dual.count.latch_pads=3\n") != NULL);
+    CHECK(strstr(info, "dual.count.padded_branches=4\n") != NULL);
     hp_dual_unregister_branches(br);
     hp_dual_unregister(rec, rec + 2);
 }

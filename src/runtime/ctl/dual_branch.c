@@ -103,15 +103,27 @@ static int is_guard(uint64_t x, uint64_t c)
     return c - (x + 2) <= 127 && g[0] == 0xeb && g[1] == (uint8_t)(c - (x + 2));
 }
 
+/* The code after the pad at p goes on at c: it is c, or a `jmp c` (a detached pad's, eb/e9). */
+static int pad_goes_on(uint64_t p, uint64_t c)
+{
+    const uint8_t *after = (const uint8_t *)(uintptr_t)(p + HP_PAD_LEN);
+    int32_t rel;
+    if (p + HP_PAD_LEN == c) return 1;
+    if (after[0] == 0xeb) return c - (p + HP_PAD_LEN + 2) <= 127 && after[1] == (uint8_t)(c - (p + HP_PAD_LEN + 2));
+    if (after[0] != 0xe9) return 0;
+    memcpy(&rel, after + 1, 4);
+    return p + HP_PAD_LEN + 5 + (uint64_t)(int64_t)rel == c;
+}
+
 /* Count mode: r's latch pad, written for its site's target if it is still the rewrite's nops; 0 if
  * r has none or it cannot serve r (the comment above). */
 static uint64_t pad_entry(const hp_dual_branch_rec *r)
 {
-    uint64_t c = at(&r->off), p = c - HP_PAD_LEN, x = r->pad ? at(&r->pad) : 0;
+    uint64_t c = at(&r->off), x = r->pad ? at(&r->pad) : 0, p = x && is_guard(x, c) ? c - HP_PAD_LEN : x;
     uint64_t target = x ? hp_dual_latch_target(at(&r->on)) : 0;
     uint8_t code[HP_PAD_LEN];
     int32_t rel;
-    if (!target || p % HP_PAD_LEN || (x != p && (x + 2 > p || !is_guard(x, c))) ||
+    if (!target || p % HP_PAD_LEN || (x != p && x + 2 > p) || !pad_goes_on(p, c) ||
         !hp_tramp_rel32(at(&r->field) + 4, p, &rel) ||
         hp_tramp_encode_pad(code, p, target, g_fs_off, HP_PAD_15_1) != HP_PAD_LEN)
         return 0;
