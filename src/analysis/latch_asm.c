@@ -22,7 +22,7 @@ typedef struct site {
     span label;    /* a label of its block (n == 0: made before #APP as .Lhp_site_<index>) */
     size_t pad;    /* index + 1 of the site whose latch pad it uses, or 0: none */
     span target;   /* its record's target line (`.long <label> - .`): sites of one pad share it */
-    size_t jmp;    /* line of the `jmp` to its continuation right after it, or SIZE_MAX */
+    size_t next;   /* index + 1 of the next site whose detached pad goes before the same line, or 0 */
 } site;
 
 /* A label name and what it stands for: a site's index (aliases) or its defining line (defs). */
@@ -43,7 +43,7 @@ typedef struct asm_file {
     size_t *falls;         /* per line: index + 1 of the site this instruction falls through into, or 0 */
     size_t *pad_before;    /* per line: index + 1 of the site whose latch pad is written before it, or 0 */
     size_t *guard_before;  /* per line: index + 1 of the site whose pad's guard is written before it, or 0 */
-    size_t *pad_after;     /* per line: index + 1 of the site whose detached pad is written after it, or 0 */
+    size_t *detached;      /* per line (a function's end): index + 1 of the first site whose detached pad goes before it */
     unsigned char *guarded; /* per site: its pad (if it is the pad's owner) has a guard */
 } asm_file;
 
@@ -187,11 +187,9 @@ static int falls_through(span l)
     return 2;
 }
 
-/* The continuation of the site ending at line noapp: a jmp's target (*jmp: its line), or the first
- * label after it (*jmp: SIZE_MAX). */
-static span continuation(const asm_file *f, size_t noapp, size_t *jmp)
+/* The continuation of the site ending at line noapp: a jmp's target, or the first label after it. */
+static span continuation(const asm_file *f, size_t noapp)
 {
-    *jmp = SIZE_MAX;
     span first = {NULL, 0}, name, mn, target;
     size_t i = noapp + 1;
     for (; i < f->nlines; i++) {
@@ -201,10 +199,7 @@ static span continuation(const asm_file *f, size_t noapp, size_t *jmp)
             break;
         }
     }
-    if (i < f->nlines && branch_of(f->lines[i], &mn, &target) && mn.n == 3 && !memcmp(mn.s, "jmp", 3)) {
-        *jmp = i;
-        return target;
-    }
+    if (i < f->nlines && branch_of(f->lines[i], &mn, &target) && mn.n == 3 && !memcmp(mn.s, "jmp", 3)) return target;
     return first;
 }
 
@@ -219,9 +214,9 @@ static int split_lines(asm_file *f, const char *text, size_t len)
     f->falls = calloc(n, sizeof *f->falls);
     f->pad_before = calloc(n, sizeof *f->pad_before);
     f->guard_before = calloc(n, sizeof *f->guard_before);
-    f->pad_after = calloc(n, sizeof *f->pad_after);
+    f->detached = calloc(n, sizeof *f->detached);
     if (!f->lines || !f->in_app || !f->made_after || !f->made_before || !f->falls || !f->pad_before ||
-        !f->guard_before || !f->pad_after)
+        !f->guard_before || !f->detached)
         return -1;
     for (size_t at = 0; at < len;) {
         const char *nl = memchr(text + at, '\n', len - at);
@@ -246,13 +241,13 @@ static int find_sites(asm_file *f)
         while (j < f->nlines && !starts(trim(f->lines[j]), "#NO_APP")) j++;
         if (j == f->nlines) break; /* (an unclosed block: copied as it is) */
         memset(f->in_app + i, 1, j - i + 1);
-        site s = {j, 0, {NULL, 0}, {NULL, 0}, 0, {NULL, 0}, SIZE_MAX};
+        site s = {j, 0, {NULL, 0}, {NULL, 0}, 0, {NULL, 0}, 0};
         if (is_backedge_site(f, i, j, &s.section, &s.target)) {
             size_t before = add_aliases(f, i, f->nsites, &s.label);
             int falls = before != SIZE_MAX && !f->in_app[before] && falls_through(f->lines[before]);
             if (falls) f->falls[before] = f->nsites + 1;
             if (!s.label.n) f->made_before[i] = f->nsites + 1;
-            s.cont = continuation(f, j, &s.jmp);
+            s.cont = continuation(f, j);
             if (!s.cont.n) f->made_after[j] = f->nsites + 1;
             f->sites[f->nsites++] = s;
         }
@@ -301,9 +296,10 @@ static void place_guard(asm_file *f, size_t g, size_t id)
 /* Each site's latch pad: one per continuation address for the sites of one target (sites whose
  * continuations are one label, or labels of one place, share it), written right before the
  * continuation's labels, with its guard where something may fall into it; a site with another
- * target gets a detached pad of its own after its block's `jmp C` (nothing falls into it), which
- * ends in a `jmp C`; a made continuation gets its own (guarded: the site's nop falls into it)
- * before its made label. A continuation not defined here as a .L label gets none. */
+ * target gets a detached pad of its own at its function's end (before LLVM's .Lfunc_end label:
+ * out of the hot code, nothing falls into it), which ends in a `jmp C`; a made continuation gets
+ * its own (guarded: the site's nop falls into it) before its made label. A continuation not
+ * defined here as a .L label gets none. */
 static void place_pads(asm_file *f)
 {
     for (size_t s = 0; s < f->nsites; s++) {
@@ -322,8 +318,11 @@ static void place_pads(asm_file *f)
         }
         x->pad = f->pad_before[g];
         if (cmp_span(f->sites[x->pad - 1].target, x->target) == 0) continue;
-        x->pad = 0; /* another target than the pad's: a pad of its own after its jmp, if it has one */
-        if (x->jmp != SIZE_MAX) f->pad_after[x->jmp] = s + 1, x->pad = s + 1;
+        x->pad = 0; /* another target than the pad's: a pad of its own at its function's end */
+        size_t end = x->noapp;
+        while (end < f->nlines && !starts(trim(f->lines[end]), ".Lfunc_end")) end++;
+        if (end == f->nlines) continue;
+        x->next = f->detached[end], f->detached[end] = s + 1, x->pad = s + 1;
     }
 }
 
@@ -365,7 +364,7 @@ static void put_pad(FILE *out, size_t id, hp_latch_asm_stats *st)
     st->pads++;
 }
 
-/* The detached pad of site id: after its block's jmp, aligned, then `jmp C`. */
+/* The detached pad of site id: aligned, then `jmp C`. */
 static void put_detached_pad(FILE *out, const asm_file *f, size_t id, hp_latch_asm_stats *st)
 {
     put_pad(out, id, st);
@@ -431,6 +430,7 @@ static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, un
     for (size_t i = 0; i < f->nlines; i++) {
         span mn, target;
         const named *a = NULL;
+        for (size_t d = f->detached[i]; d; d = f->sites[d - 1].next) put_detached_pad(out, f, d - 1, st);
         if (f->guard_before[i]) put_guard(out, f, f->guard_before[i] - 1);
         if (f->pad_before[i]) put_pad(out, f->pad_before[i] - 1, st);
         if (f->made_before[i]) fprintf(out, ".Lhp_site_%zu:\n", f->made_before[i] - 1);
@@ -445,7 +445,6 @@ static void write_lines(FILE *out, const asm_file *f, hp_latch_asm_stats *st, un
             put_span(out, f->lines[i]);
             fputc('\n', out);
         }
-        if (f->pad_after[i]) put_detached_pad(out, f, f->pad_after[i] - 1, st);
         if (f->made_after[i]) {
             if (f->sites[f->made_after[i] - 1].pad) {
                 put_guard(out, f, f->made_after[i] - 1);
@@ -473,7 +472,7 @@ int hp_latch_asm_rewrite(const char *text, size_t len, FILE *out, int pads, hp_l
     }
     free(hit);
     free(f.lines), free(f.in_app), free(f.made_after), free(f.made_before), free(f.falls), free(f.pad_before);
-    free(f.pad_after), free(f.guard_before), free(f.sites), free(f.aliases), free(f.defs), free(f.guarded);
+    free(f.detached), free(f.guard_before), free(f.sites), free(f.aliases), free(f.defs), free(f.guarded);
     if (stats) *stats = st;
     return rc;
 }
