@@ -27,9 +27,10 @@
  * pad's nops. Count mode (`--bursts count`) writes P once as
  *     64 48 ff 0c 25 <off32>  decq %fs:countdown  |  0f 8e <rel32>  jle <target>  |  90
  * and points the branches at P: a back-edge then decrements and falls into C, with no jump out
- * and back (a trampoline's). Sites whose continuations are one place share one pad; the runtime
- * gives it to the branches whose sites have its target (runtime/ctl/dual_branch.c). A
- * continuation the rewrite made (after the site) gets its own pad, guarded.
+ * and back (a trampoline's). Sites whose continuations are one place and whose records name one
+ * target share one pad; a site with another target gets a detached pad at its function's end
+ * (before `.Lfunc_end`), the same 16 bytes followed by `jmp C`, named by its records (no guard).
+ * A continuation the rewrite made (after the site) gets its own pad, guarded.
  *
  * One more line is changed, for GNU as: a `.section` of a link-order section in a comdat group,
  * which LLVM prints as `...,@progbits,GROUP,comdat,LINKED` and gas takes as
