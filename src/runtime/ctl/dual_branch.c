@@ -22,8 +22,9 @@
  * Latch pads (a record's `pad`: the pad's guard X, a `jmp C` over it, or the pad P itself when
  * nothing falls into it; P = C - 16, or a detached pad followed by `jmp C`; analysis/latch_asm.h):
  * in count mode a branch goes to P instead, once P holds the countdown's decrement and a jle to
- * its site's target (dual_tramp.h): no jump out and back. The first branch that finds P (16-aligned, its guard in place) as the rewrite wrote it
- * writes it for its target, in one 16-byte store whose instruction boundaries include the nops'
+ * its site's target (dual_tramp.h): no jump out and back. The first branch that finds P
+ * (16-aligned, its guard in place) as the rewrite wrote it writes it for its target, in one
+ * 16-byte store whose instruction boundaries include the nops'
  * (nothing runs them but a branch sent there after the store). A branch whose site has another
  * target than the one written, or whose pad is missing, misplaced or not as written, keeps its
  * trampoline. Pads are never written back: count mode is for the rest of the run, and written
