@@ -364,21 +364,26 @@ static void put_pad(FILE *out, size_t id, hp_latch_asm_stats *st)
     st->pads++;
 }
 
-/* The detached pad of site id: aligned, then `jmp C`. */
-static void put_detached_pad(FILE *out, const asm_file *f, size_t id, hp_latch_asm_stats *st)
+/* `jmp C`, C site id's continuation. */
+static void put_jmp_cont(FILE *out, const asm_file *f, size_t id)
 {
-    put_pad(out, id, st);
     fprintf(out, "\tjmp\t");
     put_label(out, f->sites[id].cont, ".Lhp_cont_", id);
     fputc('\n', out);
 }
 
+/* The detached pad of site id: aligned, then `jmp C`. */
+static void put_detached_pad(FILE *out, const asm_file *f, size_t id, hp_latch_asm_stats *st)
+{
+    put_pad(out, id, st);
+    put_jmp_cont(out, f, id);
+}
+
 /* The guard of pad id: `jmp C` over the alignment and the pad (a 2-byte jmp: C is near). */
 static void put_guard(FILE *out, const asm_file *f, size_t id)
 {
-    fprintf(out, ".Lhp_padx_%zu:\n\tjmp\t", id);
-    put_label(out, f->sites[id].cont, ".Lhp_cont_", id);
-    fputc('\n', out);
+    fprintf(out, ".Lhp_padx_%zu:\n", id);
+    put_jmp_cont(out, f, id);
 }
 
 /* Line i falls through into site si: a jcc X becomes j!cc to the site's continuation (switched)

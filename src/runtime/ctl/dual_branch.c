@@ -37,6 +37,7 @@
  */
 #include "runtime/ctl/dual.h"
 #include "runtime/ctl/dual_tramp.h"
+#include "runtime/ctl/x86_call.h"
 #include "runtime/thread.h"
 #include "runtime/base.h"
 #include <string.h>
@@ -69,8 +70,7 @@ uint64_t hp_dual_branch_word(uint64_t word, unsigned off, uint32_t rel)
 static int make_tramps(uint32_t m)
 {
     const hp_dual_branch_rec *a = g_br[m].start, *z = g_br[m].stop;
-    int32_t fs_off;
-    if (!hp_tramp_fs_offset(&hp_dual_countdown, &fs_off)) return 0;
+    if (!g_fs_known) return 0;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (const hp_dual_branch_rec *r = a; r < z; r++) {
         uint64_t f = at(&r->field), l = at(&r->on), c = at(&r->off);
@@ -85,7 +85,7 @@ static int make_tramps(uint32_t m)
     for (size_t i = 0; i < (size_t)(z - a); i++) {
         uint64_t target = hp_dual_latch_target(at(&a[i].on)), slot = (uint64_t)(uintptr_t)(p + i * HP_TRAMP_SLOT);
         uint8_t code[HP_TRAMP_SLOT];
-        if (target && hp_tramp_encode(code, slot, target, at(&a[i].off), fs_off))
+        if (target && hp_tramp_encode(code, slot, target, at(&a[i].off), g_fs_off))
             memcpy(p + i * HP_TRAMP_SLOT, code, HP_TRAMP_LEN), made++;
     }
     if (!made || mprotect(p, len, PROT_READ | PROT_EXEC) != 0) {
@@ -97,35 +97,20 @@ static int make_tramps(uint32_t m)
     return 1;
 }
 
-/* The guard at x is the rewrite's `jmp c` (eb rel8). */
-static int is_guard(uint64_t x, uint64_t c)
-{
-    const uint8_t *g = (const uint8_t *)(uintptr_t)x;
-    return c - (x + 2) <= 127 && g[0] == 0xeb && g[1] == (uint8_t)(c - (x + 2));
-}
-
-/* The code after the pad at p goes on at c: it is c, or a `jmp c` (a detached pad's, eb/e9). */
-static int pad_goes_on(uint64_t p, uint64_t c)
-{
-    const uint8_t *after = (const uint8_t *)(uintptr_t)(p + HP_PAD_LEN);
-    int32_t rel;
-    if (p + HP_PAD_LEN == c) return 1;
-    if (after[0] == 0xeb) return c - (p + HP_PAD_LEN + 2) <= 127 && after[1] == (uint8_t)(c - (p + HP_PAD_LEN + 2));
-    if (after[0] != 0xe9) return 0;
-    memcpy(&rel, after + 1, 4);
-    return p + HP_PAD_LEN + 5 + (uint64_t)(int64_t)rel == c;
-}
-
 /* Count mode: r's latch pad, written for its site's target if it is still the rewrite's nops; 0 if
  * r has none or it cannot serve r (the comment above). */
 static uint64_t pad_entry(const hp_dual_branch_rec *r)
 {
-    uint64_t c = at(&r->off), x = r->pad ? at(&r->pad) : 0, p = x && is_guard(x, c) ? c - HP_PAD_LEN : x;
-    uint64_t target = x ? hp_dual_latch_target(at(&r->on)) : 0;
+    if (!r->pad) return 0; /* (a build before latch pads) */
+    unsigned guard_len = 0, jmp_len;
+    uint64_t c = at(&r->off), x = at(&r->pad);
+    uint64_t p = hp_x86_jmp_dest(x, &guard_len) == c ? c - HP_PAD_LEN : x; /* (a guard: `jmp C`) */
+    if (p % HP_PAD_LEN || (x != p && x + guard_len > p)) return 0;
+    if (p + HP_PAD_LEN != c && hp_x86_jmp_dest(p + HP_PAD_LEN, &jmp_len) != c) return 0; /* (detached: `jmp C`) */
+    uint64_t target = hp_dual_latch_target(at(&r->on));
     uint8_t code[HP_PAD_LEN];
     int32_t rel;
-    if (!target || p % HP_PAD_LEN || (x != p && x + 2 > p) || !pad_goes_on(p, c) ||
-        !hp_tramp_rel32(at(&r->field) + 4, p, &rel) ||
+    if (!target || !hp_tramp_rel32(at(&r->field) + 4, p, &rel) ||
         hp_tramp_encode_pad(code, p, target, g_fs_off, HP_PAD_15_1) != HP_PAD_LEN)
         return 0;
     const uint8_t *now = (const uint8_t *)(uintptr_t)p;

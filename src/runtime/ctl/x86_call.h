@@ -1,7 +1,8 @@
 /* x86_call.h — the few x86-64 encodings the runtime reads in code it did not write: a direct call
- * (`call rel32`, e8) before a return address, any 5-byte rel32 instruction's destination, and a
- * PLT entry (`jmp *disp32(%rip)`, ff 25, after an optional endbr64 and bnd prefix). Used by
- * sites.c (hook call sites) and dual_text.c (tail calls of clean copies). Callers make sure the
+ * (`call rel32`, e8) before a return address, any 5-byte rel32 instruction's destination, a direct
+ * jmp's, and a PLT entry (`jmp *disp32(%rip)`, ff 25, after an optional endbr64 and bnd prefix).
+ * Used by sites.c (hook call sites), dual_text.c (tail calls of clean copies) and dual_branch.c
+ * (latch pads' guards). Callers make sure the
  * bytes they pass are mapped. Static inline, loads only: async-signal-safe.
  */
 #ifndef HOTPROF_RUNTIME_CTL_X86_CALL_H
@@ -24,6 +25,16 @@ static inline HP_NOINST uint32_t hp_x86_u32(const uint8_t *p)
 static inline HP_NOINST uint64_t hp_x86_rel32_dest(uint64_t insn)
 {
     return insn + 5 + (uint64_t)(int64_t)(int32_t)hp_x86_u32((const uint8_t *)(uintptr_t)insn + 1);
+}
+
+/* Where the direct jmp at insn goes (`jmp rel8`, eb, or `jmp rel32`, e9; *len its length), or 0
+ * if the bytes there are no such jmp. */
+static inline HP_NOINST uint64_t hp_x86_jmp_dest(uint64_t insn, unsigned *len)
+{
+    const uint8_t *q = (const uint8_t *)(uintptr_t)insn;
+    if (q[0] == 0xeb) return *len = 2, insn + 2 + (uint64_t)(int64_t)(int8_t)q[1];
+    if (q[0] == 0xe9) return *len = 5, hp_x86_rel32_dest(insn);
+    return 0;
 }
 
 /* The target of the `call rel32` that ends right before ret, or 0 if those 5 bytes are none. */
