@@ -26,6 +26,8 @@ assert abs(r["native_ns_per_event"] - per_event) <= 1e-4 * per_event, (r["native
 assert abs(r["budget_ns_per_event"] - 0.03 * per_event) <= 1e-4 * per_event, r["budget_ns_per_event"]
 dec = (r["dec"] - r["off"]) * per_event
 assert abs(r["dec_ns_per_event"] - dec) <= 1e-4 * per_event, (r["dec_ns_per_event"], dec)
+spent = (r["c1000"] - 1) * per_event
+assert abs(r["spent_ns_per_event"] - spent) <= 1e-4 * per_event, (r["spent_ns_per_event"], spent)
 for k in ("off", "dec", "c1000"):
     assert 0.5 < r[k] < 5, "%s %g" % (k, r[k])
 PY
