@@ -2,7 +2,8 @@
 """bench/fastpath/budget.py - what count mode may spend per event, and what it spends (issue 14's
 "total at 1/1000, burst 1 <= 1.03"). Called by bench/fastpath/budget.sh, which parses the options.
 
-Per program (the eight workloads and the real programs, each built with one dual hook set), four
+Per program (the eight workloads and the real programs, each built with one dual hook set; SET+count
+is SET with inline count sites, realprogs.sh's naming), four
 variants run side by side in interleaved rounds (paired CPU-time ratios to native, median):
   native   clang -O2
   off      HOTPROF_MODE=off: the switched-off floor
@@ -89,7 +90,7 @@ def workload_subjects(names, hooks, work):
     for name in names:
         exe = {v: os.path.join(work, "%s.%s" % (name, v)) for v in ("native", "hooked")}
         fastpath.build(work, name, "native", exe["native"])
-        fastpath.sh([fastpath.HOTPROF, "cc", "--hooks=" + hooks, "-O2", "-o", exe["hooked"],
+        fastpath.sh([fastpath.HOTPROF, "cc"] + realrun.cc_args(hooks) + ["-O2", "-o", exe["hooked"],
                      os.path.join(fastpath.ROOT, "bench", "workloads", name + ".c"), "-lm", "-lpthread"])
         size = fastpath.SIZES[name]
         subjects.append(Subject(name, hooks, [exe["native"], size], [exe["hooked"], size], work,

@@ -11,7 +11,8 @@
 #   --quick        the real programs' small inputs (a smoke test, not a measurement)
 #   --workloads    which of bench/workloads (default all eight; "" for none)
 #   --programs     which real programs (default all three; "" for none)
-#   --hooks        the dual hook set every program is built with (default dual-functions)
+#   --hooks        the dual hook set every program is built with (default dual-functions;
+#                  SET+count: with inline count sites, `hotprof cc --dual-sites=count`)
 #   --build-dir    the real programs' builds (default build/bench-realprogs)
 #   --results      where fastpath_budget.{csv,txt} go (default bench/results)
 #   --name NAME    results in fastpath_budget_NAME.{csv,txt} instead
@@ -20,7 +21,7 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/realprogs.sh"
 RP_TAG=fastpath-budget
 RP_DEFAULT_RUNS=7
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 WORKLOADS="fft heapsort lexgen compress gametree interp nbody mt_work"; HOOKS=dual-functions
 OUT=fastpath_budget; PROGRAMS_SET=""
 args=()
