@@ -13,6 +13,9 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 HP="$ROOT/build/bin/hotprof"
+# the floor of nop sites, which switch off (count sites, hotprof cc's default for dual-functions and
+# dual-blocks since session 39, keep their decrement switched off: HOTPROF_DUAL_SITES=count for those)
+export HOTPROF_DUAL_SITES=${HOTPROF_DUAL_SITES:-nop}
 ROUNDS=5
 WORKLOADS="gametree compress heapsort"
 while getopts "r:w:" o; do

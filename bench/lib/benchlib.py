@@ -27,6 +27,12 @@ import sys
 import tempfile
 import time
 
+# Benchmarks name dual builds by their sites: SET is the nop build, SET+count (or
+# --dual-sites=count) the build with inline count sites, hotprof cc's default for dual-functions
+# and dual-blocks since session 39. So every committed result keeps its meaning, a bench run
+# builds nop sites unless told otherwise.
+os.environ.setdefault("HOTPROF_DUAL_SITES", "nop")
+
 CURRENT = []   # the child being timed, killed if we are interrupted
 
 

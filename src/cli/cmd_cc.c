@@ -30,7 +30,9 @@ typedef struct cc_options {
     const char *compiler;
     int print_command;
     int cplusplus;
-    int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md) */
+    int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md; the default: default_count_sites) */
+    int sites_given;    /* ... given as an option */
+    int sites_env;      /* HOTPROF_DUAL_SITES: -1 unset, else 0 (nop) or 1 (count); ignored by non-dual sets */
     int return_sites;   /* --dual-return-sites=on: a site after each call (docs/dual.md) */
     int latch_branch;   /* --dual-latch=branch (default): the latch's own branch is switched (cmd_as.c) */
     int latch_given;    /* ... given as an option (HOTPROF_DUAL_LATCH is a default: ignored where it does not apply) */
@@ -72,9 +74,12 @@ static void cc_usage(FILE *out, int cplusplus)
                  "copy for every function), -hotprof-dual-peel-max=N (the top form copies only\n"
                  "one-block loops of at most N instructions; default: every one),\n"
                  "-hotprof-dual-hook-cc=auto|c|preserve-most (defaults first).\n"
-                 "--dual-sites=nop (default, or $HOTPROF_DUAL_SITES) gives dual-* sets patchable nops at\n"
-                 "entries and loop latches; count compiles count mode's decrement-and-branch in instead\n"
-                 "(runs with --bursts count, live and exhaustive; not patched bursts).\n"
+                 "--dual-sites=count compiles count mode's decrement-and-branch into the entries and\n"
+                 "loop latches of dual-* sets (runs with --bursts count, the default, live and\n"
+                 "exhaustive; not patched bursts); nop gives them patchable nops, which count mode\n"
+                 "fills in and --bursts patch switches. Default: nop with --dual-latch=branch, else\n"
+                 "$HOTPROF_DUAL_SITES, else count for dual-functions and dual-blocks, nop for\n"
+                 "dual-memory and dual-all.\n"
                  "--dual-return-sites=on puts a site after each call in the clean copies (count mode's\n"
                  "subpaths then see a burst's blocks after it returns into a clean caller).\n"
                  "--dual-latch=branch switches each loop latch's own branch between the latch site and\n"
@@ -151,6 +156,7 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
     if (!strncmp(a, "--compiler=", 11)) return o->compiler = a + 11, 1;
     if (!strncmp(a, "--dual-sites=", 13)) {
         if (parse_dual_sites(a + 13, &o->count_sites)) *err = "--dual-sites takes nop or count";
+        o->sites_given = 1;
         return 1;
     }
     if (!strncmp(a, "--dual-latch=", 13)) {
@@ -163,6 +169,18 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
     if (!strncmp(a, "--dual-return-sites=", 20)) return *err = "--dual-return-sites takes off or on", 1;
     if (!strcmp(a, "--print-command")) return o->print_command = 1, 1;
     return 0;
+}
+
+/* The sites a dual-* build gets without --dual-sites: nop sites when --dual-latch=branch is given
+ * (it switches nops), else HOTPROF_DUAL_SITES, else count sites for dual-functions and dual-blocks
+ * (session 39: count mode, the default bursts, costs less with them; docs/dual.md *Which sites by
+ * default*) and nop sites for dual-memory and dual-all (not measured there; shadow profiling's
+ * paths differed with count sites). */
+static int default_count_sites(const cc_options *o, int dual)
+{
+    if (!dual || (o->latch_given && o->latch_branch)) return 0;
+    if (o->sites_env >= 0) return o->sites_env;
+    return !strcmp(o->hooks->name, "dual-functions") || !strcmp(o->hooks->name, "dual-blocks");
 }
 
 static int on_path(const char *prog)
@@ -342,15 +360,15 @@ static void xray_retired_note(void)
 
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
-    /* the latch's branch as the site is the default where it applies (dual-* sets, nop sites) */
-    cc_options o = {.cplusplus = cplusplus, .latch_branch = 1};
+    /* the latch's branch as the site is the default where it applies (dual-* sets with nop sites) */
+    cc_options o = {.cplusplus = cplusplus, .sites_env = -1, .latch_branch = 1};
     const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
     const char *env_latch = getenv("HOTPROF_DUAL_LATCH");
     if (env_latch && *env_latch && parse_dual_latch(env_latch, &o.latch_branch)) {
         fprintf(stderr, "hotprof cc: HOTPROF_DUAL_LATCH takes site or branch, not '%s'\n", env_latch);
         return 2;
     }
-    if (env_sites && *env_sites && parse_dual_sites(env_sites, &o.count_sites)) {
+    if (env_sites && *env_sites && parse_dual_sites(env_sites, &o.sites_env)) {
         fprintf(stderr, "hotprof cc: HOTPROF_DUAL_SITES takes nop or count, not '%s'\n", env_sites);
         return 2;
     }
@@ -369,11 +387,13 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         }
         user[nuser++] = argv[i];
     }
-    if (o.count_sites && strncmp(o.hooks->name, "dual-", 5) != 0) {
+    int dual = !strncmp(o.hooks->name, "dual-", 5);
+    if (o.count_sites && !dual) {
         fprintf(stderr, "hotprof cc: --dual-sites=count needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
         return 2;
     }
-    int latch_applies = !o.count_sites && !strncmp(o.hooks->name, "dual-", 5);
+    if (!o.sites_given) o.count_sites = default_count_sites(&o, dual);
+    int latch_applies = !o.count_sites && dual;
     if (o.latch_branch && !latch_applies && !o.latch_given) o.latch_branch = 0; /* (a default: ours or the environment's) */
     if (o.latch_branch && !latch_applies) {
         fprintf(stderr, "hotprof cc: --dual-latch=branch needs a dual-* hook set with nop sites, not --hooks=%s%s\n",
