@@ -65,7 +65,8 @@ rp_ensure_hotprof() {
         rp_log "building hotprof"
         make -s -C "$RP_ROOT" build/bin/hotprof build/lib/libhotprof_rt.a >&2
     fi
-    [ -d "$RP_SRC/quickjs" ] || rp_die "no real programs in $RP_SRC (set HOTPROF_REALPROGS)"
+    # (a script asked for no real program, e.g. budget.sh --programs "", needs no sources)
+    [ -z "${RP_PROGRAMS// /}" ] || [ -d "$RP_SRC/quickjs" ] || rp_die "no real programs in $RP_SRC (set HOTPROF_REALPROGS)"
 }
 
 # rp_has_dual: the dual hook sets exist (the LLVM pass plugin was built).
