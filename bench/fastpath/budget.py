@@ -26,7 +26,6 @@ dec_ns_per_event,spent_ns_per_event,burst_ns,ghz,runs.
 """
 import argparse
 import os
-import signal
 import statistics
 import sys
 import tempfile
@@ -154,8 +153,7 @@ def main():
     ap.add_argument("--build-dir", required=True)
     ap.add_argument("--csv", required=True)
     a = ap.parse_args()
-    signal.signal(signal.SIGTERM, benchlib.on_signal)
-    signal.signal(signal.SIGINT, benchlib.on_signal)
+    benchlib.handle_signals()
     unknown = [w for w in a.workloads.split() if w not in fastpath.SIZES]
     if unknown:
         sys.exit("budget.py: unknown workload %s (known: %s)" % (" ".join(unknown), " ".join(fastpath.SIZES)))

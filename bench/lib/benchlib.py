@@ -22,6 +22,7 @@ counting a little later), 1e-5 of a workload's quick run.
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,12 @@ def on_signal(signum, frame):
     for proc in CURRENT:
         proc.kill()
     sys.exit(128 + signum)
+
+
+def handle_signals():
+    """SIGTERM and SIGINT end the benchmark through on_signal (the child being timed killed first)."""
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
 
 
 def run_once(argv, timeout=None, env=None):
