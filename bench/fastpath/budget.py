@@ -10,8 +10,9 @@ variants run side by side in interleaved rounds (paired CPU-time ratios to nativ
   dec      count mode with both types at period 10^9: every event decrements the countdown, no
            burst ever starts (the decrement alone)
   c1000    count mode, methods + call pairs at period=999, burst=1 (the issue's setting)
-Events E and bursts are the c1000 run's own INFO (`dual.count.events`, `dual.count.bursts`): count
-mode counts every call and loop back-edge of the clean code.
+Events E and bursts are the c1000 runs' own INFO (`dual.count.events`, `dual.count.bursts`; each
+variant writes a profile of its own, so the last round's order does not matter): count mode counts
+every call and loop back-edge of the clean code.
 
 Derived (ns from the medians of the rounds; cycles at the clock /proc/cpuinfo reports):
   native/ev   native CPU time per event: how dense the events are
@@ -63,25 +64,31 @@ def clock_ghz():
 
 
 class Subject:
-    """One program: a native argv, a hooked argv, the profile path count mode writes, and how one
-    run is timed (runner(argv, env) -> CPU seconds; it stops the benchmark on a failed run)."""
+    """One program: a native argv, a hooked argv, a work directory for its profiles (one per
+    variant), and how one run is timed (runner(argv, env) -> CPU seconds; it stops the benchmark on
+    a failed run)."""
 
     def __init__(self, name, hooks, native_argv, hooked_argv, work, runner):
         self.name, self.hooks, self.native, self.hooked = name, hooks, native_argv, hooked_argv
-        self.profile, self.runner = os.path.join(work, "budget.%s.data" % name), runner
+        self.work, self.runner = work, runner
+
+    def profile(self, variant):
+        return os.path.join(self.work, "budget.%s.%s.data" % (self.name, variant))
 
     def run(self, variant):
         if variant == "native":
             return self.runner(self.native, {})
-        return self.runner(self.hooked, dict(MODES[variant], HOTPROF_OUTPUT=self.profile))
+        return self.runner(self.hooked, dict(MODES[variant], HOTPROF_OUTPUT=self.profile(variant)))
 
 
-def workload_run(argv, env):
-    """A workload's run: it must exit 0 and print its "ok" line."""
-    cpu, _wall, text, rc = benchlib.run_once(argv, env=dict(os.environ, HOTPROF_QUIET="1", **env))
-    if not benchlib.output_ok(rc, text):
-        sys.exit("budget.py: %s failed (%d): %s" % (" ".join(argv), rc, text[-300:]))
-    return cpu
+def workload_runner(work):
+    """A workload's run (fastpath.run_once: it must print its "ok" line)."""
+    def run(argv, env):
+        try:
+            return fastpath.run_once(argv[0], argv[1], env, work)
+        except RuntimeError as e:
+            sys.exit("budget.py: %s" % e)
+    return run
 
 
 def workload_subjects(names, hooks, work):
@@ -89,11 +96,10 @@ def workload_subjects(names, hooks, work):
     for name in names:
         exe = {v: os.path.join(work, "%s.%s" % (name, v)) for v in ("native", "hooked")}
         fastpath.build(work, name, "native", exe["native"])
-        fastpath.sh([fastpath.HOTPROF, "cc"] + realrun.cc_args(hooks) + ["-O2", "-o", exe["hooked"],
-                     os.path.join(fastpath.ROOT, "bench", "workloads", name + ".c"), "-lm", "-lpthread"])
+        fastpath.build_hooked(fastpath.HOTPROF, name, realrun.cc_args(hooks), exe["hooked"])
         size = fastpath.SIZES[name]
         subjects.append(Subject(name, hooks, [exe["native"], size], [exe["hooked"], size], work,
-                                workload_run))
+                                workload_runner(work)))
     return subjects
 
 
@@ -110,7 +116,7 @@ def real_subjects(programs, hooks, quick, build_dir, work):
 
 def measure(subject, runs, ghz):
     times = realrun.paired(runs, VARIANTS, subject.run)
-    keys = benchlib.info_keys(fastpath.HOTPROF, subject.profile)   # the last round's c1000 run
+    keys = benchlib.info_keys(fastpath.HOTPROF, subject.profile("c1000"))   # the last c1000 run
     events, bursts = float(keys.get("dual.count.events", 0)), float(keys.get("dual.count.bursts", 0))
     if events <= 0:
         sys.exit("budget.py: %s's count-mode profile has no dual.count.events" % subject.name)

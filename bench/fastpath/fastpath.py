@@ -186,12 +186,17 @@ def spec(variant):
     return VARIANTS[variant[:-len(BASE_SUFFIX)] if variant.endswith(BASE_SUFFIX) else variant]
 
 
+def build_hooked(hp, name, cc_args, dest):
+    """Workload NAME built by `HP cc CC_ARGS -O2` as DEST."""
+    src = os.path.join(ROOT, "bench", "workloads", name + ".c")
+    sh([hp, "cc"] + cc_args + ["-O2", "-o", dest, src, "-lm", "-lpthread"])
+
+
 def build(work, name, variant, dest):
     flags, stub, link, _, hookset = spec(variant)
     src = os.path.join(ROOT, "bench", "workloads", name + ".c")
     if hookset:
-        hp = BASE_HOTPROF if variant.endswith(BASE_SUFFIX) else HOTPROF
-        sh([hp, "cc", "--hooks=" + hookset, "-O2"] + flags + ["-o", dest, src, "-lm", "-lpthread"])
+        build_hooked(BASE_HOTPROF if variant.endswith(BASE_SUFFIX) else HOTPROF, name, ["--hooks=" + hookset] + flags, dest)
         return
     obj = os.path.join(work, "%s.%s.o" % (name, variant))
     sh(["clang", "-O2", "-c", "-o", obj] + flags + [src])
@@ -207,8 +212,10 @@ def build(work, name, variant, dest):
 
 
 def run_once(binary, size, env, work):
-    """User+system CPU seconds of one run (os.wait4's rusage: microsecond resolution)."""
-    e = dict(os.environ, HOTPROF_QUIET="1", HOTPROF_OUTPUT=os.path.join(work, "fp.data"), **env)
+    """User+system CPU seconds of one run (os.wait4's rusage: microsecond resolution); the profile
+    goes to WORK/fp.data unless env names HOTPROF_OUTPUT."""
+    e = dict(os.environ, HOTPROF_QUIET="1", HOTPROF_OUTPUT=os.path.join(work, "fp.data"))
+    e.update(env)
     cpu, _wall, text, rc = benchlib.run_once([binary, size], env=e)
     if not benchlib.output_ok(rc, text):
         raise RuntimeError("%s failed (%d): %s" % (binary, rc, text[-300:]))
