@@ -23,21 +23,12 @@ RP_TAG=fastpath-budget
 RP_DEFAULT_RUNS=7
 usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 WORKLOADS="fft heapsort lexgen compress gametree interp nbody mt_work"; HOOKS=dual-functions
-OUT=fastpath_budget; PROGRAMS_SET=""
-args=()
-while [ $# -gt 0 ]; do   # --workloads/--programs may be empty: take them before rp_parse
-    case "$1" in
-        --workloads) [ $# -ge 2 ] || rp_die "--workloads needs a list" 2; WORKLOADS=$2; shift ;;
-        --programs) [ $# -ge 2 ] || rp_die "--programs needs a list" 2; PROGRAMS_SET=1; PROGRAMS=$2; shift ;;
-        *) args+=("$1") ;;
-    esac
-    shift
-done
-rp_parse "${args[@]+"${args[@]}"}"
-[ -z "$PROGRAMS_SET" ] || RP_PROGRAMS=$PROGRAMS
+OUT=fastpath_budget
+rp_parse "$@"
 set -- "${RP_REST[@]+"${RP_REST[@]}"}"
 while [ $# -gt 0 ]; do
     case "$1" in
+        --workloads) [ $# -ge 2 ] || rp_die "--workloads needs a list" 2; WORKLOADS=$2; shift ;;
         --hooks) [ -n "${2:-}" ] || rp_die "--hooks needs a hook set" 2; HOOKS=$2; shift ;;
         --name) [ -n "${2:-}" ] || rp_die "--name needs a value" 2; OUT=fastpath_budget_$2; shift ;;
         *) echo "budget.sh: unknown argument '$1'" >&2; usage 2 >&2 ;;
