@@ -24,9 +24,6 @@ RP_SRC=${HOTPROF_REALPROGS:-$RP_ROOT/../shared/realprogs}   # the pristine copie
 RP_HOTPROF="$RP_ROOT/build/bin/hotprof"
 RP_ALL_PROGRAMS="qjs tcc brotli"
 RP_ALL_HOOKS="native functions blocks xray dual-functions dual-blocks"
-# SET is the nop build, SET+count the count-site build (hotprof cc's default for dual-functions and
-# dual-blocks since session 39): every committed result keeps its meaning (bench/lib/benchlib.py)
-export HOTPROF_DUAL_SITES=${HOTPROF_DUAL_SITES:-nop}
 
 rp_log() { echo "[${RP_TAG:-realprogs} $(date +%H:%M:%S)] $*" >&2; }
 rp_die() { echo "${RP_TAG:-realprogs}: $1" >&2; exit "${2:-1}"; }
