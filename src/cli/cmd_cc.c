@@ -30,8 +30,7 @@ typedef struct cc_options {
     const char *compiler;
     int print_command;
     int cplusplus;
-    int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md; the default: default_count_sites) */
-    int sites_given;    /* ... given as an option */
+    int count_sites;    /* --dual-sites=count: inline count sites (docs/dual.md); -1 until given or defaulted (default_count_sites) */
     int sites_env;      /* HOTPROF_DUAL_SITES: -1 unset, else 0 (nop) or 1 (count); ignored by non-dual sets */
     int return_sites;   /* --dual-return-sites=on: a site after each call (docs/dual.md) */
     int latch_branch;   /* --dual-latch=branch (default): the latch's own branch is switched (cmd_as.c) */
@@ -156,7 +155,6 @@ static int wrapper_option(const char *a, cc_options *o, const char **err)
     if (!strncmp(a, "--compiler=", 11)) return o->compiler = a + 11, 1;
     if (!strncmp(a, "--dual-sites=", 13)) {
         if (parse_dual_sites(a + 13, &o->count_sites)) *err = "--dual-sites takes nop or count";
-        o->sites_given = 1;
         return 1;
     }
     if (!strncmp(a, "--dual-latch=", 13)) {
@@ -361,7 +359,7 @@ static void xray_retired_note(void)
 static int run_wrapper(int argc, char **argv, int cplusplus)
 {
     /* the latch's branch as the site is the default where it applies (dual-* sets with nop sites) */
-    cc_options o = {.cplusplus = cplusplus, .sites_env = -1, .latch_branch = 1};
+    cc_options o = {.cplusplus = cplusplus, .count_sites = -1, .sites_env = -1, .latch_branch = 1};
     const char *env_hooks = getenv("HOTPROF_HOOKS"), *env_sites = getenv("HOTPROF_DUAL_SITES");
     const char *env_latch = getenv("HOTPROF_DUAL_LATCH");
     if (env_latch && *env_latch && parse_dual_latch(env_latch, &o.latch_branch)) {
@@ -388,11 +386,11 @@ static int run_wrapper(int argc, char **argv, int cplusplus)
         user[nuser++] = argv[i];
     }
     int dual = !strncmp(o.hooks->name, "dual-", 5);
-    if (o.count_sites && !dual) {
+    if (o.count_sites == 1 && !dual) {
         fprintf(stderr, "hotprof cc: --dual-sites=count needs a dual-* hook set, not --hooks=%s\n", o.hooks->name);
         return 2;
     }
-    if (!o.sites_given) o.count_sites = default_count_sites(&o, dual);
+    if (o.count_sites < 0) o.count_sites = default_count_sites(&o, dual);
     int latch_applies = !o.count_sites && dual;
     if (o.latch_branch && !latch_applies && !o.latch_given) o.latch_branch = 0; /* (a default: ours or the environment's) */
     if (o.latch_branch && !latch_applies) {
