@@ -36,3 +36,10 @@ small_size() {
         *) echo "${SMALL_SIZE:-}";;
     esac
 }
+# dual_count_sites_in BINARY: its inline count sites (records {site, target, kind, flags} of
+# section __hotprof_dual with flag 1; docs/dual.md), 0 without the section.
+dual_count_sites_in() {
+    objcopy -O binary --only-section=__hotprof_dual "$1" "$T/.recs" 2>/dev/null || { echo 0; return; }
+    python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read()
+print(sum(struct.unpack_from("<iiII", d, i)[3] & 1 for i in range(0, len(d) - 15, 16)))' "$T/.recs"
+}

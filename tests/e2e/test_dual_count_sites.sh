@@ -34,12 +34,6 @@ check_fails_cleanly "cc: HOTPROF_DUAL_SITES=bad refused" "HOTPROF_DUAL_SITES" \
 [ -f "$ROOT/build/lib/hotprof_dual.so" ] || exit 0
 
 json() { "$HP" report --format json --top 0 "$1" >"$2"; }
-# Count sites of a binary: records of __hotprof_dual {site, target, kind, flags} with flag 1.
-count_sites_in() {
-    objcopy -O binary --only-section=__hotprof_dual "$1" recs.bin 2>/dev/null || { echo 0; return; }
-    python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read()
-print(sum(struct.unpack_from("<iiII", d, i)[3] & 1 for i in range(0, len(d) - 15, 16)))' recs.bin
-}
 # `subq $1,%fs:` (a count site in memory) in function $2 of binary $1.
 subq_in() { objdump -d --no-show-raw-insn "$1" | awk -v f="<$2>:" '$2 == f {on = 1; next} /^$/ {on = 0} on' | grep -c 'subq *\$0x1,%fs:'; }
 # build_both HOOKS SRC OUT OUT2 OPT: SRC with count sites as OUT, and as OUT2 with -mllvm OPT too.
@@ -55,9 +49,9 @@ for hs in dual-blocks dual-functions; do
     "$HP" cc --hooks=$hs -O2 -o "ph.$hs" "$P/dual_count_phases.c" -lm || { fail "$hs: nop build"; continue; }
     "$HP" cc --hooks=$hs --dual-sites=count -O2 -o "ph.$hs.c" "$P/dual_count_phases.c" -lm ||
         { fail "$hs: count-site build"; continue; }
-    n=$(count_sites_in "ph.$hs.c")
+    n=$(dual_count_sites_in "ph.$hs.c")
     check "$hs: the binary has inline count sites" test "$n" -gt 0
-    check_eq "$hs: the nop build has none" "$(count_sites_in "ph.$hs")" 0
+    check_eq "$hs: the nop build has none" "$(dual_count_sites_in "ph.$hs")" 0
     HOTPROF_MODE=off "./ph.$hs.c" $ARGS >off.out
     check_eq "$hs: off: same output" "$(cat off.out)" "$(cat want)"
     HOTPROF_OUTPUT=ex.c.data "./ph.$hs.c" $ARGS >ex.out && json ex.c.data ex.c.json
@@ -92,7 +86,7 @@ for hs in dual-blocks dual-functions; do
         check "$hs: $f's call-free loop counts in a register ($r count sites in memory, $m without)" test "$r" -lt "$m"
     done
     check "$hs: scan: no count site in memory but its entry's" test "$(subq_in "reg.$hs" scan)" -le 1
-    check_eq "$hs: count registers keep every record" "$(count_sites_in "reg.$hs")" "$(count_sites_in "reg.$hs.mem")"
+    check_eq "$hs: count registers keep every record" "$(dual_count_sites_in "reg.$hs")" "$(dual_count_sites_in "reg.$hs.mem")"
     for mode in off exhaustive; do
         check_eq "$hs: count registers, $mode: same output" "$(HOTPROF_MODE=$mode HOTPROF_OUTPUT=reg.$mode.data "./reg.$hs" $RA)" "$(cat reg.want)"
     done
@@ -100,7 +94,7 @@ for hs in dual-blocks dual-functions; do
     "$HP" run -q --bursts count $M999 -o reg.c.data -- "./reg.$hs" $RA >reg.out && json reg.c.data reg.c.json
     check_eq "$hs: count registers, count: same output" "$(cat reg.out)" "$(cat reg.want)"
     check_eq "$hs: count registers: INFO dual.count_sites" \
-        "$("$HP" info reg.c.data | awk '$1 == "dual.count_sites" {print $2}')" "$(count_sites_in "reg.$hs")"
+        "$("$HP" info reg.c.data | awk '$1 == "dual.count_sites" {print $2}')" "$(dual_count_sites_in "reg.$hs")"
     python3 "$C" share reg.ex.json reg.c.json "$hs count registers 1/1000"
     python3 "$C" events reg.ex.json reg.c.json 2000 "$hs count registers (one arming)"
 done
@@ -135,7 +129,7 @@ for hs in dual-functions dual-blocks; do
     check "$hs: visit's sites in memory: the compiler's inverted branch ($g jg; $a in the asm form)" \
         test "$g" -gt 0 -a "$a" -eq 0
     check "$hs: visit keeps its sites in memory ($(subq_in "br.$hs" visit))" test "$(subq_in "br.$hs" visit)" -gt 0
-    check_eq "$hs: count-branch keeps every record" "$(count_sites_in "br.$hs")" "$(count_sites_in "br.$hs.asm")"
+    check_eq "$hs: count-branch keeps every record" "$(dual_count_sites_in "br.$hs")" "$(dual_count_sites_in "br.$hs.asm")"
     check_eq "$hs: count-branch, off: same output" "$(HOTPROF_MODE=off "./br.$hs" $BA)" "$(cat br.want)"
     HOTPROF_OUTPUT=br.ex.data "./br.$hs" $BA >br.ex.out && json br.ex.data br.ex.json
     check_eq "$hs: count-branch, exhaustive: same output" "$(cat br.ex.out)" "$(cat br.want)"
@@ -221,4 +215,4 @@ fi
 
 # ---- a -fPIC shared library keeps nop sites (its countdown would not be at a link-time %fs offset)
 "$HP" cc --hooks=dual-blocks --dual-sites=count -O2 -fPIC -shared -o libdl.so "$P/dso_lib.c" &&
-    check_eq "shared library: no inline count site" "$(count_sites_in libdl.so)" 0
+    check_eq "shared library: no inline count site" "$(dual_count_sites_in libdl.so)" 0

@@ -16,40 +16,34 @@ P="$ROOT/tests/e2e/progs"
 C="$ROOT/tests/e2e/check_dual_count.py"
 cd "$T" || exit 1
 
-# Count sites of a binary: records of __hotprof_dual {site, target, kind, flags} with flag 1.
-count_sites_in() {
-    objcopy -O binary --only-section=__hotprof_dual "$1" recs.bin 2>/dev/null || { echo 0; return; }
-    python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read()
-print(sum(struct.unpack_from("<iiII", d, i)[3] & 1 for i in range(0, len(d) - 15, 16)))' recs.bin
-}
-# Latch branch records (__hotprof_dualbr, the --dual-latch=branch form) of a binary.
+# Latch branch records (__hotprof_dualbr, 16 bytes each: the --dual-latch=branch form) of a binary.
 latch_branches_in() {
     objcopy -O binary --only-section=__hotprof_dualbr "$1" br.bin 2>/dev/null || { echo 0; return; }
-    python3 -c 'import os,sys; print(os.path.getsize(sys.argv[1]))' br.bin
+    echo $(($(stat -c %s br.bin) / 16))
 }
 # build NAME [hotprof cc options...]: dual_count_phases.c as NAME
 build() { local out=$1; shift; "$HP" cc "$@" -O2 -o "$out" "$P/dual_count_phases.c" -lm; }
 
 for hs in dual-functions dual-blocks; do
     build "d.$hs" --hooks=$hs || { fail "$hs: default build"; continue; }
-    check "$hs: count sites by default" test "$(count_sites_in "d.$hs")" -gt 0
+    check "$hs: count sites by default" test "$(dual_count_sites_in "d.$hs")" -gt 0
     check_eq "$hs: no latch branches by default" "$(latch_branches_in "d.$hs")" 0
     HOTPROF_DUAL_SITES=nop build "n.$hs" --hooks=$hs || { fail "$hs: HOTPROF_DUAL_SITES=nop build"; continue; }
-    check_eq "$hs: HOTPROF_DUAL_SITES=nop: nop sites" "$(count_sites_in "n.$hs")" 0
+    check_eq "$hs: HOTPROF_DUAL_SITES=nop: nop sites" "$(dual_count_sites_in "n.$hs")" 0
     check "$hs: HOTPROF_DUAL_SITES=nop: latch branches" test "$(latch_branches_in "n.$hs")" -gt 0
     build "b.$hs" --hooks=$hs --dual-latch=branch || { fail "$hs: --dual-latch=branch build"; continue; }
-    check_eq "$hs: --dual-latch=branch: nop sites" "$(count_sites_in "b.$hs")" 0
+    check_eq "$hs: --dual-latch=branch: nop sites" "$(dual_count_sites_in "b.$hs")" 0
     check "$hs: --dual-latch=branch: latch branches" test "$(latch_branches_in "b.$hs")" -gt 0
     HOTPROF_DUAL_SITES=nop build "o.$hs" --hooks=$hs --dual-sites=count || { fail "$hs: option over env"; continue; }
-    check "$hs: --dual-sites=count over HOTPROF_DUAL_SITES=nop" test "$(count_sites_in "o.$hs")" -gt 0
+    check "$hs: --dual-sites=count over HOTPROF_DUAL_SITES=nop" test "$(dual_count_sites_in "o.$hs")" -gt 0
     HOTPROF_DUAL_SITES=count build "l.$hs" --hooks=$hs --dual-latch=branch || { fail "$hs: latch option over env"; continue; }
-    check_eq "$hs: --dual-latch=branch over HOTPROF_DUAL_SITES=count: nop sites" "$(count_sites_in "l.$hs")" 0
+    check_eq "$hs: --dual-latch=branch over HOTPROF_DUAL_SITES=count: nop sites" "$(dual_count_sites_in "l.$hs")" 0
 done
 for hs in dual-memory dual-all; do
     build "d.$hs" --hooks=$hs || { fail "$hs: default build"; continue; }
-    check_eq "$hs: nop sites by default" "$(count_sites_in "d.$hs")" 0
+    check_eq "$hs: nop sites by default" "$(dual_count_sites_in "d.$hs")" 0
     HOTPROF_DUAL_SITES=count build "c.$hs" --hooks=$hs || { fail "$hs: HOTPROF_DUAL_SITES=count build"; continue; }
-    check "$hs: HOTPROF_DUAL_SITES=count: count sites" test "$(count_sites_in "c.$hs")" -gt 0
+    check "$hs: HOTPROF_DUAL_SITES=count: count sites" test "$(dual_count_sites_in "c.$hs")" -gt 0
 done
 check "HOTPROF_DUAL_SITES=count is ignored by --hooks=blocks" env HOTPROF_DUAL_SITES=count "$HP" cc --hooks=blocks \
     -O2 -o blk "$P/dual_count_phases.c" -lm
@@ -66,7 +60,7 @@ for hs in dual-functions dual-blocks; do
     "$HP" run -q $M999 -o s.data -- "./d.$hs" $ARGS >s.out && json s.data s.json
     check_eq "$hs default build, default run: native's output" "$(cat s.out)" "$(cat want)"
     check_eq "$hs default build, default run: INFO dual.count_sites" \
-        "$("$HP" info s.data | awk '$1 == "dual.count_sites" {print $2}')" "$(count_sites_in "d.$hs")"
+        "$("$HP" info s.data | awk '$1 == "dual.count_sites" {print $2}')" "$(dual_count_sites_in "d.$hs")"
     python3 "$C" share ex.json s.json "$hs default build, default run 1/1000"
     env -u HOTPROF_QUIET "$HP" run --bursts patch $M999 -o p.data -- "./d.$hs" $ARGS >p.out 2>p.err
     check_eq "$hs default build: --bursts patch: native's output" "$(cat p.out)" "$(cat want)"
